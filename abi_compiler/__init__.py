@@ -1,0 +1,1 @@
+"""abi-compiler: callable ABIs for MLIR functions (see README.md)."""

@@ -1,0 +1,1 @@
+"""Pure signature codecs: no xDSL imports (SPEC §4-§6, §9)."""

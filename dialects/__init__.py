@@ -1,0 +1,1 @@
+"""Dialects of abi-compiler, declared the IRDL/ODS way."""

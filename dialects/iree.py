@@ -1,0 +1,60 @@
+"""The legacy `iree` dialect spellings of seed 000: `!iree.list<T>` and `!iree.tuple<…>`."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+from abi_compiler.dialects.util import VariantType, parse_list_element, print_list_element
+
+
+@irdl_attr_definition
+class IreeListType(ParametrizedAttribute, TypeAttribute):
+    """`!iree.list<T>`: the legacy spelling of `!util.list<T>`, same meaning everywhere
+    (SPEC §3.1); `wrap-entry-points` rewrites it to `!util.list<T>`."""
+
+    name = "iree.list"
+
+    element_type: Attribute
+
+    def __init__(self, element_type: Attribute | None = None) -> None:
+        super().__init__(VariantType() if element_type is None else element_type)
+
+    @property
+    def is_variant(self) -> bool:
+        return isinstance(self.element_type, VariantType)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        return [parse_list_element(parser)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        print_list_element(printer, self.element_type)
+
+
+@irdl_attr_definition
+class IreeTupleType(ParametrizedAttribute, TypeAttribute):
+    """`!iree.tuple<T0, T1, …>`: seed 000's composite tuple, e.g. the ND-array of reference
+    type `!iree.tuple<!util.list<T>, !util.list<index>>` (SPEC §8.3)."""
+
+    name = "iree.tuple"
+
+    types: ArrayAttr[Attribute]
+
+    def __init__(self, types: list[Attribute] | tuple[Attribute, ...]) -> None:
+        super().__init__(ArrayAttr(types))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        types = parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parser.parse_type)
+        return [ArrayAttr(types)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_list(self.types, printer.print_attribute)
+
+
+Iree = Dialect("iree", [], [IreeListType, IreeTupleType])

@@ -1,0 +1,1 @@
+"""Passes of abi-compiler."""
