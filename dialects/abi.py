@@ -1,15 +1,63 @@
-"""The `abi` dialect: this project's structured types, ops and attributes (SPEC §8.3–§8.4)."""
+"""The `abi` dialect: this project's structured types, ops and attributes (SPEC §8.3–§8.4).
+
+Function bodies use the ops to build and take apart structured values (builtin `tuple`,
+`!abi.dict`, ND-arrays of references); the lowering passes fold them away. The attributes
+`abi.index_path` and `abi.name` describe where a flat value sits in a signature's
+structure (SPEC §3, §8.1); `verify_abi_attributes` checks them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    TupleType,
+)
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    MessageConstraint,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from abi_compiler.dialects.attributes import (
+    AttributeVerifyException,
+    placed_attributes,
+    verify_index_path,
+)
+from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.util import ListType, VariantType
+
+INDEX_PATH = "abi.index_path"
+NAME = "abi.name"
+
+
+def dict_key_order(key: str) -> bytes:
+    """Dict slots are ordered byte-wise by key (SPEC §3.1)."""
+    return key.encode("utf-8", "surrogatepass")
 
 
 @irdl_attr_definition
@@ -24,7 +72,7 @@ class DictType(ParametrizedAttribute, TypeAttribute):
     name = "abi.dict"
 
     keys: ArrayAttr[StringAttr]
-    types: ArrayAttr[Attribute]
+    types: ArrayAttr[TypeAttribute]
 
     def __init__(self, entries: Sequence[tuple[str, Attribute]]) -> None:
         super().__init__(
@@ -37,7 +85,14 @@ class DictType(ParametrizedAttribute, TypeAttribute):
         return [(key.data, value) for key, value in zip(self.keys, self.types, strict=True)]
 
     def sorted_entries(self) -> list[tuple[str, Attribute]]:
-        return sorted(self.entries, key=lambda entry: entry[0].encode("utf-8", "surrogatepass"))
+        return sorted(self.entries, key=lambda entry: dict_key_order(entry[0]))
+
+    def type_of(self, key: str) -> Attribute | None:
+        """The type of slot ``key``, or None if there is no such slot."""
+        for entry_key, value in self.entries:
+            if entry_key == key:
+                return value
+        return None
 
     def verify(self) -> None:
         if len(self.keys) != len(self.types):
@@ -71,4 +126,281 @@ class DictType(ParametrizedAttribute, TypeAttribute):
                 printer.print_attribute(value)
 
 
-Abi = Dialect("abi", [], [DictType])
+# --------------------------------------------------------------------------------------
+# Tuples and dicts (SPEC §8.4).
+# --------------------------------------------------------------------------------------
+
+
+def _type_list(types: Sequence[Attribute]) -> str:
+    return "(" + ", ".join(str(type) for type in types) + ")"
+
+
+@irdl_op_definition
+class TuplePackOp(IRDLOperation):
+    """Builds a tuple from its elements.
+
+    The operands are the elements in order; the result type is the builtin
+    `tuple<...>` of their types. The lowering passes replace the tuple by its elements.
+    """
+
+    name = "abi.tuple.pack"
+
+    elements = var_operand_def()
+    result = result_def(TupleType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$elements attr-dict `:` functional-type($elements, $result)"
+
+    def __init__(self, elements: Sequence[SSAValue | Operation]) -> None:
+        """The result type is `tuple<...>` of the elements' types."""
+        types = [SSAValue.get(element).type for element in elements]
+        super().__init__(operands=[elements], result_types=[TupleType(types)])
+
+    def verify_(self) -> None:
+        result_type = self.result.type
+        assert isinstance(result_type, TupleType)
+        if tuple(self.elements.types) != result_type.types.data:
+            raise VerifyException(
+                f"result type {result_type} does not match the element types "
+                f"{_type_list(self.elements.types)}"
+            )
+
+
+@irdl_op_definition
+class TupleGetOp(IRDLOperation):
+    """Returns one element of a tuple.
+
+    `index` counts from 0 and must be in range; the result type is the element's type.
+    """
+
+    name = "abi.tuple.get"
+
+    tuple = operand_def(TupleType)
+    index = prop_def(IntegerAttr[IndexType])
+    result = result_def()
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$tuple `[` $index `]` attr-dict `:` type($tuple) `->` type($result)"
+
+    def __init__(self, tuple_value: SSAValue | Operation, index: int) -> None:
+        """The result type is the element's type."""
+        tuple_type = SSAValue.get(tuple_value).type
+        if not isinstance(tuple_type, TupleType) or not 0 <= index < len(tuple_type.types):
+            raise ValueError(f"no element {index} in {tuple_type}")
+        super().__init__(
+            operands=[tuple_value],
+            properties={"index": IntegerAttr(index, IndexType())},
+            result_types=[tuple_type.types.data[index]],
+        )
+
+    def verify_(self) -> None:
+        tuple_type = self.tuple.type
+        assert isinstance(tuple_type, TupleType)
+        index = self.index.value.data
+        if not 0 <= index < len(tuple_type.types):
+            raise VerifyException(f"index {index} is out of range for {tuple_type}")
+        element_type = tuple_type.types.data[index]
+        if self.result.type != element_type:
+            raise VerifyException(
+                f"result type {self.result.type} does not match element {index} of "
+                f"{tuple_type}: {element_type}"
+            )
+
+
+@irdl_op_definition
+class DictPackOp(IRDLOperation):
+    """Builds a dict from its values.
+
+    The operands are the values of the slots in byte-wise sorted key order (the order
+    the dict has at the ABI boundary, SPEC §3.1), whatever order the result type lists
+    its keys in; each operand's type is its slot's type.
+    """
+
+    name = "abi.dict.pack"
+
+    values = var_operand_def()
+    result = result_def(DictType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$values attr-dict `:` functional-type($values, $result)"
+
+    def __init__(self, values: Sequence[SSAValue | Operation], result_type: DictType) -> None:
+        """``values`` in the sorted key order of ``result_type``."""
+        super().__init__(operands=[values], result_types=[result_type])
+
+    def verify_(self) -> None:
+        dict_type = self.result.type
+        assert isinstance(dict_type, DictType)
+        entries = dict_type.sorted_entries()
+        if len(entries) != len(self.values):
+            raise VerifyException(
+                f"expected {len(entries)} values for {dict_type} (one per slot, in sorted key "
+                f"order), got {len(self.values)}"
+            )
+        for i, ((key, slot_type), value) in enumerate(zip(entries, self.values, strict=True)):
+            if value.type != slot_type:
+                raise VerifyException(
+                    f'value {i} has type {value.type} but slot "{key}" of {dict_type} '
+                    f"(the {_ordinal(i)} in sorted key order) has type {slot_type}"
+                )
+
+
+def _ordinal(i: int) -> str:
+    n = i + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+@irdl_op_definition
+class DictGetOp(IRDLOperation):
+    """Returns the value of one slot of a dict.
+
+    The key must be one of the dict type's keys; the result type is the slot's type.
+    """
+
+    name = "abi.dict.get"
+
+    dict = operand_def(DictType)
+    key = prop_def(StringAttr)
+    result = result_def()
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$dict `[` $key `]` attr-dict `:` type($dict) `->` type($result)"
+
+    def __init__(self, dict_value: SSAValue | Operation, key: str) -> None:
+        """The result type is the slot's type."""
+        dict_type = SSAValue.get(dict_value).type
+        slot_type = dict_type.type_of(key) if isinstance(dict_type, DictType) else None
+        if slot_type is None:
+            raise ValueError(f'no key "{key}" in {dict_type}')
+        super().__init__(
+            operands=[dict_value],
+            properties={"key": StringAttr(key)},
+            result_types=[slot_type],
+        )
+
+    def verify_(self) -> None:
+        dict_type = self.dict.type
+        assert isinstance(dict_type, DictType)
+        key = self.key.data
+        slot_type = dict_type.type_of(key)
+        if slot_type is None:
+            raise VerifyException(f'key "{key}" is not in {dict_type}')
+        if self.result.type != slot_type:
+            raise VerifyException(
+                f'result type {self.result.type} does not match slot "{key}" of '
+                f"{dict_type}: {slot_type}"
+            )
+
+
+# --------------------------------------------------------------------------------------
+# ND-arrays of reference type (SPEC §8.3).
+# --------------------------------------------------------------------------------------
+
+REFERENCE_ELEMENT_TYPES = (ListType, IreeListType)
+"""Element types that make a tensor an ND-array of references (SPEC §3.1, §8.3)."""
+
+RefArrayConstr = MessageConstraint(
+    TensorType.constr(base(ListType) | base(IreeListType)),
+    "expected a ranked tensor of !util.list or !iree.list elements",
+)
+
+VariantListConstr = MessageConstraint(ListType(VariantType()), "expected !util.list<?>")
+
+
+@irdl_op_definition
+class RefArrayToListsOp(IRDLOperation):
+    """Converts an ND-array of references to the lists that carry it across the ABI.
+
+    The result is a `!util.list<?>` holding exactly two lists (SPEC §8.3): first a
+    `!util.list<T>` with the array's elements in C (row-major) order, then a
+    `!util.list<index>` with its dimension sizes. It is the runtime form of seed 000's
+    `!iree.tuple<!util.list<T>, !util.list<index>>`.
+    """
+
+    name = "abi.ref_array.to_lists"
+
+    array = operand_def(RefArrayConstr)
+    result = result_def(VariantListConstr)
+
+    traits = traits_def(MemoryAllocEffect())
+
+    assembly_format = "$array attr-dict `:` type($array) `->` type($result)"
+
+    def __init__(self, array: SSAValue | Operation) -> None:
+        super().__init__(operands=[array], result_types=[ListType(VariantType())])
+
+
+@irdl_op_definition
+class RefArrayFromListsOp(IRDLOperation):
+    """Rebuilds an ND-array of references from the lists that carry it across the ABI.
+
+    The operand is a `!util.list<?>` as `abi.ref_array.to_lists` makes it: the values
+    `!util.list<T>` in C (row-major) order, then the dims `!util.list<index>`. The
+    result type gives the element type and rank. At run time the op fails unless the
+    operand holds exactly those two lists, the dims list has one entry per dimension of
+    the result type, every static dimension equals its entry, and the product of the
+    dims equals the number of values; dynamic dimensions take their size from the dims
+    list.
+    """
+
+    name = "abi.ref_array.from_lists"
+
+    lists = operand_def(VariantListConstr)
+    result = result_def(RefArrayConstr)
+
+    traits = traits_def(MemoryReadEffect())
+
+    assembly_format = "$lists attr-dict `:` type($lists) `->` type($result)"
+
+    def __init__(self, lists: SSAValue | Operation, result_type: TensorType) -> None:
+        super().__init__(operands=[lists], result_types=[result_type])
+
+
+# --------------------------------------------------------------------------------------
+# Attributes.
+# --------------------------------------------------------------------------------------
+
+
+def verify_abi_attributes(op: Operation) -> None:
+    """Check the `abi.*` attributes of ``op`` and of its arguments/results.
+
+    * `abi.index_path` (arguments and results of a `func.func`): an array of integers
+      and strings, the value's path in the signature's structure (SPEC §3.2).
+    * `abi.name` (arguments of a `func.func`): a string, the argument's name (SPEC §4.3).
+
+    Raises an `AttributeVerifyException` (a `VerifyException`) that says which op and
+    which argument/result.
+    """
+    for name, value, where in placed_attributes(op):
+        if name == INDEX_PATH:
+            if where is None:
+                raise AttributeVerifyException(
+                    f"{INDEX_PATH} is only valid on function arguments and results", op
+                )
+            verify_index_path(INDEX_PATH, value, op, where)
+        elif name == NAME:
+            if where is None or where[0] != "argument":
+                raise AttributeVerifyException(
+                    f"{NAME} is only valid on function arguments", op, where
+                )
+            if not isinstance(value, StringAttr):
+                raise AttributeVerifyException(f"{NAME} must be a string", op, where)
+
+
+Abi = Dialect(
+    "abi",
+    [
+        TuplePackOp,
+        TupleGetOp,
+        DictPackOp,
+        DictGetOp,
+        RefArrayToListsOp,
+        RefArrayFromListsOp,
+    ],
+    [DictType],
+)

@@ -1,20 +1,43 @@
 """The `util` dialect: the subset of IREE's util dialect the V1 ABI needs.
 
-`!util.list<T>` is a list reference; `!util.list<?>` holds variant elements. Its textual
-form is IREE's, so modules this tool writes can be fed to IREE's own compiler.
+`!util.list<T>` is a list reference; `!util.list<?>` holds variant elements. Types and ops
+use IREE 3.13's textual form, so modules this tool writes can be fed to IREE's own compiler.
 """
 
 from __future__ import annotations
 
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
+from xdsl.dialects.builtin import IndexType, IndexTypeConstr
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    base,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    result_def,
+    traits_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
+)
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect
+from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_attr_definition
 class VariantType(ParametrizedAttribute, TypeAttribute):
-    """`?` inside a list type: an element of any type (IREE's `!util.variant`)."""
+    """`?` inside a list type: an element of any type (IREE's `!util.variant`).
+
+    Written `?` as a list element (`!util.list<?>`); on its own it prints as
+    `!util.variant`, as in IREE.
+    """
 
     name = "util.variant"
 
@@ -24,12 +47,14 @@ class ListType(ParametrizedAttribute, TypeAttribute):
     """A list reference `!util.list<T>`; `!util.list<?>` has variant elements.
 
     Runtime form: an `iree_vm_list`. Tuples and structures cross the V1 ABI boundary as
-    `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`.
+    `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`. A list is a
+    mutable reference: ops that read or write it carry memory effects, so they are never
+    reordered across each other.
     """
 
     name = "util.list"
 
-    element_type: Attribute
+    element_type: TypeAttribute
 
     def __init__(self, element_type: Attribute | None = None) -> None:
         super().__init__(VariantType() if element_type is None else element_type)
@@ -62,4 +87,236 @@ def print_list_element(printer: Printer, element: Attribute) -> None:
             printer.print_attribute(element)
 
 
-Util = Dialect("util", [], [VariantType, ListType])
+def is_list_element_compatible(list_type: ListType, value_type: Attribute) -> bool:
+    """A variant list holds any value; a typed list exactly its element type."""
+    return list_type.is_variant or list_type.element_type == value_type
+
+
+def _implied_element_type(list_type: Attribute) -> Attribute | None:
+    """The element type the short form `: !util.list<T>` implies, if any."""
+    if isinstance(list_type, ListType) and not list_type.is_variant:
+        return list_type.element_type
+    return None
+
+
+@irdl_custom_directive
+class ListTypeGet(CustomDirective):
+    """`: !util.list<T>` (element type implied) or `: !util.list<?> -> T` (IREE's
+    `custom<ListTypeGet>`). The arrow form is printed only when the type is not implied."""
+
+    list_type: TypeDirective
+    result_type: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        list_type = parser.parse_type()
+        end = parser.pos
+        if parser.parse_optional_punctuation("->") is not None:
+            result_type = parser.parse_type()
+        elif (implied := _implied_element_type(list_type)) is not None:
+            result_type = implied
+        else:
+            parser.raise_error("expected '-> <result type>' after a variant list type", start, end)
+        self.list_type.set(state, (list_type,))
+        self.result_type.set(state, (result_type,))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        (list_type,) = self.list_type.get(op)
+        (result_type,) = self.result_type.get(op)
+        state.print_whitespace(printer)
+        printer.print_attribute(list_type)
+        if _implied_element_type(list_type) != result_type:
+            printer.print_string(" -> ")
+            printer.print_attribute(result_type)
+
+
+@irdl_custom_directive
+class ListTypeSet(CustomDirective):
+    """`: !util.list<T>` (element type implied) or `: T -> !util.list<?>` (IREE's
+    `custom<ListTypeSet>`). The arrow form is printed only when the type is not implied."""
+
+    list_type: TypeDirective
+    value_type: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        first = parser.parse_type()
+        end = parser.pos
+        if parser.parse_optional_punctuation("->") is not None:
+            value_type, list_type = first, parser.parse_type()
+        elif (implied := _implied_element_type(first)) is not None:
+            value_type, list_type = implied, first
+        else:
+            parser.raise_error(
+                "expected '<value type> -> <list type>' to set a variant list", start, end
+            )
+        self.list_type.set(state, (list_type,))
+        self.value_type.set(state, (value_type,))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        (list_type,) = self.list_type.get(op)
+        (value_type,) = self.value_type.get(op)
+        state.print_whitespace(printer)
+        if _implied_element_type(list_type) != value_type:
+            printer.print_attribute(value_type)
+            printer.print_string(" -> ")
+        printer.print_attribute(list_type)
+
+
+@irdl_op_definition
+class ListCreateOp(IRDLOperation):
+    """Creates a new empty list.
+
+    The list starts with size 0; `initial_capacity`, when given, is a hint for how many
+    elements will be stored (it does not change the size, `util.list.resize` does).
+    The V1 wrapper builds result structures with it (SPEC §8.2).
+    """
+
+    name = "util.list.create"
+
+    initial_capacity = opt_operand_def(IndexTypeConstr)
+    result = result_def(ListType)
+
+    traits = traits_def(MemoryAllocEffect())
+
+    assembly_format = "($initial_capacity^)? attr-dict `:` type($result)"
+
+    def __init__(
+        self,
+        result_type: ListType | None = None,
+        initial_capacity: SSAValue | Operation | None = None,
+    ) -> None:
+        super().__init__(
+            operands=[[] if initial_capacity is None else [initial_capacity]],
+            result_types=[ListType() if result_type is None else result_type],
+        )
+
+
+@irdl_op_definition
+class ListSizeOp(IRDLOperation):
+    """Returns the current size of the list in elements."""
+
+    name = "util.list.size"
+
+    list = operand_def(ListType)
+    result = result_def(IndexTypeConstr)
+
+    traits = traits_def(MemoryReadEffect())
+
+    assembly_format = "$list attr-dict `:` type($list)"
+
+    def __init__(self, list_value: SSAValue | Operation) -> None:
+        super().__init__(operands=[list_value], result_types=[IndexType()])
+
+
+@irdl_op_definition
+class ListResizeOp(IRDLOperation):
+    """Resizes the list to `new_size` elements.
+
+    Growing adds null elements at the end; shrinking drops elements from the end.
+    """
+
+    name = "util.list.resize"
+
+    list = operand_def(ListType)
+    new_size = operand_def(IndexTypeConstr)
+
+    traits = traits_def(MemoryWriteEffect())
+
+    assembly_format = "$list `,` $new_size attr-dict `:` type($list)"
+
+    def __init__(self, list_value: SSAValue | Operation, new_size: SSAValue | Operation) -> None:
+        super().__init__(operands=[list_value, new_size])
+
+
+@irdl_op_definition
+class ListGetOp(IRDLOperation):
+    """Returns the element at `index` in the list.
+
+    On a typed list `!util.list<T>` the result has type `T` and the type is implied in
+    the textual form (`util.list.get %m[%i] : !util.list<i32>`); on a variant list it is
+    spelled out (`util.list.get %l[%i] : !util.list<?> -> !hal.buffer_view`) and the
+    runtime checks the stored element's type. Reading past the end is a runtime error.
+    """
+
+    name = "util.list.get"
+
+    list = operand_def(ListType)
+    index = operand_def(IndexTypeConstr)
+    result = result_def(base(TypeAttribute))
+
+    traits = traits_def(MemoryReadEffect())
+
+    custom_directives = (ListTypeGet,)
+    assembly_format = (
+        "$list `[` $index `]` attr-dict `:` custom<ListTypeGet>(type($list), type($result))"
+    )
+
+    def __init__(
+        self,
+        list_value: SSAValue | Operation,
+        index: SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ) -> None:
+        """`result_type` may be omitted for a typed list (it is the element type)."""
+        if result_type is None:
+            list_type = SSAValue.get(list_value).type
+            result_type = _implied_element_type(list_type)
+            if result_type is None:
+                raise ValueError("util.list.get on a variant list needs a result type")
+        super().__init__(operands=[list_value, index], result_types=[result_type])
+
+    def verify_(self) -> None:
+        list_type = self.list.type
+        assert isinstance(list_type, ListType)
+        if not is_list_element_compatible(list_type, self.result.type):
+            raise VerifyException(
+                f"result type {self.result.type} does not match the element type "
+                f"{list_type.element_type} of {list_type}"
+            )
+
+
+@irdl_op_definition
+class ListSetOp(IRDLOperation):
+    """Sets the element at `index` in the list to `value`.
+
+    On a typed list `!util.list<T>` the value must have type `T` and the type is implied
+    in the textual form (`util.list.set %m[%i], %x : !util.list<i32>`); on a variant list
+    it is spelled out (`util.list.set %l[%i], %v : !hal.buffer_view -> !util.list<?>`).
+    Writing past the end is a runtime error: `util.list.resize` first.
+    """
+
+    name = "util.list.set"
+
+    list = operand_def(ListType)
+    index = operand_def(IndexTypeConstr)
+    value = operand_def(base(TypeAttribute))
+
+    traits = traits_def(MemoryWriteEffect())
+
+    custom_directives = (ListTypeSet,)
+    assembly_format = "$list `[` $index `]` `,` $value attr-dict `:` custom<ListTypeSet>(type($list), type($value))"
+
+    def __init__(
+        self,
+        list_value: SSAValue | Operation,
+        index: SSAValue | Operation,
+        value: SSAValue | Operation,
+    ) -> None:
+        super().__init__(operands=[list_value, index, value])
+
+    def verify_(self) -> None:
+        list_type = self.list.type
+        assert isinstance(list_type, ListType)
+        if not is_list_element_compatible(list_type, self.value.type):
+            raise VerifyException(
+                f"value type {self.value.type} does not match the element type "
+                f"{list_type.element_type} of {list_type}"
+            )
+
+
+Util = Dialect(
+    "util",
+    [ListCreateOp, ListSizeOp, ListResizeOp, ListGetOp, ListSetOp],
+    [VariantType, ListType],
+)
