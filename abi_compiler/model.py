@@ -10,9 +10,10 @@ Pure Python: no xDSL imports, so a runtime can vendor this module with the codec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence as SequenceABC
+from collections.abc import Iterator
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from abi_compiler.errors import AbiError
 
@@ -55,7 +56,7 @@ class Unknown:
     """Any type the encodings have no name for (`index`, `complex`, opaque types, …)."""
 
 
-ValueType = Union[Scalar, NDArray, ListRef, Unknown]
+ValueType = Scalar | NDArray | ListRef | Unknown
 
 # The largest dim the raw signature can carry (SPEC §5).
 MAX_RAW_DIM = 2**31 - 1
@@ -64,7 +65,7 @@ MAX_RAW_DIM = 2**31 - 1
 # Structure trees.
 # --------------------------------------------------------------------------------------
 
-IndexPathComponent = Union[int, str]
+IndexPathComponent = int | str
 IndexPath = tuple[IndexPathComponent, ...]
 
 
@@ -98,7 +99,7 @@ class Dict:
         return Dict(tuple(sorted(items, key=lambda item: dict_key_order(item[0]))))
 
 
-Node = Union[Leaf, Sequence, Dict]
+Node = Leaf | Sequence | Dict
 
 
 def dict_key_order(key: str) -> bytes:

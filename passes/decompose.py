@@ -1,0 +1,222 @@
+"""Whole-module decomposition of structured values (SPEC §8), shared by both lowering
+passes, as MLIR's call-graph type decomposition does.
+
+After `decompose_module` no function (exported or private) takes or returns a `tuple`
+or `!abi.dict`: each structured argument/result is replaced by its leaves in natural
+order (tuples positionally, dicts by sorted key, depth first), `func.return` and
+`func.call` are rewritten to match, and `abi` pack/get ops fold away. A structured value
+used by any other op is a located error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
+from abi_compiler.passes.structure import functions, is_structured_type, type_text
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, TupleType
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from abi_compiler import diagnostics
+from abi_compiler.errors import AbiError
+
+
+def leaf_types(type: Attribute) -> list[Attribute]:
+    """The leaf types of ``type`` in natural order (a non-structured type is its own leaf)."""
+    if isinstance(type, TupleType):
+        return [leaf for item in type.types for leaf in leaf_types(item)]
+    if isinstance(type, DictType):
+        return [leaf for _, item in type.sorted_entries() for leaf in leaf_types(item)]
+    return [type]
+
+
+def flat_types(types: tuple[Attribute, ...] | list[Attribute]) -> list[Attribute]:
+    return [leaf for type in types for leaf in leaf_types(type)]
+
+
+def has_structure(types: tuple[Attribute, ...] | list[Attribute]) -> bool:
+    return any(is_structured_type(type) for type in types)
+
+
+@dataclass
+class StructTree:
+    """A structured SSA value taken apart: its items in natural order."""
+
+    type: Attribute
+    items: list[Tree]
+
+    def leaves(self) -> Iterator[SSAValue]:
+        for item in self.items:
+            if isinstance(item, StructTree):
+                yield from item.leaves()
+            else:
+                yield item
+
+
+Tree = SSAValue | StructTree
+
+
+def build_tree(type: Attribute, leaves: Iterator[SSAValue]) -> Tree:
+    """Assemble the tree of a value of ``type`` from its leaves, in natural order."""
+    if isinstance(type, TupleType):
+        return StructTree(type, [build_tree(item, leaves) for item in type.types])
+    if isinstance(type, DictType):
+        return StructTree(type, [build_tree(item, leaves) for _, item in type.sorted_entries()])
+    return next(leaves)
+
+
+def _slot_position(op: Operation, structure_type: Attribute) -> int:
+    """Which item (natural order) an `abi.tuple.get` / `abi.dict.get` reads."""
+    if isinstance(op, TupleGetOp):
+        return op.index.value.data
+    assert isinstance(op, DictGetOp) and isinstance(structure_type, DictType)
+    keys = [key for key, _ in structure_type.sorted_entries()]
+    return keys.index(op.key.data)
+
+
+class _FunctionDecomposer:
+    def __init__(self, func: FuncOp) -> None:
+        self.func = func
+        self.trees: dict[SSAValue, Tree] = {}
+        self.folded: list[Operation] = []
+
+    def error(self, value: SSAValue, user: Operation) -> AbiError:
+        return AbiError(
+            f"cannot lower structured value of type {type_text(value.type)}: "
+            f"used by '{user.name}'",
+            op=user,
+        )
+
+    def tree(self, value: SSAValue, user: Operation) -> Tree:
+        if not is_structured_type(value.type):
+            return value
+        found = self.trees.get(value)
+        if found is None:
+            producer = value.owner if isinstance(value.owner, Operation) else user
+            raise self.error(value, producer)
+        return found
+
+    def flat_operands(self, op: Operation) -> list[SSAValue]:
+        flat: list[SSAValue] = []
+        for operand in op.operands:
+            tree = self.tree(operand, op)
+            flat.extend(tree.leaves() if isinstance(tree, StructTree) else [tree])
+        return flat
+
+    def run(self) -> None:
+        if self.func.is_declaration:
+            return
+        entry = self.func.body.blocks.first
+        assert entry is not None
+        replaced_args = self._split_arguments(entry)
+        for op in list(self.func.body.walk()):
+            self._rewrite(op)
+        for op in reversed(self.folded):
+            Rewriter.erase_op(op)
+        for arg in replaced_args:
+            entry.erase_arg(arg)
+
+    def _split_arguments(self, entry: Block) -> list[SSAValue]:
+        replaced = []
+        for arg in list(entry.args):
+            if not is_structured_type(arg.type):
+                continue
+            position = arg.index
+            new_args = []
+            for leaf_type in leaf_types(arg.type):
+                new_args.append(entry.insert_arg(leaf_type, position))
+                position += 1
+            self.trees[arg] = build_tree(arg.type, iter(new_args))
+            replaced.append(arg)
+        return replaced
+
+    def _rewrite(self, op: Operation) -> None:
+        if isinstance(op, (TuplePackOp, DictPackOp)):
+            self.trees[op.results[0]] = StructTree(
+                op.results[0].type, [self.tree(operand, op) for operand in op.operands]
+            )
+            self.folded.append(op)
+        elif isinstance(op, (TupleGetOp, DictGetOp)):
+            structure = op.operands[0]
+            tree = self.tree(structure, op)
+            assert isinstance(tree, StructTree)
+            item = tree.items[_slot_position(op, structure.type)]
+            if isinstance(item, StructTree):
+                self.trees[op.results[0]] = item
+            else:
+                op.results[0].replace_all_uses_with(item)
+            self.folded.append(op)
+        elif isinstance(op, ReturnOp):
+            if any(is_structured_type(operand.type) for operand in op.operands):
+                Rewriter.replace_op(op, ReturnOp(*self.flat_operands(op)))
+        elif isinstance(op, CallOp):
+            self._rewrite_call(op)
+        else:
+            for operand in op.operands:
+                if is_structured_type(operand.type):
+                    raise self.error(operand, op)
+
+    def _rewrite_call(self, call: CallOp) -> None:
+        result_types = [result.type for result in call.results]
+        if not has_structure([o.type for o in call.operands]) and not has_structure(
+            result_types
+        ):
+            return
+        new_call = CallOp(call.callee, self.flat_operands(call), flat_types(result_types))
+        Rewriter.insert_op(new_call, InsertPoint.before(call))
+        new_results = iter(new_call.results)
+        for result in call.results:
+            if is_structured_type(result.type):
+                self.trees[result] = build_tree(result.type, new_results)
+            else:
+                result.replace_all_uses_with(next(new_results))
+        self.folded.append(call)
+
+
+def _flat_attrs(
+    attrs: ArrayAttr[DictionaryAttr] | None, types: tuple[Attribute, ...]
+) -> ArrayAttr[DictionaryAttr] | None:
+    """Argument/result attributes kept in sync with the flattened signature: a
+    decomposed value's leaves get empty dictionaries."""
+    if attrs is None:
+        return None
+    flat: list[DictionaryAttr] = []
+    for attr, type in zip(attrs.data, types, strict=True):
+        if is_structured_type(type):
+            flat.extend([DictionaryAttr({})] * len(leaf_types(type)))
+        else:
+            flat.append(attr)
+    return ArrayAttr(flat)
+
+
+def flatten_function_type(func: FuncOp) -> None:
+    inputs = func.function_type.inputs.data
+    outputs = func.function_type.outputs.data
+    if not has_structure(inputs) and not has_structure(outputs):
+        return
+    func.arg_attrs = _flat_attrs(func.arg_attrs, inputs)
+    func.res_attrs = _flat_attrs(func.res_attrs, outputs)
+    func.function_type = FunctionType.from_lists(flat_types(inputs), flat_types(outputs))
+
+
+def decompose_module(module: ModuleOp) -> None:
+    """Remove every `tuple` and `!abi.dict` from the signatures and bodies of every
+    function of the module (SPEC §8)."""
+    funcs = list(functions(module))
+    for func in funcs:
+        _FunctionDecomposer(func).run()
+    for func in funcs:
+        signature = func.function_type
+        structured = has_structure(signature.inputs.data) or has_structure(
+            signature.outputs.data
+        )
+        if structured and func.is_declaration and func.sym_visibility is None:
+            diagnostics.warn(
+                f"the signature of public declaration @{func.sym_name.data} is flattened: "
+                "its structured types are replaced by their leaves",
+                func,
+            )
+        flatten_function_type(func)

@@ -1,0 +1,94 @@
+"""`flatten-signatures`: the legacy fully-flat calling convention (SPEC §8.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from abi_compiler.passes.decompose import decompose_module, has_structure
+from abi_compiler.passes.saved_model import adopt_saved_model_exports
+from abi_compiler.passes.structure import (
+    ABI_INDEX_PATH,
+    ABI_STUB,
+    exported_functions,
+    function_signature,
+)
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+
+from abi_compiler import diagnostics
+from abi_compiler.model import IndexPath, Signature, leaf_paths
+
+
+def index_paths(signature: Signature) -> tuple[list[IndexPath], list[IndexPath]]:
+    """The path of every leaf, by flat index: arguments start with their position, or
+    with their name when every argument is named; a single result starts at its own
+    structure, several results with their position (SPEC §8.1)."""
+    all_named = bool(signature.arguments) and all(
+        arg.name is not None for arg in signature.arguments
+    )
+    arg_paths: dict[int, IndexPath] = {}
+    for arg in signature.arguments:
+        head = arg.name if all_named and arg.name is not None else arg.key
+        for path, leaf in leaf_paths(arg.node, (head,)):
+            arg_paths[leaf.index] = path
+    result_paths: dict[int, IndexPath] = {}
+    single = len(signature.results) == 1
+    for position, node in enumerate(signature.results):
+        for path, leaf in leaf_paths(node, () if single else (position,)):
+            result_paths[leaf.index] = path
+    return (
+        [arg_paths[i] for i in range(len(arg_paths))],
+        [result_paths[i] for i in range(len(result_paths))],
+    )
+
+
+def index_path_attr(path: IndexPath) -> ArrayAttr:
+    return ArrayAttr(
+        [StringAttr(c) if isinstance(c, str) else IntegerAttr(c, i64) for c in path]
+    )
+
+
+def _with_paths(
+    attrs: ArrayAttr[DictionaryAttr] | None, paths: list[IndexPath]
+) -> ArrayAttr[DictionaryAttr]:
+    existing = attrs.data if attrs is not None else [DictionaryAttr({})] * len(paths)
+    written = []
+    for attr, path in zip(existing, paths, strict=True):
+        entries = dict(attr.data)
+        entries[ABI_INDEX_PATH] = index_path_attr(path)
+        written.append(DictionaryAttr(dict(sorted(entries.items()))))
+    return ArrayAttr(written)
+
+
+@dataclass(frozen=True)
+class FlattenSignaturesPass(ModulePass):
+    """Replace every structured argument and result of every function by its leaves in
+    natural order; exported functions get `abi.index_path` on every value, so
+    `materialize-sip-abi` can describe the original structure (SPEC §8.1)."""
+
+    name = "flatten-signatures"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        adopt_saved_model_exports(op)
+        plans: list[tuple[FuncOp, list[IndexPath], list[IndexPath]]] = []
+        for func in exported_functions(op):
+            if ABI_STUB in func.attributes:
+                continue
+            types = func.function_type
+            if not has_structure(types.inputs.data) and not has_structure(types.outputs.data):
+                continue
+            signature = function_signature(func)
+            named = [arg.name is not None for arg in signature.arguments]
+            if any(named) and not all(named):
+                diagnostics.warn(
+                    "argument names dropped: a SIP root cannot mix positional and named "
+                    "arguments",
+                    func,
+                )
+            plans.append((func, *index_paths(signature)))
+        decompose_module(op)
+        for func, arg_paths, result_paths in plans:
+            func.arg_attrs = _with_paths(func.arg_attrs, arg_paths)
+            func.res_attrs = _with_paths(func.res_attrs, result_paths)

@@ -1,0 +1,65 @@
+"""The `iree.reflection` dictionary of a function (SPEC §7): read, merge, validate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from abi_compiler.passes.structure import IREE_ABI, REFLECTION
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+
+from abi_compiler.errors import AbiError
+
+
+def reflection_entries(func: FuncOp) -> dict[str, Attribute]:
+    attr = func.attributes.get(REFLECTION)
+    if attr is None:
+        return {}
+    if not isinstance(attr, DictionaryAttr):
+        raise AbiError(f"{REFLECTION} must be a dictionary attribute", op=func)
+    return dict(attr.data)
+
+
+def set_reflection_entries(func: FuncOp, entries: dict[str, Attribute]) -> None:
+    """Write ``iree.reflection`` with its keys sorted, as MLIR prints dictionaries."""
+    func.attributes[REFLECTION] = DictionaryAttr(dict(sorted(entries.items())))
+
+
+def existing_string(func: FuncOp, entries: dict[str, Attribute], key: str) -> str | None:
+    value = entries.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, StringAttr):
+        raise AbiError(f"malformed existing reflection '{key}': expected a string", op=func)
+    return value.data
+
+
+def adopt_bare_iree_abi(func: FuncOp, entries: dict[str, Attribute]) -> None:
+    """A frontend's plain `iree.abi` attribute moves into `iree.reflection` (SPEC §7)."""
+    bare = func.attributes.get(IREE_ABI)
+    if bare is not None and IREE_ABI not in entries:
+        entries[IREE_ABI] = bare
+        del func.attributes[IREE_ABI]
+
+
+def add_entries(
+    func: FuncOp,
+    entries: dict[str, Attribute],
+    wanted: dict[str, Callable[[], str]],
+    validators: dict[str, Callable[[str], object]],
+) -> None:
+    """Add each wanted entry unless it exists; an existing one is validated instead of
+    replaced (SPEC §7). ``wanted`` maps keys to the computation of their value."""
+    for key, compute in wanted.items():
+        existing = existing_string(func, entries, key)
+        if existing is None:
+            entries[key] = StringAttr(compute())
+            continue
+        validate = validators.get(key)
+        if validate is None:
+            continue
+        try:
+            validate(existing)
+        except AbiError as error:
+            raise AbiError(f"malformed existing reflection '{key}': {error}", op=func) from None

@@ -1,0 +1,81 @@
+"""Adopting TensorFlow saved-model exports (SPEC §6), done by both lowering passes.
+
+The runtime-visible function takes its single exported name, `tf_saved_model.index_path`
+becomes `abi.index_path` (flat order kept), `tf_saved_model.*` attributes go, public
+functions without exported names become private, and the module loses
+`tf_saved_model.semantics`.
+"""
+
+from __future__ import annotations
+
+from abi_compiler.dialects import tf_saved_model
+from abi_compiler.passes.structure import ABI_INDEX_PATH, check_bound_inputs, functions
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.func import CallOp, FuncOp
+
+from abi_compiler.errors import AbiError
+
+_PREFIX = "tf_saved_model."
+
+
+def _adopt_value_attrs(attrs: ArrayAttr[DictionaryAttr] | None) -> ArrayAttr[DictionaryAttr] | None:
+    if attrs is None:
+        return None
+    adopted = []
+    for attr in attrs.data:
+        entries = {}
+        for key, value in attr.data.items():
+            if key == tf_saved_model.INDEX_PATH:
+                entries[ABI_INDEX_PATH] = value
+            elif not key.startswith(_PREFIX):
+                entries[key] = value
+        adopted.append(DictionaryAttr(dict(sorted(entries.items()))))
+    return ArrayAttr(adopted)
+
+
+def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:
+    """Rename ``func`` and redirect every `func.call` to it."""
+    old_name = func.sym_name.data
+    func.sym_name = StringAttr(new_name)
+    for op in module.walk():
+        if isinstance(op, CallOp) and op.callee.string_value() == old_name:
+            op.callee = SymbolRefAttr(new_name)
+
+
+def symbol_names(module: ModuleOp) -> set[str]:
+    names = set()
+    for op in module.body.ops:
+        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(name, StringAttr):
+            names.add(name.data)
+    return names
+
+
+def adopt_saved_model_exports(module: ModuleOp) -> None:
+    if tf_saved_model.SEMANTICS not in module.attributes:
+        return
+    taken = symbol_names(module)
+    for func in functions(module):
+        names = func.attributes.get(tf_saved_model.EXPORTED_NAMES)
+        if names is not None:
+            check_bound_inputs(func)
+            if not isinstance(names, ArrayAttr) or not all(
+                isinstance(name, StringAttr) for name in names.data
+            ):
+                raise AbiError(f"{tf_saved_model.EXPORTED_NAMES} must be an array of strings", op=func)
+            if len(names.data) > 1:
+                raise AbiError("Multiple exported names not supported yet", op=func)
+            if names.data:
+                exported = names.data[0].data  # type: ignore[union-attr]
+                if exported != func.sym_name.data:
+                    if exported in taken:
+                        raise AbiError(f"symbol @{exported} already exists", op=func)
+                    taken.discard(func.sym_name.data)
+                    rename_function(module, func, exported)
+                    taken.add(exported)
+            del func.attributes[tf_saved_model.EXPORTED_NAMES]
+        elif func.sym_visibility is None or func.sym_visibility.data == "public":
+            func.sym_visibility = StringAttr("private")
+        func.arg_attrs = _adopt_value_attrs(func.arg_attrs)
+        func.res_attrs = _adopt_value_attrs(func.res_attrs)
+    del module.attributes[tf_saved_model.SEMANTICS]

@@ -1,0 +1,277 @@
+"""From IR to the ABI model: which functions are exported (SPEC §2) and the structure of
+their signatures (SPEC §3), from types or from index paths.
+
+Every pass reads functions through this module; nothing else inspects IR types for ABI
+purposes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from io import StringIO
+
+from abi_compiler.dialects import tf_saved_model
+from abi_compiler.dialects.abi import DictType
+from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.util import ListType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+    TupleType,
+    UnrankedTensorType,
+)
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute
+from xdsl.printer import Printer
+
+from abi_compiler.errors import AbiError
+from abi_compiler.model import (
+    Argument,
+    Dict,
+    Leaf,
+    ListRef,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+    Unknown,
+    ValueType,
+    signature_from_index_paths,
+)
+
+# Attribute names (SPEC §2, §3, §7).
+REFLECTION = "iree.reflection"
+IREE_ABI = "iree.abi"
+MODULE_EXPORT = "iree.module.export"
+ABI_NONE = "iree.abi.none"
+ABI_STUB = "iree.abi.stub"
+ABI_NAME = "abi.name"
+ABI_INDEX_PATH = "abi.index_path"
+
+_SIGNEDNESS_KIND = {
+    Signedness.SIGNLESS: "i",
+    Signedness.SIGNED: "si",
+    Signedness.UNSIGNED: "ui",
+}
+
+# --------------------------------------------------------------------------------------
+# Exported functions (SPEC §2).
+# --------------------------------------------------------------------------------------
+
+
+def is_saved_model(module: ModuleOp) -> bool:
+    return tf_saved_model.SEMANTICS in module.attributes
+
+
+def is_exported(func: FuncOp, saved_model: bool) -> bool:
+    if func.is_declaration or ABI_NONE in func.attributes:
+        return False
+    public = func.sym_visibility is None or func.sym_visibility.data == "public"
+    if not (public or MODULE_EXPORT in func.attributes):
+        return False
+    return not saved_model or tf_saved_model.EXPORTED_NAMES in func.attributes
+
+
+def functions(module: ModuleOp) -> Iterator[FuncOp]:
+    """The top-level functions of the module, in order (a snapshot: safe to edit)."""
+    return iter([op for op in module.body.ops if isinstance(op, FuncOp)])
+
+
+def exported_functions(module: ModuleOp) -> Iterator[FuncOp]:
+    saved_model = is_saved_model(module)
+    return iter([func for func in functions(module) if is_exported(func, saved_model)])
+
+
+# --------------------------------------------------------------------------------------
+# Types (SPEC §3.1).
+# --------------------------------------------------------------------------------------
+
+
+def value_type(type: Attribute) -> ValueType:
+    """The leaf value type of an MLIR type."""
+    if isinstance(type, IntegerType):
+        return Scalar(_SIGNEDNESS_KIND[type.signedness.data], type.width.data)  # type: ignore[arg-type]
+    if isinstance(type, BFloat16Type):
+        return Scalar("bf", 16)
+    if isinstance(type, AnyFloat):
+        return Scalar("f", type.bitwidth)
+    if isinstance(type, TensorType):
+        dims = tuple(None if d < 0 else d for d in type.get_shape())
+        return NDArray(value_type(type.element_type), dims)
+    if isinstance(type, UnrankedTensorType):
+        return NDArray(value_type(type.element_type), None)
+    if isinstance(type, (ListType, IreeListType)):
+        return ListRef(Unknown() if type.is_variant else value_type(type.element_type))
+    return Unknown()
+
+
+def type_text(type: Attribute) -> str:
+    """A type as MLIR prints it, for diagnostics."""
+    stream = StringIO()
+    Printer(stream=stream).print_attribute(type)
+    return stream.getvalue()
+
+
+def is_structured_type(type: Attribute) -> bool:
+    return isinstance(type, (TupleType, DictType))
+
+
+def is_ref_array_type(type: Attribute) -> bool:
+    """A tensor whose element is a reference type (SPEC §8.3)."""
+    return isinstance(type, TensorType) and isinstance(
+        type.element_type, (ListType, IreeListType)
+    )
+
+
+def node_for_type(type: Attribute, next_index: list[int]) -> Node:
+    """The structure of one value of ``type``; leaves are numbered from ``next_index``."""
+    if isinstance(type, TupleType):
+        return Sequence("tuple", tuple(node_for_type(t, next_index) for t in type.types))
+    if isinstance(type, DictType):
+        return Dict(
+            tuple((key, node_for_type(t, next_index)) for key, t in type.sorted_entries())
+        )
+    leaf = Leaf(value_type(type), next_index[0])
+    next_index[0] += 1
+    return leaf
+
+
+# --------------------------------------------------------------------------------------
+# Attributes of arguments and results.
+# --------------------------------------------------------------------------------------
+
+
+def arg_attr(func: FuncOp, i: int, name: str) -> Attribute | None:
+    if func.arg_attrs is None or i >= len(func.arg_attrs):
+        return None
+    return func.arg_attrs.data[i].data.get(name)
+
+
+def res_attr(func: FuncOp, i: int, name: str) -> Attribute | None:
+    if func.res_attrs is None or i >= len(func.res_attrs):
+        return None
+    return func.res_attrs.data[i].data.get(name)
+
+
+def argument_name(func: FuncOp, i: int) -> str | None:
+    attr = arg_attr(func, i, ABI_NAME)
+    if attr is None:
+        return None
+    if not isinstance(attr, StringAttr):
+        raise AbiError(f"{ABI_NAME} must be a string", op=func, where=("argument", i))
+    return attr.data
+
+
+def index_path_attribute(func: FuncOp) -> str | None:
+    """Which index path attribute the function's values carry, if any."""
+    for name in (tf_saved_model.INDEX_PATH, ABI_INDEX_PATH):
+        for i in range(len(func.function_type.inputs)):
+            if arg_attr(func, i, name) is not None:
+                return name
+        for i in range(len(func.function_type.outputs)):
+            if res_attr(func, i, name) is not None:
+                return name
+    return None
+
+
+def _path_components(attr: Attribute) -> list[object]:
+    if not isinstance(attr, ArrayAttr):
+        raise AbiError("each index path component must be a string or integer")
+    components: list[object] = []
+    for component in attr.data:
+        if isinstance(component, IntegerAttr) and isinstance(component.type, IntegerType):
+            components.append(component.value.data)
+        elif isinstance(component, StringAttr):
+            components.append(component.data)
+        else:
+            components.append(component)  # rejected by the model, with its message
+    return components
+
+
+def check_bound_inputs(func: FuncOp) -> None:
+    for i in range(len(func.function_type.inputs)):
+        if arg_attr(func, i, tf_saved_model.BOUND_INPUT) is not None:
+            raise AbiError(
+                f"bound input on argument {i} must be resolved before ABI processing",
+                op=func,
+                where=("argument", i),
+            )
+
+
+# --------------------------------------------------------------------------------------
+# Signatures (SPEC §3).
+# --------------------------------------------------------------------------------------
+
+
+def function_signature(func: FuncOp) -> Signature:
+    """The structure of an exported function's signature: from its index paths when its
+    values carry them, from its types otherwise. Raises located `AbiError`s."""
+    check_bound_inputs(func)
+    attr_name = index_path_attribute(func)
+    try:
+        if attr_name is not None:
+            return _signature_from_paths(func, attr_name)
+        return _signature_from_types(func)
+    except AbiError as error:
+        if error.op is None:
+            error.op = func
+        raise
+
+
+def _signature_from_paths(func: FuncOp, attr_name: str) -> Signature:
+    sides = (
+        ("argument", func.function_type.inputs.data, arg_attr),
+        ("result", func.function_type.outputs.data, res_attr),
+    )
+    collected: list[list[tuple[list[object], ValueType]]] = []
+    for side, types, lookup in sides:
+        paths: list[tuple[list[object], ValueType]] = []
+        for i, type in enumerate(types):
+            attr = lookup(func, i, attr_name)
+            if attr is None:
+                raise AbiError(
+                    f"Missing {side} attribute {attr_name} on {side} {i}", where=(side, i)
+                )
+            if is_structured_type(type):
+                raise AbiError(
+                    f"index path on a structured value ({side} {i})", where=(side, i)
+                )
+            try:
+                paths.append((_path_components(attr), value_type(type)))
+            except AbiError as error:
+                error.where = (side, i)
+                raise
+        collected.append(paths)
+    return signature_from_index_paths(collected[0], collected[1])
+
+
+def _signature_from_types(func: FuncOp) -> Signature:
+    inputs = func.function_type.inputs.data
+    next_index = [0]
+    arguments: list[Argument] = []
+    names: set[str] = set()
+    first_named: int | None = None
+    for i, type in enumerate(inputs):
+        name = argument_name(func, i)
+        if name is not None:
+            if name in names:
+                raise AbiError(f"duplicate argument name '{name}'", where=("argument", i))
+            names.add(name)
+            if first_named is None:
+                first_named = i
+        elif first_named is not None:
+            raise AbiError(
+                "named arguments must follow all positional arguments", where=("argument", i)
+            )
+        arguments.append(Argument(i, node_for_type(type, next_index), name))
+    next_index = [0]
+    results = tuple(node_for_type(type, next_index) for type in func.function_type.outputs)
+    return Signature(tuple(arguments), results)

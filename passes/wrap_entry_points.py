@@ -1,0 +1,366 @@
+"""`wrap-entry-points`: the V1 native calling convention (SPEC §8.2, §8.3).
+
+Each exported function whose structure comes from index paths, or whose signature holds a
+tuple, `!abi.dict` or ND-array of reference type, becomes a private, flattened `_<name>`
+behind a public wrapper `<name>` (marked `iree.abi.stub`) that takes every structure as
+one `!util.list<?>`, unpacks it, calls `_<name>` and packs the result structures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
+from abi_compiler.dialects.hal import (
+    BufferViewDimOp,
+    BufferViewType,
+    TensorExportOp,
+    TensorImportOp,
+)
+from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.util import (
+    ListCreateOp,
+    ListGetOp,
+    ListResizeOp,
+    ListSetOp,
+    ListType,
+)
+from abi_compiler.passes.decompose import decompose_module, leaf_types
+from abi_compiler.passes.materialize import materialize_iree_abi
+from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
+from abi_compiler.passes.saved_model import adopt_saved_model_exports, rename_function, symbol_names
+from abi_compiler.passes.structure import (
+    ABI_INDEX_PATH,
+    ABI_NAME,
+    ABI_STUB,
+    IREE_ABI,
+    MODULE_EXPORT,
+    REFLECTION,
+    exported_functions,
+    function_signature,
+    index_path_attribute,
+    is_ref_array_type,
+    is_structured_type,
+    type_text,
+)
+from xdsl.context import Context
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    ComplexType,
+    DictionaryAttr,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    Signedness,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    UnrankedTensorType,
+)
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from abi_compiler import diagnostics
+from abi_compiler.codecs.json_abi import decode_json, encode_json
+from abi_compiler.errors import AbiError
+from abi_compiler.model import (
+    IndexPath,
+    Leaf,
+    Node,
+    Sequence,
+    Signature,
+    children,
+    format_index_path,
+)
+from abi_compiler.model import leaves as leaves_of
+
+
+class _IreeListToUtilList(TypeConversionPattern):
+    """`!iree.list<T>` is the legacy spelling of `!util.list<T>` (SPEC §8.2)."""
+
+    recursive = True
+
+    def convert_type(self, typ: Attribute, /) -> Attribute | None:
+        if isinstance(typ, IreeListType):
+            return ListType(typ.element_type)
+        return None
+
+
+def needs_wrapper(func: FuncOp) -> bool:
+    """Index-path functions, and functions with a structure or an ND-array of reference
+    type anywhere in their signature (SPEC §8.2)."""
+    if index_path_attribute(func) is not None:
+        return True
+    types = (*func.function_type.inputs.data, *func.function_type.outputs.data)
+    return any(is_structured_type(t) or is_ref_array_type(t) for t in types)
+
+
+def native_abi_rejects(type: Attribute) -> bool:
+    """Types IREE's native ABI does not accept at the boundary (SPEC §8.2)."""
+    if isinstance(type, UnrankedTensorType) or is_ref_array_type(type):
+        return True
+    if isinstance(type, IntegerType) and type.signedness.data != Signedness.SIGNLESS:
+        return True
+    return isinstance(type, ComplexType)
+
+
+@dataclass
+class _Plan:
+    """A function to wrap: its export name, structure and reflection."""
+
+    func: FuncOp
+    name: str
+    signature: Signature
+    reflection: dict[str, Attribute] = field(default_factory=dict)
+
+
+def _plan(func: FuncOp) -> _Plan:
+    name = func.sym_name.data
+    signature = function_signature(func)
+    entries = reflection_entries(func)
+    adopt_bare_iree_abi(func, entries)
+    existing = entries.get(IREE_ABI)
+    if existing is None:
+        entries[IREE_ABI] = StringAttr(encode_json(signature))
+    else:
+        if not isinstance(existing, StringAttr):
+            raise AbiError(
+                f"malformed existing reflection '{IREE_ABI}': expected a string", op=func
+            )
+        try:
+            described = decode_json(existing.data)
+        except AbiError as error:
+            raise AbiError(
+                f"malformed existing reflection '{IREE_ABI}': {error}", op=func
+            ) from None
+        if len(described.arguments) != len(signature.arguments) or len(
+            described.results
+        ) != len(signature.results):
+            raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
+    return _Plan(func, name, signature, dict(sorted(entries.items())))
+
+
+def _warn_rejected_types(plan: _Plan) -> None:
+    func = plan.func
+    sides = (("argument", func.function_type.inputs.data), ("result", func.function_type.outputs.data))
+    for side, types in sides:
+        for i, type in enumerate(types):
+            for leaf in leaf_types(type):
+                if native_abi_rejects(leaf):
+                    diagnostics.warn(
+                        f"type {type_text(leaf)} is not supported by IREE's native ABI",
+                        func,
+                        (side, i),
+                    )
+
+
+class _WrapperBuilder:
+    """Builds the body of one wrapper, appending ops to its block."""
+
+    def __init__(self, block: Block, impl_inputs: list[Attribute], impl_outputs: list[Attribute]):
+        self.block = block
+        self.impl_inputs = impl_inputs
+        self.impl_outputs = impl_outputs
+        self.constants: dict[int, SSAValue] = {}
+
+    def add(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def index(self, value: int) -> SSAValue:
+        found = self.constants.get(value)
+        if found is None:
+            found = self.add(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
+            self.constants[value] = found
+        return found
+
+    # -- arguments ---------------------------------------------------------------------
+
+    def boundary_arg_type(self, node: Node) -> Attribute:
+        if isinstance(node, Leaf):
+            type = self.impl_inputs[node.index]
+            return ListType() if is_ref_array_type(type) else type
+        return ListType()
+
+    def unpack_root(self, value: SSAValue, node: Node, leaves: dict[int, SSAValue]) -> None:
+        if isinstance(node, Leaf):
+            type = self.impl_inputs[node.index]
+            if is_ref_array_type(type):
+                value = self.add(RefArrayFromListsOp(value, type)).results[0]
+            leaves[node.index] = value
+            return
+        self.unpack_structure(value, node, leaves)
+
+    def unpack_structure(self, lst: SSAValue, node: Node, leaves: dict[int, SSAValue]) -> None:
+        for slot, (_, child) in enumerate(_slots(node)):
+            if child is None or not leaves_of(child):
+                continue  # gaps and empty structures carry no value to read
+            index = self.index(slot)
+            if isinstance(child, Leaf):
+                leaves[child.index] = self.read_leaf(lst, index, self.impl_inputs[child.index])
+            else:
+                sub = self.add(ListGetOp(lst, index, ListType())).results[0]
+                self.unpack_structure(sub, child, leaves)
+
+    def read_leaf(self, lst: SSAValue, index: SSAValue, type: Attribute) -> SSAValue:
+        if is_ref_array_type(type):
+            lists = self.add(ListGetOp(lst, index, ListType())).results[0]
+            return self.add(RefArrayFromListsOp(lists, type)).results[0]
+        if isinstance(type, (TensorType, UnrankedTensorType)):
+            view = self.add(ListGetOp(lst, index, BufferViewType())).results[0]
+            dims: list[SSAValue] = []
+            if isinstance(type, TensorType):
+                for axis, size in enumerate(type.get_shape()):
+                    if size < 0:
+                        dims.append(self.add(BufferViewDimOp(view, axis)).results[0])
+            return self.add(TensorImportOp(view, type, dims)).results[0]
+        return self.add(ListGetOp(lst, index, type)).results[0]
+
+    # -- results -----------------------------------------------------------------------
+
+    def pack_root(self, node: Node, results: list[SSAValue], path: IndexPath) -> SSAValue:
+        if isinstance(node, Leaf):
+            value = results[node.index]
+            if is_ref_array_type(value.type):
+                return self.add(RefArrayToListsOp(value)).results[0]
+            return value
+        return self.pack_structure(node, results, path)
+
+    def pack_structure(self, node: Node, results: list[SSAValue], path: IndexPath) -> SSAValue:
+        slots = _slots(node)
+        size = self.index(len(slots))
+        lst = self.add(ListCreateOp(ListType(), size)).results[0]
+        self.add(ListResizeOp(lst, size))
+        for slot, (key, child) in enumerate(slots):
+            if child is None:
+                raise AbiError(f"no value at result path {format_index_path((*path, key))}")
+            if isinstance(child, Leaf):
+                value = self.write_leaf(results[child.index])
+            else:
+                value = self.pack_structure(child, results, (*path, key))
+            self.add(ListSetOp(lst, self.index(slot), value))
+        return lst
+
+    def write_leaf(self, value: SSAValue) -> SSAValue:
+        type = value.type
+        if is_ref_array_type(type):
+            return self.add(RefArrayToListsOp(value)).results[0]
+        if isinstance(type, (TensorType, UnrankedTensorType)):
+            dims: list[SSAValue] = []
+            if isinstance(type, TensorType):
+                for axis, size in enumerate(type.get_shape()):
+                    if size < 0:
+                        dims.append(self.add(tensor.DimOp(value, self.index(axis))).results[0])
+            return self.add(TensorExportOp(value, dims)).results[0]
+        return value
+
+
+def _slots(node: Node) -> list[tuple[int | str, Node | None]]:
+    """The slots of a structure in list order: a sequence by key (gaps included), a dict
+    by sorted key."""
+    if isinstance(node, Sequence):
+        return list(enumerate(node.items))
+    return list(children(node))
+
+
+def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
+    signature = plan.signature
+    builder = _WrapperBuilder(
+        Block(), list(impl.function_type.inputs.data), list(impl.function_type.outputs.data)
+    )
+    arg_types = [builder.boundary_arg_type(arg.node) for arg in signature.arguments]
+    block = Block(arg_types=arg_types)
+    builder.block = block
+    leaves: dict[int, SSAValue] = {}
+    for arg, value in zip(signature.arguments, block.args, strict=True):
+        builder.unpack_root(value, arg.node, leaves)
+    operands = [leaves[i] for i in range(len(builder.impl_inputs))]
+    call = builder.add(CallOp(impl.sym_name.data, operands, builder.impl_outputs))
+    results = list(call.results)
+    try:
+        if signature.inlined_result:
+            root = signature.results[0]
+            returned = []
+            for key, child in _slots(root):
+                if child is None:
+                    raise AbiError(f"no value at result path {format_index_path((key,))}")
+                returned.append(builder.pack_root(child, results, (key,)))
+        else:
+            returned = [
+                builder.pack_root(node, results, (i,))
+                for i, node in enumerate(signature.results)
+            ]
+    except AbiError as error:
+        error.op = impl
+        raise
+    builder.add(ReturnOp(*returned))
+    wrapper = FuncOp(
+        plan.name, (arg_types, [value.type for value in returned]), Region(block)
+    )
+    wrapper.attributes[ABI_STUB] = UnitAttr()
+    wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
+    return wrapper
+
+
+def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:
+    return DictionaryAttr(dict(sorted(entries.items())))
+
+
+def _make_private_impl(module: ModuleOp, plan: _Plan, taken: set[str]) -> None:
+    func = plan.func
+    impl_name = f"_{plan.name}"
+    if impl_name in taken:
+        raise AbiError(f"symbol @{impl_name} already exists", op=func)
+    taken.add(impl_name)
+    rename_function(module, func, impl_name)
+    func.sym_visibility = StringAttr("private")
+    for key in (REFLECTION, IREE_ABI, MODULE_EXPORT):
+        func.attributes.pop(key, None)
+    for attrs_name in ("arg_attrs", "res_attrs"):
+        attrs = getattr(func, attrs_name)
+        if attrs is not None:
+            setattr(
+                func,
+                attrs_name,
+                ArrayAttr(
+                    [
+                        DictionaryAttr(
+                            {k: v for k, v in a.data.items() if k not in (ABI_INDEX_PATH, ABI_NAME)}
+                        )
+                        for a in attrs.data
+                    ]
+                ),
+            )
+
+
+@dataclass(frozen=True)
+class WrapEntryPointsPass(ModulePass):
+    """Give every structured export a V1 wrapper taking structures as `!util.list<?>`;
+    the implementation becomes private `_<name>`, flattened; other exports get
+    `iree.abi` if missing (SPEC §8.2)."""
+
+    name = "wrap-entry-points"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        adopt_saved_model_exports(op)
+        PatternRewriteWalker(_IreeListToUtilList()).rewrite_module(op)
+        plans: list[_Plan] = []
+        for func in exported_functions(op):
+            if ABI_STUB in func.attributes:
+                continue
+            if needs_wrapper(func):
+                plans.append(_plan(func))
+            else:
+                materialize_iree_abi(func)
+        taken = symbol_names(op)
+        for plan in plans:
+            _warn_rejected_types(plan)
+            _make_private_impl(op, plan, taken)
+        decompose_module(op)
+        for plan in plans:
+            wrapper = _build_wrapper(plan, plan.func)
+            Rewriter.insert_op(wrapper, InsertPoint.before(plan.func))
