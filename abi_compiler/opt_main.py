@@ -1,43 +1,693 @@
-"""`abi-opt`: xDSL's opt driver with abi-compiler's dialects and passes registered."""
+"""`abi-opt`: xDSL's opt driver with abi-compiler's dialects and passes, and MLIR-style
+diagnostics (SPEC §11).
+
+* Every failure is one line on stderr, `<file>:<line>:<col>: error: <message>` when it has
+  an input position and `abi-opt: error: <message>` otherwise, with exit status 1, no
+  traceback, and no output written (output is buffered and written only on success; `-o`
+  goes through a temporary file that is renamed into place).
+* Warnings (`abi_compiler.diagnostics.warn`) are printed the same way; the output is still
+  written and the exit status is 0.
+* `--verify-diagnostics` has mlir-opt's meaning: `// expected-error {{text}}` annotations
+  (also `expected-warning`, `expected-note`, `expected-remark`; `@+N`, `@-N`, `@above`,
+  `@below`, `@unknown`) must match the diagnostics produced, chunk by chunk.
+* Empty input (zero bytes, or only whitespace and comments) is an error without position:
+  `abi-opt: error: input '<file>' is empty`; an empty `--split-input-file` chunk is a
+  located error at its first line.
+* An unexpected Python exception is `abi-opt: error: internal error: ...`; set
+  `ABI_OPT_TRACEBACK=1` to see its traceback.
+
+Dialects and passes are imported only when the input or the pipeline needs them, so
+start-up costs what `xdsl-opt`'s does.
+
+Pass API: a pass raises `abi_compiler.errors.AbiError(message, op=<operation>,
+where=("argument" | "result", i))` for an error, calls
+`abi_compiler.diagnostics.warn(message, op, where)` for a warning, and may call
+`abi_compiler.locations.inherit_location(new_op, old_op)` so that diagnostics about an
+operation it created point at the source of the one it replaces.
+"""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import dataclasses
+import errno
+import importlib
+import os
+import re
 import sys
-from collections.abc import Sequence
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from io import StringIO
+from typing import IO, Any, Literal, NoReturn, get_args, get_origin, get_type_hints
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect, Operation
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.traits import NoTerminator
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from abi_compiler import diagnostics
+from abi_compiler.errors import AbiError
+from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
 
-def register_dialects(ctx) -> None:  # type: ignore[no-untyped-def]
-    from xdsl.dialects.arith import Arith
-    from xdsl.dialects.builtin import Builtin
-    from xdsl.dialects.func import Func
-    from xdsl.dialects.tensor import Tensor
+PROG = "abi-opt"
+TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
+SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|\Z)", re.MULTILINE)
+BLANK = re.compile(r"(?:\s|//[^\n]*)*")
 
-    from abi_compiler.dialects.abi import Abi
-    from abi_compiler.dialects.hal import Hal
-    from abi_compiler.dialects.iree import Iree
-    from abi_compiler.dialects.tf_saved_model import TfSavedModel
-    from abi_compiler.dialects.util import Util
+#: Dialects `abi-opt` knows: name -> (module, attribute holding the `Dialect`).
+DIALECTS: dict[str, tuple[str, str]] = {
+    "builtin": ("xdsl.dialects.builtin", "Builtin"),
+    "func": ("xdsl.dialects.func", "Func"),
+    "arith": ("xdsl.dialects.arith", "Arith"),
+    "tensor": ("xdsl.dialects.tensor", "Tensor"),
+    "util": ("abi_compiler.dialects.util", "Util"),
+    "iree": ("abi_compiler.dialects.iree", "Iree"),
+    "abi": ("abi_compiler.dialects.abi", "Abi"),
+    "hal": ("abi_compiler.dialects.hal", "Hal"),
+    "tf_saved_model": ("abi_compiler.dialects.tf_saved_model", "TfSavedModel"),
+}
 
-    for dialect in (Builtin, Func, Arith, Tensor, Util, Iree, Abi, Hal, TfSavedModel):
-        ctx.load_dialect(dialect)
+
+def _dialect_loader(module: str, attribute: str) -> Callable[[], Dialect]:
+    return lambda: getattr(importlib.import_module(module), attribute)
+
+
+def register_dialects(ctx: Context) -> None:
+    """Register (without importing) every dialect `abi-opt` understands."""
+    for name, (module, attribute) in DIALECTS.items():
+        ctx.register_dialect(name, _dialect_loader(module, attribute))
+
+
+class UsageError(Exception):
+    """A problem found outside the IR: printed as `abi-opt: error: <message>`, or as
+    `<position>: error: <message>` when ``position`` (`file:line:col`) is given."""
+
+    def __init__(self, message: str, position: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+@dataclass
+class Diagnostic:
+    """One message of a run; ``offset`` is a position in the input file, if it has one."""
+
+    severity: str
+    message: str
+    offset: int | None
+    notes: list[Diagnostic] = field(default_factory=list["Diagnostic"])
+
+
+class _Failure(Exception):
+    """Stops processing a chunk; the diagnostic says why."""
+
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+@dataclass
+class _Chunk:
+    start: int
+    end: int
+    output: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list[Diagnostic])
+
+
+@dataclass
+class _Expectation:
+    severity: str
+    text: str
+    line: int | None
+    offset: int
+    matched: bool = False
+
+
+_EXPECTATION = re.compile(
+    r"expected-(error|warning|note|remark)[ \t]*"
+    r"(?:@([+-][0-9]+|above|below|unknown))?[ \t]*\{\{(.*?)\}\}"
+)
 
 
 class AbiOptMain(xDSLOptMain):
+    """The `abi-opt` driver. ``AbiOptMain.main(argv)`` runs it and returns the exit status;
+    subclasses may override `register_all_dialects` / `register_all_passes` (tests do)."""
+
+    pipeline_entries: dict[str, tuple[str, str]]
+    pass_summaries: dict[str, str]
+    exit_status: int
+
+    def __init__(
+        self, description: str = "abi-compiler's opt driver", args: Sequence[str] | None = None
+    ) -> None:
+        # Replaces xDSLOptMain.__init__: no frontends/targets plug-in scan (start-up time),
+        # argument errors are `abi-opt: error:` with exit 1, the pipeline may name pipelines.
+        self.available_frontends = {}
+        self.available_passes = {}
+        self.available_targets = {}
+        self.pass_summaries = {}
+        self.pipeline_entries = {}
+        self.exit_status = 0
+        self._table = LocationTable()
+        self.ctx = Context()
+        self.register_all_dialects()
+        self.register_all_passes()
+        parser = _ArgumentParser(
+            prog=PROG,
+            description=description,
+            epilog=self._help_epilog(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.register_all_arguments(parser)
+        self.args = parser.parse_args(args=args)
+        self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
+        self.setup_pipeline()
+
+    @classmethod
+    def main(cls, argv: Sequence[str] | None = None) -> int:
+        """Run the driver; every failure becomes a message on stderr and exit status 1."""
+        try:
+            tool = cls(args=argv)
+            tool.run()
+            return tool.exit_status
+        except UsageError as error:
+            _print_error(f"{error.position or PROG}: error: {error.message}")
+        except Exception as error:
+            if os.environ.get(TRACEBACK_ENV):
+                traceback.print_exc()
+            _print_error(
+                f"{PROG}: error: internal error: {type(error).__name__}: {error}"
+                + (
+                    ""
+                    if os.environ.get(TRACEBACK_ENV)
+                    else f" (set {TRACEBACK_ENV}=1 for a traceback)"
+                )
+            )
+        return 1
+
+    # -- registration ---------------------------------------------------------------------
+
     def register_all_dialects(self) -> None:
         register_dialects(self.ctx)
 
     def register_all_passes(self) -> None:
-        from abi_compiler.passes.registry import pass_factories
+        from abi_compiler.passes import registry
 
-        for name, factory in pass_factories().items():
-            self.register_pass(name, factory)
+        for name, entry in registry.PASSES.items():
+            self.register_pass(name, entry.load, entry.summary)
+        for name, value in getattr(registry, "PIPELINES", {}).items():
+            self.pipeline_entries[name] = _pipeline_entry(name, value, self.pass_summaries)
+
+    def register_pass(
+        self, pass_name: str, pass_factory: Callable[[], type[ModulePass]], summary: str = ""
+    ) -> None:
+        super().register_pass(pass_name, pass_factory)
+        self.pass_summaries[pass_name] = summary
+
+    def register_all_targets(self) -> None:
+        """Output is always MLIR text."""
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        arg_parser.add_argument(
+            "input_file", nargs="?", help="input file (default or '-': standard input)"
+        )
+        arg_parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
+        arg_parser.add_argument(
+            "-p",
+            "--passes",
+            default="",
+            help="comma-separated passes and pipelines, options in braces: "
+            "'a,b{opt=1 other=\"x y\"}'",
+        )
+        arg_parser.add_argument(
+            "--split-input-file",
+            action="store_true",
+            help="process each '// -----'-separated chunk of the input on its own",
+        )
+        arg_parser.add_argument(
+            "--verify-diagnostics",
+            action="store_true",
+            help="check diagnostics against '// expected-error {{...}}' annotations "
+            "(mlir-opt semantics) instead of printing them",
+        )
+        arg_parser.add_argument(
+            "--print-op-generic", action="store_true", help="print operations in generic form"
+        )
+        arg_parser.add_argument(
+            "--print-debuginfo", action="store_true", help="print operation locations"
+        )
+        arg_parser.add_argument(
+            "--allow-unregistered-dialect",
+            action="store_true",
+            help="accept operations of dialects abi-opt does not know",
+        )
+        arg_parser.add_argument(
+            "--no-implicit-module",
+            action="store_true",
+            help="require the input to be a single builtin.module",
+        )
+
+    def _help_epilog(self) -> str:
+        rows = [("passes:", "")]
+        rows += [
+            (f"  {name}", summary)
+            for name, summary in self.pass_summaries.items()
+            if name not in self.pipeline_entries
+        ]
+        if self.pipeline_entries:
+            rows.append(("\npipelines:", ""))
+            rows += [
+                (f"  {name}", summary if spec in summary else f"{summary} (= {spec})".lstrip())
+                for name, (spec, summary) in self.pipeline_entries.items()
+            ]
+        width = max(len(left) for left, _ in rows) + 2
+        return "\n".join(f"{left:<{width}}{right}" if right else left for left, right in rows)
+
+    # -- pipeline ---------------------------------------------------------------------------
+
+    def setup_pipeline(self) -> None:
+        specs: list[ArgSpec] = []
+        for spec in _parse_pipeline_text(self.args.passes):
+            # A named pipeline runs as its member passes, verified in between.
+            if spec.name in self.pipeline_entries and not spec.parameters:
+                specs += _parse_pipeline_text(self.pipeline_entries[spec.name][0])
+            elif spec.name in self.pipeline_entries and spec.name not in self.available_passes:
+                raise UsageError(f"pipeline '{spec.name}' takes no options")
+            else:
+                specs.append(spec)
+        for spec in specs:
+            if spec.name not in self.available_passes:
+                raise UsageError(f"unknown pass or pipeline '{spec.name}' (see '{PROG} --help')")
+        passes = tuple(_build_pass(self.available_passes[s.name](), s) for s in specs)
+        self.pipeline = PassPipeline(passes, self._after_pass)
+
+    def _after_pass(
+        self, previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None
+    ) -> None:
+        if previous is not None:
+            self._verify(module)
+
+    # -- running ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        self.exit_status = self._run()
+
+    def _run(self) -> int:
+        source = self._read_input()
+        output_file = self._open_output()
+        try:
+            chunks = self._process(source)
+            failed = (
+                self._check_expectations(source, chunks)
+                if self.args.verify_diagnostics
+                else self._report(source, chunks)
+            )
+            if failed:
+                return 1
+            text = "// -----\n".join(c.output for c in chunks if c.output is not None)
+            if output_file is None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                output_file.write(text)
+                output_file.close()
+                try:
+                    os.replace(output_file.name, self.args.output_file)
+                except OSError as error:
+                    raise UsageError(
+                        f"could not write output file '{self.args.output_file}': "
+                        f"{error.strerror or error}"
+                    ) from None
+                output_file = None
+            return 0
+        finally:
+            if output_file is not None:
+                output_file.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(output_file.name)
+
+    def _read_input(self) -> SourceFile:
+        path: str | None = self.args.input_file
+        if path is None or path == "-":
+            name, data = "<stdin>", sys.stdin.buffer.read()
+        else:
+            name = path
+            try:
+                with open(path, "rb") as stream:
+                    data = stream.read()
+            except OSError as error:
+                raise UsageError(
+                    f"could not open input file '{path}': {error.strerror or error}"
+                ) from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            prefix = data[: error.start].decode("utf-8")
+            raise UsageError(
+                f"input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+                SourceFile(name, prefix).position(len(prefix)),
+            ) from None
+        if BLANK.fullmatch(text):
+            raise UsageError(f"input '{name}' is empty")
+        return SourceFile(name, text)
+
+    def _open_output(self) -> IO[str] | None:
+        path: str | None = self.args.output_file
+        if path is None or path == "-":
+            self.args.output_file = None
+            return None
+        try:
+            if os.path.isdir(path):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            handle, _ = tempfile.mkstemp(
+                prefix=f".{os.path.basename(path)}.",
+                suffix=".tmp",
+                dir=os.path.dirname(path) or ".",
+            )
+        except OSError as error:
+            raise UsageError(
+                f"could not open output file '{path}': {error.strerror or error}"
+            ) from None
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)
+        return os.fdopen(handle, "w", encoding="utf-8")
+
+    def _split(self, source: SourceFile) -> list[_Chunk]:
+        if not self.args.split_input_file:
+            return [_Chunk(0, len(source.text))]
+        chunks: list[_Chunk] = []
+        start = 0
+        for marker in SPLIT_MARKER.finditer(source.text):
+            chunks.append(_Chunk(start, marker.start()))
+            start = marker.end()
+        chunks.append(_Chunk(start, len(source.text)))
+        return chunks
+
+    def _process(self, source: SourceFile) -> list[_Chunk]:
+        chunks = self._split(source)
+        for chunk in chunks:
+            table = LocationTable()
+            try:
+                self._process_chunk(source, chunk, table)
+            except _Failure as failure:
+                chunk.diagnostics.append(failure.diagnostic)
+        return chunks
+
+    def _process_chunk(self, source: SourceFile, chunk: _Chunk, table: LocationTable) -> None:
+        text = source.text[chunk.start : chunk.end]
+        if BLANK.fullmatch(text):
+            raise _Failure(Diagnostic("error", "empty input chunk", chunk.start))
+        module = self._parse(source, chunk, text, table)
+        self._table = table
+        self._verify(module)
+        with diagnostics.collect() as sink, tracking(table):
+            try:
+                self.pipeline.apply(self.ctx, module)
+            except AbiError as error:
+                offset = table.locate(error.op, error.where)
+                raise _Failure(
+                    Diagnostic(
+                        "error",
+                        error.message,
+                        table.offset_of(module) if offset is None else offset,
+                    )
+                ) from None
+            except DiagnosticException as error:
+                raise _Failure(Diagnostic("error", str(error), table.offset_of(module))) from None
+            finally:
+                for warning in sink.warnings:
+                    offset = table.locate(warning.op, warning.where)
+                    chunk.diagnostics.append(
+                        Diagnostic(
+                            "warning",
+                            warning.message,
+                            table.offset_of(module) if offset is None else offset,
+                        )
+                    )
+        chunk.output = self._print(module)
+
+    def _parse(
+        self, source: SourceFile, chunk: _Chunk, text: str, table: LocationTable
+    ) -> ModuleOp:
+        parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
+        try:
+            return parser.parse_located_module(not self.args.no_implicit_module)
+        except ParseError as error:
+            notes: list[Diagnostic] = []
+            if isinstance(error, MultipleSpansParseError):
+                notes = [
+                    Diagnostic("note", message or error.ref_text or "", chunk.start + span.start)
+                    for span, message in error.refs
+                ]
+            raise _Failure(
+                Diagnostic("error", error.msg, chunk.start + error.span.start, notes)
+            ) from None
+        except (DiagnosticException, ValueError) as error:
+            # Attribute and type verifiers run while parsing and carry no span.
+            offset = getattr(error, "abi_op_offset", None)
+            if offset is None:
+                offset = chunk.start + parser.pos
+            raise _Failure(Diagnostic("error", str(error), offset)) from None
+
+    def _verify(self, module: ModuleOp) -> None:
+        """Verify op by op (linear), so that the failing operation is known."""
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+                _verify_blocks(op)
+            except (DiagnosticException, ValueError) as error:
+                raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
+
+    def _print(self, module: ModuleOp) -> str:
+        from xdsl.printer import Printer
+
+        output = StringIO()
+        printer = Printer(
+            stream=output,
+            print_generic_format=self.args.print_op_generic,
+            print_debuginfo=self.args.print_debuginfo,
+        )
+        printer.print_op(module)
+        printer.print_metadata(self.ctx.loaded_dialects)
+        output.write("\n")
+        return output.getvalue()
+
+    # -- diagnostics ------------------------------------------------------------------------
+
+    def _report(self, source: SourceFile, chunks: list[_Chunk]) -> bool:
+        """Print every diagnostic; True when there was an error."""
+        failed = False
+        for chunk in chunks:
+            for diagnostic in chunk.diagnostics:
+                failed |= diagnostic.severity == "error"
+                for item in (diagnostic, *diagnostic.notes):
+                    _print_error(_format(source, item.severity, item.message, item.offset))
+        return failed
+
+    def _check_expectations(self, source: SourceFile, chunks: list[_Chunk]) -> bool:
+        """mlir-opt's `-verify-diagnostics`: True when a diagnostic was unexpected or an
+        expectation was not met."""
+        expectations = list(_expectations(source))
+        failed = False
+        for chunk in chunks:
+            mine = [e for e in expectations if chunk.start <= e.offset < chunk.end]
+            for diagnostic in _flatten(chunk.diagnostics):
+                line = None if diagnostic.offset is None else source.line_col(diagnostic.offset)[0]
+                match = next(
+                    (
+                        e
+                        for e in mine
+                        if not e.matched
+                        and e.severity == diagnostic.severity
+                        and e.line == line
+                        and e.text in diagnostic.message
+                    ),
+                    None,
+                )
+                if match is not None:
+                    match.matched = True
+                    continue
+                failed = True
+                _print_error(
+                    _format(
+                        source,
+                        "error",
+                        f"unexpected {diagnostic.severity}: {diagnostic.message}",
+                        diagnostic.offset,
+                    )
+                )
+            for expectation in mine:
+                if not expectation.matched:
+                    failed = True
+                    _print_error(
+                        _format(
+                            source,
+                            "error",
+                            f'expected {expectation.severity} "{expectation.text}" '
+                            "was not produced",
+                            expectation.offset,
+                        )
+                    )
+        return failed
+
+
+def _verify_blocks(op: Operation) -> None:
+    # The part of xDSL's Block.verify that is not about internal consistency.
+    for region in op.regions:
+        if (
+            len(region.blocks) == 1
+            and region.block.first_op is None
+            and not op.has_trait(NoTerminator)
+        ):
+            raise DiagnosticException(
+                f"Operation {op.name} contains empty block in single-block region "
+                "that expects at least a terminator"
+            )
+
+
+def _flatten(items: list[Diagnostic]) -> Iterator[Diagnostic]:
+    for item in items:
+        yield item
+        yield from item.notes
+
+
+def _expectations(source: SourceFile) -> Iterator[_Expectation]:
+    for match in _EXPECTATION.finditer(source.text):
+        severity, anchor, text = match.groups()
+        line = source.line_col(match.start())[0]
+        if anchor is None:
+            target: int | None = line
+        elif anchor == "unknown":
+            target = None
+        elif anchor == "above":
+            target = line - 1
+        elif anchor == "below":
+            target = line + 1
+        else:
+            target = line + int(anchor)
+        yield _Expectation(severity, text, target, match.start())
+
+
+def _format(source: SourceFile, severity: str, message: str, offset: int | None) -> str:
+    where = PROG if offset is None else source.position(offset)
+    return f"{where}: {severity}: {message}"
+
+
+def _print_error(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+# -- pass pipelines -----------------------------------------------------------------------
+
+
+def _parse_pipeline_text(text: str) -> list[ArgSpec]:
+    try:
+        return list(parse_pipeline(text))
+    except ArgSpecParseError as error:
+        # xDSL's message is "<header>\npass-pipeline:1:<col>\n<text>\n<caret>\n<message>".
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        position = re.search(r":(\d+):(\d+)$", lines[1]) if len(lines) > 1 else None
+        column = f" at column {position.group(2)}" if position else ""
+        raise UsageError(f"malformed pass pipeline '{text}'{column}: {lines[-1].strip()}") from None
+
+
+def _pipeline_entry(name: str, value: Any, summaries: dict[str, str]) -> tuple[str, str]:
+    """(spec, summary) of a `registry.PIPELINES` entry, whatever its shape: a sequence of
+    pass names, a spec string, a (spec, summary) pair, or an object with ``spec``/``passes``
+    and ``summary``. Without a summary of its own, the pass registry's entry of the same
+    name supplies it."""
+
+    def is_spec(text: str) -> bool:
+        try:
+            return all(s.name in summaries for s in parse_pipeline(text))
+        except (ArgSpecParseError, ValueError):
+            return False
+
+    spec, summary = None, ""
+    if isinstance(value, str):
+        spec = value
+    elif isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
+        if all(v in summaries for v in value):
+            spec = ",".join(value)
+        elif len(value) == 2:
+            first, second = value
+            spec, summary = (second, first) if is_spec(second) and not is_spec(first) else value
+    else:
+        for attribute in ("spec", "pipeline", "passes"):
+            members = getattr(value, attribute, None)
+            if members is not None:
+                spec = members if isinstance(members, str) else ",".join(members)
+                summary = str(getattr(value, "summary", ""))
+                break
+    if spec is None:
+        raise TypeError(f"pipeline '{name}': unsupported registry entry {value!r}")
+    return spec, summary or summaries.get(name, "")
+
+
+def _build_pass(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
+    """Instantiate a pass from its spec, with `abi-opt: error:` messages for bad options."""
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+    given = spec.normalize_parameter_names().parameters
+    for original, key in zip(spec.parameters, given, strict=True):
+        if key not in fields:
+            known = ", ".join(n.replace("_", "-") for n in fields)
+            raise UsageError(
+                f"pass '{spec.name}' has no option '{original}'"
+                + (f" (options: {known})" if known else " (it takes no options)")
+            )
+    hints = get_type_hints(cls)
+    for original, (key, value) in zip(spec.parameters, given.items(), strict=True):
+        from xdsl.utils.arg_spec import _convert_arg_to_type  # pyright: ignore[reportPrivateUsage]
+
+        try:
+            _convert_arg_to_type(value, hints[key])
+        except ValueError:
+            shown = ",".join(ArgSpec._spec_parameter_type_str(v) for v in value)  # pyright: ignore[reportPrivateUsage]
+            raise UsageError(
+                f"invalid value '{shown}' for option '{original}' of pass '{spec.name}': "
+                f"expected {_describe_type(hints[key])}"
+            ) from None
+    try:
+        return cls.from_pass_spec(spec)
+    except (ValueError, TypeError, AbiError) as error:
+        raise UsageError(f"invalid options for pass '{spec.name}': {error}") from None
+
+
+def _describe_type(hint: Any) -> str:
+    names = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+    if hint in names:
+        return names[hint]
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return " or ".join(_describe_type(a) for a in rest)
+    if origin is tuple and args:
+        return f"a comma-separated list of {_describe_type(args[0])} values"
+    return str(hint)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    AbiOptMain(description="abi-compiler's opt driver", args=argv).run()
-    return 0
+    return AbiOptMain.main(argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,165 @@
+"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11).
+
+xDSL's parser does not record where an operation came from, so `abi-opt` parses with
+`LocatingParser`, which writes the start offset of every operation (and of every named
+block argument) into a `LocationTable`. Offsets are plain integers into the whole input
+file; they become `line:col` only when a diagnostic is printed (`SourceFile.line_col`), so
+parsing stays linear however many operations the file holds.
+
+Operations created by passes have no offset: a diagnostic about one is located at its
+nearest ancestor that has one. A pass that replaces an operation can keep its position with
+`inherit_location(new, old)`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.lexer import Span
+
+_NEWLINE = re.compile("\n")
+
+
+class SourceFile:
+    """The text of one input file and its display name (`<stdin>` for standard input)."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name = name
+        self.text = text
+        self._line_starts: list[int] | None = None
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of a character offset (the line index is built once)."""
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def position(self, offset: int) -> str:
+        """`file:line:col` of an offset."""
+        line, col = self.line_col(offset)
+        return f"{self.name}:{line}:{col}"
+
+
+class LocationTable:
+    """Maps parsed IR objects (operations, block arguments) to offsets in a `SourceFile`."""
+
+    def __init__(self) -> None:
+        self._offsets: dict[Any, int] = {}
+
+    def record(self, node: Operation | SSAValue, offset: int) -> None:
+        self._offsets[node] = offset
+
+    def offset_of(self, node: Operation | SSAValue) -> int | None:
+        """The recorded offset of exactly this object, if any."""
+        return self._offsets.get(node)
+
+    def locate(
+        self, node: Operation | SSAValue | Block | None, where: tuple[str, int] | None = None
+    ) -> int | None:
+        """Offset for a diagnostic about ``node``.
+
+        ``where = ("argument", i)`` on an operation with a body (a `func.func`) points at
+        that entry-block argument; ``("result", i)`` and everything else point at the
+        operation. Objects without an offset fall back to their nearest located ancestor.
+        """
+        if isinstance(node, Operation) and where is not None and where[0] == "argument":
+            argument = _entry_argument(node, where[1])
+            if argument is not None and (offset := self._offsets.get(argument)) is not None:
+                return offset
+        current: Any = node
+        while current is not None:
+            offset = self._offsets.get(current)
+            if offset is not None:
+                return offset
+            current = _parent(current)
+        return None
+
+
+def _entry_argument(op: Operation, index: int) -> BlockArgument | None:
+    entry = op.regions[0].first_block if op.regions else None
+    if entry is None or not 0 <= index < len(entry.args):
+        return None
+    return entry.args[index]
+
+
+def _parent(node: Any) -> Any:
+    if isinstance(node, Operation | Block):
+        return node.parent_op()
+    if isinstance(node, BlockArgument):
+        return node.owner.parent_op()
+    if isinstance(node, OpResult):
+        return node.owner
+    return None
+
+
+_active_table: ContextVar[LocationTable | None] = ContextVar("abi_locations", default=None)
+
+
+@contextmanager
+def tracking(table: LocationTable) -> Iterator[LocationTable]:
+    """Make ``table`` the one `inherit_location` writes to (the driver wraps passes in it)."""
+    token = _active_table.set(table)
+    try:
+        yield table
+    finally:
+        _active_table.reset(token)
+
+
+def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> None:
+    """Give ``new`` (created by a pass) the source position of ``old``, so diagnostics about
+    ``new`` point where ``old`` was written. Does nothing outside the driver."""
+    table = _active_table.get()
+    if table is not None and (offset := table.locate(old)) is not None:
+        table.record(new, offset)
+
+
+class LocatingParser(Parser):
+    """xDSL's MLIR parser, recording where each operation and block argument starts.
+
+    ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
+    ``--split-input-file``), so recorded offsets are file offsets.
+    """
+
+    def __init__(
+        self, ctx: Any, text: str, name: str, *, table: LocationTable, base: int = 0
+    ) -> None:
+        super().__init__(ctx, text, name)
+        self._table = table
+        self._base = base
+
+    def parse_operation(self) -> Operation:
+        start = self._base + self._current_token.span.start
+        try:
+            op = super().parse_operation()
+        except Exception as error:
+            # Errors without a span (attribute verifiers run while parsing) are located at
+            # the innermost operation being parsed.
+            if getattr(error, "abi_op_offset", None) is None:
+                error.abi_op_offset = start  # type: ignore[attr-defined]
+            raise
+        self._table.record(op, start)
+        return op
+
+    def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        super()._register_ssa_definition(name, values, span)
+        for value in values:
+            if isinstance(value, BlockArgument):
+                self._table.record(value, self._base + span.start)
+
+    def parse_located_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """`parse_module`; an implicit module is located at its first operation."""
+        module = self.parse_module(allow_implicit_module)
+        if self._table.offset_of(module) is None:
+            first = module.body.block.first_op
+            first_offset = self._table.offset_of(first) if first is not None else None
+            self._table.record(module, self._base if first_offset is None else first_offset)
+        return module
