@@ -9,6 +9,7 @@ structure (SPEC §3, §8.1); `verify_abi_attributes` checks them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -44,9 +45,12 @@ from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from abi_compiler.dialects.attributes import (
-    AttributeVerifyException,
-    placed_attributes,
-    verify_index_path,
+    INDEX_PATH_VALUE,
+    ON_ARGUMENTS,
+    ON_ARGUMENTS_AND_RESULTS,
+    STRING_VALUE,
+    DialectAttributeDef,
+    verify_attributes,
 )
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import ListType, VariantType
@@ -155,7 +159,8 @@ class TuplePackOp(IRDLOperation):
     def __init__(self, elements: Sequence[SSAValue | Operation]) -> None:
         """The result type is `tuple<...>` of the elements' types."""
         types = [SSAValue.get(element).type for element in elements]
-        super().__init__(operands=[elements], result_types=[TupleType(types)])
+        result_type = TupleType(ArrayAttr(cast(list[TypeAttribute], types)))
+        super().__init__(operands=[elements], result_types=[result_type])
 
     def verify_(self) -> None:
         result_type = self.result.type
@@ -366,30 +371,38 @@ class RefArrayFromListsOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 
+ATTRIBUTES = (
+    DialectAttributeDef(
+        INDEX_PATH,
+        ON_ARGUMENTS_AND_RESULTS,
+        INDEX_PATH_VALUE,
+        """Where a flat value sits in the function's original structure.
+
+        Written by `flatten-signatures` on every argument and result of an exported
+        function it changes (SPEC §8.1), read by `materialize-sip-abi` and
+        `materialize-iree-abi` to rebuild the structure (SPEC §3.2). Example:
+        `{abi.index_path = [0, "k"]}` is slot `"k"` of the dict passed as argument 0.
+        """,
+    ),
+    DialectAttributeDef(
+        NAME,
+        ON_ARGUMENTS,
+        STRING_VALUE,
+        """The name of a named (keyword) argument (SPEC §4.3).
+
+        Names are unique within a function, and named arguments follow all positional
+        ones (checked by the passes that read them).
+        """,
+    ),
+)
+"""The `abi` dialect's discardable attributes."""
+
+
 def verify_abi_attributes(op: Operation) -> None:
-    """Check the `abi.*` attributes of ``op`` and of its arguments/results.
-
-    * `abi.index_path` (arguments and results of a `func.func`): an array of integers
-      and strings, the value's path in the signature's structure (SPEC §3.2).
-    * `abi.name` (arguments of a `func.func`): a string, the argument's name (SPEC §4.3).
-
-    Raises an `AttributeVerifyException` (a `VerifyException`) that says which op and
-    which argument/result.
-    """
-    for name, value, where in placed_attributes(op):
-        if name == INDEX_PATH:
-            if where is None:
-                raise AttributeVerifyException(
-                    f"{INDEX_PATH} is only valid on function arguments and results", op
-                )
-            verify_index_path(INDEX_PATH, value, op, where)
-        elif name == NAME:
-            if where is None or where[0] != "argument":
-                raise AttributeVerifyException(
-                    f"{NAME} is only valid on function arguments", op, where
-                )
-            if not isinstance(value, StringAttr):
-                raise AttributeVerifyException(f"{NAME} must be a string", op, where)
+    """Check the `abi.*` attributes of ``op`` and of its arguments/results against
+    `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying ``op``
+    and ``where``)."""
+    verify_attributes(op, ATTRIBUTES)
 
 
 Abi = Dialect(

@@ -1,45 +1,131 @@
-"""Shared machinery for verifying discardable dialect attributes (`abi.*`,
-`tf_saved_model.*`): the error type, where an attribute sits, index path shapes.
+"""Discardable dialect attributes (`abi.name`, `tf_saved_model.index_path`, …), declared
+like ODS records: one `DialectAttributeDef` holds the name, where the attribute may sit,
+what its value must be and its documentation. Verification and the reference docs are
+both generated from these records.
 
 xDSL has no hook for dialect attributes (MLIR's `verifyOperationAttribute` /
 `verifyRegionArgAttribute`), so each dialect module exposes a `verify_*_attributes(op)`
-function and `abi_compiler.dialects.verify_dialect_attributes` walks a module once.
+function built on `verify_attributes`, and `abi_compiler.dialects.verify_dialect_attributes`
+walks a module once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
-"""SPEC §3.2's message for a bad component; the structure pass uses the same words."""
+Where = tuple[str, int] | None
+"""Where an attribute sits: on a function `("argument", i)` / `("result", i)`, or on the
+operation itself (`None`) — the convention of `abi_compiler.errors.AbiError`."""
 
 
 class AttributeVerifyException(VerifyException):
-    """A misplaced or malformed dialect attribute.
+    """A misplaced or malformed dialect attribute: ``op`` carries it, ``where`` says
+    whether on the op itself (``None``) or on one of its arguments/results."""
 
-    ``op`` is the operation carrying it; ``where`` is ``("argument", i)`` or
-    ``("result", i)`` when it sits on a function argument or result (the convention of
-    `abi_compiler.errors.AbiError`), ``None`` when it is an attribute of ``op`` itself.
-    """
-
-    def __init__(self, message: str, op: Operation, where: tuple[str, int] | None = None) -> None:
+    def __init__(self, message: str, op: Operation, where: Where = None) -> None:
         super().__init__(message)
         self.message = message
         self.op = op
         self.where = where
 
 
-Placement = tuple[str, int] | None
-"""Where an attribute sits: on a function `("argument", i)` / `("result", i)`, or on the
-operation itself (`None`)."""
+@dataclass(frozen=True)
+class Placement:
+    """Where a dialect attribute may sit; ``text`` completes "only valid on …"."""
+
+    text: str
+    allows: Callable[[Operation, Where], bool]
 
 
-def placed_attributes(op: Operation) -> Iterator[tuple[str, Attribute, Placement]]:
+ON_ARGUMENTS = Placement(
+    "function arguments", lambda op, where: where is not None and where[0] == "argument"
+)
+ON_ARGUMENTS_AND_RESULTS = Placement(
+    "function arguments and results", lambda op, where: where is not None
+)
+ON_OPERATIONS = Placement("operations", lambda op, where: where is None)
+ON_MODULES = Placement("modules", lambda op, where: where is None and isinstance(op, ModuleOp))
+
+
+@dataclass(frozen=True)
+class ValueConstraint:
+    """What a dialect attribute's value must be; ``text`` completes "must be …".
+    ``check`` returns None if the value is fine, or the error message."""
+
+    text: str
+    check: Callable[[str, Attribute], str | None]
+
+
+def instance_of(*kinds: type[Attribute], text: str) -> ValueConstraint:
+    return ValueConstraint(
+        text, lambda name, value: None if isinstance(value, kinds) else f"{name} must be {text}"
+    )
+
+
+def _array_of_strings(name: str, value: Attribute) -> str | None:
+    if isinstance(value, ArrayAttr) and all(isinstance(item, StringAttr) for item in value.data):
+        return None
+    return f"{name} must be an array of strings"
+
+
+INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
+"""SPEC §3.2's message for a bad component; the structure pass uses the same words."""
+
+
+def is_index_path_component(component: Attribute) -> bool:
+    return isinstance(component, StringAttr) or (
+        isinstance(component, IntegerAttr) and isinstance(component.type, IntegerType)
+    )
+
+
+def _index_path(name: str, value: Attribute) -> str | None:
+    if not isinstance(value, ArrayAttr):
+        return f"{name} must be an array of strings and integers"
+    if not all(is_index_path_component(component) for component in value.data):
+        return INDEX_PATH_COMPONENT_MESSAGE
+    return None
+
+
+STRING_VALUE = instance_of(StringAttr, text="a string")
+ARRAY_OF_STRINGS_VALUE = ValueConstraint("an array of strings", _array_of_strings)
+INDEX_PATH_VALUE = ValueConstraint(
+    "an array of strings (dict keys) and integers (sequence keys)", _index_path
+)
+
+
+@dataclass(frozen=True)
+class DialectAttributeDef:
+    """One discardable dialect attribute: its name, where it may sit, what its value
+    must be, and its documentation (first line: summary)."""
+
+    name: str
+    placement: Placement
+    value: ValueConstraint
+    doc: str
+
+    def verify(self, value: Attribute, op: Operation, where: Where) -> None:
+        if not self.placement.allows(op, where):
+            raise AttributeVerifyException(
+                f"{self.name} is only valid on {self.placement.text}", op, where
+            )
+        if (message := self.value.check(self.name, value)) is not None:
+            raise AttributeVerifyException(message, op, where)
+
+
+def placed_attributes(op: Operation) -> Iterator[tuple[str, Attribute, Where]]:
     """Every discardable attribute of ``op`` and, for a `func.func`, of its arguments and
     results, with where it sits."""
     for name, value in op.attributes.items():
@@ -54,23 +140,10 @@ def placed_attributes(op: Operation) -> Iterator[tuple[str, Attribute, Placement
                         yield name, value, (side, i)
 
 
-def is_index_path(value: Attribute) -> bool:
-    """An array whose components are integers (sequence keys) or strings (dict keys)."""
-    return isinstance(value, ArrayAttr) and all(
-        is_index_path_component(component) for component in value.data
-    )
-
-
-def is_index_path_component(component: Attribute) -> bool:
-    return isinstance(component, StringAttr) or (
-        isinstance(component, IntegerAttr) and isinstance(component.type, IntegerType)
-    )
-
-
-def verify_index_path(name: str, value: Attribute, op: Operation, where: Placement) -> None:
-    if not isinstance(value, ArrayAttr):
-        raise AttributeVerifyException(
-            f"{name} must be an array of strings and integers", op, where
-        )
-    if not is_index_path(value):
-        raise AttributeVerifyException(INDEX_PATH_COMPONENT_MESSAGE, op, where)
+def verify_attributes(op: Operation, defs: Sequence[DialectAttributeDef]) -> None:
+    """Check the attributes of ``op`` (and of its arguments/results) that ``defs``
+    declare; others are left alone. Raises `AttributeVerifyException`."""
+    by_name = {definition.name: definition for definition in defs}
+    for name, value, where in placed_attributes(op):
+        if (definition := by_name.get(name)) is not None:
+            definition.verify(value, op, where)

@@ -1,7 +1,7 @@
-"""A minimal `hal` dialect with IREE's textual form (SPEC §8.2): tensors inside lists
-travel as `!hal.buffer_view`.
+"""A minimal `hal` dialect with IREE's textual form (SPEC §8.2).
 
-Only the forms the V1 wrapper writes are declared: IREE's optional `wait(...)` fences,
+Tensors inside lists travel as `!hal.buffer_view`, because that is what IREE's compiler
+accepts. Only the forms the V1 wrapper writes are declared: IREE's optional `wait(...)` fences,
 `"name"` labels, `as` storage encodings and affinities are not. The custom forms print
 byte for byte as IREE 3.13 does; the generic forms differ from IREE's (which carry
 `operandSegmentSizes` and encoding properties for those optional parts).
@@ -39,8 +39,10 @@ from xdsl.utils.exceptions import VerifyException
 
 @irdl_attr_definition
 class BufferViewType(ParametrizedAttribute, TypeAttribute):
-    """`!hal.buffer_view`: a buffer with shape and element type, IREE's runtime form of a
-    tensor crossing the ABI inside a list."""
+    """`!hal.buffer_view`: a buffer with a shape and an element type.
+
+    IREE's runtime form of a tensor crossing the ABI inside a list (SPEC §8.2).
+    """
 
     name = "hal.buffer_view"
 
@@ -54,10 +56,12 @@ def dynamic_dim_count(type: Attribute) -> int:
 
 @irdl_custom_directive
 class ShapedTypeWithDims(CustomDirective):
-    """`tensor<4xf32>` or `tensor<?x4xf32>{%d0}`: a tensor type followed by one index
-    value per dynamic dim, in braces, only when the type has dynamic dims (as IREE's
-    `hal.tensor.*` ops spell it; a static type takes no braces, so a trailing `{...}` is
-    the attribute dictionary)."""
+    """A tensor type and its dynamic dims: `tensor<4xf32>`, `tensor<?x4xf32>{%d0}`.
+
+    One index value per dynamic dim, in braces, only when the type has dynamic dims (as
+    IREE's `hal.tensor.*` ops spell it); after a static type a `{...}` is the attribute
+    dictionary.
+    """
 
     type: TypeDirective
     dims: VariadicOperandVariable

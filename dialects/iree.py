@@ -13,8 +13,11 @@ from abi_compiler.dialects.util import VariantType, parse_list_element, print_li
 
 @irdl_attr_definition
 class IreeListType(ParametrizedAttribute, TypeAttribute):
-    """`!iree.list<T>`: the legacy spelling of `!util.list<T>`, same meaning everywhere
-    (SPEC §3.1); `wrap-entry-points` rewrites it to `!util.list<T>`."""
+    """`!iree.list<T>`: the legacy spelling of `!util.list<T>`.
+
+    Same meaning everywhere (SPEC §3.1); `wrap-entry-points` rewrites it to
+    `!util.list<T>`.
+    """
 
     name = "iree.list"
 
@@ -37,8 +40,11 @@ class IreeListType(ParametrizedAttribute, TypeAttribute):
 
 @irdl_attr_definition
 class IreeTupleType(ParametrizedAttribute, TypeAttribute):
-    """`!iree.tuple<T0, T1, …>`: seed 000's composite tuple, e.g. the ND-array of reference
-    type `!iree.tuple<!util.list<T>, !util.list<index>>` (SPEC §8.3)."""
+    """`!iree.tuple<T0, T1, …>`: seed 000's composite tuple.
+
+    For example the ND-array of reference type
+    `!iree.tuple<!util.list<T>, !util.list<index>>` (SPEC §8.3).
+    """
 
     name = "iree.tuple"
 

@@ -1,26 +1,25 @@
-"""The `tf_saved_model` attributes TensorFlow's importer writes, recognised by name.
+"""The `tf_saved_model` attributes TensorFlow's importer writes.
 
-They are discardable attributes; the passes read them (SPEC §3.2, §6) and
-`verify_tf_saved_model_attributes` checks their shape and placement:
-
-* `tf_saved_model.semantics` (unit, on the module): the module is a saved model;
-* `tf_saved_model.exported_names` (array of strings, on an op such as `func.func`): the
-  names the function is exported under;
-* `tf_saved_model.index_path` (array of integers and strings, on arguments and results):
-  the value's path in the signature's structure;
-* `tf_saved_model.bound_input` (symbol reference, on arguments): a variable bound by
-  TensorFlow, which must be resolved before ABI processing (SPEC §2).
+Only its discardable attributes are declared (no types or ops): the passes read them
+(SPEC §2, §3.2, §6) and `verify_tf_saved_model_attributes` checks their placement and
+values.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import SymbolRefAttr, UnitAttr
 from xdsl.ir import Dialect, Operation
 
 from abi_compiler.dialects.attributes import (
-    AttributeVerifyException,
-    placed_attributes,
-    verify_index_path,
+    ARRAY_OF_STRINGS_VALUE,
+    INDEX_PATH_VALUE,
+    ON_ARGUMENTS,
+    ON_ARGUMENTS_AND_RESULTS,
+    ON_MODULES,
+    ON_OPERATIONS,
+    DialectAttributeDef,
+    instance_of,
+    verify_attributes,
 )
 
 INDEX_PATH = "tf_saved_model.index_path"
@@ -28,45 +27,56 @@ EXPORTED_NAMES = "tf_saved_model.exported_names"
 SEMANTICS = "tf_saved_model.semantics"
 BOUND_INPUT = "tf_saved_model.bound_input"
 
+ATTRIBUTES = (
+    DialectAttributeDef(
+        SEMANTICS,
+        ON_MODULES,
+        instance_of(UnitAttr, text="a unit attribute"),
+        """Marks the module as a TensorFlow saved model.
+
+        Only functions with `tf_saved_model.exported_names` are exported (SPEC §2); the
+        lowering passes remove the attribute once they have adopted every export (SPEC §6).
+        """,
+    ),
+    DialectAttributeDef(
+        EXPORTED_NAMES,
+        ON_OPERATIONS,
+        ARRAY_OF_STRINGS_VALUE,
+        """The names a function is exported under.
+
+        The lowering passes rename the function to its single exported name; more than
+        one is an error for them (SPEC §6).
+        """,
+    ),
+    DialectAttributeDef(
+        INDEX_PATH,
+        ON_ARGUMENTS_AND_RESULTS,
+        INDEX_PATH_VALUE,
+        """Where a flat value sits in the function's structure, as TensorFlow wrote it.
+
+        Read by every pass to rebuild the structure (SPEC §3.2); the lowering passes
+        rewrite it to `abi.index_path`.
+        """,
+    ),
+    DialectAttributeDef(
+        BOUND_INPUT,
+        ON_ARGUMENTS,
+        instance_of(SymbolRefAttr, text="a symbol reference"),
+        """A variable bound to the argument by TensorFlow.
+
+        Every pass rejects it: bound inputs must be resolved before ABI processing
+        (SPEC §2).
+        """,
+    ),
+)
+"""The `tf_saved_model` attributes this project reads."""
+
 
 def verify_tf_saved_model_attributes(op: Operation) -> None:
-    """Check the `tf_saved_model.*` attributes of ``op`` and of its arguments/results.
-
-    Raises an `AttributeVerifyException` (a `VerifyException`) that says which op and
-    which argument/result.
-    """
-    for name, value, where in placed_attributes(op):
-        if name == INDEX_PATH:
-            if where is None:
-                raise AttributeVerifyException(
-                    f"{INDEX_PATH} is only valid on function arguments and results", op
-                )
-            verify_index_path(INDEX_PATH, value, op, where)
-        elif name == EXPORTED_NAMES:
-            if where is not None:
-                raise AttributeVerifyException(
-                    f"{EXPORTED_NAMES} is only valid on an operation, not on its {where[0]}s",
-                    op,
-                    where,
-                )
-            if not isinstance(value, ArrayAttr) or not all(
-                isinstance(item, StringAttr) for item in value.data
-            ):
-                raise AttributeVerifyException(f"{EXPORTED_NAMES} must be an array of strings", op)
-        elif name == SEMANTICS:
-            if where is not None or not isinstance(op, ModuleOp):
-                raise AttributeVerifyException(f"{SEMANTICS} is only valid on a module", op, where)
-            if not isinstance(value, UnitAttr):
-                raise AttributeVerifyException(f"{SEMANTICS} must be a unit attribute", op)
-        elif name == BOUND_INPUT:
-            if where is None or where[0] != "argument":
-                raise AttributeVerifyException(
-                    f"{BOUND_INPUT} is only valid on function arguments", op, where
-                )
-            if not isinstance(value, SymbolRefAttr):
-                raise AttributeVerifyException(
-                    f"{BOUND_INPUT} must be a symbol reference", op, where
-                )
+    """Check the `tf_saved_model.*` attributes of ``op`` and of its arguments/results
+    against `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying
+    ``op`` and ``where``)."""
+    verify_attributes(op, ATTRIBUTES)
 
 
 TfSavedModel = Dialect("tf_saved_model", [], [])

@@ -10,7 +10,6 @@ from xdsl.dialects.builtin import IndexType, IndexTypeConstr
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
-    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -101,8 +100,11 @@ def _implied_element_type(list_type: Attribute) -> Attribute | None:
 
 @irdl_custom_directive
 class ListTypeGet(CustomDirective):
-    """`: !util.list<T>` (element type implied) or `: !util.list<?> -> T` (IREE's
-    `custom<ListTypeGet>`). The arrow form is printed only when the type is not implied."""
+    """The list type, then `-> T` unless the list type implies `T` (IREE's ListTypeGet).
+
+    `!util.list<i32>` implies `i32`; `!util.list<?>` implies nothing. The arrow form
+    always parses and is printed only when needed.
+    """
 
     list_type: TypeDirective
     result_type: TypeDirective
@@ -111,6 +113,7 @@ class ListTypeGet(CustomDirective):
         start = parser.pos
         list_type = parser.parse_type()
         end = parser.pos
+        result_type: Attribute
         if parser.parse_optional_punctuation("->") is not None:
             result_type = parser.parse_type()
         elif (implied := _implied_element_type(list_type)) is not None:
@@ -132,8 +135,11 @@ class ListTypeGet(CustomDirective):
 
 @irdl_custom_directive
 class ListTypeSet(CustomDirective):
-    """`: !util.list<T>` (element type implied) or `: T -> !util.list<?>` (IREE's
-    `custom<ListTypeSet>`). The arrow form is printed only when the type is not implied."""
+    """The list type, preceded by `T ->` unless it implies `T` (IREE's ListTypeSet).
+
+    `!util.list<i32>` implies `i32`; `!util.list<?>` implies nothing. The arrow form
+    always parses and is printed only when needed.
+    """
 
     list_type: TypeDirective
     value_type: TypeDirective
@@ -142,6 +148,8 @@ class ListTypeSet(CustomDirective):
         start = parser.pos
         first = parser.parse_type()
         end = parser.pos
+        value_type: Attribute
+        list_type: Attribute
         if parser.parse_optional_punctuation("->") is not None:
             value_type, list_type = first, parser.parse_type()
         elif (implied := _implied_element_type(first)) is not None:
@@ -194,7 +202,11 @@ class ListCreateOp(IRDLOperation):
 
 @irdl_op_definition
 class ListSizeOp(IRDLOperation):
-    """Returns the current size of the list in elements."""
+    """Returns the current size of the list in elements.
+
+    The size is the number of slots, set or not: `util.list.resize` changes it,
+    `util.list.set` does not.
+    """
 
     name = "util.list.size"
 
@@ -243,7 +255,7 @@ class ListGetOp(IRDLOperation):
 
     list = operand_def(ListType)
     index = operand_def(IndexTypeConstr)
-    result = result_def(base(TypeAttribute))
+    result = result_def()
 
     traits = traits_def(MemoryReadEffect())
 
@@ -290,7 +302,7 @@ class ListSetOp(IRDLOperation):
 
     list = operand_def(ListType)
     index = operand_def(IndexTypeConstr)
-    value = operand_def(base(TypeAttribute))
+    value = operand_def()
 
     traits = traits_def(MemoryWriteEffect())
 
