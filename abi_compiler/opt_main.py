@@ -41,7 +41,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from io import StringIO
-from typing import IO, Any, Literal, NoReturn, get_args, get_origin, get_type_hints
+from typing import Any, Literal, NoReturn, get_args, get_origin, get_type_hints
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -311,7 +311,7 @@ class AbiOptMain(xDSLOptMain):
 
     def _run(self) -> int:
         source = self._read_input()
-        output_file = self._open_output()
+        temp_path = self._reserve_output()
         try:
             chunks = self._process(source)
             failed = (
@@ -322,26 +322,25 @@ class AbiOptMain(xDSLOptMain):
             if failed:
                 return 1
             text = "// -----\n".join(c.output for c in chunks if c.output is not None)
-            if output_file is None:
+            if temp_path is None:
                 sys.stdout.write(text)
                 sys.stdout.flush()
-            else:
-                output_file.write(text)
-                output_file.close()
-                try:
-                    os.replace(output_file.name, self.args.output_file)
-                except OSError as error:
-                    raise UsageError(
-                        f"could not write output file '{self.args.output_file}': "
-                        f"{error.strerror or error}"
-                    ) from None
-                output_file = None
+                return 0
+            try:
+                with open(temp_path, "w", encoding="utf-8") as stream:
+                    stream.write(text)
+                os.replace(temp_path, self.args.output_file)
+            except OSError as error:
+                raise UsageError(
+                    f"could not write output file '{self.args.output_file}': "
+                    f"{error.strerror or error}"
+                ) from None
+            temp_path = None
             return 0
         finally:
-            if output_file is not None:
-                output_file.close()
+            if temp_path is not None:
                 with contextlib.suppress(OSError):
-                    os.unlink(output_file.name)
+                    os.unlink(temp_path)
 
     def _read_input(self) -> SourceFile:
         path: str | None = self.args.input_file
@@ -368,7 +367,9 @@ class AbiOptMain(xDSLOptMain):
             raise UsageError(f"input '{name}' is empty")
         return SourceFile(name, text)
 
-    def _open_output(self) -> IO[str] | None:
+    def _reserve_output(self) -> str | None:
+        """For `-o`, create the temporary file the output is renamed from on success (so a
+        bad output path fails before any work, and a failed run leaves no file)."""
         path: str | None = self.args.output_file
         if path is None or path == "-":
             self.args.output_file = None
@@ -376,7 +377,7 @@ class AbiOptMain(xDSLOptMain):
         try:
             if os.path.isdir(path):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-            handle, _ = tempfile.mkstemp(
+            handle, temp_path = tempfile.mkstemp(
                 prefix=f".{os.path.basename(path)}.",
                 suffix=".tmp",
                 dir=os.path.dirname(path) or ".",
@@ -388,7 +389,8 @@ class AbiOptMain(xDSLOptMain):
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(handle, 0o666 & ~umask)
-        return os.fdopen(handle, "w", encoding="utf-8")
+        os.close(handle)
+        return temp_path
 
     def _split(self, source: SourceFile) -> list[_Chunk]:
         if not self.args.split_input_file:

@@ -1,0 +1,9 @@
+// -o writes the output to a file (and nothing to stdout).
+// RUN: abi-opt %s -o %t.out > %t.stdout
+// RUN: diff %t.stdout /dev/null
+// RUN: filecheck %s < %t.out
+
+// CHECK: func.func @f()
+func.func @f() {
+  func.return
+}
