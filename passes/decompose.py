@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
 from abi_compiler.passes.structure import functions, is_structured_type, type_text
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, TupleType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    TupleType,
+    UnregisteredOp,
+)
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -68,6 +75,13 @@ def build_tree(type: Attribute, leaves: Iterator[SSAValue]) -> Tree:
     return next(leaves)
 
 
+def op_name(op: Operation) -> str:
+    """The op's name as written (an unregistered op's own name, not xDSL's stand-in)."""
+    if isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return op.name
+
+
 def _slot_position(op: Operation, structure_type: Attribute) -> int:
     """Which item (natural order) an `abi.tuple.get` / `abi.dict.get` reads."""
     if isinstance(op, TupleGetOp):
@@ -86,7 +100,7 @@ class _FunctionDecomposer:
     def error(self, value: SSAValue, user: Operation) -> AbiError:
         return AbiError(
             f"cannot lower structured value of type {type_text(value.type)}: "
-            f"used by '{user.name}'",
+            f"used by '{op_name(user)}'",
             op=user,
         )
 

@@ -59,9 +59,8 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriteWalker, TypeConversionPattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler import diagnostics
@@ -79,15 +78,45 @@ from abi_compiler.model import (
 from abi_compiler.model import leaves as leaves_of
 
 
-class _IreeListToUtilList(TypeConversionPattern):
-    """`!iree.list<T>` is the legacy spelling of `!util.list<T>` (SPEC §8.2)."""
+def util_list_spelling(attr: Attribute) -> Attribute:
+    """`attr` with every `!iree.list<T>` spelled `!util.list<T>` (SPEC §8.2); the same
+    object when nothing changes."""
+    if isinstance(attr, IreeListType):
+        return ListType(util_list_spelling(attr.element_type))
+    if isinstance(attr, ParametrizedAttribute):
+        params = [util_list_spelling(p) for p in attr.parameters]
+        if any(new is not old for new, old in zip(params, attr.parameters, strict=True)):
+            return type(attr).new(params)
+    elif isinstance(attr, ArrayAttr):
+        items = [util_list_spelling(item) for item in attr.data]
+        if any(new is not old for new, old in zip(items, attr.data, strict=True)):
+            return ArrayAttr(items)
+    elif isinstance(attr, DictionaryAttr):
+        entries = {key: util_list_spelling(value) for key, value in attr.data.items()}
+        if any(entries[key] is not value for key, value in attr.data.items()):
+            return DictionaryAttr(entries)
+    return attr
 
-    recursive = True
 
-    def convert_type(self, typ: Attribute, /) -> Attribute | None:
-        if isinstance(typ, IreeListType):
-            return ListType(typ.element_type)
-        return None
+def respell_legacy_lists(module: ModuleOp) -> None:
+    """Rewrite `!iree.list<T>` to `!util.list<T>` everywhere, in place (ops keep their
+    identity, and so their source locations)."""
+    for op in module.walk():
+        for table in (op.properties, op.attributes):
+            for name, attr in list(table.items()):
+                new = util_list_spelling(attr)
+                if new is not attr:
+                    table[name] = new
+        for result in list(op.results):
+            new = util_list_spelling(result.type)
+            if new is not result.type:
+                Rewriter.replace_value_with_new_type(result, new)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in list(block.args):
+                    new = util_list_spelling(arg.type)
+                    if new is not arg.type:
+                        Rewriter.replace_value_with_new_type(arg, new)
 
 
 def needs_wrapper(func: FuncOp) -> bool:
@@ -347,7 +376,7 @@ class WrapEntryPointsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         adopt_saved_model_exports(op)
-        PatternRewriteWalker(_IreeListToUtilList()).rewrite_module(op)
+        respell_legacy_lists(op)
         plans: list[_Plan] = []
         for func in exported_functions(op):
             if ABI_STUB in func.attributes:
