@@ -149,6 +149,18 @@ class LocatingParser(Parser):
         self._table.record(op, start)
         return op
 
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is None:
+            # xDSL points after the name; point at the name itself.
+            end = self._current_token.span.start
+            start = self.lexer.input.content.rfind(name, 0, end)
+            self.raise_error(
+                f"Operation {name} is not registered",
+                Span(start, start + len(name), self.lexer.input) if start >= 0 else None,
+            )
+        return op_type
+
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         super()._register_ssa_definition(name, values, span)
         for value in values:

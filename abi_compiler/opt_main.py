@@ -449,8 +449,9 @@ class AbiOptMain(xDSLOptMain):
     def _parse(
         self, source: SourceFile, chunk: _Chunk, text: str, table: LocationTable
     ) -> ModuleOp:
-        parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
+        parser: LocatingParser | None = None
         try:
+            parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
             return parser.parse_located_module(not self.args.no_implicit_module)
         except ParseError as error:
             notes: list[Diagnostic] = []
@@ -466,7 +467,7 @@ class AbiOptMain(xDSLOptMain):
             # Attribute and type verifiers run while parsing and carry no span.
             offset = getattr(error, "abi_op_offset", None)
             if offset is None:
-                offset = chunk.start + parser.pos
+                offset = chunk.start + (parser.pos if parser is not None else 0)
             raise _Failure(Diagnostic("error", str(error), offset)) from None
 
     def _verify(self, module: ModuleOp) -> None:
