@@ -67,15 +67,24 @@ class ShapedTypeWithDims(CustomDirective):
     dims: VariadicOperandVariable
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
         type = parser.parse_type()
+        end = parser.pos
         self.type.set(state, (type,))
-        if dynamic_dim_count(type):
-            dims = parser.parse_comma_separated_list(
-                parser.Delimiter.BRACES, parser.parse_unresolved_operand
-            )
-            self.dims.set(state, dims)
-        else:
+        if not (count := dynamic_dim_count(type)):
             self.dims.set(state, ())
+            return
+        if parser.parse_optional_punctuation("{") is None:
+            parser.raise_error(
+                f"expected {{...}} with {count} dim values (one index per '?') after {type}",
+                start,
+                end,
+            )
+        dims = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        parser.parse_punctuation("}")
+        self.dims.set(state, dims)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         (type,) = self.type.get(op)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -21,7 +23,7 @@ class IreeListType(ParametrizedAttribute, TypeAttribute):
 
     name = "iree.list"
 
-    element_type: Attribute
+    element_type: TypeAttribute
 
     def __init__(self, element_type: Attribute | None = None) -> None:
         super().__init__(VariantType() if element_type is None else element_type)
@@ -48,9 +50,9 @@ class IreeTupleType(ParametrizedAttribute, TypeAttribute):
 
     name = "iree.tuple"
 
-    types: ArrayAttr[Attribute]
+    types: ArrayAttr[TypeAttribute]
 
-    def __init__(self, types: list[Attribute] | tuple[Attribute, ...]) -> None:
+    def __init__(self, types: Sequence[Attribute]) -> None:
         super().__init__(ArrayAttr(types))
 
     @classmethod
