@@ -1,0 +1,875 @@
+"""Runtime marshalling: Python values ↔ the argument and result lists of a function (SPEC §10).
+
+The caller's half of the ABI, with IREE's runtime semantics (its `FunctionInvoker` and
+`ArgumentPacker`):
+
+* `pack(abi, *args, **kwargs)`: bind Python values to the root records of an `iree.abi`
+  JSON and return one value per record. A structure becomes a nested list of its items in
+  record order (an `sdict` in sorted key order): the shape the V1 wrapper's
+  `!util.list<?>` arguments take (§8.2).
+* `unpack(abi, results)`: re-assemble the function's results.
+* `pack_legacy(f, sip, *args, **kwargs)` / `unpack_legacy(f, sip, results)`: the same for
+  the legacy raw (`f`) plus SIP (`sip`) pair; the packed form is the flat leaf list.
+
+Value rules (each value is checked against its record; every error is an `AbiError`
+naming the value's path, e.g. ``argument 'x'[0]['b']: expected a sequence of 2 values,
+got 3``):
+
+* `slist` / `stuple`: any sequence except str/bytes/bytearray/memoryview, of exactly the
+  record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
+  positions of the other items never shift.
+* `sdict`: a mapping with exactly the record's keys.
+* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), nested lists/tuples,
+  or a bare number for rank 0. Rank and static dims are checked; the element type is not
+  (IREE converts with numpy). The value is passed through unchanged. An ND-array of
+  reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
+  ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
+  needs a ``.shape`` and ``.tolist()`` (a numpy object array).
+* integers (`i<w>`, `si<w>`, `ui<w>`): an int (``bool`` and numpy integers included) in the
+  type's range (signless: either interpretation), packed as ``int``; `i1` takes a bool or
+  0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a real number, packed as ``float``.
+* `py_homogeneous_list`: a sequence of any length, each element checked against the
+  element record. `"unknown"`: anything, unchanged.
+
+Binding: positional values fill the root slots in order; a keyword fills the `named`
+slot of that name. Deliberate difference: IREE's packer takes named slots by keyword only;
+here they may also be given positionally, as seed 001 describes ("named arguments that
+can be passed positionally or by keyword"). Every slot is filled exactly once.
+
+Legacy (SIP): a sequence root binds positional values by key (a gap takes ``None``), a
+dict root keyword values; a leaf's value is checked against the raw type of its flat
+index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
+unpack as tuples, since every result sequence level is a tuple (§3.2).
+
+numpy is never imported: arrays are recognized by their ``.shape``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import numbers
+import operator
+import weakref
+from collections.abc import Callable, Mapping
+from collections.abc import Sequence as SequenceABC
+from dataclasses import dataclass
+from typing import Any
+
+from abi_compiler.errors import AbiError
+from abi_compiler.model import (
+    Dict,
+    FlatSignature,
+    IndexPathComponent,
+    Leaf,
+    ListRef,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+    SipSignature,
+    ValueType,
+    leaves,
+)
+
+__all__ = ["pack", "pack_legacy", "unpack", "unpack_legacy"]
+
+AbiSource = str | bytes | Mapping[str, Any] | Signature
+"""An `iree.abi` JSON text, the dict `json.loads` makes of it, or a decoded `Signature`."""
+
+Converter = Callable[[Any], Any]
+
+# --------------------------------------------------------------------------------------
+# Errors: converters raise `_Mismatch`; each container level adds its key on the way out,
+# so paths cost nothing unless something is wrong.
+# --------------------------------------------------------------------------------------
+
+
+class _Mismatch(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reversed_path: list[IndexPathComponent] = []
+
+
+def _format_path(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
+    """`argument 'x'[0]['b']`, `argument 0[1]`, `result 0`."""
+    text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
+    for component in path:
+        text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
+    return text
+
+
+def _error(side: str, root: IndexPathComponent, mismatch: _Mismatch) -> AbiError:
+    path = _format_path(side, root, mismatch.reversed_path[::-1])
+    return AbiError(f"{path}: {mismatch.message}")
+
+
+def _type_name(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _values(count: int) -> str:
+    return f"{count} value" if count == 1 else f"{count} values"
+
+
+def _keys_text(keys: SequenceABC[object]) -> str:
+    return ", ".join(repr(key) for key in keys)
+
+
+# --------------------------------------------------------------------------------------
+# Shared checks.
+# --------------------------------------------------------------------------------------
+
+_NOT_SEQUENCES = (str, bytes, bytearray, memoryview)
+
+
+def _is_sequence(value: object) -> bool:
+    cls = type(value)
+    if cls is list or cls is tuple:
+        return True
+    return isinstance(value, SequenceABC) and not isinstance(value, _NOT_SEQUENCES)
+
+
+def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
+    if not _is_sequence(value):
+        raise _Mismatch(f"expected a sequence of {_values(count)}, got {_type_name(value)}")
+    if len(value) != count:
+        raise _Mismatch(f"expected a sequence of {_values(count)}, got {len(value)}")
+    return value  # type: ignore[no-any-return]
+
+
+def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
+    """The values of a mapping with exactly ``keys``, in that order."""
+    if not isinstance(value, Mapping):
+        wanted = f"keys {_keys_text(keys)}" if keys else "no keys"
+        raise _Mismatch(f"expected a mapping with {wanted}, got {_type_name(value)}")
+    missing = [key for key in keys if key not in value]
+    if missing:
+        noun = "key" if len(missing) == 1 else "keys"
+        raise _Mismatch(f"missing {noun} {_keys_text(missing)}")
+    if len(value) != len(keys):
+        known = set(keys)
+        extra = [key for key in value if key not in known]
+        noun = "key" if len(extra) == 1 else "keys"
+        raise _Mismatch(f"unexpected {noun} {_keys_text(extra)}")
+    return [value[key] for key in keys]
+
+
+def _check_gap(value: Any) -> None:
+    if value is not None:
+        raise _Mismatch(f"expected None (a gap in the structure), got {_type_name(value)}")
+
+
+# --------------------------------------------------------------------------------------
+# Leaf values.
+# --------------------------------------------------------------------------------------
+
+
+def _scalar_name(scalar: Scalar) -> str:
+    return f"{scalar.kind}{scalar.width}"
+
+
+def _int_range(scalar: Scalar) -> tuple[int, int]:
+    width = scalar.width
+    if scalar.kind == "si":
+        return -(1 << (width - 1)), (1 << (width - 1)) - 1
+    if scalar.kind == "ui":
+        return 0, (1 << width) - 1
+    return -(1 << (width - 1)), (1 << width) - 1  # signless: either interpretation
+
+
+def _int_converter(scalar: Scalar) -> Converter:
+    name = _scalar_name(scalar)
+    if scalar.width == 1:
+        lowest, highest = 0, 1
+        expected = f"expected a bool ({name})"
+    else:
+        lowest, highest = _int_range(scalar)
+        expected = f"expected an int ({name})"
+
+    def convert(value: Any) -> Any:
+        if type(value) is int:
+            number = value
+        else:
+            try:
+                number = int(operator.index(value))
+            except TypeError:
+                raise _Mismatch(f"{expected}, got {_type_name(value)}") from None
+        if not lowest <= number <= highest:
+            raise _Mismatch(f"value {number} does not fit in {name}")
+        return bool(number) if scalar.width == 1 else number
+
+    return convert
+
+
+def _float_converter(scalar: Scalar) -> Converter:
+    name = _scalar_name(scalar)
+
+    def convert(value: Any) -> float:
+        cls = type(value)
+        if cls is float:
+            return value  # type: ignore[no-any-return]
+        if cls is int or cls is bool or isinstance(value, numbers.Real):
+            try:
+                return float(value)
+            except OverflowError:
+                raise _Mismatch(f"value {value} does not fit in {name}") from None
+        raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
+
+    return convert
+
+
+def _scalar_converter(scalar: Scalar) -> Converter:
+    if scalar.kind in ("f", "bf"):
+        return _float_converter(scalar)
+    return _int_converter(scalar)
+
+
+def _passthrough(value: Any) -> Any:
+    return value
+
+
+def _nested_list_shape(
+    value: list[Any] | tuple[Any, ...], dims: tuple[int | None, ...] | None
+) -> tuple[int, ...]:
+    """The shape of rectangular nested lists/tuples.
+
+    ``dims`` are given for a reference array (SPEC §8.3), whose elements are lists
+    themselves: the descent stops at its rank, and a zero-size dim, which hides the dims
+    below it, lets those be the static dims (or 0)."""
+    shape: list[int] = []
+    level: list[Any] = [value]
+    while dims is None or len(shape) < len(dims):
+        nested = [isinstance(item, (list, tuple)) for item in level]
+        if not any(nested):
+            break
+        size = len(level[0]) if nested[0] else -1
+        if not all(nested) or any(len(item) != size for item in level):
+            raise _Mismatch("expected an array, got ragged nested lists")
+        shape.append(size)
+        level = [element for item in level for element in item]
+        if not level:
+            if dims is not None:
+                shape.extend(0 if dim is None else dim for dim in dims[len(shape) :])
+            break
+    if dims is not None and len(shape) < len(dims):
+        raise _Mismatch(f"expected an array of rank {len(dims)}, got rank {len(shape)}")
+    return tuple(shape)
+
+
+def _array_shape(value: Any, dims: tuple[int | None, ...] | None = None) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, (list, tuple)):
+        try:
+            return tuple(int(dim) for dim in shape)
+        except (TypeError, ValueError):
+            raise _Mismatch(f"expected an array, got {_type_name(value)}") from None
+    if isinstance(value, (list, tuple)):
+        return _nested_list_shape(value, dims)
+    if isinstance(value, numbers.Number):
+        return ()
+    raise _Mismatch(f"expected an array, got {_type_name(value)}")
+
+
+def _format_shape(dims: SequenceABC[int | None]) -> str:
+    return "[" + "x".join("?" if dim is None else str(dim) for dim in dims) + "]"
+
+
+def _check_shape(shape: tuple[int, ...], dims: tuple[int | None, ...] | None) -> None:
+    if dims is None:
+        return
+    if len(shape) != len(dims):
+        raise _Mismatch(f"expected an array of rank {len(dims)}, got rank {len(shape)}")
+    for expected, actual in zip(dims, shape, strict=True):
+        if expected is not None and expected != actual:
+            raise _Mismatch(
+                f"expected an array of shape {_format_shape(dims)}, got {_format_shape(shape)}"
+            )
+
+
+def _ndarray_checker(array: NDArray) -> Converter:
+    dims = array.dims
+
+    def convert(value: Any) -> Any:
+        _check_shape(_array_shape(value), dims)
+        return value
+
+    return convert
+
+
+def _flatten(nested: Any, shape: tuple[int, ...]) -> list[Any]:
+    level = [nested]
+    for _ in shape:
+        level = [element for item in level for element in item]
+    return level
+
+
+def _multi_index(position: int, shape: tuple[int, ...]) -> list[int]:
+    index: list[int] = []
+    for size in reversed(shape):
+        position, rest = divmod(position, size)
+        index.append(rest)
+    return index[::-1]
+
+
+def _convert_elements(
+    elements: SequenceABC[Any], shape: tuple[int, ...], convert: Converter
+) -> list[Any]:
+    out = []
+    for position, element in enumerate(elements):
+        try:
+            out.append(convert(element))
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.extend(reversed(_multi_index(position, shape)))
+            raise
+    return out
+
+
+def _ref_array_packer(array: NDArray, element: Converter) -> Converter:
+    """SPEC §8.3: an ND-array of reference type travels as [values, dims]."""
+    dims = array.dims
+
+    def convert(value: Any) -> list[Any]:
+        if hasattr(value, "shape") and hasattr(value, "tolist"):
+            shape = _array_shape(value)
+            nested = value.tolist()
+        elif dims is None:
+            raise _Mismatch(
+                "expected an array with a shape (an unranked reference array cannot be "
+                f"nested lists), got {_type_name(value)}"
+            )
+        else:
+            shape = _array_shape(value, dims)
+            nested = value
+        _check_shape(shape, dims)
+        values = _convert_elements(_flatten(nested, shape), shape, element)
+        return [values, list(shape)]
+
+    return convert
+
+
+def _dim(value: Any) -> int:
+    try:
+        dim = int(operator.index(value))
+    except TypeError:
+        raise _Mismatch(f"expected a dim (a non-negative int), got {_type_name(value)}") from None
+    if dim < 0:
+        raise _Mismatch(f"expected a dim (a non-negative int), got {dim}")
+    return dim
+
+
+def _reshape(flat: list[Any], shape: tuple[int, ...]) -> Any:
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    stride = len(flat) // shape[0] if shape[0] else 0
+    return [_reshape(flat[i * stride : (i + 1) * stride], shape[1:]) for i in range(shape[0])]
+
+
+def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
+    """[values, dims] → nested lists of the unpacked values (rank 0: the value)."""
+    dims = array.dims
+
+    def convert(value: Any) -> Any:
+        values, sizes = _sequence_of(value, 2)
+        try:
+            if not _is_sequence(sizes):
+                raise _Mismatch(f"expected a sequence of dims, got {_type_name(sizes)}")
+            shape = tuple(_dim(size) for size in sizes)
+            _check_shape(shape, dims)
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(1)
+            raise
+        count = 1
+        for size in shape:
+            count *= size
+        try:
+            # Paths follow the packed form: the position in the flat values list.
+            converted = _convert_elements(_sequence_of(values, count), (count,), element)
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(0)
+            raise
+        return _reshape(converted, shape)
+
+    return convert
+
+
+def _list_converter(element: Converter) -> Converter:
+    """`py_homogeneous_list`: any length, every element checked."""
+
+    def convert(value: Any) -> list[Any]:
+        if not _is_sequence(value):
+            raise _Mismatch(f"expected a sequence, got {_type_name(value)}")
+        out = []
+        for position, item in enumerate(value):
+            try:
+                out.append(element(item))
+            except _Mismatch as mismatch:
+                mismatch.reversed_path.append(position)
+                raise
+        return out
+
+    return convert
+
+
+def _value_converter(
+    value_type: ValueType | None, *, unpacking: bool, opaque_refs: bool
+) -> Converter:
+    """Check (and normalize) one leaf value of type ``value_type``."""
+    if isinstance(value_type, Scalar):
+        return _scalar_converter(value_type)
+    if isinstance(value_type, NDArray):
+        if isinstance(value_type.element, ListRef):
+            element = _value_converter(value_type.element, unpacking=unpacking, opaque_refs=False)
+            if unpacking:
+                return _ref_array_unpacker(value_type, element)
+            return _ref_array_packer(value_type, element)
+        return _ndarray_checker(value_type)
+    if isinstance(value_type, ListRef) and not opaque_refs:
+        return _list_converter(
+            _value_converter(value_type.element, unpacking=unpacking, opaque_refs=False)
+        )
+    return _passthrough  # Unknown, untyped, or an opaque legacy reference
+
+
+# --------------------------------------------------------------------------------------
+# Structures (V1): nested values ↔ nested lists.
+# --------------------------------------------------------------------------------------
+
+
+def _convert_items(
+    converters: list[Converter], keys: SequenceABC[IndexPathComponent], items: SequenceABC[Any]
+) -> list[Any]:
+    out = []
+    for key, convert, item in zip(keys, converters, items, strict=True):
+        try:
+            out.append(convert(item))
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(key)
+            raise
+    return out
+
+
+def _gap(value: Any) -> None:
+    _check_gap(value)
+    return None
+
+
+def _pack_converter(node: Node | None) -> Converter:
+    """Python value → the record's packed form (nested lists)."""
+    if node is None:
+        return _gap
+    if isinstance(node, Leaf):
+        return _value_converter(node.type, unpacking=False, opaque_refs=False)
+    if isinstance(node, Sequence):
+        converters = [_pack_converter(item) for item in node.items]
+        keys = range(len(converters))
+        count = len(converters)
+        return lambda value: _convert_items(converters, keys, _sequence_of(value, count))
+    dict_keys = tuple(key for key, _ in node.items)
+    dict_converters = [_pack_converter(child) for _, child in node.items]
+    return lambda value: _convert_items(
+        dict_converters, dict_keys, _mapping_values(value, dict_keys)
+    )
+
+
+def _unpack_converter(node: Node | None) -> Converter:
+    """Packed form (nested lists) → Python value: list, tuple or dict per record."""
+    if node is None:
+        return _gap
+    if isinstance(node, Leaf):
+        return _value_converter(node.type, unpacking=True, opaque_refs=False)
+    converters = [_unpack_converter(item) for _, item in _keyed_items(node)]
+    count = len(converters)
+    if isinstance(node, Sequence):
+        keys = range(count)
+        if node.kind == "tuple":
+            return lambda value: tuple(_convert_items(converters, keys, _sequence_of(value, count)))
+        return lambda value: _convert_items(converters, keys, _sequence_of(value, count))
+    dict_keys = tuple(key for key, _ in node.items)
+    return lambda value: dict(
+        zip(
+            dict_keys,
+            _convert_items(converters, dict_keys, _sequence_of(value, count)),
+            strict=True,
+        )
+    )
+
+
+def _keyed_items(node: Sequence | Dict) -> list[tuple[IndexPathComponent, Node | None]]:
+    if isinstance(node, Sequence):
+        return list(enumerate(node.items))
+    return list(node.items)
+
+
+# --------------------------------------------------------------------------------------
+# Binding call arguments to root slots.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Slots:
+    """The root slots of a call: a label per slot (its position, or its name), which
+    slots positional values fill, and which names keywords fill."""
+
+    labels: tuple[IndexPathComponent, ...]
+    positional: int
+    by_name: Mapping[str, int]
+
+    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
+        if len(args) > self.positional:
+            count = self.positional
+            noun = "argument" if count == 1 else "arguments"
+            raise AbiError(
+                f"argument {count}: unexpected positional argument "
+                f"(the function takes {count} positional {noun})"
+            )
+        values: list[Any] = list(args)
+        if len(values) == len(self.labels) and not kwargs:
+            return values
+        values.extend([_MISSING] * (len(self.labels) - len(values)))
+        for name, value in kwargs.items():
+            slot = self.by_name.get(name)
+            if slot is None:
+                raise AbiError(f"argument {name!r}: unexpected keyword argument")
+            if values[slot] is not _MISSING:
+                raise AbiError(f"argument {name!r}: given both positionally and by keyword")
+            values[slot] = value
+        for label, value in zip(self.labels, values, strict=True):
+            if value is _MISSING:
+                raise AbiError(f"{_format_path('argument', label, ())}: missing value")
+        return values
+
+
+_MISSING = object()
+
+
+def _convert_roots(
+    side: str,
+    labels: SequenceABC[IndexPathComponent],
+    converters: list[Converter],
+    values: SequenceABC[Any],
+) -> list[Any]:
+    out = []
+    for label, convert, value in zip(labels, converters, values, strict=True):
+        try:
+            out.append(convert(value))
+        except _Mismatch as mismatch:
+            raise _error(side, label, mismatch) from None
+    return out
+
+
+def _results_list(results: Any, expected: int) -> SequenceABC[Any]:
+    if not _is_sequence(results):
+        raise AbiError(f"expected a sequence of results, got {_type_name(results)}")
+    if len(results) != expected:
+        noun = "result" if expected == 1 else "results"
+        raise AbiError(f"expected {expected} {noun}, got {len(results)}")
+    return results  # type: ignore[no-any-return]
+
+
+def _collect(values: list[Any]) -> Any:
+    """0 results → None, 1 → the value, more → a tuple (as IREE's FunctionInvoker)."""
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return tuple(values)
+
+
+# --------------------------------------------------------------------------------------
+# V1: `iree.abi`.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _CallPlan:
+    slots: _Slots
+    packers: list[Converter]
+    result_labels: tuple[int, ...]
+    unpackers: list[Converter]
+    inlined_items: int | None  # item count of an inlined structured result
+
+
+def _call_plan(signature: Signature) -> _CallPlan:
+    labels: list[IndexPathComponent] = []
+    by_name: dict[str, int] = {}
+    for position, argument in enumerate(signature.arguments):
+        labels.append(position if argument.name is None else argument.name)
+        if argument.name is not None:
+            by_name[argument.name] = position
+    slots = _Slots(tuple(labels), len(labels), by_name)
+    packers = [_pack_converter(argument.node) for argument in signature.arguments]
+    unpackers = [_unpack_converter(node) for node in signature.results]
+    inlined_items = None
+    if signature.inlined_result:
+        root = signature.results[0]
+        assert isinstance(root, (Sequence, Dict))
+        inlined_items = len(root.items)
+    return _CallPlan(slots, packers, tuple(range(len(signature.results))), unpackers, inlined_items)
+
+
+def pack(abi: AbiSource, /, *args: Any, **kwargs: Any) -> list[Any]:
+    """Bind ``args``/``kwargs`` to the root records of ``abi`` and pack them: one value
+    per record, structures as nested lists of their items in record order."""
+    plan = _v1_plan(abi)
+    values = plan.slots.bind(args, kwargs)
+    return _convert_roots("argument", plan.slots.labels, plan.packers, values)
+
+
+def unpack(abi: AbiSource, results: SequenceABC[Any]) -> Any:
+    """Re-assemble a function's results per the `r` records of ``abi``: an inlined
+    structured result from its items; `sdict` → dict, `slist` → list, `stuple` → tuple;
+    0 results → None, 1 → the value, more → a tuple."""
+    plan = _v1_plan(abi)
+    if plan.inlined_items is not None:
+        items = _results_list(results, plan.inlined_items)
+        return _convert_roots("result", (0,), plan.unpackers, (items,))[0]
+    values = _results_list(results, len(plan.unpackers))
+    return _collect(_convert_roots("result", plan.result_labels, plan.unpackers, values))
+
+
+# --------------------------------------------------------------------------------------
+# Legacy: raw `f` + SIP `sip`.
+# --------------------------------------------------------------------------------------
+
+Scatter = Callable[[Any, list[Any]], None]
+Gather = Callable[[SequenceABC[Any]], Any]
+
+
+def _scatter(node: Node | None, types: tuple[ValueType, ...]) -> Scatter:
+    """Python value → its leaves, each written to its flat index."""
+    if node is None:
+        return lambda value, flat: _check_gap(value)
+    if isinstance(node, Leaf):
+        index = node.index
+        convert = _value_converter(types[index], unpacking=False, opaque_refs=True)
+
+        def scatter_leaf(value: Any, flat: list[Any]) -> None:
+            flat[index] = convert(value)
+
+        return scatter_leaf
+    keyed = _keyed_items(node)
+    keys = [key for key, _ in keyed]
+    scatters = [_scatter(child, types) for _, child in keyed]
+    dict_keys = tuple(str(key) for key in keys) if isinstance(node, Dict) else None
+
+    def scatter_structure(value: Any, flat: list[Any]) -> None:
+        if dict_keys is None:
+            items: SequenceABC[Any] = _sequence_of(value, len(scatters))
+        else:
+            items = _mapping_values(value, dict_keys)
+        for key, scatter, item in zip(keys, scatters, items, strict=True):
+            try:
+                scatter(item, flat)
+            except _Mismatch as mismatch:
+                mismatch.reversed_path.append(key)
+                raise
+
+    return scatter_structure
+
+
+def _gather(node: Node | None, types: tuple[ValueType, ...]) -> Gather:
+    """Flat results → the value at ``node``: sequences as tuples (§3.2), dicts as dicts."""
+    if node is None:
+        return lambda flat: None
+    if isinstance(node, Leaf):
+        index = node.index
+        convert = _value_converter(types[index], unpacking=True, opaque_refs=True)
+        return lambda flat: convert(flat[index])
+    keyed = _keyed_items(node)
+    keys = [key for key, _ in keyed]
+    gathers = [_gather(child, types) for _, child in keyed]
+
+    def gather_items(flat: SequenceABC[Any]) -> list[Any]:
+        out = []
+        for key, gather in zip(keys, gathers, strict=True):
+            try:
+                out.append(gather(flat))
+            except _Mismatch as mismatch:
+                mismatch.reversed_path.append(key)
+                raise
+        return out
+
+    if isinstance(node, Dict):
+        return lambda flat: dict(zip(keys, gather_items(flat), strict=True))
+    return lambda flat: tuple(gather_items(flat))
+
+
+@dataclass(frozen=True)
+class _LegacyPlan:
+    slots: _Slots
+    scatters: list[Scatter]
+    input_count: int
+    result_labels: tuple[IndexPathComponent, ...]
+    gathers: list[Gather]
+    result_count: int
+    collect: bool  # a sequence results root collects like several results
+
+
+def _root_children(root: Node | None) -> list[tuple[IndexPathComponent, Node | None]]:
+    if root is None:
+        return []
+    if isinstance(root, Leaf):
+        return [(0, root)]
+    return _keyed_items(root)
+
+
+def _check_leaf_indices(side: str, root: Node | None, count: int) -> None:
+    found = sorted(leaf.index for leaf in leaves(root)) if root is not None else []
+    if found != list(range(count)):
+        raise AbiError(f"sip {side} leaf indices {found} do not match the {count} raw {side} of f")
+
+
+def _legacy_plan(flat: FlatSignature, sip: SipSignature) -> _LegacyPlan:
+    _check_leaf_indices("inputs", sip.inputs, len(flat.inputs))
+    _check_leaf_indices("results", sip.results, len(flat.results))
+    inputs = _root_children(sip.inputs)
+    labels = tuple(key for key, _ in inputs)
+    if isinstance(sip.inputs, Dict):
+        slots = _Slots(labels, 0, {str(key): i for i, key in enumerate(labels)})
+    else:
+        slots = _Slots(labels, len(labels), {})
+    scatters = [_scatter(child, flat.inputs) for _, child in inputs]
+    results = _root_children(sip.results)
+    if isinstance(sip.results, Dict):
+        gathers = [_gather(sip.results, flat.results)]
+        result_labels: tuple[IndexPathComponent, ...] = ()
+    else:
+        gathers = [_gather(child, flat.results) for _, child in results]
+        result_labels = tuple(key for key, _ in results)
+    return _LegacyPlan(
+        slots,
+        scatters,
+        len(flat.inputs),
+        result_labels,
+        gathers,
+        len(flat.results),
+        isinstance(sip.results, Sequence),
+    )
+
+
+def pack_legacy(
+    f: str | bytes | FlatSignature, sip: str | bytes | SipSignature, /, *args: Any, **kwargs: Any
+) -> list[Any]:
+    """Bind ``args``/``kwargs`` to the SIP input root (a sequence root binds positional
+    values, a dict root keywords) and return the flat leaf list, each leaf at its raw
+    index and checked against its raw type."""
+    plan = _legacy_plan_for(f, sip)
+    values = plan.slots.bind(args, kwargs)
+    flat: list[Any] = [None] * plan.input_count
+    for label, scatter, value in zip(plan.slots.labels, plan.scatters, values, strict=True):
+        try:
+            scatter(value, flat)
+        except _Mismatch as mismatch:
+            raise _error("argument", label, mismatch) from None
+    return flat
+
+
+def unpack_legacy(
+    f: str | bytes | FlatSignature, sip: str | bytes | SipSignature, results: SequenceABC[Any]
+) -> Any:
+    """Rebuild the SIP result structure from the flat result list: a sequence root gives
+    a tuple (several results), a dict root a dict, a leaf root the value, an empty root
+    None."""
+    plan = _legacy_plan_for(f, sip)
+    flat = _results_list(results, plan.result_count)
+    if not plan.result_labels:  # empty, or a dict root
+        try:
+            return plan.gathers[0](flat) if plan.gathers else None
+        except _Mismatch as mismatch:
+            key = mismatch.reversed_path.pop()
+            raise _error("result", key, mismatch) from None
+    values = []
+    for label, gather in zip(plan.result_labels, plan.gathers, strict=True):
+        try:
+            values.append(gather(flat))
+        except _Mismatch as mismatch:
+            raise _error("result", label, mismatch) from None
+    return tuple(values) if plan.collect else values[0]
+
+
+# --------------------------------------------------------------------------------------
+# Decoding and plan caches. Texts are decoded once (LRU by text); plans are cached by the
+# identity of the model objects they were built from.
+# --------------------------------------------------------------------------------------
+
+
+class _PlanCache:
+    """Plans keyed by the identity of the (immutable) model objects they come from; an
+    entry goes when one of its objects is garbage collected."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = {}
+
+    def get(self, objects: tuple[Any, ...], build: Callable[..., Any]) -> Any:
+        key = tuple(id(obj) for obj in objects)
+        entry = self._entries.get(key)
+        if entry is not None and all(
+            ref() is obj for ref, obj in zip(entry[0], objects, strict=True)
+        ):
+            return entry[1]
+        plan = build(*objects)
+
+        def forget(_: weakref.ref[Any]) -> None:
+            self._entries.pop(key, None)
+
+        try:
+            refs = tuple(weakref.ref(obj, forget) for obj in objects)
+        except TypeError:  # not weak-referenceable: no caching
+            return plan
+        self._entries[key] = (refs, plan)
+        return plan
+
+
+_v1_plans = _PlanCache()
+_legacy_plans = _PlanCache()
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_json_text(text: str) -> Signature:
+    from abi_compiler.codecs.json_abi import decode_json
+
+    return decode_json(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_raw_text(text: str | bytes) -> FlatSignature:
+    from abi_compiler.codecs.raw import decode_raw
+
+    return decode_raw(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _decode_sip_text(text: str | bytes) -> SipSignature:
+    from abi_compiler.codecs.sip import decode_sip
+
+    return decode_sip(text)
+
+
+def _signature(abi: AbiSource) -> Signature:
+    if isinstance(abi, Signature):
+        return abi
+    if isinstance(abi, bytes):
+        abi = abi.decode("utf-8")
+    if isinstance(abi, str):
+        return _decode_json_text(abi)
+    if isinstance(abi, Mapping):
+        return _decode_json_text(json.dumps(abi, separators=(",", ":"), sort_keys=True))
+    raise AbiError(f"expected an iree.abi JSON text, dict or Signature, got {_type_name(abi)}")
+
+
+def _v1_plan(abi: AbiSource) -> _CallPlan:
+    signature = _signature(abi)
+    return _v1_plans.get((signature,), _call_plan)  # type: ignore[no-any-return]
+
+
+def _legacy_plan_for(
+    f: str | bytes | FlatSignature, sip: str | bytes | SipSignature
+) -> _LegacyPlan:
+    flat = f if isinstance(f, FlatSignature) else _decode_raw_text(f)
+    structure = sip if isinstance(sip, SipSignature) else _decode_sip_text(sip)
+    return _legacy_plans.get((flat, structure), _legacy_plan)  # type: ignore[no-any-return]

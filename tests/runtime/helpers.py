@@ -1,0 +1,24 @@
+"""Shared helpers for the runtime marshalling tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from abi_compiler.errors import AbiError
+
+
+def abi(a: list[Any], r: list[Any] | None = None) -> str:
+    """An `iree.abi` JSON text from Python records (SPEC §4.2 form)."""
+    document = {"a": a, "r": [] if r is None else r, "v": 1}
+    return json.dumps(document, separators=(",", ":"), sort_keys=True)
+
+
+def error_of(call: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """The message of the `AbiError` ``call`` raises."""
+    with pytest.raises(AbiError) as info:
+        call(*args, **kwargs)
+    return str(info.value)

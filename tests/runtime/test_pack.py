@@ -1,0 +1,424 @@
+"""`pack` (SPEC §10): binding call arguments to `iree.abi` root records, every value rule,
+every error message."""
+
+from __future__ import annotations
+
+import collections
+import json
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from abi_compiler.codecs.json_abi import decode_json
+from abi_compiler.errors import AbiError
+from abi_compiler.runtime import pack
+from tests.runtime.helpers import abi, error_of
+
+# --------------------------------------------------------------------------------------
+# The abi argument: text, bytes, decoded dict or Signature.
+# --------------------------------------------------------------------------------------
+
+SPEC_EXAMPLE = (
+    '{"a":[["ndarray","f32",2,null,4],"i32"],'
+    '"r":[["stuple",["ndarray","f32",1,4],["ndarray","f32",1,4]]],"v":1}'
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        SPEC_EXAMPLE,
+        SPEC_EXAMPLE.encode(),
+        json.loads(SPEC_EXAMPLE),
+        decode_json(SPEC_EXAMPLE),
+    ],
+    ids=["text", "bytes", "dict", "signature"],
+)
+def test_abi_sources(source: Any) -> None:
+    array = [[1.0, 2.0, 3.0, 4.0]]
+    assert pack(source, array, 7) == [array, 7]
+
+
+def test_abi_source_of_wrong_type() -> None:
+    assert error_of(pack, 42) == "expected an iree.abi JSON text, dict or Signature, got int"
+
+
+def test_malformed_abi_text_is_the_codec_error() -> None:
+    with pytest.raises(AbiError) as info:
+        pack('{"a":[')
+    assert info.value.offset is not None
+
+
+def test_packs_one_value_per_root_record() -> None:
+    assert (
+        pack(
+            abi([]),
+        )
+        == []
+    )
+    assert pack(abi(["i32", "f32", "i64"]), 1, 2.5, 3) == [1, 2.5, 3]
+
+
+# --------------------------------------------------------------------------------------
+# Binding: positional and keyword arguments, each slot filled once.
+# --------------------------------------------------------------------------------------
+
+NAMED = abi(["i32", ["named", "x", "f32"], ["named", "y", ["slist", "i32"]]])
+
+
+def test_keywords_fill_named_slots() -> None:
+    assert pack(NAMED, 1, x=2.0, y=[3]) == [1, 2.0, [3]]
+    assert pack(NAMED, 1, y=[3], x=2.0) == [1, 2.0, [3]]
+
+
+def test_named_slots_may_be_filled_positionally() -> None:
+    # Seed 001: named arguments "can be passed positionally or by keyword" (IREE's
+    # packer takes them by keyword only: deliberate difference, documented in runtime.py).
+    assert pack(NAMED, 1, 2.0, [3]) == [1, 2.0, [3]]
+    assert pack(NAMED, 1, 2.0, y=[3]) == [1, 2.0, [3]]
+
+
+def test_missing_positional_argument() -> None:
+    assert error_of(pack, NAMED) == "argument 0: missing value"
+
+
+def test_missing_named_argument() -> None:
+    assert error_of(pack, NAMED, 1, y=[3]) == "argument 'x': missing value"
+
+
+def test_too_many_positional_arguments() -> None:
+    assert error_of(pack, NAMED, 1, 2.0, [3], 4) == (
+        "argument 3: unexpected positional argument (the function takes 3 positional arguments)"
+    )
+    assert error_of(pack, abi(["i32"]), 1, 2) == (
+        "argument 1: unexpected positional argument (the function takes 1 positional argument)"
+    )
+
+
+def test_unknown_keyword_argument() -> None:
+    assert error_of(pack, NAMED, 1, x=2.0, y=[3], z=4) == (
+        "argument 'z': unexpected keyword argument"
+    )
+
+
+def test_keyword_for_an_unnamed_slot_is_unknown() -> None:
+    assert error_of(pack, abi(["i32"]), **{"0": 1}) == "argument '0': unexpected keyword argument"
+
+
+def test_slot_given_twice() -> None:
+    assert error_of(pack, NAMED, 1, 2.0, x=2.0, y=[3]) == (
+        "argument 'x': given both positionally and by keyword"
+    )
+
+
+def test_argument_names_do_not_clash_with_the_abi_parameter() -> None:
+    text = abi([["named", "abi", "i32"], ["named", "args", "i32"]])
+    assert pack(text, abi=1, args=2) == [1, 2]
+
+
+# --------------------------------------------------------------------------------------
+# Structures: slist / stuple / sdict, gaps.
+# --------------------------------------------------------------------------------------
+
+SEQUENCES = ["slist", "stuple"]
+
+
+@pytest.mark.parametrize("kind", SEQUENCES)
+@pytest.mark.parametrize(
+    "value", [[1, 2], (1, 2), range(1, 3), collections.deque([1, 2])], ids=repr
+)
+def test_sequence_takes_any_sequence(kind: str, value: Any) -> None:
+    assert pack(abi([[kind, "i32", "i32"]]), value) == [[1, 2]]
+
+
+@pytest.mark.parametrize("kind", SEQUENCES)
+@pytest.mark.parametrize(
+    "value", ["ab", b"ab", bytearray(b"ab"), {"0": 1, "1": 2}, {1, 2}, 12, None], ids=repr
+)
+def test_sequence_rejects_non_sequences(kind: str, value: Any) -> None:
+    expected = f"argument 0: expected a sequence of 2 values, got {type(value).__name__}"
+    if value is None:
+        expected = "argument 0: expected a sequence of 2 values, got None"
+    assert error_of(pack, abi([[kind, "i32", "i32"]]), value) == expected
+
+
+@pytest.mark.parametrize("kind", SEQUENCES)
+def test_sequence_length_must_match(kind: str) -> None:
+    text = abi([[kind, "i32", "i32"]])
+    assert error_of(pack, text, [1]) == "argument 0: expected a sequence of 2 values, got 1"
+    assert error_of(pack, text, [1, 2, 3]) == "argument 0: expected a sequence of 2 values, got 3"
+    single = abi([[kind, "i32"]])
+    assert error_of(pack, single, []) == "argument 0: expected a sequence of 1 value, got 0"
+    assert pack(abi([[kind]]), ()) == [[]]
+
+
+def test_sequence_item_paths() -> None:
+    text = abi([["slist", "i32", ["stuple", "f32", "i32"]]])
+    assert pack(text, [1, (2, 3)]) == [[1, [2.0, 3]]]
+    assert error_of(pack, text, [1, (2, "3")]) == (
+        "argument 0[1][1]: expected an int (i32), got str"
+    )
+
+
+def test_gap_takes_none_only() -> None:
+    text = abi([["slist", "i32", None, "f32"]])
+    assert pack(text, [1, None, 2.0]) == [[1, None, 2.0]]
+    assert error_of(pack, text, [1, 0, 2.0]) == (
+        "argument 0[1]: expected None (a gap in the structure), got int"
+    )
+    assert error_of(pack, text, [1, 2.0]) == "argument 0: expected a sequence of 3 values, got 2"
+
+
+SDICT = abi([["sdict", ["a", "i32"], ["b", ["slist", "f32", "f32"]]]])
+
+
+def test_sdict_packs_values_in_key_order() -> None:
+    assert pack(SDICT, {"b": [1.0, 2.0], "a": 3}) == [[3, [1.0, 2.0]]]
+    assert pack(SDICT, collections.OrderedDict(b=(1, 2), a=3)) == [[3, [1.0, 2.0]]]
+
+
+def test_sdict_rejects_non_mappings() -> None:
+    assert error_of(pack, SDICT, [3, [1.0, 2.0]]) == (
+        "argument 0: expected a mapping with keys 'a', 'b', got list"
+    )
+    assert error_of(pack, abi([["sdict"]]), []) == (
+        "argument 0: expected a mapping with no keys, got list"
+    )
+    assert pack(abi([["sdict"]]), {}) == [[]]
+
+
+def test_sdict_keys_must_match_exactly() -> None:
+    assert error_of(pack, SDICT, {"a": 3}) == "argument 0: missing key 'b'"
+    assert error_of(pack, SDICT, {}) == "argument 0: missing keys 'a', 'b'"
+    assert error_of(pack, SDICT, {"a": 3, "b": [1, 2], "c": 0}) == (
+        "argument 0: unexpected key 'c'"
+    )
+    assert error_of(pack, SDICT, {"a": 3, "b": [1, 2], 7: 0, "d": 1}) == (
+        "argument 0: unexpected keys 7, 'd'"
+    )
+
+
+def test_spec_example_error() -> None:
+    # SPEC §10's example message, exactly.
+    text = abi([["named", "x", ["slist", ["sdict", ["b", ["slist", "i32", "i32"]]]]]])
+    assert error_of(pack, text, x=[{"b": [1, 2, 3]}]) == (
+        "argument 'x'[0]['b']: expected a sequence of 2 values, got 3"
+    )
+
+
+def test_dict_key_paths_use_python_repr() -> None:
+    text = abi([["sdict", ["it's", "i32"]]])
+    assert error_of(pack, text, {"it's": "no"}) == (
+        'argument 0["it\'s"]: expected an int (i32), got str'
+    )
+
+
+# --------------------------------------------------------------------------------------
+# Scalars.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("record", "value", "packed"),
+    [
+        ("i32", 5, 5),
+        ("i32", True, 1),
+        ("i8", -128, -128),
+        ("i8", 255, 255),  # signless: either interpretation fits
+        ("i64", 2**64 - 1, 2**64 - 1),
+        ("i64", -(2**63), -(2**63)),
+        ("i1", True, True),
+        ("i1", 0, False),
+        ("i1", 1, True),
+        ("f32", 2.5, 2.5),
+        ("f32", 3, 3.0),
+        ("f64", Fraction(1, 2), 0.5),
+        ("f16", 1, 1.0),
+        ("bf16", 1.5, 1.5),
+    ],
+)
+def test_scalars(record: str, value: Any, packed: Any) -> None:
+    result = pack(abi([record]), value)
+    assert result == [packed]
+    assert type(result[0]) is type(packed)
+
+
+@pytest.mark.parametrize(
+    ("record", "value", "message"),
+    [
+        ("i32", 2.0, "expected an int (i32), got float"),
+        ("i32", "1", "expected an int (i32), got str"),
+        ("i32", None, "expected an int (i32), got None"),
+        ("i8", 256, "value 256 does not fit in i8"),
+        ("i8", -129, "value -129 does not fit in i8"),
+        ("i64", 2**64, "value 18446744073709551616 does not fit in i64"),
+        ("i1", 2, "value 2 does not fit in i1"),
+        ("i1", -1, "value -1 does not fit in i1"),
+        ("i1", 1.0, "expected a bool (i1), got float"),
+        ("f32", "1.0", "expected a float (f32), got str"),
+        ("f32", None, "expected a float (f32), got None"),
+        ("f32", 1j, "expected a float (f32), got complex"),
+        ("bf16", [1.0], "expected a float (bf16), got list"),
+        ("f64", 10**400, f"value {10**400} does not fit in f64"),
+    ],
+)
+def test_scalar_errors(record: str, value: Any, message: str) -> None:
+    assert error_of(pack, abi([record]), value) == f"argument 0: {message}"
+
+
+def test_numpy_scalars() -> None:
+    np = pytest.importorskip("numpy")
+    assert pack(abi(["i32", "f32"]), np.int64(3), np.float32(1.5)) == [3, 1.5]
+    assert type(pack(abi(["i32"]), np.int16(3))[0]) is int
+    assert error_of(pack, abi(["i32"]), np.float32(1)) == (
+        "argument 0: expected an int (i32), got float32"
+    )
+
+
+def test_unknown_accepts_anything() -> None:
+    marker = object()
+    assert pack(abi(["unknown", "unknown"]), marker, None) == [marker, None]
+
+
+# --------------------------------------------------------------------------------------
+# ND-arrays.
+# --------------------------------------------------------------------------------------
+
+
+class Shaped:
+    """An array-like that is not numpy: only ``.shape`` counts."""
+
+    def __init__(self, *shape: int) -> None:
+        self.shape = shape
+
+
+def test_ndarray_nested_lists_pass_through() -> None:
+    value = [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]
+    packed = pack(abi([["ndarray", "f32", 2, None, 4]]), value)
+    assert packed[0] is value
+
+
+@pytest.mark.parametrize(
+    ("record", "value"),
+    [
+        (["ndarray", "f32", 0], 1.5),
+        (["ndarray", "i32", 0], 3),
+        (["ndarray", "f32", 1, 0], []),
+        (["ndarray", "f32", 2, 2, 0], [[], []]),
+        (["ndarray", "f32", 1, 3], (1, 2, 3)),
+        (["ndarray", "f32", None], [[[1]]]),
+        (["ndarray", "f32", None], 1.0),
+        (["ndarray", "f32", 3, None, 2, None], Shaped(5, 2, 7)),
+        (["ndarray", "unknown", 1, 2], [object(), object()]),
+    ],
+)
+def test_ndarray_accepted(record: list[Any], value: Any) -> None:
+    assert pack(abi([record]), value)[0] is value
+
+
+@pytest.mark.parametrize(
+    ("record", "value", "message"),
+    [
+        (
+            ["ndarray", "f32", 2, None, 4],
+            [1.0, 2.0, 3.0, 4.0],
+            "expected an array of rank 2, got rank 1",
+        ),
+        (
+            ["ndarray", "f32", 2, None, 4],
+            [[1.0, 2.0, 3.0]],
+            "expected an array of shape [?x4], got [1x3]",
+        ),
+        (["ndarray", "f32", 1, 2], [[1], [2, 3]], "expected an array, got ragged nested lists"),
+        (["ndarray", "f32", 1, 2], [1, [2]], "expected an array, got ragged nested lists"),
+        (["ndarray", "f32", 0], [1.0], "expected an array of rank 0, got rank 1"),
+        (["ndarray", "f32", 1, 3], Shaped(3, 1), "expected an array of rank 1, got rank 2"),
+        (["ndarray", "f32", 1, 3], Shaped(4), "expected an array of shape [3], got [4]"),
+        (["ndarray", "f32", 1, 3], "abc", "expected an array, got str"),
+        (["ndarray", "f32", None], None, "expected an array, got None"),
+        (["ndarray", "f32", None], {"a": 1}, "expected an array, got dict"),
+    ],
+)
+def test_ndarray_errors(record: list[Any], value: Any, message: str) -> None:
+    assert error_of(pack, abi([record]), value) == f"argument 0: {message}"
+
+
+def test_ndarray_numpy() -> None:
+    np = pytest.importorskip("numpy")
+    array = np.zeros((3, 4), np.float32)
+    assert pack(abi([["ndarray", "f32", 2, None, 4]]), array)[0] is array
+    # The element type is not checked: IREE converts with numpy.
+    assert pack(abi([["ndarray", "i32", 2, 3, 4]]), array)[0] is array
+    assert error_of(pack, abi([["ndarray", "f32", 2, 4, 4]]), array) == (
+        "argument 0: expected an array of shape [4x4], got [3x4]"
+    )
+    assert error_of(pack, abi([["ndarray", "f32", 1, 12]]), array) == (
+        "argument 0: expected an array of rank 1, got rank 2"
+    )
+
+
+def test_ndarray_inside_structures() -> None:
+    text = abi([["sdict", ["w", ["ndarray", "f32", 1, 2]]]])
+    assert error_of(pack, text, {"w": [1.0, 2.0, 3.0]}) == (
+        "argument 0['w']: expected an array of shape [2], got [3]"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# py_homogeneous_list and ND-arrays of reference type (SPEC §8.3).
+# --------------------------------------------------------------------------------------
+
+LIST_I8 = ["py_homogeneous_list", "i8"]
+
+
+def test_homogeneous_list_checks_every_element() -> None:
+    text = abi([LIST_I8])
+    assert pack(text, []) == [[]]
+    assert pack(text, (1, 2, 3)) == [[1, 2, 3]]
+    assert error_of(pack, text, [1, 2, 300]) == "argument 0[2]: value 300 does not fit in i8"
+    assert error_of(pack, text, "abc") == "argument 0: expected a sequence, got str"
+    assert error_of(pack, text, {1: 2}) == "argument 0: expected a sequence, got dict"
+
+
+def test_homogeneous_list_of_structures_and_unknown() -> None:
+    nested = abi([["py_homogeneous_list", ["py_homogeneous_list", "f32"]]])
+    assert pack(nested, [[1], [], [2, 3]]) == [[[1.0], [], [2.0, 3.0]]]
+    assert error_of(pack, nested, [[1], ["x"]]) == (
+        "argument 0[1][0]: expected a float (f32), got str"
+    )
+    assert pack(abi([["py_homogeneous_list", "unknown"]]), ["a", 1]) == [["a", 1]]
+
+
+REF_ARRAY = ["ndarray", LIST_I8, 2, 2, None]
+
+
+def test_reference_array_packs_values_and_dims() -> None:
+    value = [[[1], [2, 3], []], [[4], [5], [6]]]
+    assert pack(abi([REF_ARRAY]), value) == [
+        [[[1], [2, 3], [], [4], [5], [6]], [2, 3]],
+    ]
+    assert pack(abi([["ndarray", LIST_I8, 0]]), [7]) == [[[[7]], []]]
+
+
+def test_reference_array_errors() -> None:
+    text = abi([REF_ARRAY])
+    assert error_of(pack, text, [[[1], [2]], [[3], [400]]]) == (
+        "argument 0[1][1][0]: value 400 does not fit in i8"
+    )
+    assert error_of(pack, text, [[[1], [2]]]) == (
+        "argument 0: expected an array of shape [2x?], got [1x2]"
+    )
+    assert error_of(pack, text, [[1], [2]]) == "argument 0[0][0]: expected a sequence, got int"
+    assert error_of(pack, text, [1, 2]) == "argument 0: expected an array of rank 2, got rank 1"
+    assert error_of(pack, abi([["ndarray", LIST_I8, None]]), [[1]]) == (
+        "argument 0: expected an array with a shape (an unranked reference array cannot "
+        "be nested lists), got list"
+    )
+
+
+def test_reference_array_numpy_object_array() -> None:
+    np = pytest.importorskip("numpy")
+    array = np.empty((2,), dtype=object)
+    array[0], array[1] = [1, 2], [3]
+    assert pack(abi([["ndarray", LIST_I8, None]]), array) == [[[[1, 2], [3]], [2]]]
