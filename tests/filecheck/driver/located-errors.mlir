@@ -12,7 +12,7 @@ func.func @syntax(%a: i32) -> i32 {
 // -----
 
 // An unknown operation.
-// CHECK: located-errors.mlir:[[# @LINE + 2]]:{{[0-9]+}}: error: Operation foo.bar is not registered
+// CHECK: located-errors.mlir:[[# @LINE + 2]]:4: error: Operation foo.bar is not registered
 func.func @unknown() {
   "foo.bar"() : () -> ()
   func.return
