@@ -46,5 +46,12 @@ def collect() -> Iterator[DiagnosticSink]:
 def warn(message: str, op: Any, where: tuple[str, int] | None = None) -> None:
     """Emit a warning about ``op`` (outside `collect`, warnings are dropped: library use)."""
     sink = _active.get()
-    if sink is not None:
-        sink.warnings.append(Diagnostic(message, op, where))
+    if sink is None:
+        return
+    if where is not None and where[0] == "argument":
+        # Pin the argument now: a later rewrite may replace the function's arguments.
+        regions = getattr(op, "regions", ())
+        block = regions[0].first_block if regions else None
+        if block is not None and 0 <= where[1] < len(block.args):
+            op, where = block.args[where[1]], None
+    sink.warnings.append(Diagnostic(message, op, where))

@@ -14,7 +14,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
-from abi_compiler.passes.structure import functions, is_structured_type, type_text
+from abi_compiler.passes.structure import (
+    compact_value_attrs,
+    functions,
+    is_structured_type,
+    type_text,
+)
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -211,8 +216,8 @@ def flatten_function_type(func: FuncOp) -> None:
     outputs = func.function_type.outputs.data
     if not has_structure(inputs) and not has_structure(outputs):
         return
-    func.arg_attrs = _flat_attrs(func.arg_attrs, inputs)
-    func.res_attrs = _flat_attrs(func.res_attrs, outputs)
+    func.arg_attrs = compact_value_attrs(_flat_attrs(func.arg_attrs, inputs))
+    func.res_attrs = compact_value_attrs(_flat_attrs(func.res_attrs, outputs))
     func.function_type = FunctionType.from_lists(flat_types(inputs), flat_types(outputs))
 
 

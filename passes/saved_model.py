@@ -9,7 +9,12 @@ functions without exported names become private, and the module loses
 from __future__ import annotations
 
 from abi_compiler.dialects import tf_saved_model
-from abi_compiler.passes.structure import ABI_INDEX_PATH, check_bound_inputs, functions
+from abi_compiler.passes.structure import (
+    ABI_INDEX_PATH,
+    check_bound_inputs,
+    compact_value_attrs,
+    functions,
+)
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
 
@@ -30,7 +35,7 @@ def _adopt_value_attrs(attrs: ArrayAttr[DictionaryAttr] | None) -> ArrayAttr[Dic
             elif not key.startswith(_PREFIX):
                 entries[key] = value
         adopted.append(DictionaryAttr(dict(sorted(entries.items()))))
-    return ArrayAttr(adopted)
+    return compact_value_attrs(ArrayAttr(adopted))
 
 
 def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:

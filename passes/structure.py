@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     BFloat16Type,
+    DictionaryAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -147,6 +148,16 @@ def node_for_type(type: Attribute, next_index: list[int]) -> Node:
 # --------------------------------------------------------------------------------------
 # Attributes of arguments and results.
 # --------------------------------------------------------------------------------------
+
+
+def compact_value_attrs(
+    attrs: ArrayAttr[DictionaryAttr] | None,
+) -> ArrayAttr[DictionaryAttr] | None:
+    """No argument/result attributes at all when every dictionary is empty (as MLIR
+    prints a function without them)."""
+    if attrs is None or all(not attr.data for attr in attrs.data):
+        return None
+    return attrs
 
 
 def arg_attr(func: FuncOp, i: int, name: str) -> Attribute | None:

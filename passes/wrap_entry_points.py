@@ -36,6 +36,7 @@ from abi_compiler.passes.structure import (
     IREE_ABI,
     MODULE_EXPORT,
     REFLECTION,
+    compact_value_attrs,
     exported_functions,
     function_signature,
     index_path_attribute,
@@ -352,18 +353,13 @@ def _make_private_impl(module: ModuleOp, plan: _Plan, taken: set[str]) -> None:
     for attrs_name in ("arg_attrs", "res_attrs"):
         attrs = getattr(func, attrs_name)
         if attrs is not None:
-            setattr(
-                func,
-                attrs_name,
-                ArrayAttr(
-                    [
-                        DictionaryAttr(
-                            {k: v for k, v in a.data.items() if k not in (ABI_INDEX_PATH, ABI_NAME)}
-                        )
-                        for a in attrs.data
-                    ]
-                ),
-            )
+            kept = [
+                DictionaryAttr(
+                    {k: v for k, v in a.data.items() if k not in (ABI_INDEX_PATH, ABI_NAME)}
+                )
+                for a in attrs.data
+            ]
+            setattr(func, attrs_name, compact_value_attrs(ArrayAttr(kept)))
 
 
 @dataclass(frozen=True)
