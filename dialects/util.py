@@ -47,8 +47,8 @@ class ListType(ParametrizedAttribute, TypeAttribute):
 
     Runtime form: an `iree_vm_list`. Tuples and structures cross the V1 ABI boundary as
     `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`. A list is a
-    mutable reference: ops that read or write it carry memory effects, so they are never
-    reordered across each other.
+    mutable reference: the ops on it declare memory effects (alloc, read, write), so
+    they are not folded, merged or reordered like pure values.
     """
 
     name = "util.list"
