@@ -6,7 +6,15 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType, TupleType, f32, i32
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    IndexType,
+    TensorType,
+    TupleType,
+    f32,
+    i32,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.printer import Printer
 
@@ -84,7 +92,7 @@ def test_abi_builders() -> None:
     v = values(
         a=i32,
         b=f32,
-        t=TupleType([i32, f32]),
+        t=TupleType(ArrayAttr([i32, f32])),
         d=dict_type,
         arr=array_type,
         lists=ListType(),
@@ -110,7 +118,7 @@ def test_abi_builders() -> None:
 
 
 def test_abi_builders_reject_missing_slots() -> None:
-    v = values(t=TupleType([i32]), d=DictType([("k", i32)]))
+    v = values(t=TupleType(ArrayAttr([i32])), d=DictType([("k", i32)]))
     with pytest.raises(ValueError, match="no element 1 in tuple<i32>"):
         TupleGetOp(v["t"], 1)
     with pytest.raises(ValueError, match=r'no key "m" in !abi\.dict<"k": i32>'):
