@@ -306,9 +306,7 @@ class DictGetOp(IRDLOperation):
 # ND-arrays of reference type (SPEC §8.3).
 # --------------------------------------------------------------------------------------
 
-REFERENCE_ELEMENT_TYPES = (ListType, IreeListType)
-"""Element types that make a tensor an ND-array of references (SPEC §3.1, §8.3)."""
-
+# A tensor of lists is an ND-array of references (SPEC §3.1, §8.3).
 RefArrayConstr = MessageConstraint(
     TensorType.constr(base(ListType) | base(IreeListType)),
     "expected a ranked tensor of !util.list or !iree.list elements",
