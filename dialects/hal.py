@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import IndexType, IndexTypeConstr, IntegerAttr, TensorType
+from xdsl.dialects.builtin import (
+    IndexType,
+    IndexTypeConstr,
+    IntegerAttr,
+    TensorType,
+    UnrankedTensorType,
+)
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -119,7 +125,8 @@ class TensorImportOp(IRDLOperation):
 
     source = operand_def(BufferViewType)
     target_dims = var_operand_def(IndexTypeConstr)
-    target = result_def(TensorType)
+    # Unranked tensors are accepted (SPEC §8.2 lowers them, with a warning).
+    target = result_def(TensorType | UnrankedTensorType)
 
     traits = traits_def(Pure())
 
@@ -132,7 +139,7 @@ class TensorImportOp(IRDLOperation):
     def __init__(
         self,
         source: SSAValue | Operation,
-        target_type: TensorType,
+        target_type: TensorType | UnrankedTensorType,
         target_dims: Sequence[SSAValue | Operation] = (),
     ) -> None:
         super().__init__(operands=[source, target_dims], result_types=[target_type])
@@ -152,7 +159,7 @@ class TensorExportOp(IRDLOperation):
 
     name = "hal.tensor.export"
 
-    source = operand_def(TensorType)
+    source = operand_def(TensorType | UnrankedTensorType)
     source_dims = var_operand_def(IndexTypeConstr)
     target = result_def(BufferViewType)
 

@@ -66,3 +66,21 @@ func.func @export(%static: tensor<4xf32>, %dynamic: tensor<?x4x?xi8>, %d0: index
   %c = hal.tensor.export %dynamic : tensor<?x4x?xi8>{%d0, %d2} -> !hal.buffer_view
   func.return
 }
+
+// Unranked tensors import and export without dims (SPEC §8.2 lowers them, with a warning).
+// CHECK-LABEL: func.func @unranked(%bv: !hal.buffer_view) -> !hal.buffer_view {
+// CHECK-NEXT:  %t = hal.tensor.import %bv : !hal.buffer_view -> tensor<*xf32>
+// CHECK-NEXT:  %v = hal.tensor.export %t : tensor<*xf32> -> !hal.buffer_view
+// CHECK-NEXT:  func.return %v : !hal.buffer_view
+// CHECK-NEXT:  }
+// GENERIC-LABEL: "func.func"() <{sym_name = "unranked", function_type = (!hal.buffer_view) -> !hal.buffer_view}> ({
+// GENERIC-NEXT:  ^bb0(%bv: !hal.buffer_view):
+// GENERIC-NEXT:  %t = "hal.tensor.import"(%bv) : (!hal.buffer_view) -> tensor<*xf32>
+// GENERIC-NEXT:  %v = "hal.tensor.export"(%t) : (tensor<*xf32>) -> !hal.buffer_view
+// GENERIC-NEXT:  "func.return"(%v) : (!hal.buffer_view) -> ()
+// GENERIC-NEXT:  }) : () -> ()
+func.func @unranked(%bv: !hal.buffer_view) -> !hal.buffer_view {
+  %t = hal.tensor.import %bv : !hal.buffer_view -> tensor<*xf32>
+  %v = hal.tensor.export %t : tensor<*xf32> -> !hal.buffer_view
+  func.return %v : !hal.buffer_view
+}

@@ -2,7 +2,7 @@
 // Types IREE's native ABI rejects are still lowered, with a warning (SPEC §8.2).
 
 // CHECK-LABEL: func.func @rejected(
-// CHECK-SAME: %{{[0-9]+}}: !util.list<?>) -> !util.list<?>
+// CHECK-SAME: %{{[0-9]+}}: !util.list<?>) -> ui8
 // CHECK: %{{[0-9]+}} = util.list.get %{{[0-9]+}}[%{{[0-9]+}}] : !util.list<?> -> si32
 // CHECK: %{{[0-9]+}} = util.list.get %{{[0-9]+}}[%{{[0-9]+}}] : !util.list<?> -> !hal.buffer_view
 // CHECK-NEXT: %{{[0-9]+}} = hal.tensor.import %{{[0-9]+}} : !hal.buffer_view -> tensor<*xf32>
