@@ -58,6 +58,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from abi_compiler import diagnostics
+from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
 
@@ -471,13 +472,25 @@ class AbiOptMain(xDSLOptMain):
             raise _Failure(Diagnostic("error", str(error), offset)) from None
 
     def _verify(self, module: ModuleOp) -> None:
-        """Verify op by op (linear), so that the failing operation is known."""
+        """Verify op by op (linear), so that the failing operation is known; then the
+        dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
+        verifier does not see."""
         for op in module.walk():
             try:
                 op.verify(verify_nested_ops=False)
                 _verify_blocks(op)
             except (DiagnosticException, ValueError) as error:
                 raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
+        try:
+            verify_dialect_attributes(module)
+        except DiagnosticException as error:
+            # AttributeVerifyException carries the op and ("argument" | "result", i).
+            offset = self._table.locate(getattr(error, "op", None), getattr(error, "where", None))
+            raise _Failure(
+                Diagnostic(
+                    "error", str(error), self._table.offset_of(module) if offset is None else offset
+                )
+            ) from None
 
     def _print(self, module: ModuleOp) -> str:
         from xdsl.printer import Printer

@@ -1,12 +1,14 @@
 """Start-up time of `abi-opt` against `xdsl-opt` on a tiny module (issue 2: within 1.2x).
 
-Run: `python tests/driver/startup_time.py [runs]`. Not a pytest test (timing is noisy);
-prints the median wall time of each tool and the ratio.
+Run: `python tests/driver/startup_time.py [runs]`. Not a pytest test (timing is noisy).
+The two tools run alternately; it prints the median wall-clock and CPU (user + system)
+time of each and the ratios. CPU time is the steadier number on a loaded machine.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -20,25 +22,36 @@ def _tool(name: str) -> str:
     return os.path.join(os.path.dirname(sys.executable), name)
 
 
-def median_seconds(command: list[str], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(command: list[str]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), _cpu()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - wall, _cpu() - cpu
 
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(TINY)
+    samples: dict[str, list[tuple[float, float]]] = {"xdsl-opt": [], "abi-opt": []}
     try:
-        xdsl = median_seconds([_tool("xdsl-opt"), f.name], runs)
-        abi = median_seconds([_tool("abi-opt"), f.name], runs)
+        for _ in range(runs):
+            for tool, times in samples.items():
+                times.append(measure([_tool(tool), f.name]))
     finally:
         os.unlink(f.name)
-    print(f"xdsl-opt {xdsl * 1000:.0f} ms, abi-opt {abi * 1000:.0f} ms, ratio {abi / xdsl:.2f}")
+    wall = {tool: statistics.median(t[0] for t in times) for tool, times in samples.items()}
+    cpu = {tool: statistics.median(t[1] for t in times) for tool, times in samples.items()}
+    for tool in samples:
+        print(f"{tool:9} wall {wall[tool] * 1000:4.0f} ms   cpu {cpu[tool] * 1000:4.0f} ms")
+    print(
+        f"ratio     wall {wall['abi-opt'] / wall['xdsl-opt']:.2f}      "
+        f"cpu {cpu['abi-opt'] / cpu['xdsl-opt']:.2f}"
+    )
 
 
 if __name__ == "__main__":

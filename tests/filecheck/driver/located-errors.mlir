@@ -50,3 +50,12 @@ func.func @names(%a: i32 {abi.name = "x"}, %b: i32 {abi.name = "x"}) {
 func.func @fine() {
   func.return
 }
+
+// -----
+
+// A bad dialect attribute on an argument, at that argument.
+// CHECK: located-errors.mlir:[[# @LINE + 2]]:18: error: each index path component must be a string or integer
+func.func @attribute(%a: i32,
+                 %b: i32 {abi.index_path = [1.5]}) {
+  func.return
+}
