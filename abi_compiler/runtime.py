@@ -54,7 +54,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -137,11 +137,16 @@ def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {_type_name(value)}")
     if len(value) != count:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {len(value)}")
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
     """The values of a mapping with exactly ``keys``, in that order."""
+    if type(value) is dict and len(value) == len(keys):
+        try:
+            return [value[key] for key in keys]
+        except KeyError:
+            pass  # diagnosed below
     if not isinstance(value, Mapping):
         wanted = f"keys {_keys_text(keys)}" if keys else "no keys"
         raise _Mismatch(f"expected a mapping with {wanted}, got {_type_name(value)}")
@@ -210,7 +215,7 @@ def _float_converter(scalar: Scalar) -> Converter:
     def convert(value: Any) -> float:
         cls = type(value)
         if cls is float:
-            return value  # type: ignore[no-any-return]
+            return value
         if cls is int or cls is bool or isinstance(value, numbers.Real):
             try:
                 return float(value)
@@ -291,9 +296,25 @@ def _check_shape(shape: tuple[int, ...], dims: tuple[int | None, ...] | None) ->
 
 def _ndarray_checker(array: NDArray) -> Converter:
     dims = array.dims
+    if dims is None:
+
+        def convert_unranked(value: Any) -> Any:
+            _array_shape(value)
+            return value
+
+        return convert_unranked
+    rank = len(dims)
+    static = tuple((axis, dim) for axis, dim in enumerate(dims) if dim is not None)
 
     def convert(value: Any) -> Any:
-        _check_shape(_array_shape(value), dims)
+        shape = getattr(value, "shape", None)
+        if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
+            shape = _array_shape(value)
+        if len(shape) != rank:
+            _check_shape(shape, dims)
+        for axis, dim in static:
+            if shape[axis] != dim:
+                _check_shape(shape, dims)
         return value
 
     return convert
@@ -443,13 +464,14 @@ def _value_converter(
 def _convert_items(
     converters: list[Converter], keys: SequenceABC[IndexPathComponent], items: SequenceABC[Any]
 ) -> list[Any]:
-    out = []
-    for key, convert, item in zip(keys, converters, items, strict=True):
-        try:
-            out.append(convert(item))
-        except _Mismatch as mismatch:
-            mismatch.reversed_path.append(key)
-            raise
+    out: list[Any] = []
+    append = out.append
+    try:
+        for convert, item in zip(converters, items, strict=True):
+            append(convert(item))
+    except _Mismatch as mismatch:
+        mismatch.reversed_path.append(keys[len(out)])  # the item that failed
+        raise
     return out
 
 
@@ -568,7 +590,7 @@ def _results_list(results: Any, expected: int) -> SequenceABC[Any]:
     if len(results) != expected:
         noun = "result" if expected == 1 else "results"
         raise AbiError(f"expected {expected} {noun}, got {len(results)}")
-    return results  # type: ignore[no-any-return]
+    return results
 
 
 def _collect(values: list[Any]) -> Any:
@@ -662,12 +684,14 @@ def _scatter(node: Node | None, types: tuple[ValueType, ...]) -> Scatter:
             items: SequenceABC[Any] = _sequence_of(value, len(scatters))
         else:
             items = _mapping_values(value, dict_keys)
-        for key, scatter, item in zip(keys, scatters, items, strict=True):
-            try:
+        done = 0
+        try:
+            for scatter, item in zip(scatters, items, strict=True):
                 scatter(item, flat)
-            except _Mismatch as mismatch:
-                mismatch.reversed_path.append(key)
-                raise
+                done += 1
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(keys[done])
+            raise
 
     return scatter_structure
 
@@ -685,13 +709,14 @@ def _gather(node: Node | None, types: tuple[ValueType, ...]) -> Gather:
     gathers = [_gather(child, types) for _, child in keyed]
 
     def gather_items(flat: SequenceABC[Any]) -> list[Any]:
-        out = []
-        for key, gather in zip(keys, gathers, strict=True):
-            try:
-                out.append(gather(flat))
-            except _Mismatch as mismatch:
-                mismatch.reversed_path.append(key)
-                raise
+        out: list[Any] = []
+        append = out.append
+        try:
+            for gather in gathers:
+                append(gather(flat))
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(keys[len(out)])
+            raise
         return out
 
     if isinstance(node, Dict):
@@ -862,14 +887,41 @@ def _signature(abi: AbiSource) -> Signature:
     raise AbiError(f"expected an iree.abi JSON text, dict or Signature, got {_type_name(abi)}")
 
 
+_text_plans: dict[str, _CallPlan] = {}  # the common case: the same text on every call
+_MAX_TEXT_PLANS = 256
+
+
 def _v1_plan(abi: AbiSource) -> _CallPlan:
-    signature = _signature(abi)
-    return _v1_plans.get((signature,), _call_plan)  # type: ignore[no-any-return]
+    if type(abi) is str:
+        plan = _text_plans.get(abi)
+        if plan is not None:
+            return plan
+    plan = cast(_CallPlan, _v1_plans.get((_signature(abi),), _call_plan))
+    if type(abi) is str:
+        if len(_text_plans) >= _MAX_TEXT_PLANS:
+            _text_plans.clear()
+        _text_plans[abi] = plan
+    return plan
+
+
+_text_legacy_plans: dict[tuple[str | bytes, str | bytes], _LegacyPlan] = {}
 
 
 def _legacy_plan_for(
     f: str | bytes | FlatSignature, sip: str | bytes | SipSignature
 ) -> _LegacyPlan:
+    if isinstance(f, (str, bytes)) and isinstance(sip, (str, bytes)):
+        plan = _text_legacy_plans.get((f, sip))
+        if plan is None:
+            plan = _cached_legacy_plan(_decode_raw_text(f), _decode_sip_text(sip))
+            if len(_text_legacy_plans) >= _MAX_TEXT_PLANS:
+                _text_legacy_plans.clear()
+            _text_legacy_plans[(f, sip)] = plan
+        return plan
     flat = f if isinstance(f, FlatSignature) else _decode_raw_text(f)
     structure = sip if isinstance(sip, SipSignature) else _decode_sip_text(sip)
-    return _legacy_plans.get((flat, structure), _legacy_plan)  # type: ignore[no-any-return]
+    return _cached_legacy_plan(flat, structure)
+
+
+def _cached_legacy_plan(flat: FlatSignature, structure: SipSignature) -> _LegacyPlan:
+    return cast(_LegacyPlan, _legacy_plans.get((flat, structure), _legacy_plan))
