@@ -1,0 +1,1 @@
+"""Tests that lowering (flatten-signatures, wrap-entry-points) preserves meaning."""
