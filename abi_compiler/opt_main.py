@@ -61,6 +61,7 @@ from abi_compiler import diagnostics
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
+from abi_compiler.symbol_cache import cached_symbol_lookups
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -190,6 +191,13 @@ class AbiOptMain(xDSLOptMain):
             return tool.exit_status
         except UsageError as error:
             _print_error(f"{error.position or PROG}: error: {error.message}")
+        except BrokenPipeError:
+            # The reader went away (`abi-opt ... | head`): nothing left to say. Point stdout
+            # at /dev/null so that the interpreter's final flush does not fail again.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except KeyboardInterrupt:
+            return 130
         except Exception as error:
             if os.environ.get(TRACEBACK_ENV):
                 traceback.print_exc()
@@ -475,12 +483,15 @@ class AbiOptMain(xDSLOptMain):
         """Verify op by op (linear), so that the failing operation is known; then the
         dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
         verifier does not see."""
-        for op in module.walk():
-            try:
-                op.verify(verify_nested_ops=False)
-                _verify_blocks(op)
-            except (DiagnosticException, ValueError) as error:
-                raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
+        with cached_symbol_lookups():
+            for op in module.walk():
+                try:
+                    op.verify(verify_nested_ops=False)
+                    _verify_blocks(op)
+                except (DiagnosticException, ValueError) as error:
+                    raise _Failure(
+                        Diagnostic("error", str(error), self._table.locate(op))
+                    ) from None
         try:
             verify_dialect_attributes(module)
         except DiagnosticException as error:

@@ -189,14 +189,14 @@ CASES = [
 ]
 
 
-def run_abi_opt(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def run_abi_opt(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run the installed driver in a fresh process (no stdin unless given, as in CI)."""
     return subprocess.run(
         [sys.executable, "-m", "abi_compiler.opt_main", *args],
         input=stdin if stdin is not None else b"",
         capture_output=True,
         check=False,
-    )  # type: ignore[return-value]
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
