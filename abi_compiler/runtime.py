@@ -42,6 +42,24 @@ index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
 unpack as tuples, since every result sequence level is a tuple (§3.2).
 
 numpy is never imported: arrays are recognized by their ``.shape``.
+
+Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
+``result <position>``, then ``[<index>]`` / ``['<key>']`` per level):
+
+* binding: ``missing value``; ``unexpected keyword argument``; ``given both positionally
+  and by keyword``; ``unexpected positional argument (the function takes N positional
+  arguments)`` (located at the first surplus position);
+* structures: ``expected a sequence of N values, got M`` (or ``got <type>``);
+  ``expected a mapping with keys 'a', 'b', got <type>``; ``missing key 'b'``;
+  ``unexpected key 'c'``; ``expected None (a gap in the structure), got <type>``;
+* leaves: ``expected an int (i32), got <type>``; ``expected a bool (i1), …``;
+  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``expected an array,
+  got <type>``; ``expected an array, got ragged nested lists``; ``expected an array of
+  rank 2, got rank 1``; ``expected an array of shape [?x4], got [2x3]``;
+  ``expected a sequence, got <type>`` (`py_homogeneous_list`);
+* results, without a path: ``expected N results, got M``; ``expected a sequence of
+  results, got <type>``; legacy signatures that disagree: ``sip inputs leaf indices […]
+  do not match the N raw inputs of f``.
 """
 
 from __future__ import annotations
@@ -185,6 +203,12 @@ def _int_range(scalar: Scalar) -> tuple[int, int]:
     return -(1 << (width - 1)), (1 << width) - 1  # signless: either interpretation
 
 
+def _is_bool_scalar(value: Any) -> bool:
+    """A numpy bool (which has no ``__index__``)."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    return kind == "b" and getattr(value, "shape", None) == ()
+
+
 def _int_converter(scalar: Scalar) -> Converter:
     name = _scalar_name(scalar)
     if scalar.width == 1:
@@ -201,7 +225,9 @@ def _int_converter(scalar: Scalar) -> Converter:
             try:
                 number = int(operator.index(value))
             except TypeError:
-                raise _Mismatch(f"{expected}, got {_type_name(value)}") from None
+                if not _is_bool_scalar(value):
+                    raise _Mismatch(f"{expected}, got {_type_name(value)}") from None
+                number = int(bool(value))
         if not lowest <= number <= highest:
             raise _Mismatch(f"value {number} does not fit in {name}")
         return bool(number) if scalar.width == 1 else number
@@ -338,13 +364,14 @@ def _multi_index(position: int, shape: tuple[int, ...]) -> list[int]:
 def _convert_elements(
     elements: SequenceABC[Any], shape: tuple[int, ...], convert: Converter
 ) -> list[Any]:
-    out = []
-    for position, element in enumerate(elements):
-        try:
-            out.append(convert(element))
-        except _Mismatch as mismatch:
-            mismatch.reversed_path.extend(reversed(_multi_index(position, shape)))
-            raise
+    out: list[Any] = []
+    append = out.append
+    try:
+        for element in elements:
+            append(convert(element))
+    except _Mismatch as mismatch:
+        mismatch.reversed_path.extend(reversed(_multi_index(len(out), shape)))
+        raise
     return out
 
 
@@ -424,13 +451,14 @@ def _list_converter(element: Converter) -> Converter:
     def convert(value: Any) -> list[Any]:
         if not _is_sequence(value):
             raise _Mismatch(f"expected a sequence, got {_type_name(value)}")
-        out = []
-        for position, item in enumerate(value):
-            try:
-                out.append(element(item))
-            except _Mismatch as mismatch:
-                mismatch.reversed_path.append(position)
-                raise
+        out: list[Any] = []
+        append = out.append
+        try:
+            for item in value:
+                append(element(item))
+        except _Mismatch as mismatch:
+            mismatch.reversed_path.append(len(out))  # the element that failed
+            raise
         return out
 
     return convert

@@ -274,6 +274,11 @@ def test_numpy_scalars() -> None:
     assert error_of(pack, abi(["i32"]), np.float32(1)) == (
         "argument 0: expected an int (i32), got float32"
     )
+    assert pack(abi(["i1", "i8"]), np.True_, np.False_) == [True, 0]
+    assert pack(abi(["i32"]), np.array(7)) == [7]
+    assert error_of(pack, abi(["i1"]), np.array([True, False])) == (
+        "argument 0: expected a bool (i1), got ndarray"
+    )
 
 
 def test_unknown_accepts_anything() -> None:
