@@ -34,7 +34,6 @@ from abi_compiler.model import (
     Signature,
     Unknown,
     ValueType,
-    dict_key_order,
 )
 
 # A record as Python's json module sees it: a string, None or a list.
@@ -65,28 +64,37 @@ def _scalar_record(t: Scalar) -> str:
 
 def record_for_type(t: ValueType | None) -> Record:
     """The record of a leaf type (SPEC §4.1); ``None`` (untyped leaf) is ``"unknown"``."""
-    if isinstance(t, Scalar):
-        return _scalar_record(t)
-    if isinstance(t, NDArray):
-        element = record_for_type(t.element)
-        if t.dims is None:
-            return ["ndarray", element, None]
-        return ["ndarray", element, len(t.dims), *t.dims]
-    if isinstance(t, ListRef):
-        return ["py_homogeneous_list", record_for_type(t.element)]
+    cls = type(t)
+    if cls is Scalar:
+        return _scalar_record(t)  # type: ignore[arg-type]
+    if cls is NDArray:
+        element = t.element  # type: ignore[union-attr]
+        element_record = (
+            _scalar_record(element) if type(element) is Scalar else record_for_type(element)
+        )
+        dims = t.dims  # type: ignore[union-attr]
+        if dims is None:
+            return ["ndarray", element_record, None]
+        return ["ndarray", element_record, len(dims), *dims]
+    if cls is ListRef:
+        return ["py_homogeneous_list", record_for_type(t.element)]  # type: ignore[union-attr]
     return "unknown"
 
 
 def record_for_node(node: Node | None) -> Record:
     """The record of a structure node; ``None`` (a gap) is ``null``."""
-    if node is None:
-        return None
-    if isinstance(node, Leaf):
-        return record_for_type(node.type)
-    if isinstance(node, Sequence):
-        kind = "slist" if node.kind == "list" else "stuple"
-        return [kind, *(record_for_node(item) for item in node.items)]
-    return ["sdict", *([key, record_for_node(item)] for key, item in node.items)]
+    cls = type(node)
+    if cls is Leaf:
+        return record_for_type(node.type)  # type: ignore[union-attr]
+    if cls is Sequence:
+        record: list[Any] = ["slist" if node.kind == "list" else "stuple"]  # type: ignore[union-attr]
+        record.extend([record_for_node(item) for item in node.items])  # type: ignore[union-attr]
+        return record
+    if cls is Dict:
+        record = ["sdict"]
+        record.extend([[key, record_for_node(item)] for key, item in node.items])  # type: ignore[union-attr]
+        return record
+    return None
 
 
 def _argument_record(argument: Argument) -> Record:
@@ -180,10 +188,6 @@ def _scalar_or_unknown(record: str) -> ValueType:
     return Scalar("i" if match.group(1) == "i" else "f", int(digits))
 
 
-def _is_count(value: Any) -> bool:
-    return type(value) is int and value >= 0
-
-
 class _RecordDecoder:
     """Turns the records of one side (``a`` or ``r``) into nodes, numbering leaves."""
 
@@ -192,40 +196,47 @@ class _RecordDecoder:
     def __init__(self) -> None:
         self.next_index = 0
 
-    def leaf(self, t: ValueType) -> Leaf:
+    def node(self, record: Record, depth: int) -> Node:
+        cls = type(record)
+        if cls is str:
+            t = _SCALAR_CACHE.get(record)
+            if t is None:
+                t = _scalar_or_unknown(record)
+        elif cls is not list:
+            if record is None:
+                _fail("null is only allowed as a gap in an slist or stuple")
+            _fail(f"expected a type record (a string or an array), got {_json_kind(record)}")
+        else:
+            if depth > MAX_JSON_DEPTH:
+                _fail(f"records nested deeper than {MAX_JSON_DEPTH} levels")
+            kind = record[0] if record else None
+            if kind == "ndarray":
+                t = self.ndarray(record, depth)
+            elif kind == "slist" or kind == "stuple":
+                return self.sequence(record, "list" if kind == "slist" else "tuple", depth)
+            elif kind == "sdict":
+                return self.dict(record, depth)
+            elif kind == "py_homogeneous_list":
+                t = self.value_type(record, depth)
+            elif kind == "named":
+                _fail('a named record is only allowed at the root of "a"')
+            else:
+                _unknown_kind(record)
         index = self.next_index
         self.next_index = index + 1
         return Leaf(t, index)
 
-    def node(self, record: Record, depth: int) -> Node:
-        if type(record) is str:
-            return self.leaf(_scalar_or_unknown(record))
-        if type(record) is not list:
-            if record is None:
-                _fail("null is only allowed as a gap in an slist or stuple")
-            _fail(f"expected a type record (a string or an array), got {_json_kind(record)}")
-        if depth > MAX_JSON_DEPTH:
-            _fail(f"records nested deeper than {MAX_JSON_DEPTH} levels")
-        kind = record[0] if record else None
-        if kind == "slist" or kind == "stuple":
-            return self.sequence(record, "list" if kind == "slist" else "tuple", depth)
-        if kind == "sdict":
-            return self.dict(record, depth)
-        if kind == "ndarray" or kind == "py_homogeneous_list":
-            return self.leaf(self.value_type(record, depth))
-        if kind == "named":
-            _fail('a named record is only allowed at the root of "a"')
-        _unknown_kind(record)
-
     def sequence(self, record: list[Any], kind: Literal["list", "tuple"], depth: int) -> Sequence:
         items: list[Node | None] = []
+        append = items.append
+        depth += 1
         for position in range(1, len(record)):
             item = record[position]
             if item is None:
-                items.append(None)
+                append(None)
                 continue
             try:
-                items.append(self.node(item, depth + 1))
+                append(self.node(item, depth))
             except _Invalid as error:
                 error.path.append(position)
                 raise
@@ -233,20 +244,21 @@ class _RecordDecoder:
 
     def dict(self, record: list[Any], depth: int) -> Dict:
         items: list[tuple[str, Node]] = []
-        previous: bytes | None = None
+        previous: str | None = None
+        depth += 1
         for position in range(1, len(record)):
             entry = record[position]
             if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not str:
                 _fail('expected an sdict entry ["<key>", <record>]', position)
             key = entry[0]
-            order = dict_key_order(key)
-            if previous is not None and order <= previous:
-                if order == previous:
+            # Code point order is UTF-8 byte order (dict_key_order), surrogates included.
+            if previous is not None and key <= previous:
+                if key == previous:
                     _fail(f"duplicate sdict key {json.dumps(key)}", position, 0)
                 _fail(f"sdict keys must be sorted: {json.dumps(key)} is out of order", position, 0)
-            previous = order
+            previous = key
             try:
-                items.append((key, self.node(entry[1], depth + 1)))
+                items.append((key, self.node(entry[1], depth)))
             except _Invalid as error:
                 error.path.extend((1, position))
                 raise
@@ -279,29 +291,32 @@ class _RecordDecoder:
             raise
 
     def ndarray(self, record: list[Any], depth: int) -> NDArray:
-        if len(record) < 3:
+        size = len(record)
+        if size < 3:
             _fail("an ndarray record needs an element type and a rank")
-        element = self.element(record, depth)
+        element = _SCALAR_CACHE.get(record[1]) if type(record[1]) is str else None
+        if element is None:
+            element = self.element(record, depth)
         rank = record[2]
         if rank is None:
-            if len(record) > 3:
+            if size > 3:
                 _fail("an unranked ndarray (rank null) has no dims", 3)
             return NDArray(element, None)
-        if not _is_count(rank):
+        if type(rank) is not int or rank < 0:
             _fail(
                 f"expected an ndarray rank (a non-negative integer or null), got {_json_kind(rank)}",
                 2,
             )
-        if len(record) - 3 != rank:
-            _fail(f"ndarray rank {rank} does not match its {len(record) - 3} dims")
-        dims = record[3:]
+        if size - 3 != rank:
+            _fail(f"ndarray rank {rank} does not match its {size - 3} dims")
+        dims = tuple(record[3:])
         for position, dim in enumerate(dims, 3):
-            if dim is not None and not _is_count(dim):
+            if dim is not None and (type(dim) is not int or dim < 0):
                 _fail(
                     f"expected an ndarray dim (a non-negative integer or null), got {_json_kind(dim)}",
                     position,
                 )
-        return NDArray(element, tuple(dims))
+        return NDArray(element, dims)
 
 
 def _unknown_kind(record: list[Any]) -> NoReturn:

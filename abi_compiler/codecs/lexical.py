@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from abi_compiler.errors import AbiError
 
@@ -48,8 +48,7 @@ def describe_byte(value: int) -> str:
     return f"byte 0x{value:02x}"
 
 
-@dataclass(frozen=True, slots=True)
-class IntegerComponent:
+class IntegerComponent(NamedTuple):
     """``<tag><value>``; ``offset`` is where the tag is."""
 
     tag: str
@@ -57,15 +56,17 @@ class IntegerComponent:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class SpanComponent:
+class SpanComponent(NamedTuple):
     """``<tag><length>!<contents>``; contents are ``data[start:end]``."""
 
     tag: str
     offset: int
     start: int
     end: int
-    data: bytes = field(repr=False, compare=False)
+    data: bytes
+
+    def __repr__(self) -> str:
+        return f"SpanComponent({self.tag!r}, offset={self.offset}, contents={self.contents!r})"
 
     @property
     def contents(self) -> bytes:
@@ -107,15 +108,18 @@ class SignatureParser:
         match = _COMPONENT.match(data, offset, self.end)
         if match is None:
             raise self._diagnose()
-        integer_tag = match.group(1)
-        if integer_tag is not None:
-            digits = match.group(2)
+        integer_digits, span_digits = match.group(2, 4)
+        if integer_digits is not None:
             self.offset = match.end()
-            return IntegerComponent(
-                integer_tag.decode("ascii"), _integer(digits, offset + 1), offset
-            )
-        digits = match.group(4)
-        length = _integer(digits, offset + 1)
+            if len(integer_digits) < MAX_INTEGER_DIGITS:
+                value = int(integer_digits)
+            else:
+                value = _bounded_integer(integer_digits, offset + 1)
+            return IntegerComponent(chr(data[offset]), value, offset)
+        if len(span_digits) < MAX_INTEGER_DIGITS:
+            length = int(span_digits)
+        else:
+            length = _bounded_integer(span_digits, offset + 1)
         if length < 1:
             raise AbiError("span length must be at least 1 (it counts the '!')", offset=offset + 1)
         bang = match.end() - 1
@@ -127,7 +131,7 @@ class SignatureParser:
                 offset=offset + 1,
             )
         self.offset = end
-        return SpanComponent(match.group(3).decode("ascii"), offset, bang + 1, end, data)
+        return SpanComponent(chr(data[offset]), offset, bang + 1, end, data)
 
     def _diagnose(self) -> AbiError:
         """Explain why no component starts at the cursor."""
@@ -178,7 +182,7 @@ def describe(component: Component) -> str:
     return f"span component {component.tag!r}"
 
 
-def _integer(digits: bytes, offset: int) -> int:
+def _bounded_integer(digits: bytes, offset: int) -> int:
     negative = digits.startswith(b"-")
     if len(digits) - negative > MAX_INTEGER_DIGITS:
         raise AbiError("integer out of range (more than 64 bits)", offset=offset)

@@ -14,6 +14,8 @@ Scalar type codes: 0 float32 (the default, never written), 1 float16, 2 float64,
 
 from __future__ import annotations
 
+import re
+
 from abi_compiler.codecs.lexical import (
     IntegerComponent,
     SignatureParser,
@@ -143,10 +145,13 @@ def decode_raw(text: str | bytes) -> FlatSignature:
 
 
 def _decode_types(span: SpanComponent) -> tuple[ValueType, ...]:
+    fast = _decode_types_quickly(span.data, span.start, span.end)
+    if fast is not None:
+        return fast
     found: list[ValueType] = []
     for component in span.parser():
         tag = component.tag
-        if not isinstance(component, SpanComponent):
+        if type(component) is not SpanComponent:
             raise AbiError(
                 f"expected a type span ('B', 'S', 'O' or 'U'), got {describe(component)}",
                 offset=component.offset,
@@ -157,16 +162,61 @@ def _decode_types(span: SpanComponent) -> tuple[ValueType, ...]:
             found.append(_decode_scalar(component))
         elif tag == "O":
             _expect_empty(component, "a reference object span 'O'")
-            found.append(ListRef(Unknown()))
+            found.append(_REF_OBJECT_TYPE)
         elif tag == "U":
             _expect_empty(component, "an unrecognized type span 'U'")
-            found.append(Unknown())
+            found.append(_UNKNOWN_TYPE)
         else:
             raise AbiError(
                 f"expected a type span ('B', 'S', 'O' or 'U'), got {describe(component)}",
                 offset=component.offset,
             )
     return tuple(found)
+
+
+# One well-formed type component; the declared length is checked after the match (the
+# body is greedy and the next component starts with a capital, so it cannot overrun).
+_TYPE_COMPONENT = re.compile(
+    rb"B([0-9]{1,4})!(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,9}))*)|S([0-9])!(?:t([0-9]{1,2}))?|O1!|U1!"
+)
+
+
+def _decode_types_quickly(data: bytes, start: int, end: int) -> tuple[ValueType, ...] | None:
+    """The types of a well-formed span, or ``None`` to let the component-wise parse
+    find the error."""
+    found: list[ValueType] = []
+    position = start
+    while position < end:
+        match = _TYPE_COMPONENT.match(data, position, end)
+        if match is None:
+            return None
+        length, code, dims_text, scalar_length, scalar_code = match.groups()
+        size = match.end() - position
+        first = data[position]
+        if first == 0x42:  # 'B'
+            code_value = 0 if code is None else int(code)
+            if int(length) != size - 1 - len(length) or code_value >= len(_CODE_TYPES):
+                return None
+            dims = tuple([None if dim == b"-1" else int(dim) for dim in _DIM.findall(dims_text)])
+            found.append(NDArray(_CODE_TYPES[code_value], dims))
+        elif first == 0x53:  # 'S'
+            code_value = 0 if scalar_code is None else int(scalar_code)
+            if int(scalar_length) != size - 2 or code_value >= len(_CODE_TYPES):
+                return None
+            found.append(_CODE_TYPES[code_value])
+        else:
+            found.append(_REF_OBJECT_TYPE if first == 0x4F else _UNKNOWN_TYPE)
+        position = match.end()
+    return tuple(found)
+
+
+_REF_OBJECT_TYPE = ListRef(Unknown())
+_UNKNOWN_TYPE = Unknown()
+# Fast paths for well-formed buffer and scalar contents (bounded digit counts keep the
+# values in range); anything else goes through the component-wise parse for its error.
+_BUFFER_BODY = re.compile(rb"(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,10}))*)")
+_SCALAR_BODY = re.compile(rb"(?:t([0-9]{1,2}))?")
+_DIM = re.compile(rb"d(-?[0-9]+)")
 
 
 def _expect_empty(span: SpanComponent, what: str) -> None:
@@ -184,6 +234,19 @@ def _element_code(component: IntegerComponent) -> Scalar:
 
 
 def _decode_buffer(span: SpanComponent) -> NDArray:
+    match = _BUFFER_BODY.fullmatch(span.data, span.start, span.end)
+    if match is not None:
+        code, dims_text = match.groups()
+        code_value = 0 if code is None else int(code)
+        raw_dims = _DIM.findall(dims_text)
+        # Up to 9 digits is always <= MAX_RAW_DIM; 10 digits may not be.
+        if code_value < len(_CODE_TYPES) and not any(len(dim) == 10 for dim in raw_dims):
+            dims = tuple([None if dim == b"-1" else int(dim) for dim in raw_dims])
+            return NDArray(_CODE_TYPES[code_value], dims)
+    return _decode_buffer_slowly(span)
+
+
+def _decode_buffer_slowly(span: SpanComponent) -> NDArray:
     element = _CODE_TYPES[_FLOAT32]
     dims: list[int | None] = []
     first = True
@@ -212,9 +275,13 @@ def _decode_buffer(span: SpanComponent) -> NDArray:
 
 
 def _decode_scalar(span: SpanComponent) -> Scalar:
+    match = _SCALAR_BODY.fullmatch(span.data, span.start, span.end)
+    if match is not None:
+        code = match.group(1)
+        code_value = 0 if code is None else int(code)
+        if code_value < len(_CODE_TYPES):
+            return _CODE_TYPES[code_value]
     parser = span.parser()
-    if parser.at_end:
-        return _CODE_TYPES[_FLOAT32]
     component = parser.next()
     if not isinstance(component, IntegerComponent) or component.tag != "t":
         raise AbiError(

@@ -15,6 +15,7 @@ index paths.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from abi_compiler.codecs.lexical import (
@@ -32,6 +33,10 @@ MAX_SIP_DEPTH = 100
 # The largest sequence key decoding accepts: gaps are materialised as ``None`` items,
 # so an unbounded key would let ``S12!k999999999_0`` allocate gigabytes.
 MAX_SEQUENCE_KEY = 2**20
+# `k<key>_<index>` with the key within MAX_SEQUENCE_KEY and the index within 64 bits.
+_KEY_AND_LEAF = re.compile(rb"k([0-9]{1,6})_([0-9]{1,18})(?![0-9])")
+_KEY_SPAN = re.compile(rb"K([1-9][0-9]{0,3})!")
+_LEAF = re.compile(rb"_([0-9]{1,18})(?![0-9])")
 
 
 # ------------------------------------------------------------------------------------
@@ -109,21 +114,17 @@ class _Decoder:
         return node
 
     def value(self, component: IntegerComponent | SpanComponent, depth: int) -> Node:
-        if isinstance(component, IntegerComponent):
-            if component.tag != "_":
-                raise AbiError(
-                    "expected a structured value ('_' index, 'S' or 'D' span), "
-                    f"got {describe(component)}",
-                    offset=component.offset,
-                )
+        tag = component.tag
+        if tag == "_" and type(component) is IntegerComponent:
             index = component.value
             if index < 0:
                 raise AbiError(f"negative raw index {index}", offset=component.offset + 1)
-            if index in self.indices:
+            indices = self.indices
+            if index in indices:
                 raise AbiError(f"duplicate raw index {index}", offset=component.offset + 1)
-            self.indices.add(index)
+            indices.add(index)
             return Leaf(None, index)
-        if component.tag not in ("S", "D"):
+        if type(component) is not SpanComponent or tag not in ("S", "D"):
             raise AbiError(
                 "expected a structured value ('_' index, 'S' or 'D' span), "
                 f"got {describe(component)}",
@@ -133,36 +134,42 @@ class _Decoder:
             raise AbiError(
                 f"structure nested deeper than {MAX_SIP_DEPTH} levels", offset=component.offset
             )
-        if component.tag == "S":
-            return self.sequence(component, depth)
-        return self.dict(component, depth)
-
-    def _child(self, parser: SignatureParser, depth: int) -> Node:
-        if parser.at_end:
-            raise AbiError(
-                "unexpected end of span, expected the structured value of a key",
-                offset=parser.offset,
-            )
-        return self.value(parser.next(), depth + 1)
+        if tag == "S":
+            return self.sequence(component, depth + 1)
+        return self.dict(component, depth + 1)
 
     def sequence(self, span: SpanComponent, depth: int) -> Sequence:
         found: dict[int, Node] = {}
         parser = span.parser()
-        while not parser.at_end:
+        data, end = parser.data, parser.end
+        indices = self.indices
+        while parser.offset < end:
+            # Fast path for the common `k<key>_<index>` pair (a leaf in a sequence).
+            pair = _KEY_AND_LEAF.match(data, parser.offset, end)
+            if pair is not None:
+                key_value, index = int(pair.group(1)), int(pair.group(2))
+                if key_value not in found and index not in indices:
+                    indices.add(index)
+                    found[key_value] = Leaf(None, index)
+                    parser.offset = pair.end()
+                    continue
             key = parser.next()
-            if not isinstance(key, IntegerComponent) or key.tag != "k":
+            if key.tag != "k" or type(key) is not IntegerComponent:
                 raise AbiError(
                     f"expected a sequence key 'k', got {describe(key)}", offset=key.offset
                 )
-            if not 0 <= key.value <= MAX_SEQUENCE_KEY:
+            key_value = key.value
+            if not 0 <= key_value <= MAX_SEQUENCE_KEY:
                 raise AbiError(
-                    f"sequence key {key.value} out of range (expected 0..{MAX_SEQUENCE_KEY})",
+                    f"sequence key {key_value} out of range (expected 0..{MAX_SEQUENCE_KEY})",
                     offset=key.offset + 1,
                 )
-            if key.value in found:
-                raise AbiError(f"duplicate sequence key {key.value}", offset=key.offset + 1)
-            found[key.value] = self._child(parser, depth)
+            if key_value in found:
+                raise AbiError(f"duplicate sequence key {key_value}", offset=key.offset + 1)
+            found[key_value] = self.value(_next_value(parser), depth)
         width = max(found, default=-1) + 1
+        if width == len(found) and all(key == i for i, key in enumerate(found)):
+            return Sequence(self.sequence_kind, tuple(found.values()))  # dense, in order
         items: list[Node | None] = [None] * width
         for key_value, child in found.items():
             items[key_value] = child
@@ -170,23 +177,61 @@ class _Decoder:
 
     def dict(self, span: SpanComponent, depth: int) -> Dict:
         found: dict[str, Node] = {}
+        in_order = True
+        previous = b""
         parser = span.parser()
-        while not parser.at_end:
+        data, end = parser.data, parser.end
+        indices = self.indices
+        while parser.offset < end:
+            # Fast path for the common `K<len>!<ASCII key>_<index>` pair (a leaf in a dict).
+            head = _KEY_SPAN.match(data, parser.offset, end)
+            if head is not None:
+                key_end = head.end() + int(head.group(1)) - 1
+                leaf = _LEAF.match(data, key_end, end) if key_end < end else None
+                if leaf is not None:
+                    raw_key = data[head.end() : key_end]
+                    index = int(leaf.group(1))
+                    if raw_key.isascii() and index not in indices:
+                        name = raw_key.decode("ascii")
+                        if name not in found:
+                            if found and raw_key < previous:
+                                in_order = False
+                            previous = raw_key
+                            indices.add(index)
+                            found[name] = Leaf(None, index)
+                            parser.offset = leaf.end()
+                            continue
             key = parser.next()
-            if not isinstance(key, SpanComponent) or key.tag != "K":
+            if key.tag != "K" or type(key) is not SpanComponent:
                 raise AbiError(
                     f"expected a dict key span 'K', got {describe(key)}", offset=key.offset
                 )
+            raw_key = key.contents
             try:
-                name = key.contents.decode("utf-8", "surrogatepass")
+                name = raw_key.decode("utf-8", "surrogatepass")
             except UnicodeDecodeError as error:
                 raise AbiError(
                     "dict key is not valid UTF-8", offset=key.start + error.start
                 ) from None
             if name in found:
                 raise AbiError(f"duplicate dict key {name!r}", offset=key.offset)
-            found[name] = self._child(parser, depth)
+            if in_order and found and raw_key < previous:
+                in_order = False
+            previous = raw_key
+            found[name] = self.value(_next_value(parser), depth)
+        if in_order:  # UTF-8 bytes order is the model's key order (dict_key_order)
+            return Dict(tuple(found.items()))
         return Dict.sorted(list(found.items()))
+
+
+def _next_value(parser: SignatureParser) -> IntegerComponent | SpanComponent:
+    """The structured value after a key."""
+    if parser.offset >= parser.end:
+        raise AbiError(
+            "unexpected end of span, expected the structured value of a key",
+            offset=parser.offset,
+        )
+    return parser.next()
 
 
 def decode_sip(text: str | bytes) -> SipSignature:

@@ -215,3 +215,14 @@ def test_raw_offsets_are_utf8_byte_offsets() -> None:
         decode_raw, "I4!\u00e9R1!", "expected a component tag ('_', a-z or A-Z), got byte 0xc3", 3
     )
     check(decode_raw, "I1!R1!\u00e9", "unexpected trailing text after the results span", 6)
+
+
+def test_json_bad_dim_offset_is_the_bad_dim_not_an_equal_one() -> None:
+    # 1.0 == 1 and true == 1 in Python: the offset must still be the bad value's.
+    text = '{"a":[["ndarray","f32",3,1,true,1.0]],"r":[],"v":1}'
+    check(
+        decode_json,
+        text,
+        "expected an ndarray dim (a non-negative integer or null), got a boolean",
+        text.index("true"),
+    )
