@@ -13,13 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
-from abi_compiler.passes.structure import (
-    compact_value_attrs,
-    functions,
-    is_structured_type,
-    type_text,
-)
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -33,7 +26,14 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler import diagnostics
+from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
 from abi_compiler.errors import AbiError
+from abi_compiler.passes.structure import (
+    compact_value_attrs,
+    functions,
+    is_structured_type,
+    type_text,
+)
 
 
 def leaf_types(type: Attribute) -> list[Attribute]:

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+
+from abi_compiler import diagnostics
+from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
 from abi_compiler.passes.structure import (
@@ -12,13 +19,6 @@ from abi_compiler.passes.structure import (
     exported_functions,
     function_signature,
 )
-from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
-from xdsl.dialects.func import FuncOp
-from xdsl.passes import ModulePass
-
-from abi_compiler import diagnostics
-from abi_compiler.model import IndexPath, Signature, leaf_paths
 
 
 def index_paths(signature: Signature) -> tuple[list[IndexPath], list[IndexPath]]:

@@ -10,6 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+
+from abi_compiler import diagnostics
+from abi_compiler.codecs.json_abi import decode_json, encode_json
+from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
+from abi_compiler.codecs.sip import decode_sip, encode_sip
+from abi_compiler.errors import AbiError
+from abi_compiler.model import FlatSignature
 from abi_compiler.passes.reflection import (
     add_entries,
     adopt_bare_iree_abi,
@@ -26,17 +37,6 @@ from abi_compiler.passes.structure import (
     type_text,
     value_type,
 )
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
-from xdsl.passes import ModulePass
-
-from abi_compiler import diagnostics
-from abi_compiler.codecs.json_abi import decode_json, encode_json
-from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
-from abi_compiler.codecs.sip import decode_sip, encode_sip
-from abi_compiler.errors import AbiError
-from abi_compiler.model import FlatSignature
 
 
 def expect_exactly(expected: str) -> Callable[[str], None]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from abi_compiler.passes.registry import PASSES, PIPELINES
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+from abi_compiler.passes.registry import PASSES, PIPELINES
 
 
 class _Pipeline(ModulePass):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from abi_compiler.passes.structure import IREE_ABI, REFLECTION
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
 from abi_compiler.errors import AbiError
+from abi_compiler.passes.structure import IREE_ABI, REFLECTION
 
 
 def reflection_entries(func: FuncOp) -> dict[str, Attribute]:

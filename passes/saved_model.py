@@ -8,17 +8,17 @@ functions without exported names become private, and the module loses
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.func import CallOp, FuncOp
+
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     check_bound_inputs,
     compact_value_attrs,
     functions,
 )
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.dialects.func import CallOp, FuncOp
-
-from abi_compiler.errors import AbiError
 
 _PREFIX = "tf_saved_model."
 
@@ -39,12 +39,25 @@ def _adopt_value_attrs(attrs: ArrayAttr[DictionaryAttr] | None) -> ArrayAttr[Dic
 
 
 def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:
-    """Rename ``func`` and redirect every `func.call` to it."""
-    old_name = func.sym_name.data
-    func.sym_name = StringAttr(new_name)
+    """Rename ``func`` and redirect every `func.call` to it (one module walk: to rename
+    many functions, use `rename_functions`)."""
+    rename_functions(module, [(func, new_name)])
+
+
+def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> None:
+    """Rename each function and redirect every `func.call` to it, in one walk of the
+    module (a walk per function would make a pass quadratic in the module size)."""
+    redirected: dict[str, SymbolRefAttr] = {}
+    for func, new_name in renames:
+        redirected[func.sym_name.data] = SymbolRefAttr(new_name)
+        func.sym_name = StringAttr(new_name)
+    if not redirected:
+        return
     for op in module.walk():
-        if isinstance(op, CallOp) and op.callee.string_value() == old_name:
-            op.callee = SymbolRefAttr(new_name)
+        if isinstance(op, CallOp) and not op.callee.nested_references.data:
+            new = redirected.get(op.callee.root_reference.data)
+            if new is not None:
+                op.callee = new
 
 
 def symbol_names(module: ModuleOp) -> set[str]:
@@ -60,6 +73,7 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
     if tf_saved_model.SEMANTICS not in module.attributes:
         return
     taken = symbol_names(module)
+    renames: list[tuple[FuncOp, str]] = []
     for func in functions(module):
         names = func.attributes.get(tf_saved_model.EXPORTED_NAMES)
         if names is not None:
@@ -76,11 +90,12 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
                     if exported in taken:
                         raise AbiError(f"symbol @{exported} already exists", op=func)
                     taken.discard(func.sym_name.data)
-                    rename_function(module, func, exported)
+                    renames.append((func, exported))
                     taken.add(exported)
             del func.attributes[tf_saved_model.EXPORTED_NAMES]
         elif func.sym_visibility is None or func.sym_visibility.data == "public":
             func.sym_visibility = StringAttr("private")
         func.arg_attrs = _adopt_value_attrs(func.arg_attrs)
         func.res_attrs = _adopt_value_attrs(func.res_attrs)
+    rename_functions(module, renames)
     del module.attributes[tf_saved_model.SEMANTICS]

@@ -10,10 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from io import StringIO
 
-from abi_compiler.dialects import tf_saved_model
-from abi_compiler.dialects.abi import DictType
-from abi_compiler.dialects.iree import IreeListType
-from abi_compiler.dialects.util import ListType
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
@@ -32,6 +28,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
+from abi_compiler.dialects import tf_saved_model
+from abi_compiler.dialects.abi import DictType
+from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.util import ListType
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,

@@ -10,40 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
-from abi_compiler.dialects.hal import (
-    BufferViewDimOp,
-    BufferViewType,
-    TensorExportOp,
-    TensorImportOp,
-)
-from abi_compiler.dialects.iree import IreeListType
-from abi_compiler.dialects.util import (
-    ListCreateOp,
-    ListGetOp,
-    ListResizeOp,
-    ListSetOp,
-    ListType,
-)
-from abi_compiler.passes.decompose import decompose_module, leaf_types
-from abi_compiler.passes.materialize import materialize_iree_abi
-from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
-from abi_compiler.passes.saved_model import adopt_saved_model_exports, rename_function, symbol_names
-from abi_compiler.passes.structure import (
-    ABI_INDEX_PATH,
-    ABI_NAME,
-    ABI_STUB,
-    IREE_ABI,
-    MODULE_EXPORT,
-    REFLECTION,
-    compact_value_attrs,
-    exported_functions,
-    function_signature,
-    index_path_attribute,
-    is_ref_array_type,
-    is_structured_type,
-    type_text,
-)
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
@@ -66,6 +32,21 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler import diagnostics
 from abi_compiler.codecs.json_abi import decode_json, encode_json
+from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
+from abi_compiler.dialects.hal import (
+    BufferViewDimOp,
+    BufferViewType,
+    TensorExportOp,
+    TensorImportOp,
+)
+from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.util import (
+    ListCreateOp,
+    ListGetOp,
+    ListResizeOp,
+    ListSetOp,
+    ListType,
+)
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     IndexPath,
@@ -77,6 +58,29 @@ from abi_compiler.model import (
     format_index_path,
 )
 from abi_compiler.model import leaves as leaves_of
+from abi_compiler.passes.decompose import decompose_module, leaf_types
+from abi_compiler.passes.materialize import materialize_iree_abi
+from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
+from abi_compiler.passes.saved_model import (
+    adopt_saved_model_exports,
+    rename_functions,
+    symbol_names,
+)
+from abi_compiler.passes.structure import (
+    ABI_INDEX_PATH,
+    ABI_NAME,
+    ABI_STUB,
+    IREE_ABI,
+    MODULE_EXPORT,
+    REFLECTION,
+    compact_value_attrs,
+    exported_functions,
+    function_signature,
+    index_path_attribute,
+    is_ref_array_type,
+    is_structured_type,
+    type_text,
+)
 
 
 def util_list_spelling(attr: Attribute) -> Attribute:
@@ -146,6 +150,7 @@ class _Plan:
     name: str
     signature: Signature
     reflection: dict[str, Attribute] = field(default_factory=dict)
+    arg_names: list[str | None] = field(default_factory=list)
 
 
 def _plan(func: FuncOp) -> _Plan:
@@ -171,7 +176,18 @@ def _plan(func: FuncOp) -> _Plan:
             described.results
         ) != len(signature.results):
             raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
-    return _Plan(func, name, signature, dict(sorted(entries.items())))
+    return _Plan(func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature))
+
+
+def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
+    """SSA names for the wrapper's arguments: the original argument's name for typed
+    functions, the argument name for named index-path arguments."""
+    if index_path_attribute(func) is None:
+        return [arg.name_hint for arg in func.args]
+    return [
+        arg.name if arg.name is not None and SSAValue.is_valid_name(arg.name) else None
+        for arg in signature.arguments
+    ]
 
 
 def _warn_rejected_types(plan: _Plan) -> None:
@@ -304,6 +320,8 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
     )
     arg_types = [builder.boundary_arg_type(arg.node) for arg in signature.arguments]
     block = Block(arg_types=arg_types)
+    for value, name in zip(block.args, plan.arg_names, strict=False):
+        value.name_hint = name
     builder.block = block
     leaves: dict[int, SSAValue] = {}
     for arg, value in zip(signature.arguments, block.args, strict=True):
@@ -340,13 +358,14 @@ def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:
     return DictionaryAttr(dict(sorted(entries.items())))
 
 
-def _make_private_impl(module: ModuleOp, plan: _Plan, taken: set[str]) -> None:
+def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
+    """Make the function private and strip its boundary attributes; returns its new name
+    (the caller renames every implementation, and redirects calls, in one walk)."""
     func = plan.func
     impl_name = f"_{plan.name}"
     if impl_name in taken:
         raise AbiError(f"symbol @{impl_name} already exists", op=func)
     taken.add(impl_name)
-    rename_function(module, func, impl_name)
     func.sym_visibility = StringAttr("private")
     for key in (REFLECTION, IREE_ABI, MODULE_EXPORT):
         func.attributes.pop(key, None)
@@ -360,6 +379,7 @@ def _make_private_impl(module: ModuleOp, plan: _Plan, taken: set[str]) -> None:
                 for a in attrs.data
             ]
             setattr(func, attrs_name, compact_value_attrs(ArrayAttr(kept)))
+    return impl_name
 
 
 @dataclass(frozen=True)
@@ -382,9 +402,11 @@ class WrapEntryPointsPass(ModulePass):
             else:
                 materialize_iree_abi(func)
         taken = symbol_names(op)
+        renames = []
         for plan in plans:
             _warn_rejected_types(plan)
-            _make_private_impl(op, plan, taken)
+            renames.append((plan.func, _make_private_impl(plan, taken)))
+        rename_functions(op, renames)
         decompose_module(op)
         for plan in plans:
             wrapper = _build_wrapper(plan, plan.func)

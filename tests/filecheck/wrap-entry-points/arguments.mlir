@@ -7,7 +7,7 @@
 // second run changes nothing.
 
 // CHECK-LABEL: func.func @predict(
-// CHECK-SAME: %[[D:[0-9]+]]: !util.list<?>, %[[T:[0-9]+]]: !util.list<?>, %[[S:[a-z0-9]+]]: tensor<?xi8>) -> i32
+// CHECK-SAME: %[[D:[a-z0-9_]+]]: !util.list<?>, %[[T:[a-z0-9_]+]]: !util.list<?>, %[[S:[a-z0-9]+]]: tensor<?xi8>) -> i32
 // CHECK-SAME: attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22scale\22,\22f32\22],[\22x\22,[\22ndarray\22,\22f32\22,2,null,4]]],[\22stuple\22,[\22ndarray\22,\22f32\22,1,4],\22i32\22],[\22ndarray\22,\22i8\22,1,null]],\22r\22:[\22i32\22],\22v\22:1}"}} {
 // CHECK-NEXT: %[[C0:[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT: %[[SCALE:[0-9]+]] = util.list.get %[[D]][%[[C0]]] : !util.list<?> -> f32
@@ -32,7 +32,7 @@ func.func @predict(%d: !abi.dict<"x": tensor<?x4xf32>, "scale": f32>, %t: tuple<
 // Nested structures are nested lists; empty structures carry nothing to read; top-level
 // lists stay as they are and !iree.list is respelled !util.list.
 // CHECK-LABEL: func.func @nested(
-// CHECK-SAME: %[[A:[0-9]+]]: !util.list<?>, %[[L:[a-z0-9]+]]: !util.list<i32>) -> i32
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: !util.list<?>, %[[L:[a-z0-9]+]]: !util.list<i32>) -> i32
 // CHECK-NEXT: %[[C0:[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT: %[[IN:[0-9]+]] = util.list.get %[[A]][%[[C0]]] : !util.list<?> -> !util.list<?>
 // CHECK-NEXT: %[[I:[0-9]+]] = util.list.get %[[IN]][%[[C0]]] : !util.list<?> -> i32
@@ -49,7 +49,7 @@ func.func @nested(%a: tuple<tuple<i32>, tuple<>, !iree.list<i8>>, %l: !iree.list
 
 // Internal callers are redirected to the implementation (and flattened themselves).
 // CHECK-LABEL: func.func private @caller(
-// CHECK-SAME: %[[I:[0-9]+]]: i32, %[[K:[0-9]+]]: !util.list<i8>, %[[L:[a-z]+]]: !util.list<i32>) -> i32 {
+// CHECK-SAME: %[[I:[a-z0-9_]+]]: i32, %[[K:[a-z0-9_]+]]: !util.list<i8>, %[[L:[a-z]+]]: !util.list<i32>) -> i32 {
 // CHECK-NEXT: %[[R:[a-z]+]] = func.call @_nested(%[[I]], %[[K]], %[[L]]) : (i32, !util.list<i8>, !util.list<i32>) -> i32
 // CHECK-NEXT: func.return %[[R]] : i32
 func.func private @caller(%t: tuple<tuple<i32>, tuple<>, !iree.list<i8>>, %lk: !iree.list<i32>) -> i32 {

@@ -4,7 +4,7 @@
 // the top level and inside structures. IREE's native ABI rejects them: a warning.
 
 // CHECK-LABEL: func.func @refs(
-// CHECK-SAME: %[[A:[0-9]+]]: !util.list<?>, %[[T:[0-9]+]]: !util.list<?>) -> !util.list<?>
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: !util.list<?>, %[[T:[a-z0-9_]+]]: !util.list<?>) -> !util.list<?>
 // CHECK-SAME: iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,[\22py_homogeneous_list\22,\22i32\22],2,2,3],[\22stuple\22,[\22ndarray\22,[\22py_homogeneous_list\22,\22unknown\22],1,null]]],\22r\22:[[\22ndarray\22,[\22py_homogeneous_list\22,\22i32\22],2,2,3]],\22v\22:1}"}
 // CHECK-NEXT: %[[ARR:[0-9]+]] = abi.ref_array.from_lists %[[A]] : !util.list<?> -> tensor<2x3x!util.list<i32>>
 // CHECK-NEXT: %[[C0:[0-9]+]] = arith.constant 0 : index

@@ -8,7 +8,7 @@
 
 // CHECK: builtin.module {
 // CHECK-NEXT: func.func @serve(
-// CHECK-SAME: %[[P:[0-9]+]]: i8, %[[X:[0-9]+]]: tensor<4xf32>, %[[Y:[0-9]+]]: !util.list<?>) -> tensor<4xf32>
+// CHECK-SAME: %[[P:[a-z0-9_]+]]: i8, %[[X:[a-z0-9_]+]]: tensor<4xf32>, %[[Y:[a-z0-9_]+]]: !util.list<?>) -> tensor<4xf32>
 // CHECK-SAME: attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[\22i8\22,[\22named\22,\22x\22,[\22ndarray\22,\22f32\22,1,4]],[\22named\22,\22y\22,[\22slist\22,\22i32\22,null,\22i64\22]]],\22r\22:[[\22sdict\22,[\22out\22,[\22ndarray\22,\22f32\22,1,4]]]],\22v\22:1}"}} {
 // CHECK-NEXT: %[[C0:[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT: %[[Y0:[0-9]+]] = util.list.get %[[Y]][%[[C0]]] : !util.list<?> -> i32

@@ -2,11 +2,11 @@
 // Types IREE's native ABI rejects are still lowered, with a warning (SPEC §8.2).
 
 // CHECK-LABEL: func.func @rejected(
-// CHECK-SAME: %{{[0-9]+}}: !util.list<?>) -> ui8
-// CHECK: %{{[0-9]+}} = util.list.get %{{[0-9]+}}[%{{[0-9]+}}] : !util.list<?> -> si32
-// CHECK: %{{[0-9]+}} = util.list.get %{{[0-9]+}}[%{{[0-9]+}}] : !util.list<?> -> !hal.buffer_view
+// CHECK-SAME: %t: !util.list<?>) -> ui8
+// CHECK: %{{[0-9]+}} = util.list.get %t[%{{[0-9]+}}] : !util.list<?> -> si32
+// CHECK: %{{[0-9]+}} = util.list.get %t[%{{[0-9]+}}] : !util.list<?> -> !hal.buffer_view
 // CHECK-NEXT: %{{[0-9]+}} = hal.tensor.import %{{[0-9]+}} : !hal.buffer_view -> tensor<*xf32>
-// CHECK: %{{[0-9]+}} = util.list.get %{{[0-9]+}}[%{{[0-9]+}}] : !util.list<?> -> complex<f32>
+// CHECK: %{{[0-9]+}} = util.list.get %t[%{{[0-9]+}}] : !util.list<?> -> complex<f32>
 // expected-warning @+1 {{type ui8 is not supported by IREE's native ABI}}
 func.func @rejected(
     // expected-warning @+3 {{type si32 is not supported by IREE's native ABI}}
