@@ -135,6 +135,20 @@ def encode_raw(sig: FlatSignature) -> str:
     return f"I{len(inputs) + 1}!{inputs}R{len(results) + 1}!{results}"
 
 
+_REF_OBJECT_TYPE = ListRef(Unknown())
+_UNKNOWN_TYPE = Unknown()
+# Fast paths for well-formed buffer and scalar contents (bounded digit counts keep the
+# values in range); anything else goes through the component-wise parse for its error.
+_BUFFER_BODY = re.compile(rb"(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,10}))*)")
+_SCALAR_BODY = re.compile(rb"(?:t([0-9]{1,2}))?")
+_DIM = re.compile(rb"d(-?[0-9]+)")
+# One well-formed type component. The declared length is compared with the match
+# afterwards: a greedy body that runs past its length falls back to the slow parse.
+_TYPE_COMPONENT = re.compile(
+    rb"B([0-9]{1,4})!(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,9}))*)|S([0-9])!(?:t([0-9]{1,2}))?|O1!|U1!"
+)
+
+
 def decode_raw(text: str | bytes) -> FlatSignature:
     """Parse an ``f`` value; `AbiError` with the byte offset on malformed text."""
     parser = SignatureParser(text)
@@ -174,13 +188,6 @@ def _decode_types(span: SpanComponent) -> tuple[ValueType, ...]:
     return tuple(found)
 
 
-# One well-formed type component; the declared length is checked after the match (the
-# body is greedy and the next component starts with a capital, so it cannot overrun).
-_TYPE_COMPONENT = re.compile(
-    rb"B([0-9]{1,4})!(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,9}))*)|S([0-9])!(?:t([0-9]{1,2}))?|O1!|U1!"
-)
-
-
 def _decode_types_quickly(data: bytes, start: int, end: int) -> tuple[ValueType, ...] | None:
     """The types of a well-formed span, or ``None`` to let the component-wise parse
     find the error."""
@@ -208,15 +215,6 @@ def _decode_types_quickly(data: bytes, start: int, end: int) -> tuple[ValueType,
             found.append(_REF_OBJECT_TYPE if first == 0x4F else _UNKNOWN_TYPE)
         position = match.end()
     return tuple(found)
-
-
-_REF_OBJECT_TYPE = ListRef(Unknown())
-_UNKNOWN_TYPE = Unknown()
-# Fast paths for well-formed buffer and scalar contents (bounded digit counts keep the
-# values in range); anything else goes through the component-wise parse for its error.
-_BUFFER_BODY = re.compile(rb"(?:t([0-9]{1,2}))?((?:d(?:-1|[0-9]{1,10}))*)")
-_SCALAR_BODY = re.compile(rb"(?:t([0-9]{1,2}))?")
-_DIM = re.compile(rb"d(-?[0-9]+)")
 
 
 def _expect_empty(span: SpanComponent, what: str) -> None:
@@ -282,6 +280,8 @@ def _decode_scalar(span: SpanComponent) -> Scalar:
         if code_value < len(_CODE_TYPES):
             return _CODE_TYPES[code_value]
     parser = span.parser()
+    if parser.at_end:
+        return _CODE_TYPES[_FLOAT32]
     component = parser.next()
     if not isinstance(component, IntegerComponent) or component.tag != "t":
         raise AbiError(

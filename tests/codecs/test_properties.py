@@ -4,13 +4,17 @@ model, and hostile input that must either decode or raise `AbiError`, quickly.""
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from abi_compiler.codecs import raw as raw_codec
+from abi_compiler.codecs import sip as sip_codec
 from abi_compiler.codecs.json_abi import decode_json, encode_json, format_declaration
 from abi_compiler.codecs.lexical import IntegerComponent, SignatureBuilder, SignatureParser
 from abi_compiler.codecs.raw import decode_raw, encode_raw, format_raw
@@ -380,3 +384,45 @@ def test_random_json_documents(a: list[Any], r: list[Any], v: Any) -> None:
         return
     # What validates re-encodes to the same document.
     assert json.loads(encode_json(sig)) == json.loads(text)
+
+
+# ------------------------------------------------------------------------------------
+# The fast paths for well-formed raw and SIP input agree with the component-wise parse.
+# ------------------------------------------------------------------------------------
+
+NEVER = re.compile(rb"(?!)")
+
+
+def outcome(decoder: Callable[[str | bytes], object], text: str) -> object:
+    try:
+        return decoder(text)
+    except AbiError as error:
+        return (error.message, error.offset)
+
+
+def slow_outcome(name: str, text: str) -> object:
+    if name == "raw":
+        with (
+            patch.object(raw_codec, "_decode_types_quickly", lambda *_: None),
+            patch.object(raw_codec, "_BUFFER_BODY", NEVER),
+            patch.object(raw_codec, "_SCALAR_BODY", NEVER),
+        ):
+            return outcome(decode_raw, text)
+    with (
+        patch.object(sip_codec, "_KEY_AND_LEAF", NEVER),
+        patch.object(sip_codec, "_KEY_SPAN", NEVER),
+    ):
+        return outcome(decode_sip, text)
+
+
+@PROPERTY
+@given(st.data())
+def test_fast_paths_agree_with_the_component_parse(data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(["raw", "sip"]))
+    if name == "raw":
+        text = encode_raw(data.draw(raw_signatures))
+    else:
+        text = encode_sip(data.draw(sip_signatures))
+    if data.draw(st.booleans()):
+        text = mutate(text, data)
+    assert outcome(DECODERS[name], text) == slow_outcome(name, text)
