@@ -44,7 +44,18 @@ from abi_compiler.passes.structure import REFLECTION
 # --------------------------------------------------------------------------------------
 
 
+def install_parser_fixes() -> None:
+    """What `abi-opt` installs before parsing (`abi_compiler.xdsl_compat`: non-ASCII
+    string literals parse as strings, deep nesting parses)."""
+    try:
+        from abi_compiler import xdsl_compat
+    except ImportError:  # older trees: nothing to install
+        return
+    xdsl_compat.install()
+
+
 def context(allow_unregistered: bool = False) -> Context:
+    install_parser_fixes()
     ctx = Context(allow_unregistered=allow_unregistered)
     for dialect in (Builtin, Func, Arith, Tensor, Util, Iree, Abi, Hal, TfSavedModel):
         ctx.load_dialect(dialect)
