@@ -17,6 +17,7 @@ import sys
 import time
 import timeit
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
@@ -107,23 +108,19 @@ def main() -> None:
         json_text = encode_json(sig)
         document = json.loads(json_text)
         dumps = _best(
-            lambda document=document: json.dumps(
-                document, separators=(",", ":"), sort_keys=True, ensure_ascii=True
-            ),
+            partial(json.dumps, document, separators=(",", ":"), sort_keys=True, ensure_ascii=True),
             args.repeat,
         )
-        loads = _best(lambda json_text=json_text: json.loads(json_text), args.repeat)
-        flat = sig.flat()
-        roots = sig.sip_roots()
+        loads = _best(partial(json.loads, json_text), args.repeat)
         codecs: list[tuple[str, Callable[[], str], Callable[[str], object]]] = [
-            ("raw", lambda flat=flat: encode_raw(flat), decode_raw),
-            ("sip", lambda roots=roots: encode_sip(roots), decode_sip),
-            ("json", lambda sig=sig: encode_json(sig), decode_json),
+            ("raw", partial(encode_raw, sig.flat()), decode_raw),
+            ("sip", partial(encode_sip, sig.sip_roots()), decode_sip),
+            ("json", partial(encode_json, sig), decode_json),
         ]
         for codec, encode, decode in codecs:
             text = encode()
             encode_time = _best(encode, args.repeat)
-            decode_time = _best(lambda text=text, decode=decode: decode(text), args.repeat)
+            decode_time = _best(partial(decode, text), args.repeat)
             print(
                 f"{name:36} {codec:5} {len(text):6} {encode_time * 1e6:8.1f} "
                 f"{decode_time * 1e6:8.1f} {dumps * 1e6:9.1f} {loads * 1e6:9.1f} "

@@ -23,6 +23,7 @@ from typing import Any, Literal, NoReturn
 
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
+    MAX_STRUCTURE_DEPTH,
     Argument,
     Dict,
     Leaf,
@@ -40,8 +41,9 @@ from abi_compiler.model import (
 Record = Any
 
 # Nesting bound for records: keeps the validating walk (and the error-path re-scan)
-# away from Python's recursion limit on hostile input.
-MAX_JSON_DEPTH = 100
+# away from Python's recursion limit on hostile input. One level above the deepest value
+# the passes accept, for the `named` record around it: what they write decodes.
+MAX_JSON_DEPTH = MAX_STRUCTURE_DEPTH + 1
 # MLIR's integer width limit; widths are written without leading zeros.
 MAX_SCALAR_WIDTH = 16_777_215
 
@@ -64,35 +66,33 @@ def _scalar_record(t: Scalar) -> str:
 
 def record_for_type(t: ValueType | None) -> Record:
     """The record of a leaf type (SPEC §4.1); ``None`` (untyped leaf) is ``"unknown"``."""
-    cls = type(t)
-    if cls is Scalar:
-        return _scalar_record(t)  # type: ignore[arg-type]
-    if cls is NDArray:
-        element = t.element  # type: ignore[union-attr]
+    if type(t) is Scalar:
+        return _scalar_record(t)
+    if type(t) is NDArray:
+        element = t.element
         element_record = (
             _scalar_record(element) if type(element) is Scalar else record_for_type(element)
         )
-        dims = t.dims  # type: ignore[union-attr]
+        dims = t.dims
         if dims is None:
             return ["ndarray", element_record, None]
         return ["ndarray", element_record, len(dims), *dims]
-    if cls is ListRef:
-        return ["py_homogeneous_list", record_for_type(t.element)]  # type: ignore[union-attr]
+    if type(t) is ListRef:
+        return ["py_homogeneous_list", record_for_type(t.element)]
     return "unknown"
 
 
 def record_for_node(node: Node | None) -> Record:
     """The record of a structure node; ``None`` (a gap) is ``null``."""
-    cls = type(node)
-    if cls is Leaf:
-        return record_for_type(node.type)  # type: ignore[union-attr]
-    if cls is Sequence:
-        record: list[Any] = ["slist" if node.kind == "list" else "stuple"]  # type: ignore[union-attr]
-        record.extend([record_for_node(item) for item in node.items])  # type: ignore[union-attr]
+    if type(node) is Leaf:
+        return record_for_type(node.type)
+    if type(node) is Sequence:
+        record: list[Any] = ["slist" if node.kind == "list" else "stuple"]
+        record.extend([record_for_node(item) for item in node.items])
         return record
-    if cls is Dict:
+    if type(node) is Dict:
         record = ["sdict"]
-        record.extend([[key, record_for_node(item)] for key, item in node.items])  # type: ignore[union-attr]
+        record.extend([[key, record_for_node(item)] for key, item in node.items])
         return record
     return None
 

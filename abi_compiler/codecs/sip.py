@@ -26,10 +26,20 @@ from abi_compiler.codecs.lexical import (
     describe,
 )
 from abi_compiler.errors import AbiError
-from abi_compiler.model import Dict, Leaf, Node, Sequence, SipSignature, children
+from abi_compiler.model import (
+    MAX_STRUCTURE_DEPTH,
+    Dict,
+    Leaf,
+    Node,
+    Sequence,
+    SipSignature,
+    children,
+)
 
-# Nesting bound: keeps decoding away from Python's recursion limit on hostile input.
-MAX_SIP_DEPTH = 100
+# Nesting bound: keeps decoding away from Python's recursion limit on hostile input. One
+# level above the deepest value the passes accept, for the root sequence or dict around
+# it: what they write decodes.
+MAX_SIP_DEPTH = MAX_STRUCTURE_DEPTH + 1
 # The largest sequence key decoding accepts: gaps are materialised as ``None`` items,
 # so an unbounded key would let ``S12!k999999999_0`` allocate gigabytes.
 MAX_SEQUENCE_KEY = 2**20
@@ -69,9 +79,9 @@ def _encode_node(node: Node, parts: list[str]) -> None:
                 _encode_node(item, inner)
         tag = "S"
     else:
-        for key, item in node.items:
-            inner.append(_encode_key(key))
-            _encode_node(item, inner)
+        for name, child in node.items:
+            inner.append(_encode_key(name))
+            _encode_node(child, inner)
         tag = "D"
     body = "".join(inner)
     size = len(body) if body.isascii() else len(as_signature_bytes(body))
