@@ -16,6 +16,7 @@ from abi_compiler.passes.saved_model import adopt_saved_model_exports
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     ABI_STUB,
+    check_bound_inputs,
     exported_functions,
     function_signature,
 )
@@ -74,6 +75,7 @@ class FlattenSignaturesPass(ModulePass):
         adopt_saved_model_exports(op)
         plans: list[tuple[FuncOp, list[IndexPath], list[IndexPath]]] = []
         for func in exported_functions(op):
+            check_bound_inputs(func)
             if ABI_STUB in func.attributes:
                 continue
             types = func.function_type

@@ -73,6 +73,7 @@ from abi_compiler.passes.structure import (
     IREE_ABI,
     MODULE_EXPORT,
     REFLECTION,
+    check_bound_inputs,
     compact_value_attrs,
     exported_functions,
     function_signature,
@@ -395,6 +396,7 @@ class WrapEntryPointsPass(ModulePass):
         respell_legacy_lists(op)
         plans: list[_Plan] = []
         for func in exported_functions(op):
+            check_bound_inputs(func)
             if ABI_STUB in func.attributes:
                 continue
             if needs_wrapper(func):

@@ -26,3 +26,11 @@ module attributes {tf_saved_model.semantics} {
     func.return
   }
 }
+
+// -----
+
+// Outside saved-model modules too, for a function flatten-signatures does not change.
+// expected-error @+1 {{bound input on argument 0 must be resolved before ABI processing}}
+func.func @flat_bound(%v: tensor<f32> {tf_saved_model.bound_input = @v}) {
+  func.return
+}

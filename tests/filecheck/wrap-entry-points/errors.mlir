@@ -56,3 +56,10 @@ func.func @escapes(%t: tuple<i32, i32>) {
 // A public declaration whose signature is flattened gets a warning (SPEC §2).
 // expected-warning @+1 {{the signature of public declaration @external is flattened: its structured types are replaced by their leaves}}
 func.func @external(tuple<i32, f32>) -> i32
+
+// -----
+
+// expected-error @+1 {{bound input on argument 0 must be resolved before ABI processing}}
+func.func @flat_bound(%v: tensor<f32> {tf_saved_model.bound_input = @v}) {
+  func.return
+}
