@@ -54,6 +54,9 @@ def install_parser_fixes() -> None:
     xdsl_compat.install()
 
 
+install_parser_fixes()  # at import: hypothesis warns when a test changes the recursion limit
+
+
 def context(allow_unregistered: bool = False) -> Context:
     install_parser_fixes()
     ctx = Context(allow_unregistered=allow_unregistered)
