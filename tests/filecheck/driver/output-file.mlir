@@ -1,6 +1,7 @@
 // -o writes the output to a file (and nothing to stdout).
 // RUN: abi-opt %s -o %t.out > %t.stdout
-// RUN: diff %t.stdout /dev/null
+// RUN: echo -n > %t.empty
+// RUN: diff %t.stdout %t.empty
 // RUN: filecheck %s < %t.out
 
 // CHECK: func.func @f()
