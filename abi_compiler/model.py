@@ -135,6 +135,50 @@ def leaves(node: Node) -> list[Leaf]:
     return [leaf for _, leaf in leaf_paths(node)]
 
 
+# The deepest value an exported signature may hold (SPEC §3; a project limit, see
+# docs/design.md): levels of records in its JSON encoding, as `nesting_depth` counts them.
+# The codecs decode one level more (a `named` record or a SIP root around the value), so
+# every signature the passes write decodes again.
+MAX_STRUCTURE_DEPTH = 100
+
+
+def nesting_depth(node: Node | None) -> int:
+    """How many record levels the value nests: every structure, ND-array and list is one
+    level (its JSON record is an array, §4.1); a scalar or unknown leaf and a gap are 0.
+    Iterative, so any depth is measured without recursion."""
+    deepest = 0
+    pending: list[tuple[Node | ValueType | None, int]] = [(node, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, Leaf):
+            pending.append((item.type, depth))
+        elif isinstance(item, Sequence):
+            pending.extend((child, depth + 1) for child in item.items)
+            deepest = max(deepest, depth + 1)
+        elif isinstance(item, Dict):
+            pending.extend((child, depth + 1) for _, child in item.items)
+            deepest = max(deepest, depth + 1)
+        elif isinstance(item, (NDArray, ListRef)):
+            pending.append((item.element, depth + 1))
+            deepest = max(deepest, depth + 1)
+    return deepest
+
+
+def check_nesting_depth(depth: int, where: tuple[str, int]) -> None:
+    """`AbiError` about ``where`` when ``depth`` exceeds `MAX_STRUCTURE_DEPTH`."""
+    if depth > MAX_STRUCTURE_DEPTH:
+        raise AbiError(f"structure nested deeper than {MAX_STRUCTURE_DEPTH} levels", where=where)
+
+
+def check_signature_depth(signature: Signature) -> None:
+    """`check_nesting_depth` for every root argument and result of a signature built from
+    types (root argument i is argument i, result i is result i)."""
+    for i, argument in enumerate(signature.arguments):
+        check_nesting_depth(nesting_depth(argument.node), ("argument", i))
+    for i, node in enumerate(signature.results):
+        check_nesting_depth(nesting_depth(node), ("result", i))
+
+
 def format_index_path(path: SequenceABC[IndexPathComponent]) -> str:
     """`[0, 'k']`: how paths appear in diagnostics."""
     parts = (repr(c) if isinstance(c, str) else str(c) for c in path)
@@ -337,6 +381,8 @@ def signature_from_index_paths(
                 root_keys[head] = key
                 root_levels[key] = _Level()
                 largest = max(largest, key)
+            # The first component picks the root argument; the others are its levels.
+            check_nesting_depth(len(path) - 1 + nesting_depth(leaf), ("argument", position))
             level = root_levels[key]
             for depth in range(1, len(path)):
                 level = _descend(level, path[depth], path[: depth + 1])
@@ -353,10 +399,14 @@ def signature_from_index_paths(
     for position, (raw_path, value_type) in enumerate(results):
         try:
             path = tuple(check_path_component(c) for c in raw_path)
+            leaf = Leaf(value_type, position)
+            # As for arguments, the first component is the level the codecs allow on top
+            # (the result root here, which several typed results have too).
+            check_nesting_depth(len(path) - 1 + nesting_depth(leaf), ("result", position))
             level = root
             for depth in range(len(path)):
                 level = _descend(level, path[depth], path[: depth + 1])
-            _assign(level, Leaf(value_type, position), path)
+            _assign(level, leaf, path)
         except AbiError as error:
             error.where = ("result", position)
             raise

@@ -45,6 +45,7 @@ from abi_compiler.model import (
     Signature,
     Unknown,
     ValueType,
+    check_signature_depth,
     signature_from_index_paths,
 )
 
@@ -285,4 +286,6 @@ def _signature_from_types(func: FuncOp) -> Signature:
         arguments.append(Argument(i, node_for_type(type, next_index), name))
     next_index = [0]
     results = tuple(node_for_type(type, next_index) for type in func.function_type.outputs)
-    return Signature(tuple(arguments), results)
+    signature = Signature(tuple(arguments), results)
+    check_signature_depth(signature)
+    return signature
