@@ -337,7 +337,10 @@ class AbiOptMain(xDSLOptMain):
             try:
                 with open(temp_path, "w", encoding="utf-8") as stream:
                     stream.write(text)
-                os.replace(temp_path, self.args.output_file)
+                if temp_path == self.args.output_file:
+                    temp_path = None  # written in place: a device or pipe, see _reserve_output
+                else:
+                    os.replace(temp_path, self.args.output_file)
             except OSError as error:
                 raise UsageError(
                     f"could not write output file '{self.args.output_file}': "
@@ -346,7 +349,7 @@ class AbiOptMain(xDSLOptMain):
             temp_path = None
             return 0
         finally:
-            if temp_path is not None:
+            if temp_path is not None and temp_path != self.args.output_file:
                 with contextlib.suppress(OSError):
                     os.unlink(temp_path)
 
@@ -382,6 +385,9 @@ class AbiOptMain(xDSLOptMain):
         if path is None or path == "-":
             self.args.output_file = None
             return None
+        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
+            # A device or a pipe (`-o /dev/null`): written in place, never replaced.
+            return path
         try:
             if os.path.isdir(path):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))

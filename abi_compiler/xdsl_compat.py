@@ -1,0 +1,52 @@
+"""Where xDSL 0.74 parses MLIR text differently from MLIR, and the fix `abi-opt` installs
+before it parses (`install`).
+
+* **Non-ASCII strings.** MLIR's `StringAttr` holds bytes, and its printer escapes every
+  byte outside printable ASCII: `"é"` prints as `"\\C3\\A9"`. xDSL prints the same way,
+  but its lexer returns a literal that has an escape and non-ASCII bytes as a
+  `BYTES_LIT`, which the attribute parser turns into a `BytesAttr`. So print → parse →
+  print is not stable: `abi.name = "é"` stops being a string after one round trip, and an
+  `abi.index_path` with a non-ASCII dict key (`flatten-signatures` writes those) no
+  longer reads as a path. `install` makes a literal whose bytes are valid UTF-8 a
+  `STRING_LIT` (a `StringAttr`); only literals that are not UTF-8 stay `BYTES_LIT`.
+* **Nesting depth.** xDSL parses, compares and prints types recursively, about three
+  Python frames per level, so Python's default recursion limit (1000) stops it at a
+  `tuple` nesting of about 140. `install` raises the limit to `RECURSION_LIMIT`, which
+  takes nesting in the thousands (the passes accept `model.MAX_STRUCTURE_DEPTH` levels in
+  exported signatures). Measured on CPython 3.11 with the default 8 MB stack: parsing
+  and printing 5 000 nested tuples needs ~17 000 frames and runs; 8 000 overflows the C
+  stack. The limit keeps a factor of two below that.
+
+Both changes are process-wide and idempotent. Tests that parse text in-process call
+`install` too.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
+
+RECURSION_LIMIT = 10_000
+
+_ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+
+
+def _lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
+    token = _ORIGINAL_LEX_STRING_LITERAL(self, start_pos)
+    if token.kind is not MLIRTokenKind.BYTES_LIT:
+        return token
+    try:
+        StringLiteral.from_span(token.span).bytes_contents.decode("utf-8")
+    except UnicodeDecodeError:
+        return token
+    return type(token)(MLIRTokenKind.STRING_LIT, token.span)
+
+
+def install() -> None:
+    """Make valid UTF-8 string literals parse as `StringAttr`s and raise the recursion
+    limit to `RECURSION_LIMIT` (never lower it)."""
+    MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
