@@ -153,6 +153,13 @@ _VALUE_RECORD = (
 )
 
 
+def _quoted(text: str) -> str:
+    """A JSON string as error messages quote it (long ones shortened)."""
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return json.dumps(text)
+
+
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
@@ -161,7 +168,7 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
-        return f"the string {json.dumps(value)}"
+        return f"the string {_quoted(value)}"
     if isinstance(value, list):
         return "an array"
     return "an object"
@@ -180,11 +187,11 @@ def _scalar_or_unknown(record: str) -> ValueType:
     match = _SCALAR_RECORD.fullmatch(record)
     if match is None:
         _fail(
-            f'unknown type record {json.dumps(record)} (expected i<bits>, f<bits>, bf16 or "unknown")'
+            f'unknown type record {_quoted(record)} (expected i<bits>, f<bits>, bf16 or "unknown")'
         )
     digits = match.group(2)
     if len(digits) > len(str(MAX_SCALAR_WIDTH)) or int(digits) > MAX_SCALAR_WIDTH:
-        _fail(f"bit width of {json.dumps(record)} out of range (at most {MAX_SCALAR_WIDTH})")
+        _fail(f"bit width of {_quoted(record)} out of range (at most {MAX_SCALAR_WIDTH})")
     return Scalar("i" if match.group(1) == "i" else "f", int(digits))
 
 
@@ -254,8 +261,8 @@ class _RecordDecoder:
             # Code point order is UTF-8 byte order (dict_key_order), surrogates included.
             if previous is not None and key <= previous:
                 if key == previous:
-                    _fail(f"duplicate sdict key {json.dumps(key)}", position, 0)
-                _fail(f"sdict keys must be sorted: {json.dumps(key)} is out of order", position, 0)
+                    _fail(f"duplicate sdict key {_quoted(key)}", position, 0)
+                _fail(f"sdict keys must be sorted: {_quoted(key)} is out of order", position, 0)
             previous = key
             try:
                 items.append((key, self.node(entry[1], depth)))
@@ -280,7 +287,7 @@ class _RecordDecoder:
                 _fail("a py_homogeneous_list record has exactly one element type")
             return ListRef(self.element(record, depth))
         if kind in ("slist", "stuple", "sdict", "named"):
-            _fail(f"expected {_VALUE_RECORD}, got {json.dumps(kind)}")
+            _fail(f"expected {_VALUE_RECORD}, got {_quoted(kind)}")
         _unknown_kind(record)
 
     def element(self, record: list[Any], depth: int) -> ValueType:
@@ -325,7 +332,7 @@ def _unknown_kind(record: list[Any]) -> NoReturn:
     kind = record[0]
     if type(kind) is not str:
         _fail(f"expected a record kind string, got {_json_kind(kind)}", 0)
-    _fail(f"unknown record kind {json.dumps(kind)}", 0)
+    _fail(f"unknown record kind {_quoted(kind)}", 0)
 
 
 def _decode_arguments(records: list[Any]) -> tuple[Argument, ...]:
@@ -339,7 +346,7 @@ def _decode_arguments(records: list[Any]) -> tuple[Argument, ...]:
                     _fail('a named record is ["named", "<name>", <record>]')
                 name = record[1]
                 if name in names:
-                    _fail(f"duplicate argument name {json.dumps(name)}", 1)
+                    _fail(f"duplicate argument name {_quoted(name)}", 1)
                 names.add(name)
                 try:
                     node = decoder.node(record[2], 2)
@@ -377,13 +384,13 @@ def _decode_document(document: Any) -> Signature:
     fields: dict[str, Any] = {}
     for key, value in document.pairs:
         if key in fields:
-            _fail(f"duplicate key {json.dumps(key)}", key)
+            _fail(f"duplicate key {_quoted(key)}", key)
         if key not in ("a", "r", "v"):
-            _fail(f'unexpected key {json.dumps(key)} (expected "a", "r" and "v")', key)
+            _fail(f'unexpected key {_quoted(key)} (expected "a", "r" and "v")', key)
         fields[key] = value
     for key in ("a", "r", "v"):
         if key not in fields:
-            _fail(f"missing key {json.dumps(key)}")
+            _fail(f"missing key {_quoted(key)}")
     version = fields["v"]
     if type(version) is not int:
         _fail(f"expected version 1, got {_json_kind(version)}", "v")
@@ -392,7 +399,7 @@ def _decode_document(document: Any) -> Signature:
     for key in ("a", "r"):
         if type(fields[key]) is not list:
             _fail(
-                f"expected an array of records for {json.dumps(key)}, got {_json_kind(fields[key])}",
+                f"expected an array of records for {_quoted(key)}, got {_json_kind(fields[key])}",
                 key,
             )
     return Signature(_decode_arguments(fields["a"]), _decode_results(fields["r"]))

@@ -224,7 +224,8 @@ class _Decoder:
                     "dict key is not valid UTF-8", offset=key.start + error.start
                 ) from None
             if name in found:
-                raise AbiError(f"duplicate dict key {name!r}", offset=key.offset)
+                shown = name if len(name) <= 40 else name[:37] + "..."
+                raise AbiError(f"duplicate dict key {shown!r}", offset=key.offset)
             if in_order and found and raw_key < previous:
                 in_order = False
             previous = raw_key
