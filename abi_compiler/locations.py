@@ -22,8 +22,9 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
-from xdsl.parser import Parser
 from xdsl.utils.lexer import Span
+
+from abi_compiler.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
 
@@ -122,8 +123,9 @@ def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> No
         table.record(new, offset)
 
 
-class LocatingParser(Parser):
-    """xDSL's MLIR parser, recording where each operation and block argument starts.
+class LocatingParser(TypeCachingParser):
+    """xDSL's MLIR parser, recording where each operation and block argument starts
+    (and parsing each distinct type text once, `abi_compiler.type_cache`).
 
     ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
     ``--split-input-file``), so recorded offsets are file offsets.

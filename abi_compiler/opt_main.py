@@ -61,6 +61,7 @@ from abi_compiler import diagnostics
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
+from abi_compiler.symbol_cache import cached_symbol_lookups
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -488,12 +489,15 @@ class AbiOptMain(xDSLOptMain):
         """Verify op by op (linear), so that the failing operation is known; then the
         dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
         verifier does not see."""
-        for op in module.walk():
-            try:
-                op.verify(verify_nested_ops=False)
-                _verify_blocks(op)
-            except (DiagnosticException, ValueError) as error:
-                raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
+        with cached_symbol_lookups():
+            for op in module.walk():
+                try:
+                    op.verify(verify_nested_ops=False)
+                    _verify_blocks(op)
+                except (DiagnosticException, ValueError) as error:
+                    raise _Failure(
+                        Diagnostic("error", str(error), self._table.locate(op))
+                    ) from None
         try:
             verify_dialect_attributes(module)
         except DiagnosticException as error:
