@@ -11,6 +11,7 @@ from abi_compiler.codecs.json_abi import MAX_JSON_DEPTH, decode_json
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import MAX_SIP_DEPTH, decode_sip
 from abi_compiler.errors import AbiError
+from abi_compiler.model import MAX_STRUCTURE_DEPTH
 
 # fmt: off
 RAW_ERRORS: list[tuple[str | bytes, str, int]] = [
@@ -226,3 +227,13 @@ def test_json_bad_dim_offset_is_the_bad_dim_not_an_equal_one() -> None:
         "expected an ndarray dim (a non-negative integer or null), got a boolean",
         text.index("true"),
     )
+
+
+def test_json_named_wrapper_is_the_extra_level() -> None:
+    # model.MAX_STRUCTURE_DEPTH levels inside a `named` record decode: the codecs accept
+    # one level more than the passes write (MAX_JSON_DEPTH = MAX_STRUCTURE_DEPTH + 1).
+    inner = '["stuple",' * MAX_STRUCTURE_DEPTH + '"i32"' + "]" * MAX_STRUCTURE_DEPTH
+    assert decode_json(f'{{"a":[["named","x",{inner}]],"r":[],"v":1}}').arguments[0].name == "x"
+    deeper = '["stuple",' + inner + "]"
+    with pytest.raises(AbiError, match="records nested deeper than"):
+        decode_json(f'{{"a":[["named","x",{deeper}]],"r":[],"v":1}}')
