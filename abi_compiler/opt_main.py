@@ -57,7 +57,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from abi_compiler import diagnostics
+from abi_compiler import diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
@@ -167,6 +167,7 @@ class AbiOptMain(xDSLOptMain):
         self.pass_summaries = {}
         self.pipeline_entries = {}
         self.exit_status = 0
+        xdsl_compat.install()  # UTF-8 string literals are strings; deep nesting parses
         self._table = LocationTable()
         self.ctx = Context()
         self.register_all_dialects()
@@ -478,6 +479,10 @@ class AbiOptMain(xDSLOptMain):
             raise _Failure(
                 Diagnostic("error", error.msg, chunk.start + error.span.start, notes)
             ) from None
+        except RecursionError:
+            # Past xdsl_compat.RECURSION_LIMIT: at the token where parsing gave up.
+            offset = chunk.start + (parser.pos if parser is not None else 0)
+            raise _Failure(Diagnostic("error", "input nested too deeply", offset)) from None
         except (DiagnosticException, ValueError) as error:
             # Attribute and type verifiers run while parsing and carry no span.
             offset = getattr(error, "abi_op_offset", None)

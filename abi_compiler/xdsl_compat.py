@@ -9,6 +9,9 @@ before it parses (`install`).
   `abi.index_path` with a non-ASCII dict key (`flatten-signatures` writes those) no
   longer reads as a path. `install` makes a literal whose bytes are valid UTF-8 a
   `STRING_LIT` (a `StringAttr`); only literals that are not UTF-8 stay `BYTES_LIT`.
+* **Unknown escapes.** xDSL reports `"\\q"` as "End of file reached before closing string
+  literal" at the opening quote; `install` reports MLIR's "unknown escape in string
+  literal" at the backslash.
 * **Nesting depth.** xDSL parses, compares and prints types recursively, about three
   Python frames per level, so Python's default recursion limit (1000) stops it at a
   `tuple` nesting of about 140. `install` raises the limit to `RECURSION_LIMIT`, which
@@ -17,24 +20,61 @@ before it parses (`install`).
   and printing 5 000 nested tuples needs ~17 000 frames and runs; 8 000 overflows the C
   stack. The limit keeps a factor of two below that.
 
-Both changes are process-wide and idempotent. Tests that parse text in-process call
+The changes are process-wide and idempotent. Tests that parse text in-process call
 `install` too.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
 RECURSION_LIMIT = 10_000
 
 _ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
+_ESCAPE = re.compile(r'\\(?:["nt\\]|[0-9A-Fa-f]{2})')
+
+
+def _unknown_escape(text: str, start_pos: int) -> int | None:
+    """The offset of the first backslash in the string literal at ``start_pos`` that
+    starts no valid escape, if the literal is otherwise closed on its line."""
+    position = start_pos + 1
+    bad: int | None = None
+    while position < len(text):
+        char = text[position]
+        if char == '"':
+            return bad
+        if char in "\n\v\f":
+            return None
+        if char == "\\":
+            match = _ESCAPE.match(text, position)
+            if match is None:
+                if bad is None:
+                    bad = position
+                position += 1
+                continue
+            position = match.end()
+            continue
+        position += 1
+    return None
 
 
 def _lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
-    token = _ORIGINAL_LEX_STRING_LITERAL(self, start_pos)
+    try:
+        token = _ORIGINAL_LEX_STRING_LITERAL(self, start_pos)
+    except ParseError:
+        # xDSL reports an unknown escape as a missing closing quote; say what it is.
+        bad = _unknown_escape(self.input.content, start_pos)
+        if bad is None:
+            raise
+        raise ParseError(
+            Span(bad, bad + 2, self.input), "unknown escape in string literal"
+        ) from None
     if token.kind is not MLIRTokenKind.BYTES_LIT:
         return token
     try:
@@ -45,8 +85,8 @@ def _lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
 
 
 def install() -> None:
-    """Make valid UTF-8 string literals parse as `StringAttr`s and raise the recursion
-    limit to `RECURSION_LIMIT` (never lower it)."""
+    """Make valid UTF-8 string literals parse as `StringAttr`s, name unknown escapes, and
+    raise the recursion limit to `RECURSION_LIMIT` (never lower it)."""
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
