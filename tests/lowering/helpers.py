@@ -236,7 +236,32 @@ def describe(value: Any) -> str:
     return repr(value)
 
 
+def first_difference(actual: Any, expected: Any, path: str = "") -> str | None:
+    """Where ``actual`` and ``expected`` first differ (`same_value`), or None."""
+    if same_value(actual, expected):
+        return None
+    pairs: list[tuple[str, Any, Any]] = []
+    if (
+        isinstance(expected, (tuple, list))
+        and type(actual) is type(expected)
+        and len(actual) == len(expected)
+    ):
+        pairs = [(f"[{i}]", a, e) for i, (a, e) in enumerate(zip(actual, expected, strict=True))]
+    elif (
+        isinstance(expected, Mapping)
+        and isinstance(actual, Mapping)
+        and set(actual) == set(expected)
+    ):
+        pairs = [(f"[{key!r}]", actual[key], expected[key]) for key in expected]
+    for step, a, e in pairs:
+        found = first_difference(a, e, path + step)
+        if found is not None:
+            return found
+    return f"at {path or 'the top'}: {actual!r} != {expected!r}"
+
+
 def assert_same(actual: Any, expected: Any, what: str) -> None:
-    assert same_value(actual, expected), (
-        f"{what}:\n  got      {describe(actual)}\n  expected {describe(expected)}"
+    difference = first_difference(actual, expected)
+    assert difference is None, (
+        f"{what}:\n  got      {describe(actual)}\n  expected {describe(expected)}\n  {difference}"
     )

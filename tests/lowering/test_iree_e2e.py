@@ -10,21 +10,44 @@ the legacy pipeline, whose flat output IREE also compiles and runs without `iree
 reflection (dynamic mode) — through `pack_legacy` / `unpack_legacy`.
 
 Skipped when `iree.compiler` or `iree.runtime` (the optional `iree` extra) is missing.
-One compile per pipeline, about a second each.
+Finally, hypothesis generates random structured functions restricted to what IREE's
+native ABI takes (the generator of test_equivalence.py), compiles them as one module and
+checks IREE's results against the generator's: 2 modules of 6 functions in the normal
+run, 20 with `ABI_SLOW=1`.
+
+One compile per module, about a second each.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
-from tests.lowering.helpers import Lowered, assert_same, call, reflection, run_passes
+from tests.lowering.generators import (
+    IREE_LEAF_TYPES,
+    evaluate,
+    function_specs,
+    function_texts,
+    values_of,
+)
+from tests.lowering.helpers import (
+    Lowered,
+    as_unpacked,
+    assert_same,
+    call,
+    reflection,
+    run_passes,
+)
 
 iree_compiler = pytest.importorskip("iree.compiler")
 rt = pytest.importorskip("iree.runtime")
@@ -34,6 +57,8 @@ COMPILE_FLAGS = [
     "--iree-hal-target-device=local",
     "--iree-hal-local-target-device-backends=llvm-cpu",
     "--iree-llvmcpu-target-cpu=host",
+    # IREE demotes f64 to f32 by default; the values here must come back unchanged.
+    "--iree-input-demote-f64-to-f32=false",
 ]
 
 # A dict with static and dynamic tensors and a scalar, a nested tuple, a plain tensor, a
@@ -240,3 +265,43 @@ def normalize_scalars(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+RANDOM_FUNCTIONS = 6
+
+
+@settings(
+    max_examples=20 if os.environ.get("ABI_SLOW") else 2,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_iree_runs_random_structured_functions(data: st.DataObject) -> None:
+    specs = [
+        data.draw(function_specs(IREE_LEAF_TYPES), label=f"@f{i}") for i in range(RANDOM_FUNCTIONS)
+    ]
+    texts = [
+        text for i, spec in enumerate(specs) for text in function_texts(spec, f"f{i}", f"h{i}")
+    ]
+    lowered = run_passes("builtin.module {\n" + "\n".join(texts) + "\n}\n", ["iree-abi-v1"])
+    assert lowered.warnings == []
+    with tempfile.TemporaryDirectory() as tmp:
+        module = load(compile_module(lowered.text, Path(tmp)))
+    for i, spec in enumerate(specs):
+        values = tuple(
+            data.draw(values_of(t), label=f"@f{i} argument {j}")
+            for j, t in enumerate(spec.argument_types)
+        )
+        positional = [v for (_, name), v in zip(spec.arguments, values, strict=True) if not name]
+        keywords = {name: v for (_, name), v in zip(spec.arguments, values, strict=True) if name}
+        helper = spec.helper
+        if helper is None:
+            expected = tuple(evaluate(e, values) for e in spec.results)
+        else:
+            mids = tuple(evaluate(e, values) for e in helper.arguments)
+            expected = tuple(evaluate(e, mids) for e in helper.results)
+            if helper.public:
+                got = to_host(getattr(module, f"h{i}")(*mids))
+                assert_same(got, as_unpacked(expected), f"iree.runtime @h{i}")
+        got = to_host(getattr(module, f"f{i}")(*positional, **keywords))
+        assert_same(got, as_unpacked(expected), f"iree.runtime @f{i}")
