@@ -86,8 +86,12 @@ INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or in
 
 
 def is_index_path_component(component: Attribute) -> bool:
+    """A string (dict key) or an integer (sequence key); `true`/`false` (`i1`) are booleans,
+    not keys (xDSL reads `true` as the integer -1)."""
     return isinstance(component, StringAttr) or (
-        isinstance(component, IntegerAttr) and isinstance(component.type, IntegerType)
+        isinstance(component, IntegerAttr)
+        and isinstance(component.type, IntegerType)
+        and component.type.width.data > 1
     )
 
 

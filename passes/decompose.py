@@ -28,6 +28,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from abi_compiler import diagnostics
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
 from abi_compiler.errors import AbiError
+from abi_compiler.locations import inherit_location
 from abi_compiler.passes.structure import (
     compact_value_attrs,
     functions,
@@ -146,7 +147,10 @@ class _FunctionDecomposer:
             position = arg.index
             new_args = []
             for leaf_type in leaf_types(arg.type):
-                new_args.append(entry.insert_arg(leaf_type, position))
+                new_arg = entry.insert_arg(leaf_type, position)
+                # Diagnostics about a leaf point at the structured argument it came from.
+                inherit_location(new_arg, arg)
+                new_args.append(new_arg)
                 position += 1
             self.trees[arg] = build_tree(arg.type, iter(new_args))
             replaced.append(arg)

@@ -30,6 +30,7 @@ from xdsl.printer import Printer
 
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.dialects.abi import DictType
+from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import ListType
 from abi_compiler.errors import AbiError
@@ -199,12 +200,12 @@ def _path_components(attr: Attribute) -> list[object]:
         raise AbiError("each index path component must be a string or integer")
     components: list[object] = []
     for component in attr.data:
-        if isinstance(component, IntegerAttr) and isinstance(component.type, IntegerType):
+        if not is_index_path_component(component):
+            components.append(component)  # rejected by the model, with its message
+        elif isinstance(component, IntegerAttr):
             components.append(component.value.data)
         elif isinstance(component, StringAttr):
             components.append(component.data)
-        else:
-            components.append(component)  # rejected by the model, with its message
     return components
 
 
