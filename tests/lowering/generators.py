@@ -104,6 +104,7 @@ LEAF_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "tensor<?x?xi8>": array_strategy(np.int8, st.tuples(small, small)),
     "tensor<3xi64>": array_strategy(np.int64, st.just((3,))),
     "!util.list<i32>": int_lists,
+    "!iree.list<i64>": st.lists(st.integers(-(2**63), 2**63 - 1), max_size=2),
     "tensor<2x!util.list<i32>>": st.lists(int_lists, min_size=2, max_size=2),
     "tensor<?x!util.list<i32>>": st.lists(int_lists, max_size=3),
 }

@@ -29,7 +29,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import InterpretationError
 
-from abi_compiler import diagnostics
+from abi_compiler import diagnostics, xdsl_compat
+from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.abi import Abi
 from abi_compiler.dialects.hal import Hal
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
@@ -44,21 +45,12 @@ from abi_compiler.passes.structure import REFLECTION
 # --------------------------------------------------------------------------------------
 
 
-def install_parser_fixes() -> None:
-    """What `abi-opt` installs before parsing (`abi_compiler.xdsl_compat`: non-ASCII
-    string literals parse as strings, deep nesting parses)."""
-    try:
-        from abi_compiler import xdsl_compat
-    except ImportError:  # older trees: nothing to install
-        return
-    xdsl_compat.install()
-
-
-install_parser_fixes()  # at import: hypothesis warns when a test changes the recursion limit
+# What `abi-opt` installs before parsing: non-ASCII string literals parse as strings, deep
+# nesting parses. At import: hypothesis warns when a test changes the recursion limit.
+xdsl_compat.install()
 
 
 def context(allow_unregistered: bool = False) -> Context:
-    install_parser_fixes()
     ctx = Context(allow_unregistered=allow_unregistered)
     for dialect in (Builtin, Func, Arith, Tensor, Util, Iree, Abi, Hal, TfSavedModel):
         ctx.load_dialect(dialect)
@@ -66,9 +58,11 @@ def context(allow_unregistered: bool = False) -> Context:
 
 
 def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
-    """Parse and verify a module."""
+    """Parse and verify a module, and its `abi.*` / `tf_saved_model.*` attributes (as
+    `abi-opt` does)."""
     module = Parser(context(allow_unregistered), text).parse_module()
     module.verify()
+    verify_dialect_attributes(module)
     return module
 
 
