@@ -260,11 +260,23 @@ class Helper:
     results: tuple[Expr, ...]
     public: bool
 
+    def argument_types(self) -> tuple[Type, ...]:
+        return tuple(expr_type(e) for e in self.arguments)
+
+    def result_types(self) -> tuple[Type, ...]:
+        return tuple(expr_type(e) for e in self.results)
+
+    def evaluate_call(self, values: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        """The helper's arguments when `@f` gets ``values``, and its results."""
+        arguments = tuple(evaluate(e, values) for e in self.arguments)
+        return arguments, tuple(evaluate(e, arguments) for e in self.results)
+
 
 @dataclass(frozen=True)
 class FunctionSpec:
-    """`@f(args) -> results`: its results come from ``results`` (over its arguments) or,
-    with a helper, are the helper's results."""
+    """`@f(args) -> results`. Without a helper, ``results`` are over f's arguments; with
+    one, f calls it and ``results`` are over f's arguments followed by the helper's
+    results (so they take call results apart, re-nest them, or drop some)."""
 
     arguments: tuple[tuple[Type, str | None], ...]
     results: tuple[Expr, ...]
@@ -274,11 +286,15 @@ class FunctionSpec:
     def argument_types(self) -> tuple[Type, ...]:
         return tuple(t for t, _ in self.arguments)
 
-    def result_exprs(self) -> tuple[Expr, ...]:
-        return self.helper.results if self.helper is not None else self.results
-
     def result_types(self) -> tuple[Type, ...]:
-        return tuple(expr_type(e) for e in self.result_exprs())
+        return tuple(expr_type(e) for e in self.results)
+
+    def evaluate(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The results of `@f` on ``values``."""
+        env = values
+        if self.helper is not None:
+            env = (*values, *self.helper.evaluate_call(values)[1])
+        return tuple(evaluate(e, env) for e in self.results)
 
 
 @st.composite
@@ -293,12 +309,14 @@ def function_specs(draw: st.DrawFn, leaf_types: Sequence[str] = LEAF_TYPES) -> F
     env = tuple(arg_types)
     shape = draw(st.sampled_from(["none", "one", "one", "many", "many"]))
     result_count = {"none": 0, "one": 1}.get(shape) or draw(st.integers(2, 3))
+    helper = None
     if draw(st.sampled_from([True, True, False])):  # a helper in two of three cases
         mids = tuple(draw(st.lists(exprs(env), min_size=1, max_size=3)))
         mid_env = tuple(expr_type(e) for e in mids)
-        results = tuple(draw(exprs(mid_env)) for _ in range(result_count))
-        return FunctionSpec(arguments, (), Helper(mids, results, draw(st.booleans())))
-    return FunctionSpec(arguments, tuple(draw(exprs(env)) for _ in range(result_count)), None)
+        helper_results = tuple(draw(st.lists(exprs(mid_env), max_size=3)))
+        helper = Helper(mids, helper_results, draw(st.booleans()))
+        env = (*env, *helper.result_types())
+    return FunctionSpec(arguments, tuple(draw(exprs(env)) for _ in range(result_count)), helper)
 
 
 class BodyWriter:
@@ -413,36 +431,33 @@ def function_texts(spec: FunctionSpec, name: str = "f", helper_name: str = "h") 
     writer = BodyWriter(roots, spec.argument_types)
     result_types = spec.result_types()
     functions = []
-    if spec.helper is None:
-        values = [writer.expr(e) for e in spec.results]
-        writer.lines.append(return_op(values, result_types))
-    else:
-        helper = spec.helper
+    helper = spec.helper
+    if helper is not None:
         operands = [writer.expr(e) for e in helper.arguments]
-        mid_types = tuple(expr_type(e) for e in helper.arguments)
+        mid_types = helper.argument_types()
+        helper_types = helper.result_types()
         callee = (
             f"func.call @{helper_name}({', '.join(operands)}) : "
             f"({', '.join(mlir_type(t) for t in mid_types)}) -> "
-            + ("(" + ", ".join(mlir_type(t) for t in result_types) + ")")
+            + ("(" + ", ".join(mlir_type(t) for t in helper_types) + ")")
         )
-        if result_types:
-            returned = [writer.fresh() for _ in result_types]
-            writer.lines.append(f"    {', '.join(returned)} = {callee}")
-        else:
-            returned = []
-            writer.lines.append(f"    {callee}")
-        writer.lines.append(return_op(returned, result_types))
+        called = [writer.fresh() for _ in helper_types]
+        writer.lines.append(f"    {', '.join(called)} = {callee}" if called else f"    {callee}")
+        writer.roots = [*writer.roots, *called]
+        writer.env = (*writer.env, *helper_types)
         helper_writer = BodyWriter([f"%a{i}" for i in range(len(mid_types))], mid_types)
         helper_values = [helper_writer.expr(e) for e in helper.results]
-        helper_writer.lines.append(return_op(helper_values, result_types))
+        helper_writer.lines.append(return_op(helper_values, helper_types))
         functions.append(
             function_text(
                 helper_name,
                 tuple((t, None) for t in mid_types),
-                result_types,
+                helper_types,
                 helper_writer.lines,
                 private=not helper.public,
             )
         )
+    values = [writer.expr(e) for e in spec.results]
+    writer.lines.append(return_op(values, result_types))
     functions.insert(0, function_text(name, spec.arguments, result_types, writer.lines))
     return functions

@@ -27,7 +27,6 @@ property on a 2-core machine).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -52,8 +51,6 @@ from tests.lowering.generators import (
     Ref,
     TupleT,
     Type,
-    evaluate,
-    expr_type,
     function_specs,
     leaf_count,
     module_text,
@@ -181,33 +178,30 @@ def test_lowered_functions_compute_what_the_original_computes(data: st.DataObjec
     assert_fully_lowered(legacy, "iree-abi-legacy")
 
     helper = spec.helper
-    if helper is None:
-        expected = tuple(evaluate(e, values) for e in spec.results)
-    else:
-        mids = tuple(evaluate(e, values) for e in helper.arguments)
-        expected = tuple(evaluate(e, mids) for e in helper.results)
-        if helper.public:
-            mid_types = tuple(expr_type(e) for e in helper.arguments)
-            check_function(
-                original,
-                v1,
-                legacy,
-                "h",
-                tuple((t, None) for t in mid_types),
-                spec.result_types(),
-                mids,
-                expected,
-            )
+    if helper is not None and helper.public:
+        mids, helper_results = helper.evaluate_call(values)
+        check_function(
+            original,
+            v1,
+            legacy,
+            "h",
+            tuple((t, None) for t in helper.argument_types()),
+            helper.result_types(),
+            mids,
+            helper_results,
+        )
+    expected = spec.evaluate(values)
     check_function(original, v1, legacy, "f", spec.arguments, spec.result_types(), values, expected)
 
 
 def test_generated_module_text_is_what_the_generator_means() -> None:
     """The generator's text for a known spec: a get chain, a dict pack with operands in
-    sorted key order, a helper called with structured arguments."""
+    sorted key order, a helper called with structured arguments, a get on its result."""
     pair = TupleT((LeafT("i32"), DictT((("m", LeafT("f32")), ("b", LeafT("i64"))))))
+    made = DictT((("z", LeafT("tensor<?xf64>")), ("a", LeafT("i64"))))
     spec = FunctionSpec(
         arguments=((pair, None), (LeafT("tensor<?xf64>"), "x")),
-        results=(),
+        results=(Ref(2, ("a",), LeafT("i64")), Ref(2, (), made)),
         helper=Helper(
             arguments=(Ref(0, (1,), pair.items[1]), Ref(1, (), LeafT("tensor<?xf64>"))),
             results=(
@@ -220,13 +214,12 @@ def test_generated_module_text_is_what_the_generator_means() -> None:
     )
     text = module_text(spec)
     assert '%v1 = abi.tuple.get %a0[1] : tuple<i32, !abi.dict<"m": f32, "b": i64>> -> ' in text
-    assert "func.call @h(%v1, %a1)" in text
+    assert "%v2 = func.call @h(%v1, %a1)" in text
+    assert '%v3 = abi.dict.get %v2["a"]' in text
     assert "abi.dict.pack %v1, %a1 : (i64, tensor<?xf64>)" in text
-    module = parse(text)
     values = ((1, {"m": 0.5, "b": 9}), np.arange(2, dtype=np.float64))
-    (result,) = call(module, "f", values)
-    assert result["a"] == 9 and result["z"] is values[1]
-    assert math.isclose(evaluate(spec.helper.arguments[0], values)["m"], 0.5)  # type: ignore[union-attr]
+    assert_same(call(parse(text), "f", values), spec.evaluate(values), "@f")
+    assert spec.evaluate(values)[1] == {"a": 9, "z": values[1]}
 
 
 # --------------------------------------------------------------------------------------
