@@ -1,10 +1,11 @@
 """Lowering preserves meaning (issue 5, item 5; SPEC §8, §10).
 
-Hypothesis generates a structured function (nested tuples and dicts of scalars, small
-tensors, lists and ND-arrays of references; named arguments; zero, one or several
-results, a single structured result) whose body re-nests its inputs' leaves with
-`abi.tuple.get` / `abi.dict.get` / `abi.tuple.pack` / `abi.dict.pack`, optionally through a
-helper (private or exported) called with structured arguments, and random values for its
+Hypothesis generates (`generators.py`) a structured function — nested tuples and dicts
+of scalars, small tensors, lists and ND-arrays of references; named arguments; zero, one
+or several results, a single structured result — whose body re-nests its inputs' leaves
+with `abi.tuple.get` / `abi.dict.get` / `abi.tuple.pack` / `abi.dict.pack` and a few
+`arith` ops, optionally through a helper (private or exported) called with structured
+arguments whose structured results it takes apart again; and random values for its
 arguments. The function runs in xDSL's interpreter three ways:
 
 * the original module, with Python tuples and dicts;

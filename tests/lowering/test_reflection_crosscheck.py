@@ -370,78 +370,93 @@ def check_wrapper_boundary(wrapper: FuncOp, signature: Signature) -> None:
         boundary(node, t)
 
 
+def actual_types(func: FuncOp) -> FlatSignature:
+    """The raw view of an unflattened function: its own types, structures unrecognized
+    (SPEC §5)."""
+
+    def view(types: Sequence[Attribute]) -> tuple[ValueType, ...]:
+        return tuple(Unknown() if is_structured_type(t) else value_type(t) for t in types)
+
+    return FlatSignature(
+        view(func.function_type.inputs.data), view(func.function_type.outputs.data)
+    )
+
+
+def check_raw_entry(label: str, text: str, before: Before, func: FuncOp, lowered: bool) -> None:
+    """`f` is the input's leaves after flattening (and the lowered function's own model
+    agrees), or the function's own types when nothing flattened it."""
+    if lowered or not before.structured:
+        check_raw(label, text, before.signature.flat() if before.signature else None)
+        own = signature_or_none(func)
+        check_raw(label, text, own.flat() if own else None)
+    else:
+        check_raw(label, text, actual_types(func))
+
+
+def check_sip_entry(label: str, text: str, before: Before, func: FuncOp) -> None:
+    """`sip` is the input's structure, and the (flattened) function's own model."""
+    check_sip(label, text, before.signature.sip_roots() if before.signature else None)
+    own = signature_or_none(func)
+    check_sip(label, text, own.sip_roots() if own else None)
+
+
+def check_not_exported_untouched(
+    label: str, before_module: ModuleOp, after_functions: dict[str, FuncOp], exported: set[str]
+) -> None:
+    """Functions that are not exported get no reflection."""
+    for name, func in functions_by_name(before_module).items():
+        if name in exported or name not in after_functions:
+            continue
+        written = after_functions[name].attributes.get(REFLECTION)
+        assert written is None or written == func.attributes.get(REFLECTION), (
+            f"{label}: @{name} is not exported but got reflection"
+        )
+
+
 def check_output(source: Input, config: str, before_module: ModuleOp, after: ModuleOp) -> int:
     """Compare every attribute the configuration wrote with the input's model; returns
     the number of exported functions checked."""
-    passes = CONFIGS[config]
-    lowered = bool(LOWERING & set(passes))
+    passes = set(CONFIGS[config])
+    lowered = bool(LOWERING & passes)
+    writes_json = bool({"materialize-iree-abi", "iree-abi-v1"} & passes)
+    writes_raw = bool({"materialize-raw-abi", "iree-abi-legacy"} & passes)
+    writes_sip = bool({"materialize-sip-abi", "iree-abi-legacy"} & passes)
     saved_model = is_saved_model(before_module)
     after_functions = functions_by_name(after)
     exported = [
         Before(func, signature_or_none(func), entries_of(func), has_structured_types(func))
         for func in exported_functions(before_module)
     ]
-    exported_names = {b.func.sym_name.data for b in exported}
-    for func in functions_by_name(before_module).values():
-        name = func.sym_name.data
-        if name in exported_names or name not in after_functions:
-            continue
-        # Not exported: no reflection is added (it may only lose a bare iree.abi).
-        assert REFLECTION not in after_functions[name].attributes or (
-            after_functions[name].attributes[REFLECTION] == func.attributes.get(REFLECTION)
-        ), f"{source.name} {config}: @{name} is not exported but got reflection"
-
+    check_not_exported_untouched(
+        f"{source.name} {config}",
+        before_module,
+        after_functions,
+        {before.func.sym_name.data for before in exported},
+    )
     for before in exported:
         name = runtime_name(before.func, saved_model, lowered)
+        label = f"{source.name} {config} @{name}"
         func = after_functions[name]
         got = entries_of(func)
         for key, value in before.entries.items():
-            assert got.get(key) == value, f"{source.name} {config}: @{name} lost '{key}'"
-        signature = before.signature
+            assert got.get(key) == value, f"{label}: existing '{key}' changed"
         fresh = {key: got[key] for key in got if key not in before.entries}
-        label = f"{source.name} {config}"
-        if "materialize-iree-abi" in passes or "iree-abi-v1" in passes:
-            assert IREE_ABI in got, f"{label}: @{name} has no iree.abi"
+        if writes_json:
+            assert IREE_ABI in got, f"{label}: no iree.abi"
             if IREE_ABI in fresh:
-                check_iree_abi(f"{label} @{name}", fresh[IREE_ABI], signature)
+                check_iree_abi(label, fresh[IREE_ABI], before.signature)
         if "iree-abi-v1" in passes and ABI_STUB in func.attributes:
-            assert f"_{name}" in after_functions, f"{label}: no implementation of @{name}"
-            if signature is not None:
-                check_wrapper_boundary(func, signature)
-        if "materialize-raw-abi" in passes or "iree-abi-legacy" in passes:
-            assert got.get("fv") == "1" and "f" in got, f"{label}: @{name} has no f"
+            assert f"_{name}" in after_functions, f"{label}: no implementation"
+            if before.signature is not None:
+                check_wrapper_boundary(func, before.signature)
+        if writes_raw:
+            assert got.get("fv") == "1" and "f" in got, f"{label}: no fv/f"
             if "f" in fresh:
-                if lowered:
-                    expected = signature.flat() if signature is not None else None
-                    check_raw(f"{label} @{name}", fresh["f"], expected)
-                    # The lowered function's own model says the same.
-                    own = signature_or_none(func)
-                    check_raw(f"{label} @{name}", fresh["f"], own.flat() if own else None)
-                elif before.structured:
-                    # Unflattened: the actual types, structures unrecognized (§5).
-                    inputs, outputs = (
-                        func.function_type.inputs.data,
-                        func.function_type.outputs.data,
-                    )
-                    actual = FlatSignature(
-                        tuple(
-                            Unknown() if is_structured_type(t) else value_type(t) for t in inputs
-                        ),
-                        tuple(
-                            Unknown() if is_structured_type(t) else value_type(t) for t in outputs
-                        ),
-                    )
-                    check_raw(f"{label} @{name}", fresh["f"], actual)
-                else:
-                    expected = signature.flat() if signature is not None else None
-                    check_raw(f"{label} @{name}", fresh["f"], expected)
-        if "materialize-sip-abi" in passes or "iree-abi-legacy" in passes:
-            assert got.get("abi") == "sip" and got.get("sipv") == "1" and "sip" in got, label
+                check_raw_entry(label, fresh["f"], before, func, lowered)
+        if writes_sip:
+            assert got.get("abi") == "sip" and got.get("sipv") == "1", f"{label}: no abi/sipv"
             if "sip" in fresh:
-                expected_sip = signature.sip_roots() if signature is not None else None
-                check_sip(f"{label} @{name}", fresh["sip"], expected_sip)
-                own = signature_or_none(func)
-                check_sip(f"{label} @{name}", fresh["sip"], own.sip_roots() if own else None)
+                check_sip_entry(label, fresh["sip"], before, func)
     return len(exported)
 
 
