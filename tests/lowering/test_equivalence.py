@@ -20,12 +20,12 @@ be free of structured types and unchanged by a second run of its pipeline.
 
 A second property composes the two conventions: `flatten-signatures` then `iree-abi-v1`
 (the wrapper built from the paths flatten-signatures wrote) takes the same values. A
-third does the same for functions whose structure comes from index paths
-(SPEC §3.2): flat functions with `tf_saved_model.index_path` (saved-model, with an
-exported name) or `abi.index_path`, in a shuffled flat order, with gaps and named roots.
+third runs functions whose structure comes from index paths (SPEC §3.2) the three ways:
+flat functions with `tf_saved_model.index_path` (saved-model, with an exported name) or
+`abi.index_path`, in a shuffled flat order, with gaps and named roots.
 
-Examples: 50 per property in the normal run (about 15 s); `ABI_SLOW=1` runs 1000 (about 5 minutes per
-property on a 2-core machine).
+Examples: 50 per property in the normal run (about 15 s); `ABI_SLOW=1` runs 1000 (about
+5 minutes per property on a 2-core machine).
 """
 
 from __future__ import annotations
