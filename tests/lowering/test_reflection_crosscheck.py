@@ -281,10 +281,12 @@ def runtime_name(func: FuncOp, saved_model: bool, lowered: bool) -> str:
 
 
 def signature_or_none(func: FuncOp) -> Signature | None:
+    """The model of an exported function, or None when its signature is an error."""
     try:
-        return function_signature(func)
+        signature: Signature = function_signature(func)
     except AbiError:
         return None
+    return signature
 
 
 def has_structured_types(func: FuncOp) -> bool:
