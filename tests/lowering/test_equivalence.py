@@ -25,7 +25,7 @@ flat functions with `tf_saved_model.index_path` (saved-model, with an exported n
 `abi.index_path`, in a shuffled flat order, with gaps and named roots.
 
 Examples: 50 per property in the normal run (about 15 s); `ABI_SLOW=1` runs 1000 (about
-5 minutes per property on a 2-core machine).
+5 minutes for the four tests on a 2-core machine).
 """
 
 from __future__ import annotations
