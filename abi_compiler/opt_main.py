@@ -66,7 +66,9 @@ from abi_compiler.symbol_cache import cached_symbol_lookups
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
 SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|\Z)", re.MULTILINE)
-BLANK = re.compile(r"(?:\s|//[^\n]*)*")
+# A comment runs to the end of its line: `//[^\n]*` alone could end anywhere and let the
+# next `//` start inside it, which made a line of many slashes backtrack exponentially.
+BLANK = re.compile(r"(?:\s|//[^\n]*(?:\n|\Z))*")
 
 #: Dialects `abi-opt` knows: name -> (module, attribute holding the `Dialect`).
 DIALECTS: dict[str, tuple[str, str]] = {

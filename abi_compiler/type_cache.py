@@ -29,6 +29,10 @@ _NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
 _SPECIAL = re.compile(r'->|[<>"]')
 _STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
 _CACHED_KINDS = frozenset((MLIRTokenKind.BARE_IDENT, MLIRTokenKind.EXCLAMATION_IDENT))
+# Types nested deeper than this are parsed without the cache: `type_extent` scans a type's
+# whole text, so consulting the cache at every level of a deep nesting would cost depth x
+# length (hostile input: 20 000 unclosed `tuple<` took 23 s, mostly scanning).
+MAX_CACHED_NESTING = 8
 
 
 def type_extent(text: str, start: int) -> int | None:
@@ -64,11 +68,23 @@ class TypeCachingParser(Parser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._types: dict[str, TypeAttribute] = {}
+        self._type_nesting = 0
 
     def parse_optional_type(self) -> TypeAttribute | None:
+        self._type_nesting += 1
+        try:
+            return self._parse_optional_type_cached()
+        finally:
+            self._type_nesting -= 1
+
+    def _parse_optional_type_cached(self) -> TypeAttribute | None:
         token = self._current_token
         lexer = self.lexer
-        if token.kind not in _CACHED_KINDS or lexer.pos != token.span.end:
+        if (
+            token.kind not in _CACHED_KINDS
+            or lexer.pos != token.span.end
+            or self._type_nesting > MAX_CACHED_NESTING
+        ):
             return super().parse_optional_type()
         text = lexer.input.content
         start = token.span.start

@@ -9,6 +9,9 @@ before it parses (`install`).
   `abi.index_path` with a non-ASCII dict key (`flatten-signatures` writes those) no
   longer reads as a path. `install` makes a literal whose bytes are valid UTF-8 a
   `STRING_LIT` (a `StringAttr`); only literals that are not UTF-8 stay `BYTES_LIT`.
+* **Unterminated strings.** xDSL's string literal regex backtracks exponentially on a
+  literal without its closing quote (a 30-character one took minutes); `install` gives it
+  an equivalent linear one.
 * **Unknown escapes.** xDSL reports `"\\q"` as "End of file reached before closing string
   literal" at the opening quote; `install` reports MLIR's "unknown escape in string
   literal" at the backslash.
@@ -38,6 +41,13 @@ RECURSION_LIMIT = 10_000
 
 _ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
 _ESCAPE = re.compile(r'\\(?:["nt\\]|[0-9A-Fa-f]{2})')
+# xDSL's `"(?:[^"\\\n\v\f]+|\\(?:…))*"` nests a `+` in a `*`: on a literal with no closing
+# quote the regex engine tries every split of the text, exponential in its length (30
+# characters took minutes). The same language, unrolled so that each character can be
+# matched one way only: linear.
+_STRING_LITERAL = re.compile(
+    r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"'
+)
 
 
 def _unknown_escape(text: str, start_pos: int) -> int | None:
@@ -85,8 +95,10 @@ def _lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
 
 
 def install() -> None:
-    """Make valid UTF-8 string literals parse as `StringAttr`s, name unknown escapes, and
-    raise the recursion limit to `RECURSION_LIMIT` (never lower it)."""
+    """Make valid UTF-8 string literals parse as `StringAttr`s, lex string literals in
+    linear time, name unknown escapes, and raise the recursion limit to `RECURSION_LIMIT`
+    (never lower it)."""
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
