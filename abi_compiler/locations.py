@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
@@ -54,7 +55,9 @@ class LocationTable:
     """Maps parsed IR objects (operations, block arguments) to offsets in a `SourceFile`."""
 
     def __init__(self) -> None:
-        self._offsets: dict[Any, int] = {}
+        # Weak keys: an operation a pass erases (and nothing else refers to) is freed
+        # with its entry, instead of being kept alive by the table until the end.
+        self._offsets: WeakKeyDictionary[Any, int] = WeakKeyDictionary()
 
     def record(self, node: Operation | SSAValue, offset: int) -> None:
         self._offsets[node] = offset

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -90,6 +91,8 @@ class MaterializeIreeAbiPass(ModulePass):
     convention a runtime caller sees, from index paths or types."""
 
     name = "materialize-iree-abi"
+    #: Only adds `iree.reflection` entries: the driver need not verify after it.
+    preserves_validity: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):
@@ -124,6 +127,8 @@ class MaterializeRawAbiPass(ModulePass):
     from its actual argument and result types."""
 
     name = "materialize-raw-abi"
+    #: Only adds `iree.reflection` entries: the driver need not verify after it.
+    preserves_validity: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):
@@ -160,6 +165,8 @@ class MaterializeSipAbiPass(ModulePass):
     exported function (SPEC §6)."""
 
     name = "materialize-sip-abi"
+    #: Only adds `iree.reflection` entries: the driver need not verify after it.
+    preserves_validity: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):
