@@ -8,6 +8,7 @@ one `!util.list<?>`, unpacks it, calls `_<name>` and packs the result structures
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -180,13 +181,18 @@ def _plan(func: FuncOp) -> _Plan:
     return _Plan(func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature))
 
 
+# What the lexer reads as an SSA name after `%`. xDSL's `SSAValue.is_valid_name` also
+# admits non-ASCII word characters (`%A¹`), which print but do not parse back.
+_SSA_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
+
+
 def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     """SSA names for the wrapper's arguments: the original argument's name for typed
-    functions, the argument name for named index-path arguments."""
+    functions, the argument name for named index-path arguments (when it is one)."""
     if index_path_attribute(func) is None:
         return [arg.name_hint for arg in func.args]
     return [
-        arg.name if arg.name is not None and SSAValue.is_valid_name(arg.name) else None
+        arg.name if arg.name is not None and _SSA_NAME.fullmatch(arg.name) else None
         for arg in signature.arguments
     ]
 
