@@ -15,13 +15,13 @@ before it parses (`install`).
 * **Unknown escapes.** xDSL reports `"\\q"` as "End of file reached before closing string
   literal" at the opening quote; `install` reports MLIR's "unknown escape in string
   literal" at the backslash.
-* **Nesting depth.** xDSL parses, compares and prints types recursively, about three
-  Python frames per level, so Python's default recursion limit (1000) stops it at a
-  `tuple` nesting of about 140. `install` raises the limit to `RECURSION_LIMIT`, which
-  takes nesting in the thousands (the passes accept `model.MAX_STRUCTURE_DEPTH` levels in
-  exported signatures). Measured on CPython 3.11 with the default 8 MB stack: parsing
-  and printing 5 000 nested tuples needs ~17 000 frames and runs; 8 000 overflows the C
-  stack. The limit keeps a factor of two below that.
+* **Nesting depth.** xDSL parses, compares and prints types recursively (several Python
+  frames per level), so Python's default recursion limit (1000) stops it at a `tuple`
+  nesting of about 140. `install` raises the limit to `RECURSION_LIMIT`: about 1 400
+  levels parse (the passes accept `model.MAX_STRUCTURE_DEPTH` levels in exported
+  signatures; `abi-opt` reports deeper input as "input nested too deeply"). Measured on
+  CPython 3.11 with the default 8 MB stack and a limit of 100 000: 5 000 nested tuples
+  parse and print, 8 000 overflow the C stack; 10 000 frames stay far below that.
 
 The changes are process-wide and idempotent. Tests that parse text in-process call
 `install` too.

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from io import StringIO
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
@@ -808,20 +807,3 @@ def test_random_index_paths(
 
 def test_fuzz_settings_documented() -> None:
     assert "ABI_SLOW=1" in (__doc__ or "")
-
-
-@pytest.mark.parametrize("pipeline", PIPELINES)
-def test_non_ascii_names_survive_a_round_trip(pipeline: str) -> None:
-    names = ["é", "日本", "😀", 'q"\\\n', "\x01"]
-    args = ", ".join(
-        f"%a{i}: tuple<i32> {{abi.name = {string_literal(n, i % 2 == 0)}}}"
-        for i, n in enumerate(names)
-    )
-    output = check_stable(f"func.func @f({args}) {{\n  func.return\n}}\n", pipeline)
-    if pipeline == "iree-abi-v1":
-        document = json.loads(reflection(output, "f")["iree.abi"])
-        assert [record[1] for record in document["a"]] == names
-    else:
-        decoded = decode_sip(reflection(output, "f")["sip"]).inputs
-        assert decoded is not None
-        assert sorted(key for key, _ in decoded.items) == sorted(names, key=str.encode)  # type: ignore[union-attr]
