@@ -498,8 +498,8 @@ class AbiOptMain(xDSLOptMain):
             ) from None
         except RecursionError:
             # Past xdsl_compat.RECURSION_LIMIT: at the token where parsing gave up.
-            offset = chunk.start + (parser.pos if parser is not None else 0)
-            raise _Failure(Diagnostic("error", "input nested too deeply", offset)) from None
+            position = chunk.start + (parser.pos if parser is not None else 0)
+            raise _Failure(Diagnostic("error", "input nested too deeply", position)) from None
         except (DiagnosticException, ValueError) as error:
             # Attribute and type verifiers run while parsing and carry no span.
             offset = getattr(error, "abi_op_offset", None)

@@ -10,7 +10,10 @@ Random exported functions with random structured signatures go through `iree-abi
 * from index paths: `abi.index_path` or saved-model `tf_saved_model.index_path` functions,
   whose flat arguments and results are a random permutation of a random tree's leaves
   (sequence gaps, named roots, exported names);
-* from random paths: arbitrary short paths, valid or not.
+* from random paths: arbitrary short paths, valid or not;
+* mutated files: the lit inputs with random insertions, deletions and copies, through the
+  `abi-opt` driver: a diagnostic or an output that a second run leaves unchanged, never
+  an internal error.
 
 For each module: the output verifies, re-parses and prints the same; running the pipeline
 again changes nothing; the reflection is exactly what this file computes from the tree it
@@ -24,10 +27,13 @@ raises them (`ABI_SLOW=1 python -m pytest tests/hardening/test_fuzz_pipelines.py
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from dataclasses import dataclass
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -43,7 +49,7 @@ from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
-from abi_compiler.opt_main import register_dialects
+from abi_compiler.opt_main import AbiOptMain, register_dialects
 from abi_compiler.passes.registry import PASSES
 
 # The parser needs the project's string literals and recursion limit (set once, here:
@@ -803,6 +809,94 @@ def test_random_index_paths(
     assert print_module(parse(output)) == output
     again, _ = run(output, pipeline)
     assert again == output
+
+
+# --------------------------------------------------------------------------------------
+# Mutated inputs through the driver: a diagnostic or a stable output, never a crash.
+# --------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED_FILES = [
+    *sorted(p for p in (ROOT / "tests" / "filecheck").rglob("*.mlir") if "Output" not in p.parts),
+    ROOT / "examples" / "structured.mlir",
+]
+FRAGMENTS = [
+    "<",
+    ">",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    '"',
+    "%",
+    "@",
+    "!",
+    "\\",
+    "\n",
+    "tuple<",
+    '!abi.dict<"k": ',
+    "i32",
+    "tensor<?x",
+    "!util.list<?>",
+    "abi.index_path = [",
+    'abi.name = "',
+    "-1",
+    "0",
+    "é",
+    "func.return",
+    "// -----\n",
+    "iree.abi = ",
+]
+mutations = st.lists(
+    st.tuples(
+        st.floats(0, 1),
+        st.sampled_from(["insert", "delete", "copy"]),
+        st.sampled_from(FRAGMENTS),
+        st.integers(1, 20),
+        st.floats(0, 1),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def mutate(text: str, edits: list[tuple[float, str, str, int, float]]) -> str:
+    for where, kind, fragment, size, source in edits:
+        i = int(where * len(text))
+        if kind == "insert":
+            text = text[:i] + fragment + text[i:]
+        elif kind == "delete":
+            text = text[:i] + text[i + size :]
+        else:
+            j = int(source * len(text))
+            text = text[:i] + text[j : j + size] + text[i:]
+    return text
+
+
+def _drive(path: Path, args: list[str]) -> tuple[int, str, str]:
+    out, err = StringIO(), StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = AbiOptMain.main([str(path), *args, "--allow-unregistered-dialect"])
+    return status, out.getvalue(), err.getvalue()
+
+
+@settings(FUZZ, max_examples=2000 if SLOW else 100)
+@given(st.sampled_from(SEED_FILES), mutations, st.sampled_from(PIPELINES), st.booleans())
+def test_mutated_inputs(seed: Path, edits: list[Any], pipeline: str, split: bool) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        source = Path(directory) / "in.mlir"
+        source.write_text(mutate(seed.read_text(encoding="utf-8"), edits), encoding="utf-8")
+        args = ["-p", pipeline, *(["--split-input-file"] if split else [])]
+        status, output, errors = _drive(source, args)
+        assert "internal error" not in errors and "Traceback" not in errors, errors
+        assert status in (0, 1)
+        if status == 0:
+            source.write_text(output, encoding="utf-8")
+            assert _drive(source, args) == (0, output, "")
 
 
 def test_fuzz_settings_documented() -> None:
