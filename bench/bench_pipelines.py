@@ -34,7 +34,7 @@ time on a loaded machine); wall times are printed next to them. `iree-opt` runs 
 `--mlir-disable-threading` so its CPU time is one thread's work, as ours is. Peak RSS is
 the child's, from GNU time (`/usr/bin/time -f %M`; the largest sample).
 
-Not part of the test suite. Usage:
+Not part of the test suite; figures and analysis in bench/RESULTS.md. Usage:
 
     python bench/bench_pipelines.py            # full run (about 15 minutes on 2 cores)
     python bench/bench_pipelines.py --quick    # 500 / 2 000 functions, 1 repeat
