@@ -436,46 +436,56 @@ class AbiOptMain(xDSLOptMain):
             table = LocationTable()
             try:
                 module = self._process_chunk(source, chunk, table)
+                if printed:
+                    sink.write("// -----\n")
+                self._print(module, sink)
+                printed = True
             except _Failure as failure:
                 chunk.diagnostics.append(failure.diagnostic)
-                continue
-            if printed:
-                sink.write("// -----\n")
-            self._print(module, sink)
-            printed = True
+            finally:
+                # Frozen by _process_chunk: the chunk's IR becomes collectable again
+                # once printed.
+                gc.unfreeze()
         return chunks
 
     def _process_chunk(self, source: SourceFile, chunk: _Chunk, table: LocationTable) -> ModuleOp:
         text = source.text[chunk.start : chunk.end]
         if BLANK.fullmatch(text):
             raise _Failure(Diagnostic("error", "empty input chunk", chunk.start))
-        module = self._parse(source, chunk, text, table)
-        self._table = table
-        self._verify(module)
-        with diagnostics.collect() as sink, tracking(table):
-            try:
-                self.pipeline.apply(self.ctx, module)
-            except AbiError as error:
-                offset = table.locate(error.op, error.where)
-                raise _Failure(
-                    Diagnostic(
-                        "error",
-                        error.message,
-                        table.offset_of(module) if offset is None else offset,
-                    )
-                ) from None
-            except DiagnosticException as error:
-                raise _Failure(Diagnostic("error", str(error), table.offset_of(module))) from None
-            finally:
-                for warning in sink.warnings:
-                    offset = table.locate(warning.op, warning.where)
-                    chunk.diagnostics.append(
+        # The cyclic garbage collector stays paused from parsing to the end of the passes:
+        # parsing and verifying free nothing, and passes free what they erase by
+        # reference counting (`decompose.discard`), so its collections would only visit
+        # the whole IR again and again (a sixth of a large module's time). The IR is then
+        # frozen, out of its reach while printing; `_process` unfreezes it.
+        with _gc_paused():
+            module = self._parse(source, chunk, text, table)
+            self._table = table
+            self._verify(module)
+            with diagnostics.collect() as sink, tracking(table):
+                try:
+                    self.pipeline.apply(self.ctx, module)
+                except AbiError as error:
+                    offset = table.locate(error.op, error.where)
+                    raise _Failure(
                         Diagnostic(
-                            "warning",
-                            warning.message,
+                            "error",
+                            error.message,
                             table.offset_of(module) if offset is None else offset,
                         )
-                    )
+                    ) from None
+                except DiagnosticException as error:
+                    raise _Failure(Diagnostic("error", str(error), table.offset_of(module))) from None
+                finally:
+                    for warning in sink.warnings:
+                        offset = table.locate(warning.op, warning.where)
+                        chunk.diagnostics.append(
+                            Diagnostic(
+                                "warning",
+                                warning.message,
+                                table.offset_of(module) if offset is None else offset,
+                            )
+                        )
+            gc.freeze()
         return module
 
     def _parse(
@@ -484,8 +494,7 @@ class AbiOptMain(xDSLOptMain):
         parser: LocatingParser | None = None
         try:
             parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
-            with _gc_paused():
-                return parser.parse_located_module(not self.args.no_implicit_module)
+            return parser.parse_located_module(not self.args.no_implicit_module)
         except ParseError as error:
             notes: list[Diagnostic] = []
             if isinstance(error, MultipleSpansParseError):
@@ -511,7 +520,7 @@ class AbiOptMain(xDSLOptMain):
         """Verify op by op (linear), so that the failing operation is known; then the
         dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
         verifier does not see."""
-        with cached_symbol_lookups(), _gc_paused():
+        with cached_symbol_lookups():
             for op in module.walk():
                 try:
                     op.verify(verify_nested_ops=False)
@@ -604,10 +613,7 @@ class AbiOptMain(xDSLOptMain):
 
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector. Parsing and verifying allocate many objects
-    and free none, so its collections there would only scan the growing IR again and
-    again (about 10 % of the time of a large module); passes, which make garbage, run
-    with it."""
+    """Pause the cyclic garbage collector (see `AbiOptMain._process_chunk`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -758,5 +764,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return AbiOptMain.main(argv)
 
 
+def console_main() -> NoReturn:
+    """The `abi-opt` command: `main`, then exit without tearing the interpreter down.
+    Freeing a large module's IR object by object takes seconds (a tenth of the run at
+    10 000 functions); the operating system reclaims it at once. Only the standard
+    streams need flushing: every file the driver writes is closed by then."""
+    status = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: nothing more can be said
+        status = status or 1
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler import diagnostics
@@ -88,6 +88,15 @@ def op_name(op: Operation) -> str:
     return op.name
 
 
+def discard(op: Operation) -> None:
+    """Erase ``op`` and break the reference cycle between it and its results, so that
+    reference counting frees it at once: the driver keeps the parsed IR out of the cyclic
+    garbage collector's reach while passes run (`opt_main._gc_frozen`)."""
+    Rewriter.erase_op(op)
+    op.operands = ()
+    op.results = SSAValues()
+
+
 def _slot_position(op: Operation, structure_type: Attribute) -> int:
     """Which item (natural order) an `abi.tuple.get` / `abi.dict.get` reads."""
     if isinstance(op, TupleGetOp):
@@ -135,7 +144,7 @@ class _FunctionDecomposer:
         for op in list(self.func.body.walk()):
             self._rewrite(op)
         for op in reversed(self.folded):
-            Rewriter.erase_op(op)
+            discard(op)
         for arg in replaced_args:
             entry.erase_arg(arg)
 
@@ -174,7 +183,8 @@ class _FunctionDecomposer:
             self.folded.append(op)
         elif isinstance(op, ReturnOp):
             if any(is_structured_type(operand.type) for operand in op.operands):
-                Rewriter.replace_op(op, ReturnOp(*self.flat_operands(op)))
+                Rewriter.insert_op(ReturnOp(*self.flat_operands(op)), InsertPoint.before(op))
+                discard(op)
         elif isinstance(op, CallOp):
             self._rewrite_call(op)
         else:

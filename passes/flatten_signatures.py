@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -45,7 +46,10 @@ def index_paths(signature: Signature) -> tuple[list[IndexPath], list[IndexPath]]
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def index_path_attr(path: IndexPath) -> ArrayAttr:
+    # Attributes are immutable and paths repeat across functions ([0], [1, "a"], ...):
+    # building and verifying each once is a fifth of the pass on a large module.
     return ArrayAttr(
         [StringAttr(c) if isinstance(c, str) else IntegerAttr(c, i64) for c in path]
     )

@@ -7,7 +7,7 @@ purposes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from io import StringIO
 
 from xdsl.dialects.builtin import (
@@ -162,36 +162,29 @@ def compact_value_attrs(
     return attrs
 
 
-def arg_attr(func: FuncOp, i: int, name: str) -> Attribute | None:
-    if func.arg_attrs is None or i >= len(func.arg_attrs):
-        return None
-    return func.arg_attrs.data[i].data.get(name)
-
-
-def res_attr(func: FuncOp, i: int, name: str) -> Attribute | None:
-    if func.res_attrs is None or i >= len(func.res_attrs):
-        return None
-    return func.res_attrs.data[i].data.get(name)
-
-
-def argument_name(func: FuncOp, i: int) -> str | None:
-    attr = arg_attr(func, i, ABI_NAME)
+def argument_name(attrs: Mapping[str, Attribute], i: int) -> str | None:
+    """The `abi.name` of argument ``i``, whose attribute dictionary is ``attrs``."""
+    attr = attrs.get(ABI_NAME)
     if attr is None:
         return None
     if not isinstance(attr, StringAttr):
-        raise AbiError(f"{ABI_NAME} must be a string", op=func, where=("argument", i))
+        raise AbiError(f"{ABI_NAME} must be a string", where=("argument", i))
     return attr.data
+
+
+def value_attr_dicts(func: FuncOp, side: str) -> list[Mapping[str, Attribute]]:
+    """The attribute dictionary of every argument (``side`` "argument") or result; empty
+    when the function has none. One property lookup for a whole signature."""
+    attrs = func.arg_attrs if side == "argument" else func.res_attrs
+    return [] if attrs is None else [attr.data for attr in attrs.data]
 
 
 def index_path_attribute(func: FuncOp) -> str | None:
     """Which index path attribute the function's values carry, if any."""
+    dicts = value_attr_dicts(func, "argument") + value_attr_dicts(func, "result")
     for name in (tf_saved_model.INDEX_PATH, ABI_INDEX_PATH):
-        for i in range(len(func.function_type.inputs)):
-            if arg_attr(func, i, name) is not None:
-                return name
-        for i in range(len(func.function_type.outputs)):
-            if res_attr(func, i, name) is not None:
-                return name
+        if any(name in attrs for attrs in dicts):
+            return name
     return None
 
 
@@ -210,8 +203,8 @@ def _path_components(attr: Attribute) -> list[object]:
 
 
 def check_bound_inputs(func: FuncOp) -> None:
-    for i in range(len(func.function_type.inputs)):
-        if arg_attr(func, i, tf_saved_model.BOUND_INPUT) is not None:
+    for i, attrs in enumerate(value_attr_dicts(func, "argument")):
+        if tf_saved_model.BOUND_INPUT in attrs:
             raise AbiError(
                 f"bound input on argument {i} must be resolved before ABI processing",
                 op=func,
@@ -241,14 +234,15 @@ def function_signature(func: FuncOp) -> Signature:
 
 def _signature_from_paths(func: FuncOp, attr_name: str) -> Signature:
     sides = (
-        ("argument", func.function_type.inputs.data, arg_attr),
-        ("result", func.function_type.outputs.data, res_attr),
+        ("argument", func.function_type.inputs.data),
+        ("result", func.function_type.outputs.data),
     )
     collected: list[list[tuple[list[object], ValueType]]] = []
-    for side, types, lookup in sides:
+    for side, types in sides:
         paths: list[tuple[list[object], ValueType]] = []
+        dicts = value_attr_dicts(func, side)
         for i, type in enumerate(types):
-            attr = lookup(func, i, attr_name)
+            attr = dicts[i].get(attr_name) if i < len(dicts) else None
             if attr is None:
                 raise AbiError(
                     f"Missing {side} attribute {attr_name} on {side} {i}", where=(side, i)
@@ -272,8 +266,9 @@ def _signature_from_types(func: FuncOp) -> Signature:
     arguments: list[Argument] = []
     names: set[str] = set()
     first_named: int | None = None
+    dicts = value_attr_dicts(func, "argument")
     for i, type in enumerate(inputs):
-        name = argument_name(func, i)
+        name = argument_name(dicts[i], i) if i < len(dicts) else None
         if name is not None:
             if name in names:
                 raise AbiError(f"duplicate argument name '{name}'", where=("argument", i))
