@@ -13,7 +13,7 @@ from xdsl.printer import Printer
 from abi_compiler.dialects.util import ListTypeBase
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # type checkers: the __init__ is ListTypeBase's
 class IreeListType(ListTypeBase):
     """`!iree.list<T>`: the legacy spelling of `!util.list<T>`.
 

@@ -68,7 +68,7 @@ class ListTypeBase(ParametrizedAttribute, TypeAttribute):
         print_list_element(printer, self.element_type)
 
 
-@irdl_attr_definition
+@irdl_attr_definition(init=False)  # type checkers: the __init__ is ListTypeBase's
 class ListType(ListTypeBase):
     """A list reference `!util.list<T>`; `!util.list<?>` has variant elements.
 
