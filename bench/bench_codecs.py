@@ -18,7 +18,8 @@ import time
 import timeit
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+
+from signatures import bert_saved_model, document, spec_example, tensor
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw
@@ -26,60 +27,37 @@ from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.model import Signature
 
 
-def _tensor(*dims: int | None, element: str = "f32") -> list[Any]:
-    return ["ndarray", element, len(dims), *dims]
-
-
-def _document(arguments: list[Any], results: list[Any]) -> str:
-    return json.dumps({"a": arguments, "r": results, "v": 1}, separators=(",", ":"), sort_keys=True)
-
-
 def _signatures() -> dict[str, Signature]:
     """A fixed set: small typed, MLP-ish, a saved-model dict signature, a large pytree."""
-    spec_example = _document([_tensor(None, 4), "i32"], [["stuple", _tensor(4), _tensor(4)]])
-    mlp = _document(
-        [_tensor(None, 784)]
-        + [_tensor(784 if i == 0 else 256, 256) for i in range(4)]
-        + [_tensor(256) for _ in range(4)],
-        [_tensor(None, 10)],
-    )
-    bert = _document(
-        [
-            ["named", name, _tensor(None, 128, element="i32")]
-            for name in ("attention_mask", "input_ids", "token_type_ids")
-        ],
-        [
-            [
-                "sdict",
-                ["hidden_states", ["stuple", *(_tensor(None, 128, 768) for _ in range(13))]],
-                ["logits", _tensor(None, 2)],
-                ["pooled", _tensor(None, 768)],
-            ]
-        ],
+    mlp = document(
+        [tensor(None, 784)]
+        + [tensor(784 if i == 0 else 256, 256) for i in range(4)]
+        + [tensor(256) for _ in range(4)],
+        [tensor(None, 10)],
     )
     layers = [
         [
             "sdict",
             [
                 "attention",
-                ["sdict", *([k, _tensor(512, 512)] for k in ("key", "out", "query", "value"))],
+                ["sdict", *([k, tensor(512, 512)] for k in ("key", "out", "query", "value"))],
             ],
             [
                 "mlp",
-                ["stuple", _tensor(512, 2048), _tensor(2048), _tensor(2048, 512), _tensor(512)],
+                ["stuple", tensor(512, 2048), tensor(2048), tensor(2048, 512), tensor(512)],
             ],
-            ["norm", ["slist", _tensor(512), _tensor(512)]],
+            ["norm", ["slist", tensor(512), tensor(512)]],
         ]
         for _ in range(6)
     ]
-    pytree = _document(
-        [["slist", *layers], _tensor(None, None, 512), ["py_homogeneous_list", "unknown"], "i64"],
-        [["stuple", _tensor(None, None, 512), ["slist", *layers]]],
+    pytree = document(
+        [["slist", *layers], tensor(None, None, 512), ["py_homogeneous_list", "unknown"], "i64"],
+        [["stuple", tensor(None, None, 512), ["slist", *layers]]],
     )
     return {
-        "spec §4.2 example (3 values)": decode_json(spec_example),
+        "spec §4.2 example (3 values)": decode_json(spec_example()),
         "MLP, 9 tensors": decode_json(mlp),
-        "BERT saved model, dicts": decode_json(bert),
+        "BERT saved model, dicts": decode_json(bert_saved_model()),
         "6-layer param pytree (~130 leaves)": decode_json(pytree),
     }
 

@@ -24,20 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from signatures import bert_saved_model, document, spec_example, tensor
 
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.codecs.sip import encode_sip
 from abi_compiler.model import Argument, FlatSignature, Sequence, Signature, SipSignature
 from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
-
-
-def _tensor(*dims: int | None, element: str = "f32") -> list[Any]:
-    return ["ndarray", element, len(dims), *dims]
-
-
-def _document(arguments: list[Any], results: list[Any]) -> str:
-    return json.dumps({"a": arguments, "r": results, "v": 1}, separators=(",", ":"), sort_keys=True)
 
 
 def _array(*shape: int) -> Any:
@@ -78,35 +71,22 @@ def _layer() -> dict[str, Any]:
 
 
 def _cases() -> list[Case]:
-    spec_example = _document([_tensor(None, 4), "i32"], [["stuple", _tensor(4), _tensor(4)]])
-    bert = _document(
-        [
-            ["named", name, _tensor(None, 128, element="i32")]
-            for name in ("attention_mask", "input_ids", "token_type_ids")
-        ],
-        [
-            [
-                "sdict",
-                ["hidden_states", ["stuple", *(_tensor(None, 128, 768) for _ in range(13))]],
-                ["logits", _tensor(None, 2)],
-                ["pooled", _tensor(None, 768)],
-            ]
-        ],
-    )
+    spec = spec_example()
+    bert = bert_saved_model()
     layer_record = [
         "sdict",
-        ["attention", ["sdict", *([k, _tensor(8, 8)] for k in ("key", "out", "query", "value"))]],
-        ["mlp", ["stuple", _tensor(8, 32), _tensor(32), _tensor(32, 8), _tensor(8)]],
-        ["norm", ["slist", _tensor(8), _tensor(8)]],
+        ["attention", ["sdict", *([k, tensor(8, 8)] for k in ("key", "out", "query", "value"))]],
+        ["mlp", ["stuple", tensor(8, 32), tensor(32), tensor(32, 8), tensor(8)]],
+        ["norm", ["slist", tensor(8), tensor(8)]],
     ]
-    pytree = _document(
+    pytree = document(
         [
             ["slist", *([layer_record] * 6)],
-            _tensor(None, None, 8),
+            tensor(None, None, 8),
             ["py_homogeneous_list", "i64"],
             ["named", "step", "i64"],
         ],
-        [["stuple", _tensor(None, None, 8), ["slist", *([layer_record] * 6)]]],
+        [["stuple", tensor(None, None, 8), ["slist", *([layer_record] * 6)]]],
     )
     ids = np.zeros((1, 128), np.int32)
     bert_out = {
@@ -118,14 +98,14 @@ def _cases() -> list[Case]:
     return [
         Case(
             "spec §4.2 example, numpy",
-            spec_example,
+            spec,
             (_array(3, 4), 7),
             {},
             ((_array(4), _array(4)),),
         ),
         Case(
             "spec §4.2 example, nested lists",
-            spec_example,
+            spec,
             ([[1.0, 2.0, 3.0, 4.0]] * 3, 7),
             {},
             (([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]),),

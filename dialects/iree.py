@@ -10,11 +10,11 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from abi_compiler.dialects.util import VariantType, parse_list_element, print_list_element
+from abi_compiler.dialects.util import ListTypeBase
 
 
-@irdl_attr_definition
-class IreeListType(ParametrizedAttribute, TypeAttribute):
+@irdl_attr_definition(init=False)  # type checkers: the __init__ is ListTypeBase's
+class IreeListType(ListTypeBase):
     """`!iree.list<T>`: the legacy spelling of `!util.list<T>`.
 
     Same meaning everywhere (SPEC §3.1); `wrap-entry-points` rewrites it to
@@ -22,22 +22,6 @@ class IreeListType(ParametrizedAttribute, TypeAttribute):
     """
 
     name = "iree.list"
-
-    element_type: TypeAttribute
-
-    def __init__(self, element_type: Attribute | None = None) -> None:
-        super().__init__(VariantType() if element_type is None else element_type)
-
-    @property
-    def is_variant(self) -> bool:
-        return isinstance(self.element_type, VariantType)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        return [parse_list_element(parser)]
-
-    def print_parameters(self, printer: Printer) -> None:
-        print_list_element(printer, self.element_type)
 
 
 @irdl_attr_definition

@@ -6,6 +6,9 @@ use IREE 3.13's textual form, so modules this tool writes can be fed to IREE's o
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IndexType, IndexTypeConstr
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
@@ -41,17 +44,12 @@ class VariantType(ParametrizedAttribute, TypeAttribute):
     name = "util.variant"
 
 
-@irdl_attr_definition
-class ListType(ParametrizedAttribute, TypeAttribute):
-    """A list reference `!util.list<T>`; `!util.list<?>` has variant elements.
-
-    Runtime form: an `iree_vm_list`. Tuples and structures cross the V1 ABI boundary as
-    `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`. A list is a
-    mutable reference: the ops on it declare memory effects (alloc, read, write), so
-    they are not folded, merged or reordered like pure values.
-    """
-
-    name = "util.list"
+# A dataclass itself, as xDSL's own attribute bases are: otherwise `element_type` is no
+# dataclass field of the subclasses, and every list type compares equal to every other.
+@dataclass(frozen=True, init=False)
+class ListTypeBase(ParametrizedAttribute, TypeAttribute):
+    """What `!util.list<T>` and its legacy spelling `!iree.list<T>` share: one element
+    type, written `<T>`, or `<?>` for variant elements."""
 
     element_type: TypeAttribute
 
@@ -68,6 +66,19 @@ class ListType(ParametrizedAttribute, TypeAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         print_list_element(printer, self.element_type)
+
+
+@irdl_attr_definition(init=False)  # type checkers: the __init__ is ListTypeBase's
+class ListType(ListTypeBase):
+    """A list reference `!util.list<T>`; `!util.list<?>` has variant elements.
+
+    Runtime form: an `iree_vm_list`. Tuples and structures cross the V1 ABI boundary as
+    `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`. A list is a
+    mutable reference: the ops on it declare memory effects (alloc, read, write), so
+    they are not folded, merged or reordered like pure values.
+    """
+
+    name = "util.list"
 
 
 def parse_list_element(parser: AttrParser) -> Attribute:
@@ -99,76 +110,67 @@ def _implied_element_type(list_type: Attribute) -> Attribute | None:
 
 
 @irdl_custom_directive
-class ListTypeGet(CustomDirective):
-    """The list type, then `-> T` unless the list type implies `T` (IREE's ListTypeGet).
+class ListTypeArrow(CustomDirective):
+    """A list type and the element type it gets or sets, the element type spelled out
+    with an arrow unless the list type implies it (IREE's ListTypeGet/ListTypeSet).
 
     `!util.list<i32>` implies `i32`; `!util.list<?>` implies nothing. The arrow form
-    always parses and is printed only when needed.
+    always parses and is printed only when needed. Subclasses say which side of the
+    list type the element type goes on.
     """
 
     list_type: TypeDirective
-    result_type: TypeDirective
+    element_type: TypeDirective
 
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        start = parser.pos
-        list_type = parser.parse_type()
-        end = parser.pos
-        result_type: Attribute
-        if parser.parse_optional_punctuation("->") is not None:
-            result_type = parser.parse_type()
-        elif (implied := _implied_element_type(list_type)) is not None:
-            result_type = implied
-        else:
-            parser.raise_error("expected '-> <result type>' after a variant list type", start, end)
-        self.list_type.set(state, (list_type,))
-        self.result_type.set(state, (result_type,))
-
-    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        (list_type,) = self.list_type.get(op)
-        (result_type,) = self.result_type.get(op)
-        state.print_whitespace(printer)
-        printer.print_attribute(list_type)
-        if _implied_element_type(list_type) != result_type:
-            printer.print_string(" -> ")
-            printer.print_attribute(result_type)
-
-
-@irdl_custom_directive
-class ListTypeSet(CustomDirective):
-    """The list type, preceded by `T ->` unless it implies `T` (IREE's ListTypeSet).
-
-    `!util.list<i32>` implies `i32`; `!util.list<?>` implies nothing. The arrow form
-    always parses and is printed only when needed.
-    """
-
-    list_type: TypeDirective
-    value_type: TypeDirective
+    ELEMENT_FIRST: ClassVar[bool]
+    """`T -> !util.list<?>` when true, `!util.list<?> -> T` when false."""
+    MISSING_ARROW: ClassVar[str]
+    """The parse error when a variant list type has no element type."""
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         start = parser.pos
         first = parser.parse_type()
         end = parser.pos
-        value_type: Attribute
         list_type: Attribute
+        element_type: Attribute
         if parser.parse_optional_punctuation("->") is not None:
-            value_type, list_type = first, parser.parse_type()
+            second = parser.parse_type()
+            list_type, element_type = (second, first) if self.ELEMENT_FIRST else (first, second)
         elif (implied := _implied_element_type(first)) is not None:
-            value_type, list_type = implied, first
+            list_type, element_type = first, implied
         else:
-            parser.raise_error(
-                "expected '<value type> -> <list type>' to set a variant list", start, end
-            )
+            parser.raise_error(self.MISSING_ARROW, start, end)
         self.list_type.set(state, (list_type,))
-        self.value_type.set(state, (value_type,))
+        self.element_type.set(state, (element_type,))
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         (list_type,) = self.list_type.get(op)
-        (value_type,) = self.value_type.get(op)
+        (element_type,) = self.element_type.get(op)
         state.print_whitespace(printer)
-        if _implied_element_type(list_type) != value_type:
-            printer.print_attribute(value_type)
+        if _implied_element_type(list_type) == element_type:
+            printer.print_attribute(list_type)
+        elif self.ELEMENT_FIRST:
+            printer.print_attribute(element_type)
             printer.print_string(" -> ")
-        printer.print_attribute(list_type)
+            printer.print_attribute(list_type)
+        else:
+            printer.print_attribute(list_type)
+            printer.print_string(" -> ")
+            printer.print_attribute(element_type)
+
+
+class ListTypeGet(ListTypeArrow):
+    """The list type, then `-> T` unless the list type implies `T` (IREE's ListTypeGet)."""
+
+    ELEMENT_FIRST = False
+    MISSING_ARROW = "expected '-> <result type>' after a variant list type"
+
+
+class ListTypeSet(ListTypeArrow):
+    """The list type, preceded by `T ->` unless it implies `T` (IREE's ListTypeSet)."""
+
+    ELEMENT_FIRST = True
+    MISSING_ARROW = "expected '<value type> -> <list type>' to set a variant list"
 
 
 @irdl_op_definition

@@ -5,13 +5,14 @@ After `decompose_module` no function (exported or private) takes or returns a `t
 or `!abi.dict`: each structured argument/result is replaced by its leaves in natural
 order (tuples positionally, dicts by sorted key, depth first), `func.return` and
 `func.call` are rewritten to match, and `abi` pack/get ops fold away. A structured value
-used by any other op is a located error.
+used or produced by any other op is a located error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -112,11 +113,15 @@ class _FunctionDecomposer:
         self.trees: dict[SSAValue, Tree] = {}
         self.folded: list[Operation] = []
 
-    def error(self, value: SSAValue, user: Operation) -> AbiError:
+    def error(
+        self, value: SSAValue, op: Operation, role: Literal["used", "produced"] = "used"
+    ) -> AbiError:
+        """The value cannot be lowered because ``op`` (its user, or its producer with
+        ``role="produced"``) cannot be decomposed."""
         return AbiError(
             f"cannot lower structured value of type {type_text(value.type)}: "
-            f"used by '{op_name(user)}'",
-            op=user,
+            f"{role} by '{op_name(op)}'",
+            op=op,
         )
 
     def tree(self, value: SSAValue, user: Operation) -> Tree:
@@ -124,8 +129,10 @@ class _FunctionDecomposer:
             return value
         found = self.trees.get(value)
         if found is None:
-            producer = value.owner if isinstance(value.owner, Operation) else user
-            raise self.error(value, producer)
+            # SPEC §8 words the error for a user only; a producer gets the same form.
+            if isinstance(value.owner, Operation):
+                raise self.error(value, value.owner, "produced")
+            raise self.error(value, user)
         return found
 
     def flat_operands(self, op: Operation) -> list[SSAValue]:

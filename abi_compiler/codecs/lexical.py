@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from abi_compiler.errors import AbiError
 
@@ -78,6 +78,7 @@ class SpanComponent(NamedTuple):
 
 
 Component = IntegerComponent | SpanComponent
+_ComponentT = TypeVar("_ComponentT", IntegerComponent, SpanComponent)
 
 
 class SignatureParser:
@@ -159,15 +160,19 @@ class SignatureParser:
             offset=offset,
         )
 
-    def expect_span(self, tag: str, what: str) -> SpanComponent:
-        """Read a span with the given tag; ``what`` names it in the error."""
+    def expect(self, kind: type[_ComponentT], tag: str, what: str) -> _ComponentT:
+        """Read a component of the given kind and tag; ``what`` names it in the error."""
         offset = self.offset
         if offset >= self.end:
             raise AbiError(f"unexpected end of signature, expected {what}", offset=offset)
         component = self.next()
-        if not isinstance(component, SpanComponent) or component.tag != tag:
+        if not isinstance(component, kind) or component.tag != tag:
             raise AbiError(f"expected {what}, got {describe(component)}", offset=offset)
         return component
+
+    def expect_span(self, tag: str, what: str) -> SpanComponent:
+        """Read a span with the given tag; ``what`` names it in the error."""
+        return self.expect(SpanComponent, tag, what)
 
     def expect_end(self, what: str) -> None:
         """Fail unless the cursor is at the end; ``what`` names what must end here."""

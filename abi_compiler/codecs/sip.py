@@ -163,11 +163,7 @@ class _Decoder:
                     found[key_value] = Leaf(None, index)
                     parser.offset = pair.end()
                     continue
-            key = parser.next()
-            if key.tag != "k" or type(key) is not IntegerComponent:
-                raise AbiError(
-                    f"expected a sequence key 'k', got {describe(key)}", offset=key.offset
-                )
+            key = parser.expect(IntegerComponent, "k", "a sequence key 'k'")
             key_value = key.value
             if not 0 <= key_value <= MAX_SEQUENCE_KEY:
                 raise AbiError(
@@ -211,11 +207,7 @@ class _Decoder:
                             found[name] = Leaf(None, index)
                             parser.offset = leaf.end()
                             continue
-            key = parser.next()
-            if key.tag != "K" or type(key) is not SpanComponent:
-                raise AbiError(
-                    f"expected a dict key span 'K', got {describe(key)}", offset=key.offset
-                )
+            key = parser.expect_span("K", "a dict key span 'K'")
             raw_key = key.contents
             try:
                 name = raw_key.decode("utf-8", "surrogatepass")

@@ -33,6 +33,7 @@ from abi_compiler.dialects.hal import (
     TensorExportOp,
     TensorImportOp,
 )
+from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import (
     ListCreateOp,
     ListGetOp,
@@ -84,6 +85,15 @@ def test_list_get_on_a_variant_list_needs_a_result_type() -> None:
     v = values(l=ListType(), i=IndexType())
     with pytest.raises(ValueError, match="needs a result type"):
         ListGetOp(v["l"], v["i"])
+
+
+def test_list_types_compare_by_spelling_and_element_type() -> None:
+    # `!util.list` and `!iree.list` share a base class that declares `element_type`.
+    assert ListType(i32) == ListType(i32)
+    assert hash(ListType(i32)) == hash(ListType(i32))
+    assert ListType(i32) != ListType()
+    assert IreeListType(i32) != IreeListType(f32)
+    assert ListType(i32) != IreeListType(i32)
 
 
 def test_abi_builders() -> None:

@@ -35,7 +35,7 @@ func.func private @private_too(%t: !abi.dict<"k": i32>) -> i32 {
 // -----
 
 func.func @structure_from_unknown_op() -> tuple<i32> {
-  // expected-error @+1 {{cannot lower structured value of type tuple<i32>: used by 'test.produce'}}
+  // expected-error @+1 {{cannot lower structured value of type tuple<i32>: produced by 'test.produce'}}
   %t = "test.produce"() : () -> tuple<i32>
   func.return %t : tuple<i32>
 }
