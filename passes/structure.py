@@ -123,8 +123,14 @@ def type_text(type: Attribute) -> str:
     return stream.getvalue()
 
 
+# Exact classes (neither has subclasses): `isinstance` against xDSL's attribute classes
+# goes through `ABCMeta.__instancecheck__`, and this test runs for every operand of every
+# op the lowering passes visit.
+_STRUCTURED_TYPES = frozenset({TupleType, DictType})
+
+
 def is_structured_type(type: Attribute) -> bool:
-    return isinstance(type, (TupleType, DictType))
+    return type.__class__ in _STRUCTURED_TYPES
 
 
 def is_ref_array_type(type: Attribute) -> bool:
