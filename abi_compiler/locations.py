@@ -13,6 +13,7 @@ nearest ancestor that has one. A pass that replaces an operation can keep its po
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
@@ -22,7 +23,10 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.parser import UnresolvedOperand
+from xdsl.traits import IsolatedFromAbove
+from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
 from abi_compiler.type_cache import TypeCachingParser
@@ -126,6 +130,11 @@ def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> No
         table.record(new, offset)
 
 
+@functools.cache
+def _is_isolated(op_type: type[Operation]) -> bool:
+    return op_type.has_trait(IsolatedFromAbove, value_if_unregistered=False)
+
+
 class LocatingParser(TypeCachingParser):
     """xDSL's MLIR parser, recording where each operation and block argument starts
     (and parsing each distinct type text once, `abi_compiler.type_cache`).
@@ -140,9 +149,12 @@ class LocatingParser(TypeCachingParser):
         super().__init__(ctx, text, name)
         self._table = table
         self._base = base
+        # Uses of values not defined yet, in order: (name, span of the first use).
+        self._forward_uses: list[tuple[str, Span]] = []
 
     def parse_operation(self) -> Operation:
         start = self._base + self._current_token.span.start
+        forward_mark = len(self._forward_uses)
         try:
             op = super().parse_operation()
         except Exception as error:
@@ -152,7 +164,25 @@ class LocatingParser(TypeCachingParser):
                 error.abi_op_offset = start  # type: ignore[attr-defined]
             raise
         self._table.record(op, start)
+        if _is_isolated(type(op)):
+            self._check_defined(forward_mark)
         return op
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self.forward_ssa_references:
+            self._forward_uses.append((name, operand.span))
+        return super().resolve_operand(operand, type)
+
+    def _check_defined(self, mark: int) -> None:
+        """As MLIR does at the end of an isolated region: a value used in it must be
+        defined in it, so a use still unresolved is an error at that use (xDSL would
+        report it at the end of the input, or resolve it to a value of the same name in
+        a later function)."""
+        for name, span in self._forward_uses[mark:]:
+            if name in self.forward_ssa_references:
+                self.raise_error("use of undeclared SSA value name", span)
+        del self._forward_uses[mark:]
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
@@ -174,7 +204,13 @@ class LocatingParser(TypeCachingParser):
 
     def parse_located_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """`parse_module`; an implicit module is located at its first operation."""
-        module = self.parse_module(allow_implicit_module)
+        try:
+            module = self.parse_module(allow_implicit_module)
+        except ParseError as error:
+            # xDSL's check at the end of the input: a value never defined, at its first use.
+            if error.msg.startswith("values used but not defined"):
+                self._check_defined(0)
+            raise
         if self._table.offset_of(module) is None:
             first = module.body.block.first_op
             first_offset = self._table.offset_of(first) if first is not None else None

@@ -26,12 +26,34 @@ func.func @extra_brace() {
 
 // -----
 
-// xDSL allows forward references until the end of the input, so this is reported there.
+// As in MLIR, a value used in an isolated region must be defined in it: reported at
+// the use, when the region ends.
 func.func @undefined_value() -> i32 {
+  // expected-error @+1 {{use of undeclared SSA value name}}
   func.return %x : i32
 }
-// The end of this chunk is two lines below (after the blank line).
-// expected-error @+2 {{values used but not defined: [%x]}}
+
+// -----
+
+// Not resolved to a value of the same name in a later function.
+func.func @undefined_here() -> i32 {
+  // expected-error @+1 {{use of undeclared SSA value name}}
+  func.return %x : i32
+}
+func.func @defined_there() -> i32 {
+  %x = arith.constant 1 : i32
+  func.return %x : i32
+}
+
+// -----
+
+// Of several undefined values, the first use is reported (parsing stops there).
+func.func @two_undefined() -> i32 {
+  // expected-error @+1 {{use of undeclared SSA value name}}
+  %w = arith.addi %u, %u : i32
+  %y = arith.addi %v, %w : i32
+  func.return %y : i32
+}
 
 // -----
 
