@@ -43,11 +43,13 @@ class SourceFile:
         self._line_starts: list[int] | None = None
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and column of a character offset (the line index is built once)."""
+        """1-based line and column of a character offset (the line index is built once).
+        The column counts UTF-8 bytes, as MLIR's do."""
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
         line = bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+        start = self._line_starts[line - 1]
+        return line, len(self.text[start:offset].encode("utf-8", "surrogatepass")) + 1
 
     def position(self, offset: int) -> str:
         """`file:line:col` of an offset."""

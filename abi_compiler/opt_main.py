@@ -384,6 +384,9 @@ class AbiOptMain(xDSLOptMain):
                 f"input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
                 SourceFile(name, prefix).position(len(prefix)),
             ) from None
+        # A UTF-8 byte order mark (some editors write one) is not part of the text:
+        # positions are counted after it, as the editor shows them.
+        text = text.removeprefix("\ufeff")
         if BLANK.fullmatch(text):
             raise UsageError(f"input '{name}' is empty")
         return SourceFile(name, text)

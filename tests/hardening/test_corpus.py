@@ -175,9 +175,10 @@ def _nested(opening: str, closing: str, depth: int, inner: str) -> str:
 CASES = [
     # -- files that are not (valid) UTF-8 text
     Case(
-        "utf8-byte-order-mark",
-        "\ufeff".encode() + GOOD.encode(),
-        "{d}/in.mlir:1:1: error: Unexpected character: \ufeff",
+        # The byte order mark is skipped (test_byte_order_mark): positions as editors show.
+        "utf8-byte-order-mark-then-an-error",
+        "\ufeff".encode() + b"func.func @f() -> i32 {\n  func.return %x : i32\n}\n",
+        "{d}/in.mlir:2:15: error: use of undeclared SSA value name",
     ),
     Case(
         "latin-1-in-a-string",
@@ -323,6 +324,15 @@ def test_bad_input(case: Case, tmp_path: Path, capsys: pytest.CaptureFixture[str
     else:
         assert result.stderr == case.stderr.replace("{d}", str(tmp_path)) + "\n"
     assert sorted(tmp_path.iterdir()) == [source]
+
+
+def test_byte_order_mark(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A UTF-8 byte order mark (as some editors write) is not part of the text."""
+    source = tmp_path / "in.mlir"
+    source.write_bytes("\ufeff".encode() + GOOD.encode())
+    result = run_abi_opt([str(source)], capsys)
+    assert (result.status, result.stderr) == (0, "")
+    assert result.stdout == "builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"
 
 
 def test_failed_run_leaves_its_input_alone(

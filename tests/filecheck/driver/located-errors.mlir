@@ -59,3 +59,11 @@ func.func @attribute(%a: i32,
                  %b: i32 {abi.index_path = [1.5]}) {
   func.return
 }
+
+// -----
+
+// Columns count UTF-8 bytes, as MLIR's do: "é" is two bytes (character column 44).
+// CHECK: located-errors.mlir:[[# @LINE + 1]]:45: error: duplicate argument name 'é'
+func.func @bytes(%a: i32 {abi.name = "é"}, %b: i32 {abi.name = "é"}) {
+  func.return
+}
