@@ -133,7 +133,8 @@ def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> No
 
 
 @functools.cache
-def _is_isolated(op_type: type[Operation]) -> bool:
+def is_isolated(op_type: type[Operation]) -> bool:
+    """Whether ops of this class are `IsolatedFromAbove` (an unregistered op is not)."""
     return op_type.has_trait(IsolatedFromAbove, value_if_unregistered=False)
 
 
@@ -166,7 +167,7 @@ class LocatingParser(TypeCachingParser):
                 error.abi_op_offset = start  # type: ignore[attr-defined]
             raise
         self._table.record(op, start)
-        if _is_isolated(type(op)):
+        if is_isolated(type(op)):
             self._check_defined(forward_mark)
         return op
 

@@ -24,7 +24,7 @@ from abi_compiler.errors import AbiError
 ScalarKind = Literal["i", "si", "ui", "f", "bf"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scalar:
     """An integer or floating point value: `i32` is ``Scalar("i", 32)``, `si8` is
     ``Scalar("si", 8)``, `ui64` ``Scalar("ui", 64)``, `f16` ``Scalar("f", 16)``, `bf16`
@@ -34,7 +34,7 @@ class Scalar:
     width: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NDArray:
     """A tensor: element type and dims (``None`` for a dynamic dim), or unranked when
     ``dims`` is ``None``. An element that is a reference type (``ListRef``) makes an
@@ -44,14 +44,14 @@ class NDArray:
     dims: tuple[int | None, ...] | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ListRef:
     """A homogeneous list reference (`!util.list<T>`); ``Unknown()`` elements for `?`."""
 
     element: ValueType
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unknown:
     """Any type the encodings have no name for (`index`, `complex`, opaque types, …)."""
 
@@ -69,7 +69,7 @@ IndexPathComponent = int | str
 IndexPath = tuple[IndexPathComponent, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Leaf:
     """A value of the flat function: its type (``None`` when the encoding it came from
     does not describe types, as SIP) and its flat index (position among the flat
@@ -79,7 +79,7 @@ class Leaf:
     index: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sequence:
     """A sequence node. ``items[k]`` is the child with key ``k``; ``None`` marks a gap.
     ``kind`` tells lists (`slist`) from tuples (`stuple`)."""
@@ -88,7 +88,7 @@ class Sequence:
     items: tuple[Node | None, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dict:
     """A dict node; ``items`` are ``(key, child)`` pairs in byte-wise sorted key order."""
 
@@ -190,7 +190,7 @@ def format_index_path(path: SequenceABC[IndexPathComponent]) -> str:
 # --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Argument:
     """A root argument: its key at the argument root, its optional name (a *named*
     argument, SPEC §4.3) and its structure."""
@@ -200,7 +200,7 @@ class Argument:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Signature:
     """The structure of a function signature.
 
@@ -263,7 +263,7 @@ def _types_by_index(found: list[Leaf]) -> list[ValueType]:
     return [leaf.type if leaf.type is not None else Unknown() for leaf in by_index]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FlatSignature:
     """The flat argument and result types: what the raw signature `f` describes."""
 
@@ -271,7 +271,7 @@ class FlatSignature:
     results: tuple[ValueType, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SipSignature:
     """The input and result roots SIP describes (``None``: empty root)."""
 

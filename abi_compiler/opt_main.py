@@ -61,7 +61,13 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from abi_compiler import diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
-from abi_compiler.locations import LocatingParser, LocationTable, SourceFile, tracking
+from abi_compiler.locations import (
+    LocatingParser,
+    LocationTable,
+    SourceFile,
+    is_isolated,
+    tracking,
+)
 from abi_compiler.symbol_cache import cached_symbol_lookups
 
 PROG = "abi-opt"
@@ -437,13 +443,18 @@ class AbiOptMain(xDSLOptMain):
         printed = False
         for chunk in chunks:
             table = LocationTable()
+            mark = sink.tell()
             try:
-                module = self._process_chunk(source, chunk, table)
+                module, wrapper_before = self._process_chunk(source, chunk, table)
                 if printed:
                     sink.write("// -----\n")
-                self._print(module, sink)
+                self._print(module, sink, wrapper_before)
                 printed = True
             except _Failure as failure:
+                # A wrapper printed with the module (`_print`) may fail after part of
+                # the chunk's output is written: take it back.
+                sink.seek(mark)
+                sink.truncate()
                 chunk.diagnostics.append(failure.diagnostic)
             finally:
                 # Frozen by _process_chunk: the chunk's IR becomes collectable again
@@ -451,7 +462,12 @@ class AbiOptMain(xDSLOptMain):
                 gc.unfreeze()
         return chunks
 
-    def _process_chunk(self, source: SourceFile, chunk: _Chunk, table: LocationTable) -> ModuleOp:
+    def _process_chunk(
+        self, source: SourceFile, chunk: _Chunk, table: LocationTable
+    ) -> tuple[ModuleOp, _WrapperBefore | None]:
+        """Parse, verify and run the pipeline. When its last pass can defer what it adds
+        (`wrap-entry-points`' `prepare`), it runs up to that point, and the function
+        that builds the deferred ops is returned for `_print`."""
         text = source.text[chunk.start : chunk.end]
         if BLANK.fullmatch(text):
             raise _Failure(Diagnostic("error", "empty input chunk", chunk.start))
@@ -464,20 +480,23 @@ class AbiOptMain(xDSLOptMain):
             module = self._parse(source, chunk, text, table)
             self._table = table
             self._verify(module)
+            wrapper_before: _WrapperBefore | None = None
             with diagnostics.collect() as sink, tracking(table):
                 try:
-                    self.pipeline.apply(self.ctx, module)
+                    *head, last = self.pipeline.passes or (None,)
+                    prepare = getattr(last, "prepare", None)
+                    if prepare is None:
+                        self.pipeline.apply(self.ctx, module)
+                    else:
+                        PassPipeline(tuple(head), self._after_pass).apply(self.ctx, module)
+                        wrapper_before = prepare(self.ctx, module)
+                        self._after_pass(last, module, None)
                 except AbiError as error:
-                    offset = table.locate(error.op, error.where)
-                    raise _Failure(
-                        Diagnostic(
-                            "error",
-                            error.message,
-                            table.offset_of(module) if offset is None else offset,
-                        )
-                    ) from None
+                    raise self._located(error, module) from None
                 except DiagnosticException as error:
-                    raise _Failure(Diagnostic("error", str(error), table.offset_of(module))) from None
+                    raise _Failure(
+                        Diagnostic("error", str(error), table.offset_of(module))
+                    ) from None
                 finally:
                     for warning in sink.warnings:
                         offset = table.locate(warning.op, warning.where)
@@ -489,7 +508,15 @@ class AbiOptMain(xDSLOptMain):
                             )
                         )
             gc.freeze()
-        return module
+        return module, wrapper_before
+
+    def _located(self, error: AbiError, module: ModuleOp) -> _Failure:
+        offset = self._table.locate(error.op, error.where)
+        return _Failure(
+            Diagnostic(
+                "error", error.message, self._table.offset_of(module) if offset is None else offset
+            )
+        )
 
     def _parse(
         self, source: SourceFile, chunk: _Chunk, text: str, table: LocationTable
@@ -524,36 +551,90 @@ class AbiOptMain(xDSLOptMain):
         dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
         verifier does not see."""
         with cached_symbol_lookups():
-            for op in module.walk():
-                try:
-                    op.verify(verify_nested_ops=False)
-                    _verify_blocks(op)
-                except (DiagnosticException, ValueError) as error:
-                    raise _Failure(
-                        Diagnostic("error", str(error), self._table.locate(op))
-                    ) from None
+            self._verify_ops(module)
+        self._verify_attributes(module)
+
+    def _verify_ops(self, root: Operation) -> None:
+        for op in root.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+                _verify_blocks(op)
+            except (DiagnosticException, ValueError) as error:
+                raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
+
+    def _verify_attributes(self, root: Operation) -> None:
         try:
-            verify_dialect_attributes(module)
+            verify_dialect_attributes(root)
         except DiagnosticException as error:
             # AttributeVerifyException carries the op and ("argument" | "result", i).
             offset = self._table.locate(getattr(error, "op", None), getattr(error, "where", None))
             raise _Failure(
                 Diagnostic(
-                    "error", str(error), self._table.offset_of(module) if offset is None else offset
+                    "error", str(error), self._table.locate(root) if offset is None else offset
                 )
             ) from None
 
-    def _print(self, module: ModuleOp, stream: TextIO) -> None:
+    def _print(
+        self, module: ModuleOp, stream: TextIO, wrapper_before: _WrapperBefore | None = None
+    ) -> None:
         from xdsl.printer import Printer
 
-        printer = Printer(
+        driver = self
+
+        class ModulePrinter(Printer):
+            """Prints each deferred wrapper right before the top-level op it belongs
+            to, as if it were in the module, after verifying it in place; then drops it.
+            Names of a printed isolated top-level op are forgotten (nothing outside it
+            can refer to its values), so the printer holds one function's at a time."""
+
+            def print_op(self, op: Operation) -> None:
+                if op.parent is not module.body.block:
+                    return super().print_op(op)
+                wrapper = None if wrapper_before is None else driver._wrapper(module, op)
+                if wrapper is not None:
+                    super().print_op(wrapper)
+                    self._forget(wrapper)
+                    wrapper.detach()
+                    self._print_new_line()
+                super().print_op(op)
+                self._forget(op)
+
+            def _forget(self, op: Operation) -> None:
+                if not is_isolated(type(op)):
+                    return
+                for inner in op.walk():
+                    for region in inner.regions:
+                        for block in region.blocks:
+                            self._blocks.pop(block, None)
+                            for arg in block.args:
+                                self._ssa_values.pop(arg, None)
+                    for result in inner.results:
+                        self._ssa_values.pop(result, None)
+
+        self._wrapper_before = wrapper_before
+        printer = ModulePrinter(
             stream=stream,
             print_generic_format=self.args.print_op_generic,
             print_debuginfo=self.args.print_debuginfo,
         )
-        printer.print_op(module)
+        with cached_symbol_lookups():
+            printer.print_op(module)
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
+
+    def _wrapper(self, module: ModuleOp, top: Operation) -> Operation | None:
+        """The deferred wrapper of ``top``, built, inserted before it and verified (it is
+        part of the pass's output, which the driver verifies); errors as in a pass."""
+        assert self._wrapper_before is not None
+        try:
+            wrapper = self._wrapper_before(top)
+        except AbiError as error:
+            raise self._located(error, module) from None
+        if wrapper is not None:
+            module.body.block.insert_op_before(wrapper, top)
+            self._verify_ops(wrapper)
+            self._verify_attributes(wrapper)
+        return wrapper
 
     # -- diagnostics ------------------------------------------------------------------------
 
@@ -624,6 +705,10 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+# Builds the op a deferred pass puts before a top-level op (`_process_chunk`).
+_WrapperBefore = Callable[[Operation], Operation | None]
 
 
 def _verify_blocks(op: Operation) -> None:

@@ -9,6 +9,7 @@ one `!util.list<?>`, unpacks it, calls `_<name>` and packs the result structures
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -78,6 +79,7 @@ from abi_compiler.passes.structure import (
     compact_value_attrs,
     exported_functions,
     function_signature,
+    functions,
     index_path_attribute,
     is_ref_array_type,
     is_structured_type,
@@ -174,11 +176,13 @@ def _plan(func: FuncOp) -> _Plan:
             raise AbiError(
                 f"malformed existing reflection '{IREE_ABI}': {error}", op=func
             ) from None
-        if len(described.arguments) != len(signature.arguments) or len(
-            described.results
-        ) != len(signature.results):
+        if len(described.arguments) != len(signature.arguments) or len(described.results) != len(
+            signature.results
+        ):
             raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
-    return _Plan(func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature))
+    return _Plan(
+        func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature)
+    )
 
 
 # What the lexer reads as an SSA name after `%`. xDSL's `SSAValue.is_valid_name` also
@@ -199,7 +203,10 @@ def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
 
 def _warn_rejected_types(plan: _Plan) -> None:
     func = plan.func
-    sides = (("argument", func.function_type.inputs.data), ("result", func.function_type.outputs.data))
+    sides = (
+        ("argument", func.function_type.inputs.data),
+        ("result", func.function_type.outputs.data),
+    )
     for side, types in sides:
         for i, type in enumerate(types):
             for leaf in leaf_types(type):
@@ -346,16 +353,13 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
                 returned.append(builder.pack_root(child, results, (key,)))
         else:
             returned = [
-                builder.pack_root(node, results, (i,))
-                for i, node in enumerate(signature.results)
+                builder.pack_root(node, results, (i,)) for i, node in enumerate(signature.results)
             ]
     except AbiError as error:
         error.op = impl
         raise
     builder.add(ReturnOp(*returned))
-    wrapper = FuncOp(
-        plan.name, (arg_types, [value.type for value in returned]), Region(block)
-    )
+    wrapper = FuncOp(plan.name, (arg_types, [value.type for value in returned]), Region(block))
     wrapper.attributes[ABI_STUB] = UnitAttr()
     wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
     return wrapper
@@ -398,6 +402,18 @@ class WrapEntryPointsPass(ModulePass):
     name = "wrap-entry-points"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        wrapper_before = self.prepare(ctx, op)
+        for func in functions(op):
+            wrapper = wrapper_before(func)
+            if wrapper is not None:
+                Rewriter.insert_op(wrapper, InsertPoint.before(func))
+
+    def prepare(self, ctx: Context, op: ModuleOp) -> Callable[[Operation], FuncOp | None]:
+        """All of the pass but building the wrappers, which the returned function does:
+        given a top-level op, the wrapper that goes right before it (None if it has
+        none). Each wrapper depends on its implementation alone and nothing refers to
+        it, so `abi-opt` builds, verifies, prints and drops them one at a time while
+        printing the module: a large module never holds all of them at once."""
         adopt_saved_model_exports(op)
         respell_legacy_lists(op)
         plans: list[_Plan] = []
@@ -416,6 +432,10 @@ class WrapEntryPointsPass(ModulePass):
             renames.append((plan.func, _make_private_impl(plan, taken)))
         rename_functions(op, renames)
         decompose_module(op)
-        for plan in plans:
-            wrapper = _build_wrapper(plan, plan.func)
-            Rewriter.insert_op(wrapper, InsertPoint.before(plan.func))
+        by_impl: dict[Operation, _Plan] = {plan.func: plan for plan in plans}
+
+        def wrapper_before(top: Operation) -> FuncOp | None:
+            plan = by_impl.get(top)
+            return None if plan is None else _build_wrapper(plan, plan.func)
+
+        return wrapper_before
