@@ -23,7 +23,8 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
@@ -171,7 +172,9 @@ class LocatingParser(TypeCachingParser):
             self._check_defined(forward_mark)
         return op
 
-    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+    def resolve_operand(
+        self, operand: UnresolvedOperand, type: AttributeInvT
+    ) -> SSAValue[AttributeInvT]:
         name = operand.operand_name
         if name not in self.ssa_values and name not in self.forward_ssa_references:
             self._forward_uses.append((name, operand.span))

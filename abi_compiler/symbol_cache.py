@@ -71,4 +71,4 @@ def cached_symbol_lookups() -> Iterator[None]:
     try:
         yield
     finally:
-        SymbolTable.lookup_symbol = staticmethod(original)  # type: ignore[method-assign]
+        SymbolTable.lookup_symbol = staticmethod(original)  # type: ignore[method-assign, assignment]

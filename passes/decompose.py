@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue, SSAValues
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler import diagnostics
@@ -155,8 +155,8 @@ class _FunctionDecomposer:
         for arg in replaced_args:
             entry.erase_arg(arg)
 
-    def _split_arguments(self, entry: Block) -> list[SSAValue]:
-        replaced = []
+    def _split_arguments(self, entry: Block) -> list[BlockArgument]:
+        replaced: list[BlockArgument] = []
         for arg in list(entry.args):
             if not is_structured_type(arg.type):
                 continue
@@ -201,9 +201,7 @@ class _FunctionDecomposer:
 
     def _rewrite_call(self, call: CallOp) -> None:
         result_types = [result.type for result in call.results]
-        if not has_structure([o.type for o in call.operands]) and not has_structure(
-            result_types
-        ):
+        if not has_structure([o.type for o in call.operands]) and not has_structure(result_types):
             return
         new_call = CallOp(call.callee, self.flat_operands(call), flat_types(result_types))
         Rewriter.insert_op(new_call, InsertPoint.before(call))
@@ -250,9 +248,7 @@ def decompose_module(module: ModuleOp) -> None:
         _FunctionDecomposer(func).run()
     for func in funcs:
         signature = func.function_type
-        structured = has_structure(signature.inputs.data) or has_structure(
-            signature.outputs.data
-        )
+        structured = has_structure(signature.inputs.data) or has_structure(signature.outputs.data)
         if structured and func.is_declaration and func.sym_visibility is None:
             diagnostics.warn(
                 f"the signature of public declaration @{func.sym_name.data} is flattened: "

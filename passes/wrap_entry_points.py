@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -282,7 +283,7 @@ class _WrapperBuilder:
 
     # -- results -----------------------------------------------------------------------
 
-    def pack_root(self, node: Node, results: list[SSAValue], path: IndexPath) -> SSAValue:
+    def pack_root(self, node: Node, results: SequenceABC[SSAValue], path: IndexPath) -> SSAValue:
         if isinstance(node, Leaf):
             value = results[node.index]
             if is_ref_array_type(value.type):
@@ -290,7 +291,9 @@ class _WrapperBuilder:
             return value
         return self.pack_structure(node, results, path)
 
-    def pack_structure(self, node: Node, results: list[SSAValue], path: IndexPath) -> SSAValue:
+    def pack_structure(
+        self, node: Node, results: SequenceABC[SSAValue], path: IndexPath
+    ) -> SSAValue:
         slots = _slots(node)
         size = self.index(len(slots))
         lst = self.add(ListCreateOp(ListType(), size)).results[0]
