@@ -539,6 +539,13 @@ class AbiOptMain(xDSLOptMain):
             # Past xdsl_compat.RECURSION_LIMIT: at the token where parsing gave up.
             position = chunk.start + (parser.pos if parser is not None else 0)
             raise _Failure(Diagnostic("error", "input nested too deeply", position)) from None
+        except MemoryError as error:
+            # E.g. `dense<0> : tensor<4294967296xi8>`: xDSL stores every element of a
+            # splat. At the operation being parsed.
+            offset = getattr(error, "abi_op_offset", None)
+            if offset is None:
+                offset = chunk.start + (parser.pos if parser is not None else 0)
+            raise _Failure(Diagnostic("error", "out of memory while parsing", offset)) from None
         except (DiagnosticException, ValueError) as error:
             # Attribute and type verifiers run while parsing and carry no span.
             offset = getattr(error, "abi_op_offset", None)

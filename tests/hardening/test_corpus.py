@@ -355,6 +355,40 @@ def test_failed_run_leaves_its_input_alone(
 # -- valid inputs at scale ------------------------------------------------------------------
 
 
+def test_out_of_memory_while_parsing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dense<0> : tensor<4294967296xi8>` runs xDSL's parser out of memory (it stores
+    every element of a splat): a located error at the op being parsed, not an internal
+    error. Simulated, since how a machine runs out of memory varies (an allocation that
+    fails at once, or the kernel's OOM killer)."""
+    from xdsl.parser import Parser
+
+    real = Parser.parse_dense_int_or_fp_elements_attr
+    raised: list[int] = []
+
+    def expand(self: Parser, type: object) -> object:
+        # Never let the real parser try: the rest of this line holds the huge type.
+        if "4294967296" in self.lexer.input.content[self.pos :].split("\n", 1)[0]:
+            raised.append(self.pos)
+            raise MemoryError
+        return real(self, type)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Parser, "parse_dense_int_or_fp_elements_attr", expand)
+    source = tmp_path / "in.mlir"
+    source.write_text(
+        "func.func @f() -> tensor<4294967296xi8> {\n"
+        "  %0 = arith.constant dense<0> : tensor<4294967296xi8>\n"
+        "  func.return %0 : tensor<4294967296xi8>\n"
+        "}\n"
+    )
+    result = run_abi_opt([str(source), "-o", str(tmp_path / "out.mlir")], capsys)
+    assert (result.status, result.stdout) == (1, "")
+    assert result.stderr == f"{source}:2:3: error: out of memory while parsing\n"
+    assert sorted(tmp_path.iterdir()) == [source]
+    assert len(raised) == 1
+
+
 def test_banner_comment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The driver's empty-input check backtracked exponentially on a line of slashes.
     source = tmp_path / "in.mlir"
