@@ -13,9 +13,21 @@ def verify_dialect_attributes(module: Operation) -> None:
     calls this after parsing. Raises `abi_compiler.dialects.attributes.AttributeVerifyException`
     (a `VerifyException` with ``op`` and ``where``) on the first bad attribute.
     """
-    from abi_compiler.dialects.abi import verify_abi_attributes
-    from abi_compiler.dialects.tf_saved_model import verify_tf_saved_model_attributes
+    from xdsl.dialects.func import FuncOp
 
+    from abi_compiler.dialects import abi, tf_saved_model
+    from abi_compiler.dialects.attributes import (
+        by_name,
+        placed_attributes,
+        verify_placed_attributes,
+    )
+
+    # Each dialect's attributes in turn, per op, as `verify_abi_attributes` and
+    # `verify_tf_saved_model_attributes` would; ops without any attribute skipped.
+    dialects = (by_name(abi.ATTRIBUTES), by_name(tf_saved_model.ATTRIBUTES))
     for op in module.walk():
-        verify_abi_attributes(op)
-        verify_tf_saved_model_attributes(op)
+        if not op.attributes and not isinstance(op, FuncOp):
+            continue
+        placed = list(placed_attributes(op))
+        for defs in dialects:
+            verify_placed_attributes(op, placed, defs)

@@ -147,7 +147,19 @@ def placed_attributes(op: Operation) -> Iterator[tuple[str, Attribute, Where]]:
 def verify_attributes(op: Operation, defs: Sequence[DialectAttributeDef]) -> None:
     """Check the attributes of ``op`` (and of its arguments/results) that ``defs``
     declare; others are left alone. Raises `AttributeVerifyException`."""
-    by_name = {definition.name: definition for definition in defs}
-    for name, value, where in placed_attributes(op):
-        if (definition := by_name.get(name)) is not None:
+    verify_placed_attributes(op, list(placed_attributes(op)), by_name(defs))
+
+
+def by_name(defs: Sequence[DialectAttributeDef]) -> dict[str, DialectAttributeDef]:
+    return {definition.name: definition for definition in defs}
+
+
+def verify_placed_attributes(
+    op: Operation,
+    placed: Sequence[tuple[str, Attribute, Where]],
+    defs: dict[str, DialectAttributeDef],
+) -> None:
+    """`verify_attributes` with the attributes listed and the definitions by name."""
+    for name, value, where in placed:
+        if (definition := defs.get(name)) is not None:
             definition.verify(value, op, where)
