@@ -58,7 +58,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from abi_compiler import diagnostics, xdsl_compat
+from abi_compiler import changes, diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import (
@@ -317,12 +317,23 @@ class AbiOptMain(xDSLOptMain):
         self.pipeline = PassPipeline(passes, self._after_pass)
 
     def _after_pass(
-        self, previous: ModulePass | None, module: ModuleOp, _next: ModulePass | None
+        self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
     ) -> None:
+        recorded = changes.stop()
         # A pass that declares `preserves_validity` (it only adds reflection entries to
-        # functions, which no verifier reads) cannot break the IR: skip re-verifying.
+        # functions, which no verifier reads) cannot break the IR: skip re-verifying. One
+        # that declares `reports_changes` has only the functions it reports re-verified.
         if previous is not None and not getattr(previous, "preserves_validity", False):
-            self._verify(module)
+            if (
+                getattr(previous, "reports_changes", False)
+                and recorded is not None
+                and not recorded.everything
+            ):
+                self._verify_changed(module, list(recorded.operations))
+            else:
+                self._verify(module)
+        if next_pass is not None:
+            changes.start()
 
     # -- running ----------------------------------------------------------------------------
 
@@ -498,6 +509,7 @@ class AbiOptMain(xDSLOptMain):
                         Diagnostic("error", str(error), table.offset_of(module))
                     ) from None
                 finally:
+                    changes.stop()  # a pass that failed leaves its recording
                     for warning in sink.warnings:
                         offset = table.locate(warning.op, warning.where)
                         chunk.diagnostics.append(
@@ -560,6 +572,22 @@ class AbiOptMain(xDSLOptMain):
         with cached_symbol_lookups():
             self._verify_ops(module)
         self._verify_attributes(module)
+
+    def _verify_changed(self, module: ModuleOp, operations: list[Operation]) -> None:
+        """`_verify` of the module op itself (its symbol table) and of the top-level
+        operations a pass reports it changed (`abi_compiler.changes`)."""
+        kept = [op for op in operations if op.parent is module.body.block]
+        with cached_symbol_lookups():
+            try:
+                module.verify(verify_nested_ops=False)
+            except (DiagnosticException, ValueError) as error:
+                raise _Failure(
+                    Diagnostic("error", str(error), self._table.locate(module))
+                ) from None
+            for op in kept:
+                self._verify_ops(op)
+        for op in kept:
+            self._verify_attributes(op)
 
     def _verify_ops(self, root: Operation) -> None:
         for op in root.walk():

@@ -26,7 +26,7 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler import diagnostics
+from abi_compiler import changes, diagnostics
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
 from abi_compiler.errors import AbiError
 from abi_compiler.locations import inherit_location
@@ -112,6 +112,7 @@ class _FunctionDecomposer:
         self.func = func
         self.trees: dict[SSAValue, Tree] = {}
         self.folded: list[Operation] = []
+        self.returns_rewritten = False
 
     def error(
         self, value: SSAValue, op: Operation, role: Literal["used", "produced"] = "used"
@@ -154,6 +155,8 @@ class _FunctionDecomposer:
             discard(op)
         for arg in replaced_args:
             entry.erase_arg(arg)
+        if replaced_args or self.folded or self.returns_rewritten:
+            changes.changed(self.func)
 
     def _split_arguments(self, entry: Block) -> list[BlockArgument]:
         replaced: list[BlockArgument] = []
@@ -192,6 +195,7 @@ class _FunctionDecomposer:
             if any(is_structured_type(operand.type) for operand in op.operands):
                 Rewriter.insert_op(ReturnOp(*self.flat_operands(op)), InsertPoint.before(op))
                 discard(op)
+                self.returns_rewritten = True
         elif isinstance(op, CallOp):
             self._rewrite_call(op)
         else:
@@ -238,6 +242,7 @@ def flatten_function_type(func: FuncOp) -> None:
     func.arg_attrs = compact_value_attrs(_flat_attrs(func.arg_attrs, inputs))
     func.res_attrs = compact_value_attrs(_flat_attrs(func.res_attrs, outputs))
     func.function_type = FunctionType.from_lists(flat_types(inputs), flat_types(outputs))
+    changes.changed(func)
 
 
 def decompose_module(module: ModuleOp) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
-from abi_compiler import diagnostics
+from abi_compiler import changes, diagnostics
 from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
@@ -50,9 +51,7 @@ def index_paths(signature: Signature) -> tuple[list[IndexPath], list[IndexPath]]
 def index_path_attr(path: IndexPath) -> ArrayAttr:
     # Attributes are immutable and paths repeat across functions ([0], [1, "a"], ...):
     # building and verifying each once is a fifth of the pass on a large module.
-    return ArrayAttr(
-        [StringAttr(c) if isinstance(c, str) else IntegerAttr(c, i64) for c in path]
-    )
+    return ArrayAttr([StringAttr(c) if isinstance(c, str) else IntegerAttr(c, i64) for c in path])
 
 
 def _with_paths(
@@ -74,6 +73,8 @@ class FlattenSignaturesPass(ModulePass):
     `materialize-sip-abi` can describe the original structure (SPEC §8.1)."""
 
     name = "flatten-signatures"
+    # Every function it modifies is reported (`abi_compiler.changes`).
+    reports_changes: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         adopt_saved_model_exports(op)
@@ -89,8 +90,7 @@ class FlattenSignaturesPass(ModulePass):
             named = [arg.name is not None for arg in signature.arguments]
             if any(named) and not all(named):
                 diagnostics.warn(
-                    "argument names dropped: a SIP root cannot mix positional and named "
-                    "arguments",
+                    "argument names dropped: a SIP root cannot mix positional and named arguments",
                     func,
                 )
             plans.append((func, *index_paths(signature)))
@@ -98,3 +98,4 @@ class FlattenSignaturesPass(ModulePass):
         for func, arg_paths, result_paths in plans:
             func.arg_attrs = _with_paths(func.arg_attrs, arg_paths)
             func.res_attrs = _with_paths(func.res_attrs, result_paths)
+            changes.changed(func)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
 
+from abi_compiler import changes
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
@@ -53,6 +54,7 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
         func.sym_name = StringAttr(new_name)
     if not redirected:
         return
+    changes.changed_everything()  # calls anywhere in the module are redirected
     for op in module.walk():
         if isinstance(op, CallOp) and not op.callee.nested_references.data:
             new = redirected.get(op.callee.root_reference.data)
@@ -72,6 +74,7 @@ def symbol_names(module: ModuleOp) -> set[str]:
 def adopt_saved_model_exports(module: ModuleOp) -> None:
     if tf_saved_model.SEMANTICS not in module.attributes:
         return
+    changes.changed_everything()
     taken = symbol_names(module)
     renames: list[tuple[FuncOp, str]] = []
     for func in functions(module):
@@ -81,7 +84,9 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
             if not isinstance(names, ArrayAttr) or not all(
                 isinstance(name, StringAttr) for name in names.data
             ):
-                raise AbiError(f"{tf_saved_model.EXPORTED_NAMES} must be an array of strings", op=func)
+                raise AbiError(
+                    f"{tf_saved_model.EXPORTED_NAMES} must be an array of strings", op=func
+                )
             if len(names.data) > 1:
                 raise AbiError("Multiple exported names not supported yet", op=func)
             if names.data:

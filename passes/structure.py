@@ -135,9 +135,7 @@ def is_structured_type(type: Attribute) -> bool:
 
 def is_ref_array_type(type: Attribute) -> bool:
     """A tensor whose element is a reference type (SPEC §8.3)."""
-    return isinstance(type, TensorType) and isinstance(
-        type.element_type, (ListType, IreeListType)
-    )
+    return isinstance(type, TensorType) and isinstance(type.element_type, (ListType, IreeListType))
 
 
 def node_for_type(type: Attribute, next_index: list[int]) -> Node:
@@ -145,9 +143,7 @@ def node_for_type(type: Attribute, next_index: list[int]) -> Node:
     if isinstance(type, TupleType):
         return Sequence("tuple", tuple(node_for_type(t, next_index) for t in type.types))
     if isinstance(type, DictType):
-        return Dict(
-            tuple((key, node_for_type(t, next_index)) for key, t in type.sorted_entries())
-        )
+        return Dict(tuple((key, node_for_type(t, next_index)) for key, t in type.sorted_entries()))
     leaf = Leaf(value_type(type), next_index[0])
     next_index[0] += 1
     return leaf
@@ -254,9 +250,7 @@ def _signature_from_paths(func: FuncOp, attr_name: str) -> Signature:
                     f"Missing {side} attribute {attr_name} on {side} {i}", where=(side, i)
                 )
             if is_structured_type(type):
-                raise AbiError(
-                    f"index path on a structured value ({side} {i})", where=(side, i)
-                )
+                raise AbiError(f"index path on a structured value ({side} {i})", where=(side, i))
             try:
                 paths.append((_path_components(attr), value_type(type)))
             except AbiError as error:
