@@ -416,7 +416,9 @@ class WrapEntryPointsPass(ModulePass):
         given a top-level op, the wrapper that goes right before it (None if it has
         none). Each wrapper depends on its implementation alone and nothing refers to
         it, so `abi-opt` builds, verifies, prints and drops them one at a time while
-        printing the module: a large module never holds all of them at once."""
+        printing the module: a large module never holds all of them at once. Building
+        a wrapper may raise a located `AbiError` but must not warn (warnings are
+        collected while passes run, not while printing)."""
         adopt_saved_model_exports(op)
         respell_legacy_lists(op)
         plans: list[_Plan] = []
