@@ -98,8 +98,26 @@ def exported_functions(module: ModuleOp) -> Iterator[FuncOp]:
 # --------------------------------------------------------------------------------------
 
 
+# value_type by type object: a module's types are few shared objects (the driver parses
+# each distinct type text once), and every pass asks for the value type of every leaf of
+# every signature. The type is kept with its result, so an id is never reused while cached.
+_VALUE_TYPES: dict[int, tuple[Attribute, ValueType]] = {}
+_VALUE_TYPES_LIMIT = 1 << 12
+
+
 def value_type(type: Attribute) -> ValueType:
     """The leaf value type of an MLIR type."""
+    cached = _VALUE_TYPES.get(id(type))
+    if cached is not None and cached[0] is type:
+        return cached[1]
+    result = _value_type(type)
+    if len(_VALUE_TYPES) >= _VALUE_TYPES_LIMIT:
+        _VALUE_TYPES.clear()
+    _VALUE_TYPES[id(type)] = (type, result)
+    return result
+
+
+def _value_type(type: Attribute) -> ValueType:
     if isinstance(type, IntegerType):
         return Scalar(_SIGNEDNESS_KIND[type.signedness.data], type.width.data)  # type: ignore[arg-type]
     if isinstance(type, BFloat16Type):
