@@ -38,10 +38,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 
 from abi_compiler import diagnostics, xdsl_compat
 from abi_compiler.codecs.json_abi import decode_json
@@ -49,8 +46,9 @@ from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
-from abi_compiler.opt_main import AbiOptMain, register_dialects
+from abi_compiler.opt_main import AbiOptMain
 from abi_compiler.passes.registry import PASSES
+from tests.lowering import helpers
 
 # The parser needs the project's string literals and recursion limit (set once, here:
 # hypothesis warns about a recursion limit changed during a test).
@@ -317,24 +315,8 @@ def sip_text(inputs: SipTree | None, results: SipTree | None) -> str:
 # --------------------------------------------------------------------------------------
 
 
-def _context() -> Context:
-    xdsl_compat.install()
-    ctx = Context(allow_unregistered=True)
-    register_dialects(ctx)
-    return ctx
-
-
 def parse(text: str) -> ModuleOp:
-    module = Parser(_context(), text).parse_module()
-    module.verify()
-    verify_dialect_attributes(module)
-    return module
-
-
-def print_module(module: ModuleOp) -> str:
-    stream = StringIO()
-    Printer(stream=stream).print_op(module)
-    return stream.getvalue() + "\n"
+    return helpers.parse(text, allow_unregistered=True)
 
 
 def run(text: str, pipeline: str) -> tuple[str, list[str]]:
@@ -342,10 +324,10 @@ def run(text: str, pipeline: str) -> tuple[str, list[str]]:
     may escape."""
     module = parse(text)
     with diagnostics.collect() as sink:
-        PASSES[pipeline].load()().apply(_context(), module)
+        PASSES[pipeline].load()().apply(helpers.context(allow_unregistered=True), module)
     module.verify()
     verify_dialect_attributes(module)
-    return print_module(module), [warning.message for warning in sink.warnings]
+    return helpers.print_module(module), [warning.message for warning in sink.warnings]
 
 
 def check_stable(text: str, pipeline: str) -> str:
@@ -354,7 +336,7 @@ def check_stable(text: str, pipeline: str) -> str:
     output, warnings = run(text, pipeline)
     for warning in warnings:
         assert any(known in warning for known in KNOWN_WARNINGS), warning
-    assert print_module(parse(output)) == output
+    assert helpers.print_module(parse(output)) == output
     again, _ = run(output, pipeline)
     assert again == output
     return output
@@ -806,7 +788,7 @@ def test_random_index_paths(
         output, _ = run(text, pipeline)
     except AbiError:
         return
-    assert print_module(parse(output)) == output
+    assert helpers.print_module(parse(output)) == output
     again, _ = run(output, pipeline)
     assert again == output
 

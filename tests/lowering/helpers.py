@@ -17,10 +17,8 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import tensor
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp, StringAttr, TensorType
-from xdsl.dialects.func import Func, FuncOp
-from xdsl.dialects.tensor import Tensor
+from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.builtin import BuiltinFunctions
@@ -31,12 +29,8 @@ from xdsl.utils.exceptions import InterpretationError
 
 from abi_compiler import diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.dialects.abi import Abi
-from abi_compiler.dialects.hal import Hal
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
-from abi_compiler.dialects.iree import Iree
-from abi_compiler.dialects.tf_saved_model import TfSavedModel
-from abi_compiler.dialects.util import Util
+from abi_compiler.opt_main import register_dialects
 from abi_compiler.passes.registry import PASSES, PIPELINES
 from abi_compiler.passes.structure import REFLECTION
 
@@ -51,9 +45,9 @@ xdsl_compat.install()
 
 
 def context(allow_unregistered: bool = False) -> Context:
+    """A context with the dialects `abi-opt` registers."""
     ctx = Context(allow_unregistered=allow_unregistered)
-    for dialect in (Builtin, Func, Arith, Tensor, Util, Iree, Abi, Hal, TfSavedModel):
-        ctx.load_dialect(dialect)
+    register_dialects(ctx)
     return ctx
 
 
