@@ -625,7 +625,9 @@ class AbiOptMain(xDSLOptMain):
             def print_op(self, op: Operation) -> None:
                 if op.parent is not module.body.block:
                     return super().print_op(op)
-                wrapper = None if wrapper_before is None else driver._wrapper(module, op)
+                wrapper = (
+                    None if wrapper_before is None else driver._wrapper(module, op, wrapper_before)
+                )
                 if wrapper is not None:
                     super().print_op(wrapper)
                     self._forget(wrapper)
@@ -646,7 +648,6 @@ class AbiOptMain(xDSLOptMain):
                     for result in inner.results:
                         self._ssa_values.pop(result, None)
 
-        self._wrapper_before = wrapper_before
         printer = ModulePrinter(
             stream=stream,
             print_generic_format=self.args.print_op_generic,
@@ -657,12 +658,13 @@ class AbiOptMain(xDSLOptMain):
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
 
-    def _wrapper(self, module: ModuleOp, top: Operation) -> Operation | None:
+    def _wrapper(
+        self, module: ModuleOp, top: Operation, wrapper_before: _WrapperBefore
+    ) -> Operation | None:
         """The deferred wrapper of ``top``, built, inserted before it and verified (it is
         part of the pass's output, which the driver verifies); errors as in a pass."""
-        assert self._wrapper_before is not None
         try:
-            wrapper = self._wrapper_before(top)
+            wrapper = wrapper_before(top)
         except AbiError as error:
             raise self._located(error, module) from None
         if wrapper is not None:
