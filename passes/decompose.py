@@ -92,7 +92,7 @@ def op_name(op: Operation) -> str:
 def discard(op: Operation) -> None:
     """Erase ``op`` and break the reference cycle between it and its results, so that
     reference counting frees it at once: the driver keeps the parsed IR out of the cyclic
-    garbage collector's reach while passes run (`opt_main._gc_frozen`)."""
+    garbage collector's reach while passes run (`AbiOptMain._process_chunk`)."""
     Rewriter.erase_op(op)
     op.operands = ()
     op.results = SSAValues()

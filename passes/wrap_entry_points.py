@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from collections.abc import Sequence as SequenceABC
+from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
