@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, Module
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
-from abi_compiler import changes, diagnostics
+from abi_compiler.driver import changes, diagnostics
 from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
@@ -73,7 +73,7 @@ class FlattenSignaturesPass(ModulePass):
     `materialize-sip-abi` can describe the original structure (SPEC §8.1)."""
 
     name = "flatten-signatures"
-    # Every function it modifies is reported (`abi_compiler.changes`).
+    # Every function it modifies is reported (`abi_compiler.driver.changes`).
     reports_changes: ClassVar[bool] = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

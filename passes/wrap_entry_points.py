@@ -33,7 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, 
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler import diagnostics
+from abi_compiler.driver import diagnostics
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (

@@ -189,7 +189,7 @@ CASES = [
 def run_abi_opt(args: list[str], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run the installed driver in a fresh process (no stdin unless given, as in CI)."""
     return subprocess.run(
-        [sys.executable, "-m", "abi_compiler.opt_main", *args],
+        [sys.executable, "-m", "abi_compiler.driver.opt_main", *args],
         input=stdin if stdin is not None else b"",
         capture_output=True,
         check=False,

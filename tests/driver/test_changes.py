@@ -1,4 +1,4 @@
-"""Re-verification after a pass that reports its changes (`abi_compiler.changes`): the
+"""Re-verification after a pass that reports its changes (`abi_compiler.driver.changes`): the
 driver verifies the module op and the reported functions; a pass that reports nothing,
 or everything, is verified in full."""
 
@@ -15,8 +15,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from abi_compiler import changes
-from abi_compiler.opt_main import AbiOptMain
+from abi_compiler.driver import changes
+from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.passes import registry
 from abi_compiler.passes.structure import functions
 

@@ -14,7 +14,7 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.opt_main import AbiOptMain
+from abi_compiler.driver.opt_main import AbiOptMain
 from tests.lowering.generators import function_specs, function_texts
 from tests.lowering.helpers import run_passes
 

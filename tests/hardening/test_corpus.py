@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler.opt_main import SPLIT_MARKER, AbiOptMain
+from abi_compiler.driver.opt_main import SPLIT_MARKER, AbiOptMain
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "filecheck" / "errors"

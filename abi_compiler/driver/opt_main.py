@@ -5,7 +5,7 @@ diagnostics (SPEC §11).
   an input position and `abi-opt: error: <message>` otherwise, with exit status 1, no
   traceback, and no output written (output is buffered and written only on success; `-o`
   goes through a temporary file that is renamed into place).
-* Warnings (`abi_compiler.diagnostics.warn`) are printed the same way; the output is still
+* Warnings (`abi_compiler.driver.diagnostics.warn`) are printed the same way; the output is still
   written and the exit status is 0.
 * `--verify-diagnostics` has mlir-opt's meaning: `// expected-error {{text}}` annotations
   (also `expected-warning`, `expected-note`, `expected-remark`; `@+N`, `@-N`, `@above`,
@@ -21,8 +21,8 @@ start-up costs what `xdsl-opt`'s does.
 
 Pass API: a pass raises `abi_compiler.errors.AbiError(message, op=<operation>,
 where=("argument" | "result", i))` for an error, calls
-`abi_compiler.diagnostics.warn(message, op, where)` for a warning, and may call
-`abi_compiler.locations.inherit_location(new_op, old_op)` so that diagnostics about an
+`abi_compiler.driver.diagnostics.warn(message, op, where)` for a warning, and may call
+`abi_compiler.driver.locations.inherit_location(new_op, old_op)` so that diagnostics about an
 operation it created point at the source of the one it replaces.
 """
 
@@ -58,17 +58,17 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from abi_compiler import changes, diagnostics, xdsl_compat
+from abi_compiler.driver import changes, diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.errors import AbiError
-from abi_compiler.locations import (
+from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
     SourceFile,
     is_isolated,
     tracking,
 )
-from abi_compiler.symbol_cache import cached_symbol_lookups
+from abi_compiler.driver.symbol_cache import cached_symbol_lookups
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -575,7 +575,7 @@ class AbiOptMain(xDSLOptMain):
 
     def _verify_changed(self, module: ModuleOp, operations: list[Operation]) -> None:
         """`_verify` of the module op itself (its symbol table) and of the top-level
-        operations a pass reports it changed (`abi_compiler.changes`)."""
+        operations a pass reports it changed (`abi_compiler.driver.changes`)."""
         kept = [op for op in operations if op.parent is module.body.block]
         with cached_symbol_lookups():
             try:

@@ -30,7 +30,7 @@ from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
-from abi_compiler.type_cache import TypeCachingParser
+from abi_compiler.driver.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
 
@@ -141,7 +141,7 @@ def is_isolated(op_type: type[Operation]) -> bool:
 
 class LocatingParser(TypeCachingParser):
     """xDSL's MLIR parser, recording where each operation and block argument starts
-    (and parsing each distinct type text once, `abi_compiler.type_cache`).
+    (and parsing each distinct type text once, `abi_compiler.driver.type_cache`).
 
     ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
     ``--split-input-file``), so recorded offsets are file offsets.
