@@ -20,6 +20,7 @@ printer drops them) and references to a symbol a pass renamed are redirected
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ _HEADER = re.compile(
 )
 # Top level: a line break at bracket depth 0 may start a new item.
 _TOP = re.compile(rf"{_STRING}|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n")
-_SYMBOL_REF = re.compile(rf'{_COMMENT}|@(?:{_STRING}|[A-Za-z_][A-Za-z0-9_$.\-]*)|{_STRING}')
+_SYMBOL_REF = re.compile(rf"{_COMMENT}|@(?:{_STRING}|[A-Za-z_][A-Za-z0-9_$.\-]*)|{_STRING}")
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _COMMENT_LINE = re.compile(rf"{_STRING}|[ \t]*{_COMMENT}")
 _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
@@ -205,7 +206,7 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if depth != 0:
         raise ScanError("unbalanced brackets")
     bounds = [*starts, end]
-    return [(s, _significant_end(text, s, e)) for s, e in zip(bounds, bounds[1:], strict=False)]
+    return [(s, _significant_end(text, s, e)) for s, e in itertools.pairwise(bounds)]
 
 
 def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> FuncText:
