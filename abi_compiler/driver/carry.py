@@ -91,6 +91,8 @@ class FuncText:
     arg_locs: list[tuple[int, int] | None] = field(default_factory=list["tuple[int, int] | None"])
     #: Every `loc(…)` range in the header (argument locations included).
     header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
+    #: The range of `attributes {…}` (the function's attribute dictionary), if written.
+    attributes: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -221,6 +223,7 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
     in_arguments = False
     arguments_seen = False
     after_attributes = False
+    attributes_at = start
     scanner = _HEADER.scanner(text, start, end)
     while (match := scanner.search()) is not None:
         token = match.group()
@@ -245,11 +248,14 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
         if token == "attributes":
             if depth == 0:
                 after_attributes = True
+                attributes_at = match.start()
             continue
         if first == "{" and depth == 0:
             if after_attributes:
                 after_attributes = False
-                scanner = _HEADER.scanner(text, match_close(text, match.start()), end)
+                close = match_close(text, match.start())
+                func.attributes = (attributes_at, close)
+                scanner = _HEADER.scanner(text, close, end)
                 continue
             func.body_start = match.start()
             func.body_end = match_close(text, match.start())
