@@ -1,0 +1,80 @@
+"""Modules compiled once per test session for tests/iree/ (about a second each).
+
+`functions.mlir` holds one function per record kind; it is lowered by both pipelines
+and compiled, so every test calls the same functions through the V1 and the legacy ABI.
+Skipped when IREE's runtime or compiler is not installed.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("iree.runtime")
+pytest.importorskip("iree.compiler")
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+
+FUNCTIONS = Path(__file__).with_name("functions.mlir")
+
+# Functions without reflection (no pipeline): the flat, dynamic convention.
+FLAT_SOURCE = """
+func.func @flat(%a: tensor<?xf32>, %n: i32, %l: !util.list<?>) -> (tensor<?xf32>, i32, !util.list<?>) {
+  %b = arith.addf %a, %a : tensor<?xf32>
+  func.return %b, %n, %l : tensor<?xf32>, i32, !util.list<?>
+}
+func.func @nothing() {
+  func.return
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def v1_vmfb() -> bytes:
+    return abi_iree.compile_vmfb(FUNCTIONS, "iree-abi-v1")
+
+
+@pytest.fixture(scope="session")
+def legacy_vmfb() -> bytes:
+    with warnings.catch_warnings():
+        # @named mixes positional and named arguments: its SIP root drops the names.
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile_vmfb(FUNCTIONS, "iree-abi-legacy")
+
+
+@pytest.fixture(scope="session")
+def v1(v1_vmfb: bytes) -> abi_iree.Module:
+    return abi_iree.load(v1_vmfb)
+
+
+@pytest.fixture(scope="session")
+def legacy(legacy_vmfb: bytes) -> abi_iree.Module:
+    return abi_iree.load(legacy_vmfb)
+
+
+@pytest.fixture(scope="session", params=["iree-abi-v1", "iree-abi-legacy"])
+def lowered(request: pytest.FixtureRequest) -> abi_iree.Module:
+    """The module of each pipeline in turn."""
+    name = "v1" if request.param == "iree-abi-v1" else "legacy"
+    module: abi_iree.Module = request.getfixturevalue(name)
+    return module
+
+
+@pytest.fixture(scope="session")
+def flat() -> abi_iree.Module:
+    return abi_iree.compile(FLAT_SOURCE, pipeline=None)
+
+
+class CountingContext:
+    """Stands in for a module's VM context: counts invocations, forwards them."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.calls = 0
+
+    def invoke(self, *args: Any) -> None:
+        self.calls += 1
+        self.context.invoke(*args)
