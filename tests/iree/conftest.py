@@ -29,6 +29,9 @@ func.func @flat(%a: tensor<?xf32>, %n: i32, %l: !util.list<?>) -> (tensor<?xf32>
 func.func @nothing() {
   func.return
 }
+func.func @malformed(%a: i32) -> i32 attributes {iree.reflection = {iree.abi = "{\\22a\\22:[\\22i32\\22],\\22v\\22:1}"}} {
+  func.return %a : i32
+}
 """
 
 
