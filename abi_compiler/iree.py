@@ -636,7 +636,7 @@ class Function:
         marshal = module._marshal
         abi = self.reflection.get("iree.abi")
         f, sip = self.reflection.get("f"), self.reflection.get("sip")
-        self.signature: Signature | tuple[FlatSignature, SipSignature] | None
+        self.signature: Signature | tuple[FlatSignature, SipSignature] | None = None
         try:
             if abi is not None:
                 self.convention: Convention = "v1"
@@ -646,7 +646,6 @@ class Function:
                 self._setup_legacy(f, sip, decode_raw(f), decode_sip(sip), marshal)
             else:
                 self.convention = "flat"
-                self.signature = None
                 self._push_any = marshal.push_dynamic
                 self._read_any = marshal.read_dynamic
         except AbiError as error:

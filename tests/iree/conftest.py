@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("iree.runtime")
 pytest.importorskip("iree.compiler")
 
-from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree
 
 FUNCTIONS = Path(__file__).with_name("functions.mlir")
 

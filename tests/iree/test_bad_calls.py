@@ -205,6 +205,8 @@ def counted(request: pytest.FixtureRequest) -> Iterator[tuple[abi_iree.Module, l
     module: abi_iree.Module = request.getfixturevalue(request.param)
     counters = []
     for name in module.function_names:
+        if name == "malformed":  # test_malformed_reflection
+            continue
         function = module[name]
         counters.append((function, function._context))
         function._context = CountingContext(function._context)

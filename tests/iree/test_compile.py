@@ -119,9 +119,9 @@ def test_importing_without_iree_names_the_extra() -> None:
 
 
 def test_bad_load_arguments(v1_vmfb: bytes) -> None:
-    with pytest.raises(TypeError, match="expected a .vmfb path or bytes, got int"):
+    with pytest.raises(TypeError, match=r"expected a \.vmfb path or bytes, got int"):
         abi_iree.load(3)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="results must be 'numpy' or 'device', not 'host'"):
+    with pytest.raises(ValueError, match=r"results must be .numpy. or .device., not .host."):
         abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         abi_iree.load("/nonexistent/module.vmfb")

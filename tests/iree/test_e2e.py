@@ -13,7 +13,6 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-import pytest
 
 from abi_compiler import iree as abi_iree
 
