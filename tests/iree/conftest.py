@@ -2,21 +2,27 @@
 
 `functions.mlir` holds one function per record kind; it is lowered by both pipelines
 and compiled, so every test calls the same functions through the V1 and the legacy ABI.
-Skipped when IREE's runtime or compiler is not installed.
+The test modules skip when IREE's runtime or compiler is not installed.
 """
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-pytest.importorskip("iree.runtime")
-pytest.importorskip("iree.compiler")
+if TYPE_CHECKING:
+    from abi_compiler import iree as abi_iree
 
-from abi_compiler import iree as abi_iree
+
+def needs_iree() -> None:
+    """Skip the calling test module when IREE's runtime or compiler is missing (each test
+    module calls it before importing abi_compiler.iree)."""
+    pytest.importorskip("iree.runtime")
+    pytest.importorskip("iree.compiler")
+
 
 FUNCTIONS = Path(__file__).with_name("functions.mlir")
 
@@ -37,11 +43,15 @@ func.func @malformed(%a: i32) -> i32 attributes {iree.reflection = {iree.abi = "
 
 @pytest.fixture(scope="session")
 def v1_vmfb() -> bytes:
+    from abi_compiler import iree as abi_iree
+
     return abi_iree.compile_vmfb(FUNCTIONS, "iree-abi-v1")
 
 
 @pytest.fixture(scope="session")
 def legacy_vmfb() -> bytes:
+    from abi_compiler import iree as abi_iree
+
     with warnings.catch_warnings():
         # @named mixes positional and named arguments: its SIP root drops the names.
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
@@ -50,11 +60,15 @@ def legacy_vmfb() -> bytes:
 
 @pytest.fixture(scope="session")
 def v1(v1_vmfb: bytes) -> abi_iree.Module:
+    from abi_compiler import iree as abi_iree
+
     return abi_iree.load(v1_vmfb)
 
 
 @pytest.fixture(scope="session")
 def legacy(legacy_vmfb: bytes) -> abi_iree.Module:
+    from abi_compiler import iree as abi_iree
+
     return abi_iree.load(legacy_vmfb)
 
 
@@ -68,6 +82,8 @@ def lowered(request: pytest.FixtureRequest) -> abi_iree.Module:
 
 @pytest.fixture(scope="session")
 def flat() -> abi_iree.Module:
+    from abi_compiler import iree as abi_iree
+
     return abi_iree.compile(FLAT_SOURCE, pipeline=None)
 
 

@@ -9,10 +9,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler import iree as abi_iree
-from abi_compiler.errors import AbiError
+from .conftest import needs_iree
 
-from .conftest import CountingContext
+needs_iree()
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
+
+from .conftest import CountingContext  # noqa: E402
 
 ones = np.ones((2, 3), np.float32)
 pair = np.ones(2, np.float32)

@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler import iree as abi_iree
+from .conftest import needs_iree
+
+needs_iree()
+
+from abi_compiler import iree as abi_iree  # noqa: E402
 
 NAMED_FIRST = (
     'func.func @f(%a: i32 {abi.name = "x"}, %b: i32) -> i32 {\n  func.return %b : i32\n}\n'

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from abi_compiler import iree as abi_iree
+from .conftest import needs_iree
 
-from .conftest import CountingContext
+needs_iree()
+
+import ml_dtypes  # noqa: E402
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+
+from .conftest import CountingContext  # noqa: E402
 
 
 def same(actual: Any, expected: Any, where: str = "result") -> None:

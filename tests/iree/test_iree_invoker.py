@@ -9,9 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler import iree as abi_iree
+from .conftest import needs_iree
 
-from .test_e2e import same
+needs_iree()
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+
+from .test_e2e import same  # noqa: E402
 
 rt = abi_iree._rt
 
