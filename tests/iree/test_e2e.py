@@ -107,12 +107,18 @@ def test_scalars(lowered: abi_iree.Module) -> None:
     got = lowered.scalars(True, -3, 300, 7, 2**40, 1.25, 0.1)
     flag: bool | int = True if is_v1(lowered) else 1  # legacy: sint8 (SPEC §5)
     same(got, (flag, -3, 300, 14, 2**41, 2.5, 0.2))
+    got = lowered.scalars(False, 255, 2**16 - 1, 2**32 - 1, 2**64 - 1, -0.5, -1e300)
+    flag = False if is_v1(lowered) else 0
+    same(got, (flag, -1, -1, -2, -2, -1.0, -2e300))
 
 
 def test_structures_nested_three_deep(lowered: abi_iree.Module) -> None:
     values = np.array([1, 2, 3], np.int32)
     got = lowered.nested(({"a": ([1.0, 2.5], 3), "b": 0.5}, values))
     same(got, (values, {"x": (3, np.array([2, 5], np.float32)), "y": 0.5}))
+    # A signless i32 takes either interpretation of its bits; it comes back signed.
+    got = lowered.nested(({"a": ([1.0, 2.5], 2**32 - 1), "b": 0.5}, values))
+    same(got[1]["x"][0], -1)
 
 
 def test_index_paths_slist_gap_and_dict_results(lowered: abi_iree.Module) -> None:
