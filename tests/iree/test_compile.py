@@ -9,6 +9,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from .conftest import needs_iree
@@ -129,3 +130,17 @@ def test_bad_load_arguments(v1_vmfb: bytes) -> None:
         abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         abi_iree.load("/nonexistent/module.vmfb")
+
+
+def test_the_readme_example() -> None:
+    """README "Compile and call": examples/structured.mlir, compiled and called."""
+    module = abi_iree.compile(Path(__file__).parents[2] / "examples" / "structured.mlir")
+    weights, bias = np.eye(16, dtype=np.float32), np.zeros(16, np.float32)
+    new_state, steps = module.update({"weights": weights, "bias": bias}, 41, [np.ones(3), 7])
+    assert list(new_state) == ["bias", "weights"] and steps == 42
+    assert np.array_equal(new_state["weights"], weights) and new_state["bias"].dtype == np.float32
+    swapped = module.swap(([1.0, 2.0, 3.0, 4.0], [7, 8]))
+    assert swapped[0].dtype == np.int32 and swapped[0].tolist() == [7, 8]
+    assert swapped[1].dtype == np.float32 and swapped[1].tolist() == [1, 2, 3, 4]
+    generated = module.generate([1, 2, 3], temperature=0.7, top_k=5)
+    assert generated.dtype == np.int32 and generated.tolist() == [1, 2, 3]
