@@ -217,3 +217,34 @@ def test_every_call_invokes_the_vm_once(v1: abi_iree.Module) -> None:
     finally:
         function._context = counting.context
     assert counting.calls == 1
+
+
+def test_non_contiguous_arrays(lowered: abi_iree.Module) -> None:
+    """Strided views are copied to contiguous buffers, whichever way the argument list is
+    built (@shapes: IREE's packer; @elements: this module's, for its f16/bf16)."""
+    strided = np.arange(12, dtype=np.float32).reshape(2, 6)[:, ::2]
+    got = lowered.shapes(strided, 1.0, np.zeros(0, np.int32))
+    same(got[0], strided * 2)
+    pairs = np.arange(4, dtype=np.float32)[::2]
+    got = lowered.elements(
+        [True, True], [1, 2], [1, 2], [1, 2], [1, 2], [1, 2], pairs, [1.0, 2.0], [1.0, 2.0]
+    )
+    same(got[6], np.array([0, 4], np.float32))
+
+
+def test_unknown_values_pass_through(v1: abi_iree.Module) -> None:
+    """VM lists, buffer views and device arrays go into a `!util.list<?>` as they are."""
+    rt = abi_iree._rt
+    inner = rt.VmVariantList(2)
+    inner.push_int(5)
+    inner.push_float(0.5)
+    view = v1._marshal.allocator.allocate_buffer_copy(
+        abi_iree._ARG_MEMORY,
+        abi_iree._ARG_USAGE,
+        v1.device,
+        np.array([1, 2], np.int16),
+        rt.HalElementType.SINT_16,
+    )
+    device_array = rt.DeviceArray(v1.device, view, implicit_host_transfer=True)
+    got = v1.lists([1], [inner, view, device_array, True, np.float32(0.25)])
+    same(got[1], [[5, 0.5], np.array([1, 2], np.int16), np.array([1, 2], np.int16), 1, 0.25])
