@@ -118,6 +118,10 @@ def _path_text(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathC
     return text
 
 
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def _type_name(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
@@ -697,11 +701,11 @@ def _int_reader(t: Scalar) -> Reader:
 def _sub_list(lst: Any, index: int, count: int | None) -> Any:
     value = lst.get_variant(index)
     if not (isinstance(value, _rt.VmRef) and value.isinstance(_VmList)):
-        wanted = "a list" if count is None else f"a list of {count} values"
+        wanted = "a list" if count is None else f"a list of {_count(count, 'value')}"
         raise _Misfit(f"expected {wanted}, the VM returned {_type_name(value)}")
     sub = value.deref(_VmList)
     if count is not None and len(sub) != count:
-        raise _Misfit(f"expected a list of {count} values, the VM returned {len(sub)}")
+        raise _Misfit(f"expected a list of {_count(count, 'value')}, the VM returned {len(sub)}")
     return sub
 
 
@@ -905,8 +909,8 @@ class Function:
         self._context.invoke(self.vm_function, arguments, results)
         if expected is not None and len(results) != expected:
             raise AbiError(
-                f"@{self.name}: the VM returned {len(results)} results, its reflection "
-                f"describes {expected}"
+                f"@{self.name}: the VM returned {_count(len(results), 'result')}, its "
+                f"reflection describes {expected}"
             )
         return results
 

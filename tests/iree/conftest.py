@@ -26,7 +26,14 @@ def needs_iree() -> None:
 
 FUNCTIONS = Path(__file__).with_name("functions.mlir")
 
-# Functions without reflection (no pipeline): the flat, dynamic convention.
+
+def mlir_string(text: str) -> str:
+    """The contents of an MLIR string literal holding ``text`` (ASCII)."""
+    return text.replace("\\", "\\5C").replace('"', "\\22")
+
+
+# Compiled without a pipeline: functions without reflection (the flat, dynamic
+# convention), and hand-written reflections, some of which do not match the function.
 FLAT_SOURCE = """
 func.func @flat(%a: tensor<?xf32>, %n: i32, %l: !util.list<?>) -> (tensor<?xf32>, i32, !util.list<?>) {
   %b = arith.addf %a, %a : tensor<?xf32>
@@ -35,10 +42,57 @@ func.func @flat(%a: tensor<?xf32>, %n: i32, %l: !util.list<?>) -> (tensor<?xf32>
 func.func @nothing() {
   func.return
 }
-func.func @malformed(%a: i32) -> i32 attributes {iree.reflection = {iree.abi = "{\\22a\\22:[\\22i32\\22],\\22v\\22:1}"}} {
-  func.return %a : i32
-}
+""" + "".join(
+    f"""func.func @{name}{signature} attributes {{iree.reflection = {{iree.abi = "{mlir_string(abi)}"}}}} {{
+  {body}
+}}
 """
+    for name, signature, abi, body in [
+        (
+            "malformed",
+            "(%a: i32) -> i32",
+            '{"a":["i32"],"v":1}',
+            "func.return %a : i32",
+        ),
+        (
+            "i4_array",  # numpy has no dtype for i4: only buffer views go in
+            "(%a: tensor<2xi8>) -> tensor<2xi8>",
+            '{"a":[["ndarray","i4",1,2]],"r":[["ndarray","i4",1,2]],"v":1}',
+            "func.return %a : tensor<2xi8>",
+        ),
+        (
+            "int_for_array",
+            "(%a: i32) -> i32",
+            '{"a":["i32"],"r":[["ndarray","f32",1,2]],"v":1}',
+            "func.return %a : i32",
+        ),
+        (
+            "i32_for_f32",
+            "(%a: tensor<2xi32>) -> tensor<2xi32>",
+            '{"a":[["ndarray","i32",1,2]],"r":[["ndarray","f32",1,2]],"v":1}',
+            "func.return %a : tensor<2xi32>",
+        ),
+        (
+            "too_few_results",
+            "(%a: i32) -> i32",
+            '{"a":["i32"],"r":["i32","i32"],"v":1}',
+            "func.return %a : i32",
+        ),
+        (
+            "short_list",
+            "(%l: !util.list<?>, %a: i32) -> (!util.list<?>, i32)",
+            '{"a":[["py_homogeneous_list","unknown"],"i32"],'
+            '"r":[["stuple","i32","i32"],"i32"],"v":1}',
+            "func.return %l, %a : !util.list<?>, i32",
+        ),
+        (
+            "int_for_list",
+            "(%a: i32) -> (i32, i32)",
+            '{"a":["i32"],"r":[["slist","i32"],"i32"],"v":1}',
+            "func.return %a, %a : i32, i32",
+        ),
+    ]
+)
 
 
 @pytest.fixture(scope="session")

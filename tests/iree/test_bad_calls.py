@@ -171,6 +171,11 @@ V1_ONLY: list[tuple[str, Call, str]] = [
         "argument 0[1][0]: expected an int (i32), got str",
     ),
     (
+        "array-without-element-type",
+        lambda m: m.lists([1], [np.array(["a"])]),
+        "argument 1[0]: no IREE element type for an array of <U1",
+    ),
+    (
         "buffer-view-element-type",
         lambda m: m.nested(({"a": (bad_view(m), 3), "b": 0.5}, ints)),
         "argument 0[0]['a'][0]: expected an array of f32 (float32), got a buffer view of "
@@ -282,3 +287,45 @@ def test_malformed_reflection(flat: abi_iree.Module) -> None:
     assert str(caught.value) == (
         'function @malformed: malformed reflection: missing key "r" (at offset 0)'
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("int_for_array", (1,), "result 0: expected an array, the VM returned int"),
+        (
+            "i32_for_f32",
+            ([1, 2],),
+            "result 0: expected an array of f32 (float32), the VM returned element type "
+            f"{int(abi_iree._rt.HalElementType.SINT_32)}",
+        ),
+        (
+            "too_few_results",
+            (1,),
+            "@too_few_results: the VM returned 1 result, its reflection describes 2",
+        ),
+        ("short_list", ([5], 1), "result 0: expected a list of 2 values, the VM returned 1"),
+        ("int_for_list", (1,), "result 0: expected a list of 1 value, the VM returned int"),
+    ],
+)
+def test_results_that_do_not_match_the_reflection(
+    flat: abi_iree.Module, name: str, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(AbiError) as caught:
+        flat[name](*args)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("counted", ["flat"], indirect=True)
+def test_arrays_numpy_has_no_dtype_for(counted: tuple[abi_iree.Module, list[Any]]) -> None:
+    check(
+        *counted,
+        lambda m: m.i4_array([1, 2]),
+        "argument 0: arrays of i4 cannot be made from Python values",
+    )
+
+
+def test_a_buffer_view_fills_any_array_slot(flat: abi_iree.Module) -> None:
+    view = bad_view(flat)  # i32 data, passed as they are to an i4 slot
+    got = flat.i4_array(view)
+    assert got.dtype == np.int32 and got.tolist() == [1, 2]
