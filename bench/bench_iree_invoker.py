@@ -13,8 +13,8 @@ by default. Both are measured, and IREE's invoker is also measured with ``.to_ho
 its results (the same output as ours). Rounds alternate the invokers; each figure is the
 best round's time per call, and each ratio is ours / IREE's in the same run.
 
-    python bench/bench_iree_invoker.py [--calls 2000] [--rounds 7] [--device local-task]
-        [--output bench/RESULTS_iree.md]
+    python bench/bench_iree_invoker.py [--calls 2000] [--rounds 7]
+        [--device local-task --device local-sync] [--output bench/RESULTS_iree.md]
 
 Not part of the test suite.
 """
@@ -52,14 +52,53 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="calls per round")
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--device", default="local-task")
+    parser.add_argument(
+        "--device",
+        action="append",
+        help="a HAL device (repeatable; default: local-task and local-sync)",
+    )
     parser.add_argument("--output", help="write the results as markdown to this file")
     args = parser.parse_args()
 
     vmfb = abi_iree.compile_vmfb(SOURCE)
-    ours = abi_iree.load(vmfb, device=args.device)
-    ours_device = abi_iree.load(vmfb, device=args.device, results="device")
-    config = rt.Config(device=rt.get_device(args.device))
+    devices = args.device or ["local-task", "local-sync"]
+    lines = [
+        "# `abi_compiler.iree` per-call overhead vs IREE's `FunctionInvoker`",
+        "",
+        f"`python bench/bench_iree_invoker.py --calls {args.calls} --rounds {args.rounds}`"
+        f"; Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"iree-base-runtime {_iree_version()}, load average {os.getloadavg()[0]:.1f} at the "
+        "start. Best round, microseconds per call; ratio = ours / IREE's invoker in the same "
+        "run.",
+    ]
+    for device in devices:
+        best = measure(vmfb, device, args.calls, args.rounds)
+        lines += [
+            "",
+            f"## device `{device}`",
+            "",
+            "| call | µs/call | ratio to IREE's invoker | ratio to IREE's invoker + to_host |",
+            "| --- | ---: | ---: | ---: |",
+        ]
+        for name, seconds in best.items():
+            function = name.split()[0]
+            base = best[f"{function} IREE invoker"]
+            base_host = best[f"{function} IREE invoker + to_host"]
+            lines.append(
+                f"| {name} | {seconds * 1e6:.1f} | {seconds / base:.2f} "
+                f"| {seconds / base_host:.2f} |"
+            )
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as stream:
+            stream.write(text)
+
+
+def measure(vmfb: bytes, device: str, calls: int, rounds: int) -> dict[str, float]:
+    ours = abi_iree.load(vmfb, device=device)
+    ours_device = abi_iree.load(vmfb, device=device, results="device")
+    config = rt.Config(device=rt.get_device(device))
     context = rt.SystemContext(config=config)
     context.add_vm_module(rt.VmModule.copy_buffer(context.instance, vmfb))
     theirs = context.modules.module
@@ -96,34 +135,12 @@ def main() -> None:
         "flat4 abi_compiler.iree results=device": lambda: flat_dev(*flat),
     }
     best = {name: float("inf") for name in cases}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for name, call in cases.items():
-            seconds = timeit.timeit(call, number=args.calls) / args.calls
+            seconds = timeit.timeit(call, number=calls) / calls
             best[name] = min(best[name], seconds)
 
-    lines = [
-        "# `abi_compiler.iree` per-call overhead vs IREE's `FunctionInvoker`",
-        "",
-        f"`python bench/bench_iree_invoker.py --calls {args.calls} --rounds {args.rounds} "
-        f"--device {args.device}`; Python {platform.python_version()}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, iree-base-runtime {_iree_version()}. Best round, "
-        "microseconds per call; ratio = ours / IREE's invoker in the same run.",
-        "",
-        "| call | µs/call | ratio to IREE's invoker | ratio to IREE's invoker + to_host |",
-        "| --- | ---: | ---: | ---: |",
-    ]
-    for name, seconds in best.items():
-        function = name.split()[0]
-        base = best[f"{function} IREE invoker"]
-        base_host = best[f"{function} IREE invoker + to_host"]
-        lines.append(
-            f"| {name} | {seconds * 1e6:.1f} | {seconds / base:.2f} | {seconds / base_host:.2f} |"
-        )
-    text = "\n".join(lines) + "\n"
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as stream:
-            stream.write(text)
+    return best
 
 
 def _iree_version() -> str:
