@@ -130,6 +130,8 @@ def test_bad_load_arguments(v1_vmfb: bytes) -> None:
         abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         abi_iree.load("/nonexistent/module.vmfb")
+    with pytest.raises(ValueError, match="Error creating vm module"):  # IREE's own error
+        abi_iree.load(b"not a module")
 
 
 def test_the_readme_example() -> None:
