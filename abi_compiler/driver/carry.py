@@ -44,7 +44,9 @@ _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _COMMENT_LINE = re.compile(rf"{_STRING}|[ \t]*{_COMMENT}")
 _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
 # What an op starts with: its name, a generic op's quoted name, or its results.
-_OP_START = re.compile(r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%')
+_OP_START = re.compile(
+    r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
+)
 _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[a-z_]+\b")
 _MODULE = re.compile(r"(?:builtin\.)?module\b")
@@ -451,8 +453,7 @@ def mask(text: str, ranges: Iterable[tuple[int, int]]) -> str:
     pieces: list[str] = []
     pos = 0
     for start, end in sorted(ranges):
-        if start < pos:
-            start = pos
+        start, end = max(start, pos), min(end, len(text))
         if end <= start:
             continue
         pieces.append(text[pos:start])
