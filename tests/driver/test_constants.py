@@ -194,7 +194,9 @@ def test_compact_splat_values_expand_on_request() -> None:
     assert [a.value.data for a in value.iter_attrs()] == [-3] * 4
 
 
-def test_abi_opt_output_through_the_spool(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_abi_opt_output_through_the_spool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The driver's output (written through its binary spool) is the printed module."""
     source = tmp_path / "in.mlir"
     source.write_text(
