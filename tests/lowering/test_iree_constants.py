@@ -21,7 +21,7 @@ from tests.lowering.test_iree_e2e import compile_module, load, to_host
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
-from iree.compiler.tools import binaries  # noqa: E402
+from iree.compiler.tools import binaries
 
 ROOT = Path(__file__).resolve().parents[2]
 
