@@ -18,6 +18,9 @@ from pathlib import Path
 ADDRESS_SPACE_LIMIT = 600 << 20
 LITERAL_BYTES = 8 << 20
 STRING_BYTES = 2 << 20
+# The pipeline parses the bodies of the public functions it wraps (with no passes, a body
+# is carried as text and its constants are not parsed at all).
+PIPELINE = ("-p", "iree-abi-v1")
 
 
 def _run_limited(path: Path) -> subprocess.CompletedProcess[str]:
@@ -25,7 +28,7 @@ def _run_limited(path: Path) -> subprocess.CompletedProcess[str]:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
 
     return subprocess.run(
-        [sys.executable, "-m", "abi_compiler.driver.opt_main", str(path)],
+        [sys.executable, "-m", "abi_compiler.driver.opt_main", str(path), *PIPELINE],
         capture_output=True,
         text=True,
         preexec_fn=limit,

@@ -46,8 +46,18 @@ func.func @masked_max(%x: tensor<3xf32>) -> tensor<3xf32> {
 def _abi_opt(text: str, tmp: Path) -> str:
     source = tmp / "constants.mlir"
     source.write_text(text)
+    # `--parse-all`: every body is parsed and printed by xDSL (by default the bodies of
+    # the wrapped public functions are; others are carried as text).
     result = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.driver.opt_main", str(source), "-p", "iree-abi-v1"],
+        [
+            sys.executable,
+            "-m",
+            "abi_compiler.driver.opt_main",
+            str(source),
+            "--parse-all",
+            "-p",
+            "iree-abi-v1",
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -2,10 +2,14 @@
 // (infinities, NaNs with their payloads, signalling NaNs), -0.0 is not 0.0, splats stay
 // splats, and the other literal forms print back as they were read. Each CHECK line is
 // what `iree-opt` (IREE 3.13) prints for the same constant; a second run changes nothing.
-// RUN: abi-opt %s > %t
+// `--parse-all` makes abi-opt parse and print every body; without it, `iree-abi-v1`
+// parses the bodies of the public functions it wraps (V1), and with no passes every body
+// is carried as text, constants as written (CARRIED).
+// RUN: abi-opt --parse-all %s > %t
 // RUN: filecheck %s < %t
-// RUN: abi-opt %t | diff %t -
+// RUN: abi-opt --parse-all %t | diff %t -
 // RUN: abi-opt %s -p iree-abi-v1 | filecheck %s --check-prefix=V1
+// RUN: abi-opt %s | filecheck %s --check-prefix=CARRIED
 
 // CHECK-LABEL: func.func @floats()
 func.func @floats() -> (tensor<f32>, tensor<f16>, tensor<f64>, tensor<bf16>, tensor<2xf32>, tensor<3xf32>, tensor<2xf16>, tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<2x3xf16>) {
@@ -111,7 +115,11 @@ func.func @resource() -> tensor<4xf32> {
 // The pipeline leaves the constants alone.
 // V1: arith.constant dense<0xFF800000> : tensor<f32>
 // V1: arith.constant dense<[0x7C01, 0xFE00]> : tensor<2xf16>
+// V1: arith.constant dense<[0.000000e+00, -0.000000e+00]> : tensor<2xf32>
 // V1: arith.constant dense<1.000000e+00> : tensor<100000000xf32>
+// CARRIED: %0 = arith.constant dense<0xFF800000> : tensor<f32>
+// CARRIED: %8 = arith.constant dense<[0.0, -0.0]> : tensor<2xf32>
+// CARRIED: %0 = arith.constant dense<1.0> : tensor<100000000xf32>
 
 {-#
   dialect_resources: {

@@ -1,6 +1,7 @@
 // Constants abi-opt cannot keep exactly are errors at the literal, never a changed value.
-// Messages follow MLIR's where MLIR has one.
-// RUN: not abi-opt %s --split-input-file 2>&1 | filecheck %s
+// Messages follow MLIR's where MLIR has one. (`--parse-all`: a body no pass rewrites is
+// otherwise carried as text, unparsed.)
+// RUN: not abi-opt %s --parse-all --split-input-file 2>&1 | filecheck %s
 
 // CHECK: constants.mlir:[[# @LINE + 2]]:29: error: hexadecimal float literal should not have a leading minus
 func.func @f() -> tensor<f32> {
