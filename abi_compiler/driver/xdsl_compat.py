@@ -38,12 +38,16 @@ installs before it parses (`install`).
   of bytes, then gigabytes of Python floats to print it); `install` keeps a splat as its
   one element (see `is_compact_splat`) and prints `dense<"0x…">` strings in pieces.
 
+* **Resource handles.** xDSL keeps `dense_resource` blobs in the builtin dialect object
+  for the whole process and renamed a handle an earlier parse had declared, so the
+  second `--split-input-file` chunk lost its blob; `install` keeps handles as written.
 * **Long strings.** xDSL decodes a string literal escape by escape and prints one byte
   per `print_string` call (a 1 MB string full of escapes took 10 s); `install` decodes
   with one `re.sub` and prints with one `str.translate`, to the same bytes and text.
 
-Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal` and
-`MLIRLexer._unescaped_characters_regex` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
+Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
+`MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle` and
+`OpAsmDialectInterface._blob_storage` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
 and `AttrParser.parse_optional_builtin_int_or_float_attr`, which call the private
 `AttrParser._parse_tensor_literal`, `_parse_dense_literal_type`, `_parse_attribute_type`,
 `_consume_token`, `_current_token` and `AttrParser._TensorLiteralElement`'s fields;
@@ -65,6 +69,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn, cast
 
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     AnyFloat,
     BFloat16Type,
@@ -194,6 +199,24 @@ def _bytes_contents(self: StringLiteral) -> bytes:
 
 def _print_bytes_literal(self: Printer, bytestring: bytes) -> None:
     self.print_string('"' + bytestring.decode("latin-1").translate(_PRINTED_BYTES) + '"')
+
+
+# -- Resource handles --------------------------------------------------------------------
+
+
+def _parse_dialect_resource_handle(
+    self: AttrParser, dialect_name: str, interface: OpAsmDialectInterface
+) -> str:
+    """xDSL's `_parse_dialect_resource_handle`, with a handle kept as written. xDSL keeps
+    resource blobs in the dialect object, for the whole process, and renamed a handle an
+    earlier parse had declared (the second `--split-input-file` chunk's `blob1` became
+    `blob1_0`, whose blob its `{-# dialect_resources #-}` section never filled: it was
+    printed without one). Each parse declares its own handles afresh."""
+    key = self.parse_identifier(" for resource handle")
+    if (dialect_name, key) not in self.dialect_resources:
+        interface._blob_storage[key] = ""  # pyright: ignore[reportPrivateUsage]
+        self.dialect_resources.add((dialect_name, key))
+    return key
 
 
 # -- Float bit patterns ------------------------------------------------------------------
@@ -756,6 +779,7 @@ def install() -> None:
         _parse_optional_builtin_int_or_float_attr
     )
     Printer.print_float = _print_float  # type: ignore[method-assign]
+    AttrParser._parse_dialect_resource_handle = _parse_dialect_resource_handle  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     StringLiteral.bytes_contents = property(_bytes_contents)  # type: ignore[method-assign,assignment]
     Printer.print_bytes_literal = _print_bytes_literal  # type: ignore[method-assign]
     for name, hook in _DENSE_HOOKS.items():
