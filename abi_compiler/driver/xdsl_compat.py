@@ -46,12 +46,15 @@ installs before it parses (`install`).
   with one `re.sub` and prints with one `str.translate`, to the same bytes and text.
 
 Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
-`MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle` and
+`MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle`,
+`AttrParser._parse_builtin_densearray_attr` and
 `OpAsmDialectInterface._blob_storage` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
 and `AttrParser.parse_optional_builtin_int_or_float_attr`, which call the private
 `AttrParser._parse_tensor_literal`, `_parse_dense_literal_type`, `_parse_attribute_type`,
 `_consume_token`, `_current_token` and `AttrParser._TensorLiteralElement`'s fields;
-`Printer.print_float`, `Printer.print_bytes_literal`, `StringLiteral.bytes_contents`;
+`Printer.print_float`, `Printer.print_bytes_literal`, `StringLiteral.bytes_contents`,
+`DenseArrayBase.print_builtin` (float arrays: `array<f32: 0x7FC00000>` is read and printed
+as bits too);
 `DenseIntOrFPElementsAttr.__len__`, `is_splat`, `get_values`,
 `iter_values`, `get_attrs`, `iter_attrs` and `print_without_type`. `FloatAttr`s are built
 with `FloatAttr.new`, bypassing `FloatAttr.__init__`'s `struct` round trip.
@@ -75,6 +78,7 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     BytesAttr,
     ComplexType,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -199,6 +203,70 @@ def _bytes_contents(self: StringLiteral) -> bytes:
 
 def _print_bytes_literal(self: Printer, bytestring: bytes) -> None:
     self.print_string('"' + bytestring.decode("latin-1").translate(_PRINTED_BYTES) + '"')
+
+
+# -- Dense arrays ------------------------------------------------------------------------
+
+
+def _parse_float_array_element(parser: AttrParser, type: AnyFloat) -> bytes:
+    token = parser._current_token  # pyright: ignore[reportPrivateUsage]
+    start = token.span.start
+    content = parser.lexer.input.content
+    if token.kind is MLIRTokenKind.MINUS and _HEX_AHEAD.match(content, token.span.end):
+        end = _end_of_literal(content, start, len(content))
+        _literal_error(
+            parser, "hexadecimal float literal should not have a leading minus", start, end
+        )
+    if token.kind is MLIRTokenKind.INTEGER_LIT and token.text[:2] in ("0x", "0X"):
+        parser._consume_token()  # pyright: ignore[reportPrivateUsage]
+        bits = int(token.text, 16)
+        if bits >= 1 << type.bitwidth:
+            _literal_error(
+                parser, "hexadecimal float constant out of range for type", start, token.span.end
+            )
+    else:
+        bits = float_bits(parser.parse_float(), type)
+    return bits.to_bytes(type.compile_time_size, "little")
+
+
+def _parse_builtin_densearray_attr(self: AttrParser) -> DenseArrayBase | None:
+    """xDSL's `array<type: …>` parser, with a float array's elements stored as bit
+    patterns (a hexadecimal element is one, as in MLIR; xDSL rejected it)."""
+    start = self.pos
+    self.parse_characters("<", " in dense array")
+    element_type = self.parse_attribute()
+    if not isinstance(element_type, AnyFloat) or isinstance(
+        element_type, Float80Type | Float128Type
+    ):
+        self._resume_from(start)  # pyright: ignore[reportPrivateUsage]
+        return cast(DenseArrayBase | None, _ORIGINAL_DENSE_ARRAY(self))
+    if self.parse_optional_punctuation(">"):
+        return DenseArrayBase(element_type, BytesAttr(b""))
+    self.parse_characters(":", " in dense array")
+    elements = self.parse_comma_separated_list(
+        self.Delimiter.NONE, lambda: _parse_float_array_element(self, element_type)
+    )
+    self.parse_characters(">", " in dense array")
+    return DenseArrayBase(element_type, BytesAttr(b"".join(elements)))
+
+
+def _print_dense_array(self: DenseArrayBase, printer: Printer) -> None:
+    element_type = self.elt_type
+    if not isinstance(element_type, AnyFloat) or isinstance(
+        element_type, Float80Type | Float128Type
+    ):
+        return cast(None, _ORIGINAL_DENSE_ARRAY_PRINT(self, printer))
+    size = element_type.compile_time_size
+    data = self.data.data
+    printer.print_string("array<")
+    printer.print_attribute(element_type)
+    if data:
+        items = (
+            format_float(int.from_bytes(data[i : i + size], "little"), element_type)
+            for i in range(0, len(data), size)
+        )
+        printer.print_string(": " + ", ".join(items))
+    printer.print_string(">")
 
 
 # -- Resource handles --------------------------------------------------------------------
@@ -754,6 +822,8 @@ def _parse_dense_int_or_fp_elements_attr(self: AttrParser, type: Any) -> DenseIn
 
 
 _ORIGINAL_PRINT_FLOAT = Printer.print_float
+_ORIGINAL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
+_ORIGINAL_DENSE_ARRAY_PRINT = DenseArrayBase.print_builtin
 _ORIGINAL_BYTES_CONTENTS = StringLiteral.__dict__["bytes_contents"]
 _DENSE_HOOKS: dict[str, Any] = {
     "__len__": _dense_len,
@@ -779,6 +849,8 @@ def install() -> None:
         _parse_optional_builtin_int_or_float_attr
     )
     Printer.print_float = _print_float  # type: ignore[method-assign]
+    AttrParser._parse_builtin_densearray_attr = _parse_builtin_densearray_attr  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+    DenseArrayBase.print_builtin = _print_dense_array  # type: ignore[method-assign]
     AttrParser._parse_dialect_resource_handle = _parse_dialect_resource_handle  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     StringLiteral.bytes_contents = property(_bytes_contents)  # type: ignore[method-assign,assignment]
     Printer.print_bytes_literal = _print_bytes_literal  # type: ignore[method-assign]

@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import builtin
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, ModuleOp
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    ModuleOp,
+)
+from xdsl.dialects.func import FuncOp
 
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.driver.xdsl_compat import (
@@ -69,7 +76,8 @@ def _constants_module(type: AnyFloat, patterns: list[int]) -> str:
     hexes = [f"0x{p:0{digits}X}" for p in patterns]
     n = len(patterns)
     return (
-        f"func.func @f() -> (tensor<{name}>, tensor<{n}x{name}>, tensor<3x{name}>, {name}) {{\n"
+        f"func.func @f() -> (tensor<{name}>, tensor<{n}x{name}>, tensor<3x{name}>, {name})"
+        f" attributes {{a = array<{name}: {', '.join(hexes)}>}} {{\n"
         f"  %0 = arith.constant dense<{hexes[0]}> : tensor<{name}>\n"
         f"  %1 = arith.constant dense<[{', '.join(hexes)}]> : tensor<{n}x{name}>\n"
         f"  %2 = arith.constant dense<{hexes[-1]}> : tensor<3x{name}>\n"
@@ -80,9 +88,19 @@ def _constants_module(type: AnyFloat, patterns: list[int]) -> str:
 
 
 def _constant_bits(module: ModuleOp) -> list[list[int]]:
-    """The bit patterns each constant of the module holds (a splat: one per element)."""
+    """The bit patterns each constant of the module holds (a splat: one per element),
+    then those of the function's `a` array attribute."""
     found: list[list[int]] = []
+    array: list[list[int]] = []
     for op in module.walk():
+        if isinstance(op, FuncOp):
+            attribute = op.attributes["a"]
+            assert isinstance(attribute, DenseArrayBase)
+            size = attribute.elt_type.compile_time_size
+            data = attribute.data.data
+            array.append(
+                [int.from_bytes(data[i : i + size], "little") for i in range(0, len(data), size)]
+            )
         if not isinstance(op, ConstantOp):
             continue
         value = op.value
@@ -97,7 +115,7 @@ def _constant_bits(module: ModuleOp) -> list[list[int]]:
             found.append(
                 [int.from_bytes(data[i : i + size], "little") for i in range(0, len(data), size)]
             )
-    return found
+    return found + array
 
 
 @st.composite
@@ -124,7 +142,7 @@ def test_any_float_bit_pattern_survives(case: tuple[AnyFloat, list[int]]) -> Non
     type, patterns = case
     module = parse(_constants_module(type, patterns))
     held = _constant_bits(module)
-    assert held == [[patterns[0]], patterns, [patterns[-1]] * 3, [patterns[0]]]
+    assert held == [[patterns[0]], patterns, [patterns[-1]] * 3, [patterns[0]], patterns]
     printed = print_module(module)
     again = parse(printed)
     assert _constant_bits(again) == held
@@ -143,16 +161,16 @@ def test_hex_blobs_survive(type: AnyFloat, data: st.DataObject) -> None:
     raw = b"".join(p.to_bytes(width // 8, "little") for p in patterns)
     n = len(patterns)
     text = (
-        f"func.func @f() -> tensor<{n}x{type.name}> {{\n"
+        f"func.func @f() -> tensor<{n}x{type.name}> attributes {{a = array<i8>}} {{\n"
         f'  %0 = arith.constant dense<"0x{raw.hex()}"> : tensor<{n}x{type.name}>\n'
         f"  func.return %0 : tensor<{n}x{type.name}>\n}}\n"
     )
     module = parse(text)
-    assert _constant_bits(module) == [patterns]
+    assert _constant_bits(module)[0] == patterns
     printed = print_module(module)
     if len(set(patterns)) > 1:
         assert f'dense<"0x{raw.hex().upper()}">' in printed
-    assert _constant_bits(parse(printed)) == [patterns]
+    assert _constant_bits(parse(printed))[0] == patterns
 
 
 def test_negative_zero_is_not_a_splat_of_zero() -> None:

@@ -97,6 +97,13 @@ func.func @other_literals() -> (i128, tensor<complex<f32>>, tensor<2xcomplex<i32
   func.return %0, %1, %2, %3 : i128, tensor<complex<f32>>, tensor<2xcomplex<i32>>, tensor<2xi8>
 }
 
+// Float arrays hold bits too.
+// CHECK-LABEL: func.func @arrays()
+// CHECK-SAME: attributes {a = array<f32: 1.500000e+00, 0x7FC00000, 0x7F800001, -0.000000e+00>, b = array<i32: 1, -2>, c = array<f16>, d = array<f16: 0x7C01>}
+func.func @arrays() attributes {a = array<f32: 1.5, 0x7FC00000, 0x7F800001, -0.0>, b = array<i32: 1, -2>, c = array<f16>, d = array<f16: 0x7C01>} {
+  func.return
+}
+
 // A resource blob and its `{-# dialect_resources #-}` section.
 // CHECK-LABEL: func.func @resource()
 func.func @resource() -> tensor<4xf32> {

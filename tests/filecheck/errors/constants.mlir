@@ -153,3 +153,17 @@ func.func @f() -> tensor<f32> {
   %0 = arith.constant dense<(1.0, 2.0)> : tensor<f32>
   func.return %0 : tensor<f32>
 }
+
+// -----
+
+// CHECK: constants.mlir:[[# @LINE + 1]]:48: error: hexadecimal float literal should not have a leading minus
+func.func @f() attributes {a = array<f32: 1.0, -0x7F800000>} {
+  func.return
+}
+
+// -----
+
+// CHECK: constants.mlir:[[# @LINE + 1]]:43: error: hexadecimal float constant out of range for type
+func.func @f() attributes {a = array<f16: 0x10000>} {
+  func.return
+}
