@@ -18,9 +18,9 @@ from pathlib import Path
 ADDRESS_SPACE_LIMIT = 600 << 20
 LITERAL_BYTES = 8 << 20
 STRING_BYTES = 2 << 20
-# The pipeline parses the bodies of the public functions it wraps (with no passes, a body
-# is carried as text and its constants are not parsed at all).
-PIPELINE = ("-p", "iree-abi-v1")
+# `--parse-all`: by default a body no pass rewrites is carried as text and its constants
+# are not parsed at all.
+PIPELINE = ("--parse-all", "-p", "iree-abi-v1")
 
 
 def _run_limited(path: Path) -> subprocess.CompletedProcess[str]:

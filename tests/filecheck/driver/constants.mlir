@@ -2,14 +2,13 @@
 // (infinities, NaNs with their payloads, signalling NaNs), -0.0 is not 0.0, splats stay
 // splats, and the other literal forms print back as they were read. Each CHECK line is
 // what `iree-opt` (IREE 3.13) prints for the same constant; a second run changes nothing.
-// `--parse-all` makes abi-opt parse and print every body; without it, `iree-abi-v1`
-// parses the bodies of the public functions it wraps (V1), and with no passes every body
-// is carried as text, constants as written (CARRIED).
+// `--parse-all` makes abi-opt parse and print every body; without it, a body no pass
+// rewrites is carried as text, constants as written (CARRIED).
 // RUN: abi-opt --parse-all %s > %t
 // RUN: filecheck %s < %t
 // RUN: abi-opt --parse-all %t | diff %t -
-// RUN: abi-opt %s -p iree-abi-v1 | filecheck %s --check-prefix=V1
-// RUN: abi-opt %s | filecheck %s --check-prefix=CARRIED
+// RUN: abi-opt --parse-all %s -p iree-abi-v1 | filecheck %s --check-prefix=V1
+// RUN: abi-opt %s -p iree-abi-v1 | filecheck %s --check-prefix=CARRIED
 
 // CHECK-LABEL: func.func @floats()
 func.func @floats() -> (tensor<f32>, tensor<f16>, tensor<f64>, tensor<bf16>, tensor<2xf32>, tensor<3xf32>, tensor<2xf16>, tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<2x3xf16>) {
