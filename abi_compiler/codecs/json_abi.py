@@ -489,7 +489,9 @@ def _locate(text: str, path: list[int | str]) -> int:
     return position
 
 
-_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# Strings unrolled: a per-character alternation `(?:[^"\\]|\\.)*` keeps a regex frame per
+# character.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 _LONG_NUMBER = re.compile(r"-?[0-9]{1000,}")
 
 

@@ -27,7 +27,15 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 _NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
 _SPECIAL = re.compile(r'->|[<>"]')
-_STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+# Unrolled (`[^"\\\n]*(?:\\.[^"\\\n]*)*`), not `(?:[^"\\\n]|\\.)*`: Python's regex engine
+# keeps a backtracking frame per repetition of a group, so the alternation cost ~120 bytes
+# per character of a string (gigabytes for a large `dense<"0x…">` literal).
+_STRING_END = re.compile(r'[^"\\\n]*(?:\\.[^"\\\n]*)*"')
+# The builtin types spelled with a bare word and a `<…>` group. Other bare words followed
+# by `<` are attributes (`dense<…>`, `array<…>`, `dense_resource<…>`, `affine_map<…>`,
+# `sparse<…>`, `strided<…>`, `opaque<…>`), which xDSL's attribute parser offers to the type
+# parser first: scanning their text as a type's would read a whole constant, for nothing.
+PARAMETRIZED_BUILTIN_TYPES = frozenset(("tensor", "vector", "memref", "complex", "tuple"))
 _CACHED_KINDS = frozenset((MLIRTokenKind.BARE_IDENT, MLIRTokenKind.EXCLAMATION_IDENT))
 # Types nested deeper than this are parsed without the cache: `type_extent` scans a type's
 # whole text, so consulting the cache at every level of a deep nesting would cost depth x
@@ -37,13 +45,16 @@ MAX_CACHED_NESTING = 8
 
 def type_extent(text: str, start: int) -> int | None:
     """End of the type text starting at ``start`` (a name, optionally followed by a
-    balanced `<…>` group), or None when it does not have that shape."""
+    balanced `<…>` group), or None when it does not have that shape or is not a type (a
+    bare word other than `PARAMETRIZED_BUILTIN_TYPES` before `<`)."""
     match = _NAME.match(text, start)
     if match is None:
         return None
     pos = match.end()
     if not text.startswith("<", pos):
         return pos
+    if text[start] != "!" and match.group() not in PARAMETRIZED_BUILTIN_TYPES:
+        return None
     depth = 0
     while (special := _SPECIAL.search(text, pos)) is not None:
         token = special.group()

@@ -76,6 +76,15 @@ def test_type_cache_reuses_types() -> None:
         ("(i32) -> i32", None),
         ('!abi.dict<"unterminated', None),
         ("tensor<4xf32", None),
+        # Attribute keywords are not types: their text is not scanned (issue 15).
+        ('dense<"0x0000803F"> : tensor<f32>', None),
+        ("array<i32: 1, 2>", None),
+        ("dense_resource<blob> : tensor<4xf32>", None),
+        ("affine_map<(d0) -> (d0)>", None),
+        ("sparse<[[0]], [1.0]> : tensor<2xf32>", None),
+        # A bare scalar type name is its own extent; a dialect type may hold strings.
+        ("dense", 5),
+        (r'!a.b<"\\", "\"">', 16),
     ],
 )
 def test_type_extent(text: str, end: int | None) -> None:
