@@ -34,6 +34,7 @@ from abi_compiler.dialects import tf_saved_model
 from abi_compiler.dialects.abi import DictType
 from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import ListType
 from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
@@ -140,6 +141,10 @@ def _value_type(type: Attribute) -> ValueType:
         return NDArray(value_type(type.element_type), None)
     if isinstance(type, (ListType, IreeListType)):
         return ListRef(Unknown() if type.is_variant else value_type(type.element_type))
+    if isinstance(type, ValueTensorType) and type.element_type is not None:
+        # The builtin tensor it stands for (torch-mlir/ONNX imports); without a dtype, or
+        # a non-value `!torch.tensor`, it is unknown.
+        return NDArray(value_type(type.element_type), type.shape)
     return Unknown()
 
 
@@ -368,7 +373,9 @@ def _signature_from_jax_paths(func: FuncOp, jax: JaxPaths) -> Signature:
         for i, type in enumerate(types):
             if is_structured_type(type):
                 raise AbiError(f"index path on a structured value ({side} {i})", where=(side, i))
-        collected.append([(path, value_type(type)) for path, type in zip(paths, types, strict=True)])
+        collected.append(
+            [(path, value_type(type)) for path, type in zip(paths, types, strict=True)]
+        )
     return signature_from_index_paths(collected[0], collected[1])
 
 
