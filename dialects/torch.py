@@ -2,7 +2,7 @@
 
 Only the two tensor types are declared, in torch-mlir's textual form, so that modules
 typed with them can be read: the reflection passes describe a value tensor exactly like
-the builtin tensor it stands for (SPEC §3.1: a leaf, element type and dims). Other
+the builtin tensor it stands for (a leaf with its element type and dims). Other
 `torch` types (`!torch.int`, `!torch.list<…>`, …) are not declared; with
 `--allow-unregistered-dialect` they are read as opaque types (`"unknown"` records).
 """
