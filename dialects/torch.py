@@ -80,7 +80,14 @@ class TorchTensorTypeBase(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(",")
         dtype: Attribute = NoneAttr()
         if parser.parse_optional_keyword("unk") is None:
+            position = parser.pos
             dtype = parser.parse_type()
+            if not isinstance(dtype, (IntegerType, AnyFloat, ComplexType)):
+                parser.raise_error(
+                    "torch tensor dtype must be an integer, float or complex type",
+                    position,
+                    parser.pos,
+                )
         parser.parse_punctuation(">")
         return [sizes, dtype]
 

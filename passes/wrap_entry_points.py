@@ -43,7 +43,6 @@ from abi_compiler.dialects.hal import (
     TensorImportOp,
 )
 from abi_compiler.dialects.iree import IreeListType
-from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import (
     ListCreateOp,
     ListGetOp,
@@ -146,8 +145,6 @@ def native_abi_rejects(type: Attribute) -> bool:
     """Types IREE's native ABI does not accept at the boundary (SPEC §8.2)."""
     if isinstance(type, UnrankedTensorType) or is_ref_array_type(type):
         return True
-    if isinstance(type, ValueTensorType) and type.shape is None:
-        return True  # the unranked tensor it stands for
     if isinstance(type, IntegerType) and type.signedness.data != Signedness.SIGNLESS:
         return True
     return isinstance(type, ComplexType)
