@@ -283,10 +283,10 @@ def jax_paths(func: FuncOp) -> JaxPaths | None:
         try:
             read = jax_index_paths(texts[0], texts[1])
         except AbiError as error:
-            assert error.where is not None
-            side, i = error.where
+            # `jax_index_paths` names the value in every error it raises.
+            side, i = error.where or ("argument", 0)
             attr_name = JAX_ARG_INFO if side == "argument" else JAX_RESULT_INFO
-            problem = (f"{attr_name} of {side} {i} does not read: {error}", error.where)
+            problem = (f"{attr_name} of {side} {i} does not read: {error}", (side, i))
         else:
             return JaxPaths(read.arguments, read.results, read.parameters)
     message, where = problem
