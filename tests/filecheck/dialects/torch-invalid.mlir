@@ -1,5 +1,5 @@
 // Malformed torch tensor types are located parse errors.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 // expected-error @+1 {{Expected integer literal as a torch tensor size}}
 func.func @size(%a: !torch.vtensor<[2,x],f32>) {
