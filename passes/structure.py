@@ -246,12 +246,14 @@ class JaxPaths:
     parameters: tuple[str, ...]
 
 
-def jax_paths(func: FuncOp) -> JaxPaths | None:
+def jax_paths(func: FuncOp, warn: bool = True) -> JaxPaths | None:
     """The JAX pytree paths of a public function whose every argument carries
     `jax.arg_info` and every result `jax.result_info`, all of which read. A public
     function that carries some but not all of them, or one that does not read, keeps its
-    flat structure: None, with a warning naming the value and the reason. Private
-    functions' attributes are ignored (JAX also writes `jax.result_info` there)."""
+    flat structure: None, with a warning naming the value and the reason (when ``warn``:
+    the passes that read the structure warn, not those that only ask where it comes
+    from, so a second run of a pipeline, which finds the reflection written, is silent).
+    Private functions' attributes are ignored (JAX also writes `jax.result_info` there)."""
     if not is_public(func):
         return None
     sides = (
@@ -289,8 +291,9 @@ def jax_paths(func: FuncOp) -> JaxPaths | None:
             problem = (f"{attr_name} of {side} {i} does not read: {error}", (side, i))
         else:
             return JaxPaths(read.arguments, read.results, read.parameters)
-    message, where = problem
-    diagnostics.warn_once(f"{message}: the function keeps its flat signature", func, where)
+    if warn:
+        message, where = problem
+        diagnostics.warn_once(f"{message}: the function keeps its flat signature", func, where)
     return None
 
 
@@ -298,7 +301,7 @@ def structure_source(func: FuncOp) -> str | None:
     """Where the function's structure comes from when not from its types: the index path
     attribute its values carry, or `jax.arg_info` for JAX pytree paths (SPEC §3)."""
     attr_name = index_path_attribute(func)
-    if attr_name is None and jax_paths(func) is not None:
+    if attr_name is None and jax_paths(func, warn=False) is not None:
         return JAX_ARG_INFO
     return attr_name
 

@@ -202,8 +202,8 @@ def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     if source is None:
         return [arg.name_hint for arg in func.args]
     if source == JAX_ARG_INFO:
-        jax = jax_paths(func)
-        assert jax is not None
+        jax = jax_paths(func, warn=False)
+        assert jax is not None  # `structure_source` just read them
         return [name if _SSA_NAME.fullmatch(name) else None for name in jax.parameters]
     return [
         arg.name if arg.name is not None and _SSA_NAME.fullmatch(arg.name) else None

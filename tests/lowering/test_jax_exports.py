@@ -151,3 +151,34 @@ def test_iree_calls_the_legacy_flat_export(legacy: Lowered, tmp_path: Path) -> N
     flat = pack_legacy(entries["f"], entries["sip"], PARAMS, X)
     got = unpack_legacy(entries["f"], entries["sip"], list(_to_host(module.main(*flat))))
     _assert_close(got, expected_results(), "legacy main")
+
+
+SHAPE_POLYMORPHIC = """
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<i64> {jax.global_constant = "b"},
+                         %arg1: tensor<?x4xf32> {jax.arg_info = "x"})
+      -> (tensor<?x4xf32> {jax.result_info = ""}) {
+    return %arg1 : tensor<?x4xf32>
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "passes",
+    [
+        ["iree-abi-v1"],
+        ["iree-abi-legacy"],
+        ["wrap-entry-points"],
+        ["materialize-iree-abi", "materialize-sip-abi", "wrap-entry-points"],
+    ],
+)
+def test_the_flat_fallback_warns_once(passes: list[str]) -> None:
+    """The passes that read the structure warn (once per run); a second run finds the
+    reflection written and is silent."""
+    message = "argument 0 carries no jax.arg_info: the function keeps its flat signature"
+    first = run_passes(SHAPE_POLYMORPHIC, passes, allow_unregistered=True)
+    assert first.warnings == [message]
+    again = run_passes(first.text, passes, allow_unregistered=True)
+    assert again.warnings == []
+    assert again.text == first.text
