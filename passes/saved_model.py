@@ -11,8 +11,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
 
-from abi_compiler.driver import changes
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,

@@ -58,10 +58,9 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
-from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.errors import AbiError
 from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
@@ -70,6 +69,7 @@ from abi_compiler.driver.locations import (
     tracking,
 )
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
+from abi_compiler.errors import AbiError
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -694,7 +694,6 @@ class AbiOptMain(xDSLOptMain):
     def _print(
         self, module: ModuleOp, stream: TextIO, wrapper_before: _WrapperBefore | None = None
     ) -> None:
-        from xdsl.printer import Printer
 
         driver = self
         carried = self._carried
@@ -755,7 +754,10 @@ class AbiOptMain(xDSLOptMain):
             layout = carried.layout
             assert layout.module is not None
             printer.print_string(
-                carried_ir.carry.drop_comments(layout.text[layout.module.body_end : layout.module.end])
+                carried_ir.carry.drop_comments(
+                    layout.text[layout.module.body_end : layout.module.end]
+                ),
+                indent=0,
             )
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
