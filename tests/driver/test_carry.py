@@ -194,3 +194,16 @@ def test_carried_output_means_what_full_parsing_gives(
         assert again == expected, path
         compared += 1
     assert compared >= 20
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40))
+def test_string_literals_print_as_xdsl_prints_them(data: bytes) -> None:
+    from xdsl.printer import Printer
+
+    from abi_compiler.driver.carried_ir import CarriedPrinter
+
+    ours, theirs = io.StringIO(), io.StringIO()
+    CarriedPrinter(stream=ours).print_bytes_literal(data)
+    Printer(stream=theirs).print_bytes_literal(data)
+    assert ours.getvalue() == theirs.getvalue()
