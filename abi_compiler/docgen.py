@@ -38,7 +38,7 @@ from xdsl.irdl import (
     VariadicDef,
 )
 
-DIALECT_MODULES = ("util", "iree", "abi", "hal", "tf_saved_model")
+DIALECT_MODULES = ("util", "iree", "abi", "hal", "tf_saved_model", "torch")
 """The dialect modules under `abi_compiler.dialects`, in documentation order."""
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "dialects.md"

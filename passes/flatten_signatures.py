@@ -19,9 +19,12 @@ from abi_compiler.passes.saved_model import adopt_saved_model_exports
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     ABI_STUB,
+    JAX_ARG_INFO,
+    JAX_RESULT_INFO,
     check_bound_inputs,
     exported_functions,
     function_signature,
+    structure_source,
 )
 
 
@@ -61,7 +64,8 @@ def _with_paths(
     existing = attrs.data if attrs is not None else [DictionaryAttr({})] * len(paths)
     written = []
     for attr, path in zip(existing, paths, strict=True):
-        entries = dict(attr.data)
+        # The path replaces the JAX key string it may have been read from (SPEC §3.3).
+        entries = {k: v for k, v in attr.data.items() if k not in (JAX_ARG_INFO, JAX_RESULT_INFO)}
         entries[ABI_INDEX_PATH] = index_path_attr(path)
         written.append(DictionaryAttr(dict(sorted(entries.items()))))
     return ArrayAttr(written)
@@ -71,7 +75,9 @@ def _with_paths(
 class FlattenSignaturesPass(ModulePass):
     """Replace every structured argument and result of every function by its leaves in
     natural order; exported functions get `abi.index_path` on every value, so
-    `materialize-sip-abi` can describe the original structure (SPEC §8.1)."""
+    `materialize-sip-abi` can describe the original structure (SPEC §8.1). An export
+    structured by JAX pytree paths (SPEC §3.3) keeps its flat signature and gets them
+    as `abi.index_path` in place of `jax.arg_info`/`jax.result_info`."""
 
     name = "flatten-signatures"
     # Every function it modifies is reported (`abi_compiler.driver.changes`).
@@ -86,7 +92,11 @@ class FlattenSignaturesPass(ModulePass):
             if ABI_STUB in func.attributes:
                 continue
             types = func.function_type
-            if not has_structure(types.inputs.data) and not has_structure(types.outputs.data):
+            if (
+                not has_structure(types.inputs.data)
+                and not has_structure(types.outputs.data)
+                and structure_source(func) != JAX_ARG_INFO
+            ):
                 continue
             signature = function_signature(func)
             named = [arg.name is not None for arg in signature.arguments]

@@ -34,8 +34,8 @@ from abi_compiler.passes.structure import (
     check_bound_inputs,
     exported_functions,
     function_signature,
-    index_path_attribute,
     is_structured_type,
+    structure_source,
     type_text,
     value_type,
 )
@@ -139,8 +139,9 @@ class MaterializeRawAbiPass(ModulePass):
 
 
 def sip_signature(func: FuncOp) -> str:
-    """The SIP of the function: its index paths, or its trivial structure (§6)."""
-    if index_path_attribute(func) is None:
+    """The SIP of the function: its index paths (or JAX pytree paths), or its trivial
+    structure (§6)."""
+    if structure_source(func) is None:
         for side, types in (
             ("argument", func.function_type.inputs.data),
             ("result", func.function_type.outputs.data),

@@ -1,5 +1,5 @@
 """From IR to the ABI model: which functions are exported (SPEC §2) and the structure of
-their signatures (SPEC §3), from types or from index paths.
+their signatures (SPEC §3), from index paths, from JAX pytree paths or from types.
 
 Every pass reads functions through this module; nothing else inspects IR types for ABI
 purposes.
@@ -8,6 +8,7 @@ purposes.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.dialects.builtin import (
@@ -28,15 +29,19 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
+from abi_compiler.codecs.jax_paths import jax_index_paths
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.dialects.abi import DictType
 from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
+from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import ListType
+from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
     Dict,
+    IndexPath,
     Leaf,
     ListRef,
     NDArray,
@@ -58,6 +63,8 @@ ABI_NONE = "iree.abi.none"
 ABI_STUB = "iree.abi.stub"
 ABI_NAME = "abi.name"
 ABI_INDEX_PATH = "abi.index_path"
+JAX_ARG_INFO = "jax.arg_info"
+JAX_RESULT_INFO = "jax.result_info"
 
 _SIGNEDNESS_KIND = {
     Signedness.SIGNLESS: "i",
@@ -74,11 +81,14 @@ def is_saved_model(module: ModuleOp) -> bool:
     return tf_saved_model.SEMANTICS in module.attributes
 
 
+def is_public(func: FuncOp) -> bool:
+    return func.sym_visibility is None or func.sym_visibility.data == "public"
+
+
 def is_exported(func: FuncOp, saved_model: bool) -> bool:
     if func.is_declaration or ABI_NONE in func.attributes:
         return False
-    public = func.sym_visibility is None or func.sym_visibility.data == "public"
-    if not (public or MODULE_EXPORT in func.attributes):
+    if not (is_public(func) or MODULE_EXPORT in func.attributes):
         return False
     return not saved_model or tf_saved_model.EXPORTED_NAMES in func.attributes
 
@@ -131,6 +141,10 @@ def _value_type(type: Attribute) -> ValueType:
         return NDArray(value_type(type.element_type), None)
     if isinstance(type, (ListType, IreeListType)):
         return ListRef(Unknown() if type.is_variant else value_type(type.element_type))
+    if isinstance(type, ValueTensorType) and type.element_type is not None:
+        # The builtin tensor it stands for (torch-mlir/ONNX imports); without a dtype, or
+        # a non-value `!torch.tensor`, it is unknown.
+        return NDArray(value_type(type.element_type), type.shape)
     return Unknown()
 
 
@@ -222,6 +236,76 @@ def _path_components(attr: Attribute) -> list[object]:
     return components
 
 
+@dataclass(frozen=True, slots=True)
+class JaxPaths:
+    """A function's JAX key strings read as index paths (SPEC §3.3): one path per flat
+    argument and result, and the parameter name of each root argument."""
+
+    arguments: tuple[IndexPath, ...]
+    results: tuple[IndexPath, ...]
+    parameters: tuple[str, ...]
+
+
+def jax_paths(func: FuncOp, warn: bool = True) -> JaxPaths | None:
+    """The JAX pytree paths of a public function whose every argument carries
+    `jax.arg_info` and every result `jax.result_info`, all of which read. A public
+    function that carries some but not all of them, or one that does not read, keeps its
+    flat structure: None, with a warning naming the value and the reason (when ``warn``:
+    the passes that read the structure warn, not those that only ask where it comes
+    from, so a second run of a pipeline, which finds the reflection written, is silent).
+    Private functions' attributes are ignored (JAX also writes `jax.result_info` there)."""
+    if not is_public(func):
+        return None
+    sides = (
+        ("argument", JAX_ARG_INFO, len(func.function_type.inputs.data)),
+        ("result", JAX_RESULT_INFO, len(func.function_type.outputs.data)),
+    )
+    texts: list[list[str]] = []
+    problem: tuple[str, tuple[str, int]] | None = None
+    carried = False
+    for side, attr_name, count in sides:
+        dicts = value_attr_dicts(func, side)
+        side_texts: list[str] = []
+        for i in range(count):
+            attr = dicts[i].get(attr_name) if i < len(dicts) else None
+            if attr is None:
+                if problem is None:
+                    problem = (f"{side} {i} carries no {attr_name}", (side, i))
+                continue
+            carried = True
+            if not isinstance(attr, StringAttr):
+                if problem is None:
+                    problem = (f"{attr_name} of {side} {i} is not a string", (side, i))
+                continue
+            side_texts.append(attr.data)
+        texts.append(side_texts)
+    if not carried:
+        return None
+    if problem is None:
+        try:
+            read = jax_index_paths(texts[0], texts[1])
+        except AbiError as error:
+            # `jax_index_paths` names the value in every error it raises.
+            side, i = error.where or ("argument", 0)
+            attr_name = JAX_ARG_INFO if side == "argument" else JAX_RESULT_INFO
+            problem = (f"{attr_name} of {side} {i} does not read: {error}", (side, i))
+        else:
+            return JaxPaths(read.arguments, read.results, read.parameters)
+    if warn:
+        message, where = problem
+        diagnostics.warn_once(f"{message}: the function keeps its flat signature", func, where)
+    return None
+
+
+def structure_source(func: FuncOp) -> str | None:
+    """Where the function's structure comes from when not from its types: the index path
+    attribute its values carry, or `jax.arg_info` for JAX pytree paths (SPEC §3)."""
+    attr_name = index_path_attribute(func)
+    if attr_name is None and jax_paths(func, warn=False) is not None:
+        return JAX_ARG_INFO
+    return attr_name
+
+
 def check_bound_inputs(func: FuncOp) -> None:
     for i, attrs in enumerate(value_attr_dicts(func, "argument")):
         if tf_saved_model.BOUND_INPUT in attrs:
@@ -239,12 +323,16 @@ def check_bound_inputs(func: FuncOp) -> None:
 
 def function_signature(func: FuncOp) -> Signature:
     """The structure of an exported function's signature: from its index paths when its
-    values carry them, from its types otherwise. Raises located `AbiError`s."""
+    values carry them, from its JAX pytree paths when it is public and every value
+    carries one, from its types otherwise. Raises located `AbiError`s."""
     check_bound_inputs(func)
     attr_name = index_path_attribute(func)
     try:
         if attr_name is not None:
             return _signature_from_paths(func, attr_name)
+        jax = jax_paths(func)
+        if jax is not None:
+            return _signature_from_jax_paths(func, jax)
         return _signature_from_types(func)
     except AbiError as error:
         if error.op is None:
@@ -275,6 +363,22 @@ def _signature_from_paths(func: FuncOp, attr_name: str) -> Signature:
                 error.where = (side, i)
                 raise
         collected.append(paths)
+    return signature_from_index_paths(collected[0], collected[1])
+
+
+def _signature_from_jax_paths(func: FuncOp, jax: JaxPaths) -> Signature:
+    sides = (
+        ("argument", func.function_type.inputs.data, jax.arguments),
+        ("result", func.function_type.outputs.data, jax.results),
+    )
+    collected: list[list[tuple[IndexPath, ValueType]]] = []
+    for side, types, paths in sides:
+        for i, type in enumerate(types):
+            if is_structured_type(type):
+                raise AbiError(f"index path on a structured value ({side} {i})", where=(side, i))
+        collected.append(
+            [(path, value_type(type)) for path, type in zip(paths, types, strict=True)]
+        )
     return signature_from_index_paths(collected[0], collected[1])
 
 

@@ -76,6 +76,8 @@ from abi_compiler.passes.structure import (
     ABI_NAME,
     ABI_STUB,
     IREE_ABI,
+    JAX_ARG_INFO,
+    JAX_RESULT_INFO,
     MODULE_EXPORT,
     REFLECTION,
     check_bound_inputs,
@@ -83,9 +85,10 @@ from abi_compiler.passes.structure import (
     exported_functions,
     function_signature,
     functions,
-    index_path_attribute,
     is_ref_array_type,
     is_structured_type,
+    jax_paths,
+    structure_source,
     type_text,
 )
 
@@ -132,9 +135,9 @@ def respell_legacy_lists(module: ModuleOp) -> None:
 
 
 def needs_wrapper(func: FuncOp) -> bool:
-    """Index-path functions, and functions with a structure or an ND-array of reference
-    type anywhere in their signature (SPEC §8.2)."""
-    if index_path_attribute(func) is not None:
+    """Index-path and JAX-path functions, and functions with a structure or an ND-array
+    of reference type anywhere in their signature (SPEC §8.2, §3.3)."""
+    if structure_source(func) is not None:
         return True
     types = (*func.function_type.inputs.data, *func.function_type.outputs.data)
     return any(is_structured_type(t) or is_ref_array_type(t) for t in types)
@@ -195,9 +198,15 @@ _SSA_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
 
 def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     """SSA names for the wrapper's arguments: the original argument's name for typed
-    functions, the argument name for named index-path arguments (when it is one)."""
-    if index_path_attribute(func) is None:
+    functions, the argument name for named index-path arguments and the parameter name
+    for JAX-path ones (when it is one)."""
+    source = structure_source(func)
+    if source is None:
         return [arg.name_hint for arg in func.args]
+    if source == JAX_ARG_INFO:
+        jax = jax_paths(func, warn=False)
+        assert jax is not None  # `structure_source` just read them
+        return [name if _SSA_NAME.fullmatch(name) else None for name in jax.parameters]
     return [
         arg.name if arg.name is not None and _SSA_NAME.fullmatch(arg.name) else None
         for arg in signature.arguments
@@ -374,6 +383,11 @@ def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:
     return DictionaryAttr(dict(sorted(entries.items())))
 
 
+# What a private implementation no longer carries on its values: its structure is the
+# wrapper's (SPEC §8.2, §3.3). Other frontend attributes (`mhlo.sharding`, …) stay.
+_BOUNDARY_ATTRS = frozenset({ABI_INDEX_PATH, ABI_NAME, JAX_ARG_INFO, JAX_RESULT_INFO})
+
+
 def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
     """Make the function private and strip its boundary attributes; returns its new name
     (the caller renames every implementation, and redirects calls, in one walk)."""
@@ -389,9 +403,7 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
         attrs = getattr(func, attrs_name)
         if attrs is not None:
             kept = [
-                DictionaryAttr(
-                    {k: v for k, v in a.data.items() if k not in (ABI_INDEX_PATH, ABI_NAME)}
-                )
+                DictionaryAttr({k: v for k, v in a.data.items() if k not in _BOUNDARY_ATTRS})
                 for a in attrs.data
             ]
             setattr(func, attrs_name, compact_value_attrs(ArrayAttr(kept)))

@@ -27,6 +27,9 @@ class Diagnostic:
 @dataclass
 class DiagnosticSink:
     warnings: list[Diagnostic] = field(default_factory=list)
+    # (message, id(op), where) of the warnings `warn_once` gave; the ops are kept alive
+    # by `warnings`, so an id is not reused while the sink lives.
+    given: set[tuple[str, int, tuple[str, int] | None]] = field(default_factory=set)
 
 
 _active: ContextVar[DiagnosticSink | None] = ContextVar("abi_diagnostics", default=None)
@@ -45,6 +48,16 @@ def collect() -> Iterator[DiagnosticSink]:
 
 def warn(message: str, op: Any, where: tuple[str, int] | None = None) -> None:
     """Emit a warning about ``op`` (outside `collect`, warnings are dropped: library use)."""
+    _warn(message, op, where, once=False)
+
+
+def warn_once(message: str, op: Any, where: tuple[str, int] | None = None) -> None:
+    """`warn`, unless the same warning about the same value was already given in this
+    run: for facts every pass of a pipeline finds again (how a signature is read)."""
+    _warn(message, op, where, once=True)
+
+
+def _warn(message: str, op: Any, where: tuple[str, int] | None, once: bool) -> None:
     sink = _active.get()
     if sink is None:
         return
@@ -54,4 +67,9 @@ def warn(message: str, op: Any, where: tuple[str, int] | None = None) -> None:
         block = regions[0].first_block if regions else None
         if block is not None and 0 <= where[1] < len(block.args):
             op, where = block.args[where[1]], None
+    if once:
+        key = (message, id(op), where)
+        if key in sink.given:
+            return
+        sink.given.add(key)
     sink.warnings.append(Diagnostic(message, op, where))

@@ -94,6 +94,7 @@ DIALECTS: dict[str, tuple[str, str]] = {
     "abi": ("abi_compiler.dialects.abi", "Abi"),
     "hal": ("abi_compiler.dialects.hal", "Hal"),
     "tf_saved_model": ("abi_compiler.dialects.tf_saved_model", "TfSavedModel"),
+    "torch": ("abi_compiler.dialects.torch", "Torch"),
 }
 
 

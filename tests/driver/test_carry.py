@@ -171,7 +171,14 @@ def test_carried_output_means_what_full_parsing_gives(
         )
         if full_status != 0:
             continue
-        status, carried, err = run([str(path), "-p", pipeline, *split], "", capsys)
+        # A file whose RUN lines allow unregistered dialects is carried with that flag too
+        # (its generic-form bodies parse only with it).
+        flag = (
+            ["--allow-unregistered-dialect"]
+            if "--allow-unregistered-dialect" in path.read_text()
+            else []
+        )
+        status, carried, err = run([str(path), "-p", pipeline, *split, *flag], "", capsys)
         assert status == 0, f"{path}: {err}"
         normalized = tmp_path / "carried.mlir"
         normalized.write_text(carried)
