@@ -31,7 +31,8 @@ where a ``<type>`` is one of
 
 and a ``<node>`` is one of
 
-* ``{"node": "leaf", "index": 0, "type": <type> | null}`` (SIP leaves have no type)
+* ``{"node": "leaf", "index": 0, "type": <type> | null}`` (SIP leaves and JSON ``null``
+  records have no type)
 * ``{"node": "sequence", "kind": "list" | "tuple", "items": [<node> | null...]}``
   (``null``: a gap)
 * ``{"node": "dict", "items": [["key", <node>]...]}`` (keys sorted)

@@ -272,9 +272,10 @@ def _format_node(node: Node, indent: str, out: list[str]) -> None:
 
 def format_sip(node: Node | None) -> str:
     """One side of a SIP signature: ``":[\\n  0=raw(0),\\n  1=raw(1),\\n],\\n"`` for the
-    inputs ``[0] -> 0, [1] -> 1``. An empty root prints nothing — also a structure
-    without children, which the encoding writes as the empty span too."""
-    if node is None or not _has_children(node):
+    inputs ``[0] -> 0, [1] -> 1``. An empty root (``None``: the empty span ``I1!``)
+    prints nothing; a root whose value is an empty structure (``I4!S1!``) prints its
+    opening and closing lines, as IREE's ``ToStringVisitor`` does (SPEC §9)."""
+    if node is None:
         return ""
     out: list[str] = []
     _format_node(node, "", out)
