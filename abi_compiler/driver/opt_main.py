@@ -750,6 +750,10 @@ def _expectations(source: SourceFile) -> Iterator[_Expectation]:
             target = line - 1
         elif anchor == "below":
             target = line + 1
+        elif len(anchor) > 10:
+            # Beyond any file's last line (and beyond what `int` converts in full): an
+            # expectation that no diagnostic can meet.
+            target = -1
         else:
             target = line + int(anchor)
         yield _Expectation(severity, text, target, match.start())
