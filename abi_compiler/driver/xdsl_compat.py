@@ -37,6 +37,8 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind, StringLiteral
 
+from abi_compiler.driver import symbol_cache
+
 RECURSION_LIMIT = 10_000
 
 _ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
@@ -97,7 +99,8 @@ def _lex_string_literal(self: MLIRLexer, start_pos: int) -> Any:
 def install() -> None:
     """Make valid UTF-8 string literals parse as `StringAttr`s, lex string literals in
     linear time, name unknown escapes, and raise the recursion limit to `RECURSION_LIMIT`
-    (never lower it)."""
+    (never lower it); symbol lookups skip ops of unknown dialects, as MLIR's do."""
+    symbol_cache.install_lookup_fix()
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     if sys.getrecursionlimit() < RECURSION_LIMIT:
