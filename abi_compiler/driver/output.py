@@ -31,7 +31,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterator
 from types import FrameType
-from typing import IO, NoReturn
+from typing import IO, NoReturn, TextIO
 
 #: The signals that remove a partly written output file before the process dies.
 CLEANUP_SIGNALS = tuple(
@@ -93,7 +93,7 @@ def check_stdout() -> None:
         raise StreamError("could not write to standard output: it is closed")
 
 
-def write_stdout(write: Callable[[IO[str]], None]) -> None:
+def write_stdout(write: Callable[[TextIO], None]) -> None:
     """Run ``write(sys.stdout)`` and flush; a write error is a `StreamError` (a reader
     that went away is still `BrokenPipeError`, which callers treat as a quiet end)."""
     check_stdout()

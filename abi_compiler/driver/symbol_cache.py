@@ -41,14 +41,14 @@ def nearest_symbol_table(op: Operation) -> Operation | None:
 _xdsl_lookup: _Lookup = SymbolTable.lookup_symbol
 
 
-def _lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
+def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
     """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table."""
     anchor = nearest_symbol_table(op)
     return _xdsl_lookup(op if anchor is None else anchor, name)
 
 
 def install_lookup_fix() -> None:
-    SymbolTable.lookup_symbol = staticmethod(_lookup_symbol)  # type: ignore[method-assign]
+    SymbolTable.lookup_symbol = staticmethod(lookup_symbol)  # type: ignore[method-assign]
 
 
 def _symbols(table_op: Operation) -> dict[str, Operation] | None:
