@@ -93,7 +93,7 @@ def check_stdout() -> None:
         raise StreamError("could not write to standard output: it is closed")
 
 
-def write_stdout(write: Callable[[TextIO], None]) -> None:
+def write_stdout(write: Callable[[TextIO], object]) -> None:
     """Run ``write(sys.stdout)`` and flush; a write error is a `StreamError` (a reader
     that went away is still `BrokenPipeError`, which callers treat as a quiet end)."""
     check_stdout()
