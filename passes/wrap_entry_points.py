@@ -63,6 +63,7 @@ from abi_compiler.model import (
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.decompose import decompose_module, leaf_types
 from abi_compiler.passes.materialize import materialize_iree_abi
+from abi_compiler.passes.materialize import materialize_raw_abi, materialize_sip_abi
 from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
 from abi_compiler.passes.saved_model import (
     adopt_saved_model_exports,
@@ -365,7 +366,33 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
     wrapper = FuncOp(plan.name, (arg_types, [value.type for value in returned]), Region(block))
     wrapper.attributes[ABI_STUB] = UnitAttr()
     wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
+    _recompute_legacy_reflection(wrapper, plan.reflection)
     return wrapper
+
+
+# The legacy entries (SPEC §5, §6), by the pass that writes each.
+_RAW_KEYS = ("f", "fv")
+_SIP_KEYS = ("abi", "sip", "sipv")
+
+
+def _recompute_legacy_reflection(wrapper: FuncOp, moved: dict[str, Attribute]) -> None:
+    """Legacy entries moved from the implementation (`iree-abi-legacy` ran first)
+    described its flat signature; on the wrapper they are recomputed for the wrapper's
+    own signature (structures as `!util.list<?>`: `O1!`, trivial SIP), so that every
+    entry describes the function it is on — what `iree-abi-legacy` run after
+    `iree-abi-v1` writes on the same wrapper."""
+    raw = any(key in moved for key in _RAW_KEYS)
+    sip = any(key in moved for key in _SIP_KEYS)
+    if not raw and not sip:
+        return
+    entries = {
+        key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS
+    }
+    wrapper.attributes[REFLECTION] = _sorted_dict(entries)
+    if raw:
+        materialize_raw_abi(wrapper)
+    if sip:
+        materialize_sip_abi(wrapper)
 
 
 def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:
