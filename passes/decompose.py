@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     TupleType,
     UnregisteredOp,
 )
@@ -249,6 +251,7 @@ def decompose_module(module: ModuleOp) -> None:
     """Remove every `tuple` and `!abi.dict` from the signatures and bodies of every
     function of the module (SPEC §8)."""
     funcs = list(functions(module))
+    before = [func.function_type for func in funcs]
     for func in funcs:
         _FunctionDecomposer(func).run()
     for func in funcs:
@@ -261,3 +264,34 @@ def decompose_module(module: ModuleOp) -> None:
                 func,
             )
         flatten_function_type(func)
+    retyped = {
+        func.sym_name.data: func.function_type
+        for func, old in zip(funcs, before, strict=True)
+        if func.function_type != old
+    }
+    if retyped:
+        _retype_function_constants(module, retyped)
+
+
+_FUNC_CONSTANT = StringAttr("func.constant")
+
+
+def _retype_function_constants(module: ModuleOp, retyped: dict[str, FunctionType]) -> None:
+    """A `func.constant @f` (generic: xDSL has no such op) takes the new type of `@f`
+    (a symbol use, like a call; what uses the constant is not rewritten)."""
+    for top in module.body.ops:
+        touched = False
+        for op in top.walk():
+            if not isinstance(op, UnregisteredOp) or len(op.results) != 1:
+                continue
+            if op.attributes.get("op_name__") != _FUNC_CONSTANT:
+                continue
+            value = op.properties.get("value") or op.attributes.get("value")
+            if not isinstance(value, SymbolRefAttr) or value.nested_references.data:
+                continue
+            new_type = retyped.get(value.root_reference.data)
+            if new_type is not None and op.results[0].type != new_type:
+                Rewriter.replace_value_with_new_type(op.results[0], new_type)
+                touched = True
+        if touched:
+            changes.changed(top)

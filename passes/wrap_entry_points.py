@@ -389,10 +389,13 @@ def _recompute_legacy_reflection(wrapper: FuncOp, moved: dict[str, Attribute]) -
         key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS
     }
     wrapper.attributes[REFLECTION] = _sorted_dict(entries)
-    if raw:
-        materialize_raw_abi(wrapper)
-    if sip:
-        materialize_sip_abi(wrapper)
+    # Building a wrapper must not warn (`prepare`); what these would say about the
+    # values, iree-abi-legacy said when it ran on the implementation.
+    with diagnostics.collect():
+        if raw:
+            materialize_raw_abi(wrapper)
+        if sip:
+            materialize_sip_abi(wrapper)
 
 
 def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:

@@ -43,6 +43,17 @@ def collect() -> Iterator[DiagnosticSink]:
         _active.reset(token)
 
 
+def warn_once(message: str, op: Any) -> None:
+    """`warn`, unless this warning about ``op`` was already emitted in this collection
+    (a fact of the input several passes of a pipeline notice)."""
+    sink = _active.get()
+    if sink is None:
+        return
+    if any(w.message == message and w.op is op for w in sink.warnings):
+        return
+    warn(message, op)
+
+
 def warn(message: str, op: Any, where: tuple[str, int] | None = None) -> None:
     """Emit a warning about ``op`` (outside `collect`, warnings are dropped: library use)."""
     sink = _active.get()
