@@ -414,7 +414,10 @@ class AbiOptMain(xDSLOptMain):
         for marker in SPLIT_MARKER.finditer(source.text):
             chunks.append(_Chunk(start, marker.start()))
             start = marker.end()
-        chunks.append(_Chunk(start, len(source.text)))
+        if not chunks or not BLANK.fullmatch(source.text, start):
+            chunks.append(_Chunk(start, len(source.text)))
+        # else: a file that ends with `// -----` (and blank lines) has no last chunk, as
+        # in mlir-opt.
         return chunks
 
     def _process(self, source: SourceFile, sink: TextIO) -> list[_Chunk]:
