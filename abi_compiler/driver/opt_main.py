@@ -674,7 +674,7 @@ class AbiOptMain(xDSLOptMain):
                         if not e.matched
                         and e.severity == diagnostic.severity
                         and e.line == line
-                        and e.text in diagnostic.message
+                        and e.text in _one_line(diagnostic.message)
                     ),
                     None,
                 )
@@ -764,7 +764,15 @@ def _expectations(source: SourceFile) -> Iterator[_Expectation]:
 
 def _format(source: SourceFile, severity: str, message: str, offset: int | None) -> str:
     where = PROG if offset is None else source.position(offset)
-    return f"{where}: {severity}: {message}"
+    return f"{where}: {severity}: {_one_line(message)}"
+
+
+def _one_line(message: str) -> str:
+    """A diagnostic is one line: xDSL's verifier puts the reason on a line of its own
+    (`result 'result' at position 0 does not verify:\ni32 should be …`)."""
+    if "\n" not in message:
+        return message
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
 def _print_error(text: str) -> None:

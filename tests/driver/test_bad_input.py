@@ -208,6 +208,14 @@ CASES = [
         b"    func.return\n  }\n}\n",
     ),
     Case(
+        "verifier-reason-on-one-line",
+        [],
+        "{d}/in.mlir:2:3: error: result 'result' at position 0 does not verify: "
+        "i32 should be of base attribute index",
+        b"func.func @f(%l: !util.list<?>) {\n"
+        b'  %0 = "util.list.size"(%l) : (!util.list<?>) -> i32\n  func.return\n}\n',
+    ),
+    Case(
         "verify-diagnostics-huge-line-offset",
         ["--verify-diagnostics"],
         '{d}/in.mlir:1:4: error: expected error "far" was not produced',
