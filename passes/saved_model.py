@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAtt
 from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute
 
-from abi_compiler.driver import changes
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,

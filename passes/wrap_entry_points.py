@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -33,7 +34,6 @@ from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, 
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler.driver import diagnostics
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
@@ -50,6 +50,8 @@ from abi_compiler.dialects.util import (
     ListSetOp,
     ListType,
 )
+from abi_compiler.driver import diagnostics
+from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     IndexPath,
@@ -433,6 +435,7 @@ class WrapEntryPointsPass(ModulePass):
     `iree.abi` if missing (SPEC §8.2)."""
 
     name = "wrap-entry-points"
+    body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         wrapper_before = self.prepare(ctx, op)
