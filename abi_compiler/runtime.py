@@ -318,7 +318,10 @@ def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
     return scalar.kind == "i" or (kind == "u") == (scalar.kind == "ui")
 
 
-def _dtype_checker(element: Scalar, convert: bool) -> Converter:
+_I8 = Scalar("i", 8)
+
+
+def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Converter:
     """An array with a ``dtype`` must hold ``element``'s values; ``convert=True`` casts it
     with ``astype`` instead. Values without a dtype (nested lists, numbers) pass."""
     wanted = _numpy_dtype_name(element)
@@ -326,6 +329,8 @@ def _dtype_checker(element: Scalar, convert: bool) -> Converter:
     def check(value: Any) -> Any:
         dtype = getattr(value, "dtype", None)
         if dtype is None or _dtype_matches(dtype, element):
+            return value
+        if bools and getattr(dtype, "kind", None) == "b":
             return value
         if not convert:
             raise _Mismatch(
@@ -583,8 +588,10 @@ def _value_converter(
     """Check (and normalize) one leaf value of type ``value_type``; ``convert`` (packing
     only) converts bools to numbers and arrays to the record's dtype instead of refusing
     them."""
+    # The raw signature writes `i1` as code 4 (`i8`): a legacy i8 also takes bools.
+    legacy_i8 = opaque_refs and value_type == _I8
     if isinstance(value_type, Scalar):
-        return _scalar_converter(value_type, convert)
+        return _scalar_converter(value_type, convert or legacy_i8)
     if isinstance(value_type, NDArray):
         element_type = value_type.element
         if isinstance(element_type, ListRef):
@@ -595,7 +602,7 @@ def _value_converter(
                 return _ref_array_unpacker(value_type, element)
             return _ref_array_packer(value_type, element)
         dtype = (
-            _dtype_checker(element_type, convert)
+            _dtype_checker(element_type, convert, bools=opaque_refs and element_type == _I8)
             if isinstance(element_type, Scalar) and not unpacking
             else None
         )

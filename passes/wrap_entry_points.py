@@ -65,7 +65,12 @@ from abi_compiler.model import (
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.decompose import decompose_module, leaf_types
 from abi_compiler.passes.materialize import materialize_iree_abi
-from abi_compiler.passes.materialize import materialize_raw_abi, materialize_sip_abi
+from abi_compiler.codecs.raw import encode_raw
+from abi_compiler.passes.materialize import (
+    materialize_raw_abi,
+    materialize_sip_abi,
+    raw_signature,
+)
 from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
 from abi_compiler.passes.saved_model import (
     adopt_saved_model_exports,
@@ -159,6 +164,7 @@ class _Plan:
     signature: Signature
     reflection: dict[str, Attribute] = field(default_factory=dict)
     arg_names: list[str | None] = field(default_factory=list)
+    recompute_legacy: bool = False  # iree-abi-legacy's entries for the flat function
 
 
 def _plan(func: FuncOp) -> _Plan:
@@ -185,8 +191,24 @@ def _plan(func: FuncOp) -> _Plan:
         ):
             raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
     return _Plan(
-        func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature)
+        func,
+        name,
+        signature,
+        dict(sorted(entries.items())),
+        _root_arg_names(func, signature),
+        _written_by_legacy_pipeline(func, entries),
     )
+
+
+def _written_by_legacy_pipeline(func: FuncOp, entries: dict[str, Attribute]) -> bool:
+    """True when ``func`` is `iree-abi-legacy`'s output: flattened with index paths, and
+    its `f` describes those flat types. Entries a frontend wrote are left as they are."""
+    if index_path_attribute(func) is None or "f" not in entries:
+        return False
+    with diagnostics.collect():
+        own = encode_raw(raw_signature(func))
+    f = entries["f"]
+    return isinstance(f, StringAttr) and f.data == own
 
 
 # What the lexer reads as an SSA name after `%`. xDSL's `SSAValue.is_valid_name` also
@@ -368,7 +390,8 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
     wrapper = FuncOp(plan.name, (arg_types, [value.type for value in returned]), Region(block))
     wrapper.attributes[ABI_STUB] = UnitAttr()
     wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
-    _recompute_legacy_reflection(wrapper, plan.reflection)
+    if plan.recompute_legacy:
+        _recompute_legacy_reflection(wrapper, plan.reflection)
     return wrapper
 
 

@@ -210,7 +210,7 @@ CASES = [
     ),
     Case(
         "verifier-reason-on-one-line",
-        [],
+        ["--parse-all"],
         "{d}/in.mlir:2:3: error: result 'result' at position 0 does not verify: "
         "i32 should be of base attribute index",
         b"func.func @f(%l: !util.list<?>) {\n"

@@ -1,4 +1,5 @@
-// RUN: abi-opt %s --allow-unregistered-dialect | filecheck %s --check-prefix=PARSE
+// RUN: abi-opt %s --allow-unregistered-dialect --parse-all | filecheck %s --check-prefix=PARSE
+// RUN: abi-opt %s --allow-unregistered-dialect --parse-all -p iree-abi-v1 | filecheck %s --check-prefix=V1
 // RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-v1 | filecheck %s --check-prefix=V1
 // RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
 // A func.call inside the region of an op of an unknown dialect (a JAX stablehlo.while
