@@ -20,6 +20,7 @@ Times are CPU seconds (user + system) of the child from `os.wait4`. Usage:
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import subprocess
@@ -70,7 +71,7 @@ def main() -> None:
                     f"{name:20} {leaves:6} leaves: pass {p:6.2f} s  floor {f:6.2f} s  pass/floor {p / f:5.2f}"
                 )
     for name in PASSES:
-        for small, large in zip(sizes, sizes[1:]):
+        for small, large in itertools.pairwise(sizes):
             (p1, f1), (p2, f2) = times[name, small], times[name, large]
             print(
                 f"{name:20} {large}/{small}: pass x{p2 / p1:4.2f}  floor x{f2 / f1:4.2f} "
