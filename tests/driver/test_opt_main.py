@@ -19,9 +19,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from abi_compiler.driver import diagnostics
-from abi_compiler.errors import AbiError
 from abi_compiler.driver.locations import SourceFile, inherit_location
 from abi_compiler.driver.opt_main import AbiOptMain, _pipeline_entry
+from abi_compiler.errors import AbiError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "structured.mlir"

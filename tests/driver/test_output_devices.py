@@ -47,6 +47,7 @@ def test_fifo_receives_the_output(tmp_path: Path) -> None:
     result = _abi_opt(str(input_file), "-o", str(fifo))
     reader.join(timeout=30)
     assert result.returncode == 0, result.stderr
+    # The function is carried as written (GOOD is not indented).
     assert received == ["builtin.module {\n  func.func @f() {\n  func.return\n}\n}\n"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
