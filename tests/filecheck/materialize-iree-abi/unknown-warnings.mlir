@@ -1,5 +1,5 @@
-// RUN: abi-opt %s -p materialize-iree-abi --verify-diagnostics --split-input-file | filecheck %s
-// RUN: abi-opt %s -p iree-abi-v1 --verify-diagnostics --split-input-file | filecheck %s --check-prefix=V1
+// RUN: abi-opt %s --parse-all -p materialize-iree-abi --verify-diagnostics --split-input-file | filecheck %s
+// RUN: abi-opt %s --parse-all -p iree-abi-v1 --verify-diagnostics --split-input-file | filecheck %s --check-prefix=V1
 // A value recorded as "unknown" (index, complex, opaque types, tensors of them) warns at
 // the value, as materialize-raw-abi warns for U1!: no runtime knows how to pass it. The
 // output is still written. A variant list (!util.list<?>) is a known record.
