@@ -296,6 +296,22 @@ class _Level:
         self.leaf: Leaf | None = None
 
 
+# The largest sequence key of an index path (a project limit, docs/design.md). Gaps in a
+# sequence are kept (SPEC §3.2): a key is as many items, `null` records in JSON and
+# slots in memory, so a few bytes of input could otherwise ask for gigabytes. The SIP
+# decoder has the same limit, so everything written decodes again.
+MAX_SEQUENCE_KEY = 2**20
+
+
+def _check_sequence_key(key: int) -> None:
+    if key > MAX_SEQUENCE_KEY:
+        shown = str(key) if key.bit_length() <= 64 else f"of {key.bit_length()} bits"
+        raise AbiError(
+            f"sequence key {shown} in structure path is out of range "
+            f"(at most {MAX_SEQUENCE_KEY})"
+        )
+
+
 def check_path_component(component: object) -> IndexPathComponent:
     if isinstance(component, bool) or not isinstance(component, (int, str)):
         raise AbiError("each index path component must be a string or integer")
@@ -313,9 +329,13 @@ def _descend(level: _Level, key: IndexPathComponent, path: IndexPath) -> _Level:
             f"structure path mismatch: dereference a non-sequence with a sequence key {key}"
         )
     elif not level.is_dict and wants_dict:
-        raise AbiError(f"structure path mismatch: dereference a non-dict with a dict key '{key}'")
-    if isinstance(key, int) and key < 0:
-        raise AbiError(f"negative sequence key {key} in structure path")
+        raise AbiError(
+            f"structure path mismatch: dereference a non-dict with a dict key '{key}'"
+        )
+    if isinstance(key, int):
+        if key < 0:
+            raise AbiError(f"negative sequence key {key} in structure path")
+        _check_sequence_key(key)
     child = level.children.get(key)
     if child is None:
         child = level.children[key] = _Level()
@@ -363,8 +383,10 @@ def signature_from_index_paths(
             if not path:
                 raise AbiError("duplicate assignment to structure path []")
             head = path[0]
-            if isinstance(head, int) and head < 0:
-                raise AbiError(f"negative sequence key {head} in structure path")
+            if isinstance(head, int):
+                if head < 0:
+                    raise AbiError(f"negative sequence key {head} in structure path")
+                _check_sequence_key(head)
             key = root_keys.get(head)
             if key is None:
                 if isinstance(head, str):

@@ -19,25 +19,35 @@ got 3``):
   record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
   positions of the other items never shift.
 * `sdict`: a mapping with exactly the record's keys.
-* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), nested lists/tuples,
-  or a bare number for rank 0. Rank and static dims are checked; the element type is not
-  (IREE converts with numpy). The value is passed through unchanged. An ND-array of
+* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), nested lists/tuples
+  (at most `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a
+  bare number for rank 0. Rank and static dims are checked. A value with a ``.dtype``
+  must have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or
+  uint<w>; `i1`: bool), or ``convert=True`` casts it with ``.astype``; nested lists have
+  no dtype and are not checked (IREE converts them). The value is passed through
+  unchanged. An ND-array of
   reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
   ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
   needs a ``.shape`` and ``.tolist()`` (a numpy object array).
-* integers (`i<w>`, `si<w>`, `ui<w>`): an int (``bool`` and numpy integers included) in the
-  type's range (signless: either interpretation), packed as ``int``; `i1` takes a bool or
-  0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a real number, packed as ``float``.
+* integers (`i<w>`, `si<w>`, `ui<w>`): an int (numpy integers included; a ``bool`` only
+  with ``convert=True``) in the type's range (signless: either interpretation), packed as
+  ``int``; `i1` takes a bool or 0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a
+  real number other than a bool (unless ``convert=True``), packed as ``float``.
 * `py_homogeneous_list`: a sequence of any length, each element checked against the
   element record. `"unknown"`: anything, unchanged.
 
-Binding: positional values fill the root slots in order; a keyword fills the `named`
-slot of that name. Deliberate difference: IREE's packer takes named slots by keyword only;
-here they may also be given positionally, as seed 001 describes ("named arguments that
-can be passed positionally or by keyword"). Every slot is filled exactly once.
+Binding, one rule for V1 and legacy: positional values fill the root slots in the
+function's argument order; a keyword fills the named slot of that name; named slots may
+be given either way. Deliberate difference: IREE's packer takes named slots by keyword
+only; here they may also be given positionally, as seed 001 describes ("named arguments
+that can be passed positionally or by keyword"). Every slot is filled exactly once.
+``convert`` is a keyword of `pack`/`pack_legacy` itself, so a named argument called
+``convert`` is given positionally.
 
-Legacy (SIP): a sequence root binds positional values by key (a gap takes ``None``), a
-dict root keyword values; a leaf's value is checked against the raw type of its flat
+Legacy (SIP): a sequence root binds values by key (a gap takes ``None``); a dict root's
+slots are named, in argument order (the order of each one's first raw index, the
+original argument order after `flatten-signatures`); a leaf's value is checked against
+the raw type of its flat
 index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
 unpack as tuples, since every result sequence level is a tuple (§3.2).
 
@@ -55,11 +65,17 @@ Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
 * leaves: ``expected an int (i32), got <type>``; ``expected a bool (i1), …``;
   ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``expected an array,
   got <type>``; ``expected an array, got ragged nested lists``; ``expected an array of
-  rank 2, got rank 1``; ``expected an array of shape [?x4], got [2x3]``;
+  rank 2, got rank 1``; ``expected an array of shape [?x4], got [2x3]``; ``expected an
+  array of f32 (float32), got dtype int32 (convert=True converts it)``; ``expected an
+  array, got lists nested deeper than 64 levels``; ``an empty reference array of shape
+  [100000000x0] would unpack to more than 1048576 nested lists`` (`MAX_EMPTY_LISTS`);
   ``expected a sequence, got <type>`` (`py_homogeneous_list`);
 * results, without a path: ``expected N results, got M``; ``expected a sequence of
   results, got <type>``; legacy signatures that disagree: ``sip inputs leaf indices […]
-  do not match the N raw inputs of f``.
+  do not match the N raw inputs of f``;
+* the signatures themselves: every codec error; ``invalid UTF-8``; ``the iree.abi mapping
+  is not JSON data: …``; ``expected a raw signature f (str, bytes or FlatSignature), got
+  int``. Integers too long to print are shown as ``<an integer of N bits>``.
 """
 
 from __future__ import annotations
@@ -126,6 +142,14 @@ def _error(side: str, root: IndexPathComponent, mismatch: _Mismatch) -> AbiError
 
 def _type_name(value: object) -> str:
     return "None" if value is None else type(value).__name__
+
+
+def _show_int(number: int) -> str:
+    """An int for a message: Python refuses to print one of more than 4300 digits."""
+    bits = abs(number).bit_length()
+    if bits > 4096:
+        return f"{'-' if number < 0 else ''}<an integer of {bits} bits>"
+    return str(number)
 
 
 def _values(count: int) -> str:
@@ -209,7 +233,11 @@ def _is_bool_scalar(value: Any) -> bool:
     return kind == "b" and getattr(value, "shape", None) == ()
 
 
-def _int_converter(scalar: Scalar) -> Converter:
+def _is_bool(value: Any) -> bool:
+    return type(value) is bool or _is_bool_scalar(value)
+
+
+def _int_converter(scalar: Scalar, convert: bool) -> Converter:
     name = _scalar_name(scalar)
     if scalar.width == 1:
         lowest, highest = 0, 1
@@ -217,10 +245,13 @@ def _int_converter(scalar: Scalar) -> Converter:
     else:
         lowest, highest = _int_range(scalar)
         expected = f"expected an int ({name})"
+    bools = scalar.width == 1 or convert
 
-    def convert(value: Any) -> Any:
+    def convert_int(value: Any) -> Any:
         if type(value) is int:
             number = value
+        elif not bools and _is_bool(value):
+            raise _Mismatch(f"{expected}, got bool (convert=True converts it)")
         else:
             try:
                 number = int(operator.index(value))
@@ -229,37 +260,100 @@ def _int_converter(scalar: Scalar) -> Converter:
                     raise _Mismatch(f"{expected}, got {_type_name(value)}") from None
                 number = int(bool(value))
         if not lowest <= number <= highest:
-            raise _Mismatch(f"value {number} does not fit in {name}")
+            raise _Mismatch(f"value {_show_int(number)} does not fit in {name}")
         return bool(number) if scalar.width == 1 else number
 
-    return convert
+    return convert_int
 
 
-def _float_converter(scalar: Scalar) -> Converter:
+def _float_converter(scalar: Scalar, convert: bool) -> Converter:
     name = _scalar_name(scalar)
 
-    def convert(value: Any) -> float:
+    def convert_float(value: Any) -> float:
         cls = type(value)
         if cls is float:
             return value
+        if cls is bool and not convert:
+            raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
         if cls is int or cls is bool or isinstance(value, numbers.Real):
             try:
                 return float(value)
             except OverflowError:
-                raise _Mismatch(f"value {value} does not fit in {name}") from None
+                shown = _show_int(value) if isinstance(value, int) else value
+                raise _Mismatch(f"value {shown} does not fit in {name}") from None
         raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
 
-    return convert
+    return convert_float
 
 
-def _scalar_converter(scalar: Scalar) -> Converter:
+def _scalar_converter(scalar: Scalar, convert: bool) -> Converter:
     if scalar.kind in ("f", "bf"):
-        return _float_converter(scalar)
-    return _int_converter(scalar)
+        return _float_converter(scalar, convert)
+    return _int_converter(scalar, convert)
+
+
+def _numpy_dtype_name(scalar: Scalar) -> str:
+    """The numpy dtype an array of ``scalar`` elements has (`i1`: bool; a signless
+    integer: the signed dtype, although the unsigned one is accepted too)."""
+    if scalar.kind == "bf":
+        return "bfloat16" if scalar.width == 16 else f"bf{scalar.width}"
+    if scalar.kind == "f":
+        return f"float{scalar.width}"
+    if scalar.width == 1 and scalar.kind == "i":
+        return "bool"
+    return f"{'uint' if scalar.kind == 'ui' else 'int'}{scalar.width}"
+
+
+def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
+    kind = getattr(dtype, "kind", None)
+    bits = 8 * int(getattr(dtype, "itemsize", 0) or 0)
+    if scalar.kind == "bf":
+        return getattr(dtype, "name", None) == _numpy_dtype_name(scalar)
+    if scalar.kind == "f":
+        return kind == "f" and bits == scalar.width
+    if scalar.width == 1 and scalar.kind == "i":
+        return kind == "b"
+    if kind not in ("i", "u") or bits != scalar.width:
+        return False
+    return scalar.kind == "i" or (kind == "u") == (scalar.kind == "ui")
+
+
+_I8 = Scalar("i", 8)
+
+
+def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Converter:
+    """An array with a ``dtype`` must hold ``element``'s values; ``convert=True`` casts it
+    with ``astype`` instead. Values without a dtype (nested lists, numbers) pass."""
+    wanted = _numpy_dtype_name(element)
+
+    def check(value: Any) -> Any:
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or _dtype_matches(dtype, element):
+            return value
+        if bools and getattr(dtype, "kind", None) == "b":
+            return value
+        if not convert:
+            raise _Mismatch(
+                f"expected an array of {_scalar_name(element)} ({wanted}), got dtype "
+                f"{getattr(dtype, 'name', dtype)} (convert=True converts it)"
+            )
+        try:
+            return value.astype(wanted)
+        except Exception as error:  # numpy raises TypeError, ValueError, …
+            raise _Mismatch(
+                f"cannot convert an array of dtype {getattr(dtype, 'name', dtype)} to "
+                f"{wanted}: {error}"
+            ) from None
+
+    return check
 
 
 def _passthrough(value: Any) -> Any:
     return value
+
+
+# The deepest nested lists read as an array (numpy's own limit on dimensions).
+MAX_RANK = 64
 
 
 def _nested_list_shape(
@@ -279,8 +373,13 @@ def _nested_list_shape(
         size = len(level[0]) if nested[0] else -1
         if not all(nested) or any(len(item) != size for item in level):
             raise _Mismatch("expected an array, got ragged nested lists")
+        if len(shape) == MAX_RANK:  # also a list that contains itself
+            raise _Mismatch(f"expected an array, got lists nested deeper than {MAX_RANK} levels")
         shape.append(size)
-        level = [element for item in level for element in item]
+        # A list that appears several times on one level (``[row] * n``) has the same
+        # shape each time: looked into once, so aliased input costs its own size only.
+        distinct = {id(item): item for item in level}
+        level = [element for item in distinct.values() for element in item]
         if not level:
             if dims is not None:
                 shape.extend(0 if dim is None else dim for dim in dims[len(shape) :])
@@ -305,7 +404,7 @@ def _array_shape(value: Any, dims: tuple[int | None, ...] | None = None) -> tupl
 
 
 def _format_shape(dims: SequenceABC[int | None]) -> str:
-    return "[" + "x".join("?" if dim is None else str(dim) for dim in dims) + "]"
+    return "[" + "x".join("?" if dim is None else _show_int(dim) for dim in dims) + "]"
 
 
 def _check_shape(shape: tuple[int, ...], dims: tuple[int | None, ...] | None) -> None:
@@ -320,13 +419,15 @@ def _check_shape(shape: tuple[int, ...], dims: tuple[int | None, ...] | None) ->
             )
 
 
-def _ndarray_checker(array: NDArray) -> Converter:
+def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
+    """Rank and static dims; ``dtype`` (packing) checks or converts the element type."""
     dims = array.dims
+    finish = dtype or _passthrough
     if dims is None:
 
         def convert_unranked(value: Any) -> Any:
             _array_shape(value)
-            return value
+            return finish(value)
 
         return convert_unranked
     rank = len(dims)
@@ -341,7 +442,7 @@ def _ndarray_checker(array: NDArray) -> Converter:
         for axis, dim in static:
             if shape[axis] != dim:
                 _check_shape(shape, dims)
-        return value
+        return finish(value)
 
     return convert
 
@@ -404,7 +505,7 @@ def _dim(value: Any) -> int:
     except TypeError:
         raise _Mismatch(f"expected a dim (a non-negative int), got {_type_name(value)}") from None
     if dim < 0:
-        raise _Mismatch(f"expected a dim (a non-negative int), got {dim}")
+        raise _Mismatch(f"expected a dim (a non-negative int), got {_show_int(dim)}")
     return dim
 
 
@@ -415,6 +516,10 @@ def _reshape(flat: list[Any], shape: tuple[int, ...]) -> Any:
         return flat
     stride = len(flat) // shape[0] if shape[0] else 0
     return [_reshape(flat[i * stride : (i + 1) * stride], shape[1:]) for i in range(shape[0])]
+
+
+# The most nested lists an empty reference array (some dim 0) unpacks to.
+MAX_EMPTY_LISTS = 1 << 20
 
 
 def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
@@ -434,6 +539,19 @@ def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
         count = 1
         for size in shape:
             count *= size
+        if count == 0:
+            # No values, but the nested lists of the dims before the first 0 would still
+            # be built: [10**8, 0] is 10**8 empty lists from a few bytes.
+            lists = 1
+            for size in shape:
+                if size == 0:
+                    break
+                lists *= size
+                if lists > MAX_EMPTY_LISTS:
+                    raise _Mismatch(
+                        f"an empty reference array of shape {_format_shape(shape)} would "
+                        f"unpack to more than {MAX_EMPTY_LISTS} nested lists"
+                    )
         try:
             # Paths follow the packed form: the position in the flat values list.
             converted = _convert_elements(_sequence_of(values, count), (count,), element)
@@ -465,21 +583,35 @@ def _list_converter(element: Converter) -> Converter:
 
 
 def _value_converter(
-    value_type: ValueType | None, *, unpacking: bool, opaque_refs: bool
+    value_type: ValueType | None, *, unpacking: bool, opaque_refs: bool, convert: bool = False
 ) -> Converter:
-    """Check (and normalize) one leaf value of type ``value_type``."""
+    """Check (and normalize) one leaf value of type ``value_type``; ``convert`` (packing
+    only) converts bools to numbers and arrays to the record's dtype instead of refusing
+    them."""
+    # The raw signature writes `i1` as code 4 (`i8`): a legacy i8 also takes bools.
+    legacy_i8 = opaque_refs and value_type == _I8
     if isinstance(value_type, Scalar):
-        return _scalar_converter(value_type)
+        return _scalar_converter(value_type, convert or legacy_i8)
     if isinstance(value_type, NDArray):
-        if isinstance(value_type.element, ListRef):
-            element = _value_converter(value_type.element, unpacking=unpacking, opaque_refs=False)
+        element_type = value_type.element
+        if isinstance(element_type, ListRef):
+            element = _value_converter(
+                element_type, unpacking=unpacking, opaque_refs=False, convert=convert
+            )
             if unpacking:
                 return _ref_array_unpacker(value_type, element)
             return _ref_array_packer(value_type, element)
-        return _ndarray_checker(value_type)
+        dtype = (
+            _dtype_checker(element_type, convert, bools=opaque_refs and element_type == _I8)
+            if isinstance(element_type, Scalar) and not unpacking
+            else None
+        )
+        return _ndarray_checker(value_type, dtype)
     if isinstance(value_type, ListRef) and not opaque_refs:
         return _list_converter(
-            _value_converter(value_type.element, unpacking=unpacking, opaque_refs=False)
+            _value_converter(
+                value_type.element, unpacking=unpacking, opaque_refs=False, convert=convert
+            )
         )
     return _passthrough  # Unknown, untyped, or an opaque legacy reference
 
@@ -508,19 +640,19 @@ def _gap(value: Any) -> None:
     return None
 
 
-def _pack_converter(node: Node | None) -> Converter:
+def _pack_converter(node: Node | None, convert: bool) -> Converter:
     """Python value → the record's packed form (nested lists)."""
     if node is None:
         return _gap
     if isinstance(node, Leaf):
-        return _value_converter(node.type, unpacking=False, opaque_refs=False)
+        return _value_converter(node.type, unpacking=False, opaque_refs=False, convert=convert)
     if isinstance(node, Sequence):
-        converters = [_pack_converter(item) for item in node.items]
+        converters = [_pack_converter(item, convert) for item in node.items]
         keys = range(len(converters))
         count = len(converters)
         return lambda value: _convert_items(converters, keys, _sequence_of(value, count))
     dict_keys = tuple(key for key, _ in node.items)
-    dict_converters = [_pack_converter(child) for _, child in node.items]
+    dict_converters = [_pack_converter(child, convert) for _, child in node.items]
     return lambda value: _convert_items(
         dict_converters, dict_keys, _mapping_values(value, dict_keys)
     )
@@ -639,6 +771,7 @@ def _collect(values: list[Any]) -> Any:
 class _CallPlan:
     slots: _Slots
     packers: list[Converter]
+    converting_packers: list[Converter]  # pack(..., convert=True)
     result_labels: tuple[int, ...]
     unpackers: list[Converter]
     inlined_items: int | None  # item count of an inlined structured result
@@ -652,22 +785,28 @@ def _call_plan(signature: Signature) -> _CallPlan:
         if argument.name is not None:
             by_name[argument.name] = position
     slots = _Slots(tuple(labels), len(labels), by_name)
-    packers = [_pack_converter(argument.node) for argument in signature.arguments]
+    packers = [_pack_converter(argument.node, False) for argument in signature.arguments]
+    converting = [_pack_converter(argument.node, True) for argument in signature.arguments]
     unpackers = [_unpack_converter(node) for node in signature.results]
     inlined_items = None
     if signature.inlined_result:
         root = signature.results[0]
         assert isinstance(root, (Sequence, Dict))
         inlined_items = len(root.items)
-    return _CallPlan(slots, packers, tuple(range(len(signature.results))), unpackers, inlined_items)
+    return _CallPlan(
+        slots, packers, converting, tuple(range(len(signature.results))), unpackers, inlined_items
+    )
 
 
-def pack(abi: AbiSource, /, *args: Any, **kwargs: Any) -> list[Any]:
+def pack(abi: AbiSource, /, *args: Any, convert: bool = False, **kwargs: Any) -> list[Any]:
     """Bind ``args``/``kwargs`` to the root records of ``abi`` and pack them: one value
-    per record, structures as nested lists of their items in record order."""
+    per record, structures as nested lists of their items in record order. With
+    ``convert=True``, bools are accepted for numbers and arrays of another dtype are cast
+    (``astype``) instead of refused."""
     plan = _v1_plan(abi)
     values = plan.slots.bind(args, kwargs)
-    return _convert_roots("argument", plan.slots.labels, plan.packers, values)
+    packers = plan.converting_packers if convert else plan.packers
+    return _convert_roots("argument", plan.slots.labels, packers, values)
 
 
 def unpack(abi: AbiSource, results: SequenceABC[Any]) -> Any:
@@ -690,13 +829,15 @@ Scatter = Callable[[Any, list[Any]], None]
 Gather = Callable[[SequenceABC[Any]], Any]
 
 
-def _scatter(node: Node | None, types: tuple[ValueType, ...]) -> Scatter:
+def _scatter(node: Node | None, types: tuple[ValueType, ...], converting: bool) -> Scatter:
     """Python value → its leaves, each written to its flat index."""
     if node is None:
         return lambda value, flat: _check_gap(value)
     if isinstance(node, Leaf):
         index = node.index
-        convert = _value_converter(types[index], unpacking=False, opaque_refs=True)
+        convert = _value_converter(
+            types[index], unpacking=False, opaque_refs=True, convert=converting
+        )
 
         def scatter_leaf(value: Any, flat: list[Any]) -> None:
             flat[index] = convert(value)
@@ -704,7 +845,7 @@ def _scatter(node: Node | None, types: tuple[ValueType, ...]) -> Scatter:
         return scatter_leaf
     keyed = _keyed_items(node)
     keys = [key for key, _ in keyed]
-    scatters = [_scatter(child, types) for _, child in keyed]
+    scatters = [_scatter(child, types, converting) for _, child in keyed]
     dict_keys = tuple(str(key) for key in keys) if isinstance(node, Dict) else None
 
     def scatter_structure(value: Any, flat: list[Any]) -> None:
@@ -756,6 +897,7 @@ def _gather(node: Node | None, types: tuple[ValueType, ...]) -> Gather:
 class _LegacyPlan:
     slots: _Slots
     scatters: list[Scatter]
+    converting_scatters: list[Scatter]  # pack_legacy(..., convert=True)
     input_count: int
     result_labels: tuple[IndexPathComponent, ...]
     gathers: list[Gather]
@@ -777,16 +919,27 @@ def _check_leaf_indices(side: str, root: Node | None, count: int) -> None:
         raise AbiError(f"sip {side} leaf indices {found} do not match the {count} raw {side} of f")
 
 
+def _first_leaf_index(node: Node | None, otherwise: int) -> int:
+    found = leaves(node) if node is not None else []
+    return min((leaf.index for leaf in found), default=otherwise)
+
+
 def _legacy_plan(flat: FlatSignature, sip: SipSignature) -> _LegacyPlan:
     _check_leaf_indices("inputs", sip.inputs, len(flat.inputs))
     _check_leaf_indices("results", sip.results, len(flat.results))
     inputs = _root_children(sip.inputs)
-    labels = tuple(key for key, _ in inputs)
     if isinstance(sip.inputs, Dict):
-        slots = _Slots(labels, 0, {str(key): i for i, key in enumerate(labels)})
+        # Named arguments may also be given positionally, in the function's argument
+        # order (as in V1, where that is the record order): the order of each argument's
+        # first raw index; an empty structure (no leaves) after the others, by key.
+        inputs.sort(key=lambda item: _first_leaf_index(item[1], len(flat.inputs)))
+        labels = tuple(key for key, _ in inputs)
+        slots = _Slots(labels, len(labels), {str(key): i for i, key in enumerate(labels)})
     else:
+        labels = tuple(key for key, _ in inputs)
         slots = _Slots(labels, len(labels), {})
-    scatters = [_scatter(child, flat.inputs) for _, child in inputs]
+    scatters = [_scatter(child, flat.inputs, False) for _, child in inputs]
+    converting = [_scatter(child, flat.inputs, True) for _, child in inputs]
     results = _root_children(sip.results)
     if isinstance(sip.results, Dict):
         gathers = [_gather(sip.results, flat.results)]
@@ -797,6 +950,7 @@ def _legacy_plan(flat: FlatSignature, sip: SipSignature) -> _LegacyPlan:
     return _LegacyPlan(
         slots,
         scatters,
+        converting,
         len(flat.inputs),
         result_labels,
         gathers,
@@ -806,15 +960,22 @@ def _legacy_plan(flat: FlatSignature, sip: SipSignature) -> _LegacyPlan:
 
 
 def pack_legacy(
-    f: str | bytes | FlatSignature, sip: str | bytes | SipSignature, /, *args: Any, **kwargs: Any
+    f: str | bytes | FlatSignature,
+    sip: str | bytes | SipSignature,
+    /,
+    *args: Any,
+    convert: bool = False,
+    **kwargs: Any,
 ) -> list[Any]:
     """Bind ``args``/``kwargs`` to the SIP input root (a sequence root binds positional
-    values, a dict root keywords) and return the flat leaf list, each leaf at its raw
-    index and checked against its raw type."""
+    values; a dict root's named arguments are given by keyword or positionally, in
+    argument order) and return the flat leaf list, each leaf at its raw index and
+    checked against its raw type. ``convert`` as for `pack`."""
     plan = _legacy_plan_for(f, sip)
     values = plan.slots.bind(args, kwargs)
     flat: list[Any] = [None] * plan.input_count
-    for label, scatter, value in zip(plan.slots.labels, plan.scatters, values, strict=True):
+    scatters = plan.converting_scatters if convert else plan.scatters
+    for label, scatter, value in zip(plan.slots.labels, scatters, values, strict=True):
         try:
             scatter(value, flat)
         except _Mismatch as mismatch:
@@ -907,11 +1068,19 @@ def _signature(abi: AbiSource) -> Signature:
     if isinstance(abi, Signature):
         return abi
     if isinstance(abi, bytes):
-        abi = abi.decode("utf-8")
+        try:
+            abi = abi.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise AbiError("invalid UTF-8", offset=error.start) from None
     if isinstance(abi, str):
         return _decode_json_text(abi)
     if isinstance(abi, Mapping):
-        return _decode_json_text(json.dumps(abi, separators=(",", ":"), sort_keys=True))
+        try:
+            text = json.dumps(abi, separators=(",", ":"), sort_keys=True)
+        except (TypeError, ValueError, RecursionError) as error:
+            # Not JSON data: another type, a circular reference, nesting too deep.
+            raise AbiError(f"the iree.abi mapping is not JSON data: {error}") from None
+        return _decode_json_text(text)
     raise AbiError(f"expected an iree.abi JSON text, dict or Signature, got {_type_name(abi)}")
 
 
@@ -938,6 +1107,14 @@ _text_legacy_plans: dict[tuple[str | bytes, str | bytes], _LegacyPlan] = {}
 def _legacy_plan_for(
     f: str | bytes | FlatSignature, sip: str | bytes | SipSignature
 ) -> _LegacyPlan:
+    if not isinstance(f, (str, bytes, FlatSignature)):
+        raise AbiError(
+            f"expected a raw signature f (str, bytes or FlatSignature), got {_type_name(f)}"
+        )
+    if not isinstance(sip, (str, bytes, SipSignature)):
+        raise AbiError(
+            f"expected a sip signature (str, bytes or SipSignature), got {_type_name(sip)}"
+        )
     if isinstance(f, (str, bytes)) and isinstance(sip, (str, bytes)):
         plan = _text_legacy_plans.get((f, sip))
         if plan is None:

@@ -11,7 +11,9 @@ The text forms are SPEC §9's: ``raw`` prints one line, ``sip`` prints ``inputs:
 inputs text, ``results:``, the results text, ``json`` prints the declaration form. SIG
 ``-`` reads the signature from standard input (one trailing newline is ignored).
 Malformed input: ``abi-sig: error: <message> (at offset N)`` on standard error, exit
-status 1 (usage errors: exit status 2).
+status 1 (usage errors: exit status 2). Closed or full standard streams are handled as
+in `abi-opt` (`abi_compiler.driver.output`): a closed stdin or stdout, or a write error
+on stdout, is a one-line error with exit status 1; Ctrl-C exits with 130, silently.
 
 ``--format json`` prints the decoded model instead, as a JSON document (indented, keys
 sorted) for scripts. Its shape, stable across releases:
@@ -31,7 +33,8 @@ where a ``<type>`` is one of
 
 and a ``<node>`` is one of
 
-* ``{"node": "leaf", "index": 0, "type": <type> | null}`` (SIP leaves have no type)
+* ``{"node": "leaf", "index": 0, "type": <type> | null}`` (SIP leaves and JSON ``null``
+  records have no type)
 * ``{"node": "sequence", "kind": "list" | "tuple", "items": [<node> | null...]}``
   (``null``: a gap)
 * ``{"node": "dict", "items": [["key", <node>]...]}`` (keys sorted)
@@ -51,6 +54,7 @@ from typing import Any
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
+from abi_compiler.driver import output
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, Leaf, ListRef, NDArray, Node, Scalar, Sequence, ValueType
 
@@ -161,7 +165,7 @@ def _read_signature(argument: str) -> bytes:
     if argument != "-":
         # The original bytes of the argument, even when they are not valid UTF-8.
         return os.fsencode(argument)
-    data = sys.stdin.buffer.read()
+    data = output.read_stdin()
     if data.endswith(b"\r\n"):
         return data[:-2]
     if data.endswith(b"\n"):
@@ -170,18 +174,33 @@ def _read_signature(argument: str) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
+    output.reopen_closed_streams()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
+        output.check_stdout()
         text = _read_signature(args.signature)
-        output = _DECODERS[args.encoding](text, args.format == "json")
+        readable = _DECODERS[args.encoding](text, args.format == "json")
+        data = readable.encode("utf-8", "backslashreplace")
+        output.write_stdout(lambda stream: stream.buffer.write(data))
     except AbiError as error:
-        sys.stderr.write(f"{PROG}: error: {error}\n")
+        output.write_stderr(f"{PROG}: error: {error}")
+        return 1
+    except output.StreamError as error:
+        output.write_stderr(f"{PROG}: error: {error.message}")
+        return 1
+    except BrokenPipeError:  # the reader went away (`abi-sig … | head -0`)
+        output.forget_stdout_buffer()
         return 1
     except OSError as error:
-        sys.stderr.write(f"{PROG}: error: cannot read the signature: {error.strerror}\n")
+        output.write_stderr(f"{PROG}: error: cannot read the signature: {error.strerror}")
         return 1
-    sys.stdout.buffer.write(output.encode("utf-8", "backslashreplace"))
-    sys.stdout.flush()
     return 0
 
 

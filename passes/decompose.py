@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FunctionType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     TupleType,
     UnregisteredOp,
 )
@@ -153,26 +155,34 @@ class _FunctionDecomposer:
             self._rewrite(op)
         for op in reversed(self.folded):
             discard(op)
-        for arg in replaced_args:
-            entry.erase_arg(arg)
+        if replaced_args:
+            _remove_arguments(entry, replaced_args)
         if replaced_args or self.folded or self.returns_rewritten:
             changes.changed(self.func)
 
     def _split_arguments(self, entry: Block) -> list[BlockArgument]:
+        """Put the leaves of each structured argument right after it (it goes once its
+        uses are folded, `_remove_arguments`). The argument list is rebuilt once: xDSL's
+        `Block.insert_arg` renumbers every later argument, one call per leaf was
+        quadratic in the number of leaves."""
+        if not any(is_structured_type(arg.type) for arg in entry.args):
+            return []
         replaced: list[BlockArgument] = []
-        for arg in list(entry.args):
+        arguments: list[BlockArgument] = []
+        for arg in entry.args:
+            arguments.append(arg)
             if not is_structured_type(arg.type):
                 continue
-            position = arg.index
             new_args = []
             for leaf_type in leaf_types(arg.type):
-                new_arg = entry.insert_arg(leaf_type, position)
+                new_arg = BlockArgument(leaf_type, entry, 0, arg.location)
                 # Diagnostics about a leaf point at the structured argument it came from.
                 inherit_location(new_arg, arg)
                 new_args.append(new_arg)
-                position += 1
+            arguments.extend(new_args)
             self.trees[arg] = build_tree(arg.type, iter(new_args))
             replaced.append(arg)
+        _set_arguments(entry, arguments)
         return replaced
 
     def _rewrite(self, op: Operation) -> None:
@@ -245,10 +255,27 @@ def flatten_function_type(func: FuncOp) -> None:
     changes.changed(func)
 
 
+def _set_arguments(block: Block, arguments: list[BlockArgument]) -> None:
+    """Replace the block's argument list in one step (xDSL has no bulk form of
+    `insert_arg`/`erase_arg`; this is what they do, once)."""
+    for index, arg in enumerate(arguments):
+        arg.index = index
+    block._args = tuple(arguments)  # pyright: ignore[reportPrivateUsage]
+
+
+def _remove_arguments(block: Block, removed: list[BlockArgument]) -> None:
+    """`Block.erase_arg` of each of ``removed`` (which must have no uses left), at once."""
+    gone = set(removed)
+    _set_arguments(block, [arg for arg in block.args if arg not in gone])
+    for arg in removed:
+        arg.erase(safe_erase=True)
+
+
 def decompose_module(module: ModuleOp) -> None:
     """Remove every `tuple` and `!abi.dict` from the signatures and bodies of every
     function of the module (SPEC §8)."""
     funcs = list(functions(module))
+    before = [func.function_type for func in funcs]
     for func in funcs:
         _FunctionDecomposer(func).run()
     for func in funcs:
@@ -261,3 +288,34 @@ def decompose_module(module: ModuleOp) -> None:
                 func,
             )
         flatten_function_type(func)
+    retyped = {
+        func.sym_name.data: func.function_type
+        for func, old in zip(funcs, before, strict=True)
+        if func.function_type != old
+    }
+    if retyped:
+        _retype_function_constants(module, retyped)
+
+
+_FUNC_CONSTANT = StringAttr("func.constant")
+
+
+def _retype_function_constants(module: ModuleOp, retyped: dict[str, FunctionType]) -> None:
+    """A `func.constant @f` (generic: xDSL has no such op) takes the new type of `@f`
+    (a symbol use, like a call; what uses the constant is not rewritten)."""
+    for top in module.body.ops:
+        touched = False
+        for op in top.walk():
+            if not isinstance(op, UnregisteredOp) or len(op.results) != 1:
+                continue
+            if op.attributes.get("op_name__") != _FUNC_CONSTANT:
+                continue
+            value = op.properties.get("value") or op.attributes.get("value")
+            if not isinstance(value, SymbolRefAttr) or value.nested_references.data:
+                continue
+            new_type = retyped.get(value.root_reference.data)
+            if new_type is not None and op.results[0].type != new_type:
+                Rewriter.replace_value_with_new_type(op.results[0], new_type)
+                touched = True
+        if touched:
+            changes.changed(top)

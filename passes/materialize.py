@@ -22,7 +22,7 @@ from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.driver import diagnostics
 from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
-from abi_compiler.model import FlatSignature
+from abi_compiler.model import FlatSignature, Leaf, NDArray, Node, Signature, Unknown, leaves
 from abi_compiler.passes.reflection import (
     add_entries,
     adopt_bare_iree_abi,
@@ -65,9 +65,44 @@ def _materialize_function(
 
 def materialize_iree_abi(func: FuncOp) -> None:
     """Add `iree.abi` to one function's reflection (or validate the existing one)."""
-    _materialize_function(
-        func, {IREE_ABI: lambda: encode_json(function_signature(func))}, {IREE_ABI: decode_json}
+    _materialize_function(func, {IREE_ABI: lambda: iree_abi_json(func)}, {IREE_ABI: decode_json})
+
+
+def iree_abi_json(func: FuncOp) -> str:
+    """The `iree.abi` JSON of the function; a value recorded as `"unknown"` (an `index`,
+    a `complex`, an opaque type, or a tensor of one) warns, as `materialize-raw-abi` does
+    for `U1!`: no runtime knows how to pass it."""
+    signature = function_signature(func)
+    _warn_unknown_records(func, signature)
+    return encode_json(signature)
+
+
+def _is_unknown_record(leaf: Leaf) -> bool:
+    t = leaf.type
+    return isinstance(t, Unknown) or (isinstance(t, NDArray) and isinstance(t.element, Unknown))
+
+
+def _warn_unknown_records(func: FuncOp, signature: Signature) -> None:
+    """One warning per IR argument/result holding an `"unknown"` record, at it."""
+    by_paths = structure_source(func) is not None
+    sides: tuple[tuple[str, str, list[tuple[int, Node]]], ...] = (
+        ("Argument", "argument", [(arg.key, arg.node) for arg in signature.arguments]),
+        ("Result", "result", list(enumerate(signature.results))),
     )
+    for title, side, roots in sides:
+        positions: set[int] = set()
+        for position, node in roots:
+            for leaf in leaves(node):
+                if _is_unknown_record(leaf):
+                    # From index paths a leaf is an IR value; from types a root node is.
+                    positions.add(leaf.index if by_paths else position)
+        for position in sorted(positions):
+            diagnostics.warn(
+                f'{title} #{position} of function {func.sym_name.data} is recorded as "unknown" '
+                "in iree.abi: the function may not be callable with that value",
+                func,
+                (side, position),
+            )
 
 
 def materialize_raw_abi(func: FuncOp) -> None:

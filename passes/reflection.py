@@ -8,6 +8,7 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
+from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import IREE_ABI, REFLECTION
 
@@ -36,11 +37,22 @@ def existing_string(func: FuncOp, entries: dict[str, Attribute], key: str) -> st
 
 
 def adopt_bare_iree_abi(func: FuncOp, entries: dict[str, Attribute]) -> None:
-    """A frontend's plain `iree.abi` attribute moves into `iree.reflection` (SPEC §7)."""
+    """A frontend's plain `iree.abi` attribute moves into `iree.reflection` (SPEC §7).
+    Beside an `iree.abi` already in `iree.reflection`, the reflection entry wins (IREE
+    reads only that one): an identical bare one goes silently, a different one goes
+    with a warning."""
     bare = func.attributes.get(IREE_ABI)
-    if bare is not None and IREE_ABI not in entries:
+    if bare is None:
+        return
+    if IREE_ABI not in entries:
         entries[IREE_ABI] = bare
-        del func.attributes[IREE_ABI]
+    elif entries[IREE_ABI] != bare:
+        diagnostics.warn(
+            f"bare {IREE_ABI} differs from the one in {REFLECTION} and is dropped "
+            f"(IREE reads only {REFLECTION})",
+            func,
+        )
+    del func.attributes[IREE_ABI]
 
 
 def add_entries(

@@ -2,14 +2,16 @@
 
 The runtime-visible function takes its single exported name, `tf_saved_model.index_path`
 becomes `abi.index_path` (flat order kept), `tf_saved_model.*` attributes go, public
-functions without exported names become private, and the module loses
-`tf_saved_model.semantics`.
+functions without exported names (or with `exported_names = []`, which TensorFlow exports
+under no name) become private, every use of a renamed symbol is redirected, and the
+module loses `tf_saved_model.semantics`. An empty exported name (`[""]`) is an error.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
+from xdsl.ir import Attribute
 
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.driver import changes
@@ -46,20 +48,54 @@ def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:
 
 
 def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> None:
-    """Rename each function and redirect every `func.call` to it, in one walk of the
-    module (a walk per function would make a pass quadratic in the module size)."""
-    redirected: dict[str, SymbolRefAttr] = {}
+    """Rename each function and redirect every use of its symbol to it — `func.call`s and
+    any other op's attributes or properties (`tf_saved_model.session_initializer
+    {initializers = [@f]}`, a generic `func.constant @f`), also inside arrays and
+    dictionaries — in one walk of the module (a walk per function would make a pass
+    quadratic in the module size)."""
+    redirected: dict[str, StringAttr] = {}
     for func, new_name in renames:
-        redirected[func.sym_name.data] = SymbolRefAttr(new_name)
+        redirected[func.sym_name.data] = StringAttr(new_name)
         func.sym_name = StringAttr(new_name)
     if not redirected:
         return
-    changes.changed_everything()  # calls anywhere in the module are redirected
+    changes.changed_everything()  # uses anywhere in the module are redirected
     for op in module.walk():
-        if isinstance(op, CallOp) and not op.callee.nested_references.data:
-            new = redirected.get(op.callee.root_reference.data)
+        if isinstance(op, CallOp):
+            callee = op.callee
+            new = redirected.get(callee.root_reference.data)
             if new is not None:
-                op.callee = new
+                op.callee = SymbolRefAttr(new, callee.nested_references)
+            continue
+        for table in (op.attributes, op.properties):
+            for key, value in list(table.items()):
+                if isinstance(value, (SymbolRefAttr, ArrayAttr, DictionaryAttr)):
+                    replaced = _redirect(value, redirected)
+                    if replaced is not None:
+                        table[key] = replaced
+
+
+def _redirect(attr: Attribute, redirected: dict[str, StringAttr]) -> Attribute | None:
+    """``attr`` with every symbol reference to a renamed function redirected; None when
+    nothing in it changes."""
+    if isinstance(attr, SymbolRefAttr):
+        new = redirected.get(attr.root_reference.data)
+        return None if new is None else SymbolRefAttr(new, attr.nested_references)
+    if isinstance(attr, ArrayAttr):
+        items = [_redirect(item, redirected) for item in attr.data]
+        if all(item is None for item in items):
+            return None
+        return ArrayAttr(
+            [old if new is None else new for old, new in zip(attr.data, items, strict=True)]
+        )
+    if isinstance(attr, DictionaryAttr):
+        entries = {key: _redirect(value, redirected) for key, value in attr.data.items()}
+        if all(value is None for value in entries.values()):
+            return None
+        return DictionaryAttr(
+            {key: attr.data[key] if new is None else new for key, new in entries.items()}
+        )
+    return None
 
 
 def symbol_names(module: ModuleOp) -> set[str]:
@@ -89,8 +125,18 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
                 )
             if len(names.data) > 1:
                 raise AbiError("Multiple exported names not supported yet", op=func)
+            if not names.data and (
+                func.sym_visibility is None or func.sym_visibility.data == "public"
+            ):
+                # TensorFlow exports the function under no name: not exported.
+                func.sym_visibility = StringAttr("private")
             if names.data:
                 exported = names.data[0].data  # type: ignore[union-attr]
+                if not exported:
+                    raise AbiError(
+                        f"{tf_saved_model.EXPORTED_NAMES} must not contain an empty name",
+                        op=func,
+                    )
                 if exported != func.sym_name.data:
                     if exported in taken:
                         raise AbiError(f"symbol @{exported} already exists", op=func)

@@ -90,7 +90,14 @@ def is_exported(func: FuncOp, saved_model: bool) -> bool:
         return False
     if not (is_public(func) or MODULE_EXPORT in func.attributes):
         return False
-    return not saved_model or tf_saved_model.EXPORTED_NAMES in func.attributes
+    return not saved_model or has_exported_names(func)
+
+
+def has_exported_names(func: FuncOp) -> bool:
+    """TensorFlow exports a saved-model function under each of its `exported_names`;
+    an empty list exports it under none (the function is not exported)."""
+    names = func.attributes.get(tf_saved_model.EXPORTED_NAMES)
+    return names is not None and not (isinstance(names, ArrayAttr) and not names.data)
 
 
 def functions(module: ModuleOp) -> Iterator[FuncOp]:
@@ -100,7 +107,20 @@ def functions(module: ModuleOp) -> Iterator[FuncOp]:
 
 def exported_functions(module: ModuleOp) -> Iterator[FuncOp]:
     saved_model = is_saved_model(module)
+    _warn_nested_modules(module)
     return iter([func for func in functions(module) if is_exported(func, saved_model)])
+
+
+def _warn_nested_modules(module: ModuleOp) -> None:
+    """Functions in a nested module are not processed (IREE's ABI passes, too, work on
+    the top-level module's functions): said once per nested module that has any."""
+    for op in module.body.ops:
+        if isinstance(op, ModuleOp) and any(isinstance(inner, FuncOp) for inner in op.walk()):
+            diagnostics.warn_once(
+                "functions in a nested module get no ABI: only the top-level module's "
+                "functions are processed",
+                op,
+            )
 
 
 # --------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
+from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
     BufferViewDimOp,
@@ -64,7 +65,12 @@ from abi_compiler.model import (
 )
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.decompose import decompose_module, leaf_types
-from abi_compiler.passes.materialize import materialize_iree_abi
+from abi_compiler.passes.materialize import (
+    materialize_iree_abi,
+    materialize_raw_abi,
+    materialize_sip_abi,
+    raw_signature,
+)
 from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
 from abi_compiler.passes.saved_model import (
     adopt_saved_model_exports,
@@ -85,6 +91,7 @@ from abi_compiler.passes.structure import (
     exported_functions,
     function_signature,
     functions,
+    index_path_attribute,
     is_ref_array_type,
     is_structured_type,
     jax_paths,
@@ -161,6 +168,7 @@ class _Plan:
     signature: Signature
     reflection: dict[str, Attribute] = field(default_factory=dict)
     arg_names: list[str | None] = field(default_factory=list)
+    recompute_legacy: bool = False  # iree-abi-legacy's entries for the flat function
 
 
 def _plan(func: FuncOp) -> _Plan:
@@ -187,8 +195,24 @@ def _plan(func: FuncOp) -> _Plan:
         ):
             raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
     return _Plan(
-        func, name, signature, dict(sorted(entries.items())), _root_arg_names(func, signature)
+        func,
+        name,
+        signature,
+        dict(sorted(entries.items())),
+        _root_arg_names(func, signature),
+        _written_by_legacy_pipeline(func, entries),
     )
+
+
+def _written_by_legacy_pipeline(func: FuncOp, entries: dict[str, Attribute]) -> bool:
+    """True when ``func`` is `iree-abi-legacy`'s output: flattened with index paths, and
+    its `f` describes those flat types. Entries a frontend wrote are left as they are."""
+    if index_path_attribute(func) is None or "f" not in entries:
+        return False
+    with diagnostics.collect():
+        own = encode_raw(raw_signature(func))
+    f = entries["f"]
+    return isinstance(f, StringAttr) and f.data == own
 
 
 # What the lexer reads as an SSA name after `%`. xDSL's `SSAValue.is_valid_name` also
@@ -376,7 +400,37 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
     wrapper = FuncOp(plan.name, (arg_types, [value.type for value in returned]), Region(block))
     wrapper.attributes[ABI_STUB] = UnitAttr()
     wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
+    if plan.recompute_legacy:
+        _recompute_legacy_reflection(wrapper, plan.reflection)
     return wrapper
+
+
+# The legacy entries (SPEC §5, §6), by the pass that writes each.
+_RAW_KEYS = ("f", "fv")
+_SIP_KEYS = ("abi", "sip", "sipv")
+
+
+def _recompute_legacy_reflection(wrapper: FuncOp, moved: dict[str, Attribute]) -> None:
+    """Legacy entries moved from the implementation (`iree-abi-legacy` ran first)
+    described its flat signature; on the wrapper they are recomputed for the wrapper's
+    own signature (structures as `!util.list<?>`: `O1!`, trivial SIP), so that every
+    entry describes the function it is on — what `iree-abi-legacy` run after
+    `iree-abi-v1` writes on the same wrapper."""
+    raw = any(key in moved for key in _RAW_KEYS)
+    sip = any(key in moved for key in _SIP_KEYS)
+    if not raw and not sip:
+        return
+    entries = {
+        key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS
+    }
+    wrapper.attributes[REFLECTION] = _sorted_dict(entries)
+    # Building a wrapper must not warn (`prepare`); what these would say about the
+    # values, iree-abi-legacy said when it ran on the implementation.
+    with diagnostics.collect():
+        if raw:
+            materialize_raw_abi(wrapper)
+        if sip:
+            materialize_sip_abi(wrapper)
 
 
 def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:

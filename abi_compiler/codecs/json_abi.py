@@ -3,6 +3,8 @@
 ``{"a":[<record per root argument>],"r":[<result records>],"v":1}`` where a record is
 
 * ``"i<bits>"``, ``"f<bits>"``, ``"bf16"``, ``"unknown"``: a scalar or unmapped value;
+* ``null``: an untyped value (``Leaf(None, …)``; IREE's runtime converts it dynamically)
+  wherever a record stands, except in a sequence, where it is a gap;
 * ``["ndarray", <element>, <rank>, <dim>...]``: a tensor; rank ``null`` (no dims) when
   unranked, a dim ``null`` when dynamic;
 * ``["py_homogeneous_list", <element>]``: a `!util.list<T>`;
@@ -65,7 +67,7 @@ def _scalar_record(t: Scalar) -> str:
 
 
 def record_for_type(t: ValueType | None) -> Record:
-    """The record of a leaf type (SPEC §4.1); ``None`` (untyped leaf) is ``"unknown"``."""
+    """The record of a leaf type (SPEC §4.1); ``None`` (untyped leaf) is ``null``."""
     if type(t) is Scalar:
         return _scalar_record(t)
     if type(t) is NDArray:
@@ -79,7 +81,7 @@ def record_for_type(t: ValueType | None) -> Record:
         return ["ndarray", element_record, len(dims), *dims]
     if type(t) is ListRef:
         return ["py_homogeneous_list", record_for_type(t.element)]
-    return "unknown"
+    return None if t is None else "unknown"
 
 
 def record_for_node(node: Node | None) -> Record:
@@ -209,9 +211,9 @@ class _RecordDecoder:
             t = _SCALAR_CACHE.get(record)
             if t is None:
                 t = _scalar_or_unknown(record)
+        elif record is None:
+            t = None  # seed 001: a null (untyped) value; a gap inside a sequence
         elif cls is not list:
-            if record is None:
-                _fail("null is only allowed as a gap in an slist or stuple")
             _fail(f"expected a type record (a string or an array), got {_json_kind(record)}")
         else:
             if depth > MAX_JSON_DEPTH:
@@ -354,8 +356,6 @@ def _decode_arguments(records: list[Any]) -> tuple[Argument, ...]:
                     error.path.append(2)
                     raise
                 arguments.append(Argument(key, node, name))
-            elif record is None:
-                _fail("null is only allowed as a gap in an slist or stuple")
             else:
                 arguments.append(Argument(key, decoder.node(record, 1)))
         except _Invalid as error:
@@ -545,7 +545,7 @@ def _declare_node(node: Node | None) -> str:
     if node is None:
         return "None"
     if isinstance(node, Leaf):
-        return _declare_type(node.type)
+        return "None" if node.type is None else _declare_type(node.type)
     items = ", ".join(_declare_items(node))
     if isinstance(node, Sequence):
         return f"{'list' if node.kind == 'list' else 'tuple'}[{items}]"

@@ -27,6 +27,7 @@ from abi_compiler.codecs.lexical import (
 )
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
+    MAX_SEQUENCE_KEY,
     MAX_STRUCTURE_DEPTH,
     Dict,
     Leaf,
@@ -40,9 +41,8 @@ from abi_compiler.model import (
 # level above the deepest value the passes accept, for the root sequence or dict around
 # it: what they write decodes.
 MAX_SIP_DEPTH = MAX_STRUCTURE_DEPTH + 1
-# The largest sequence key decoding accepts: gaps are materialised as ``None`` items,
+# Sequence keys are at most model.MAX_SEQUENCE_KEY: gaps are materialised as ``None`` items,
 # so an unbounded key would let ``S12!k999999999_0`` allocate gigabytes.
-MAX_SEQUENCE_KEY = 2**20
 # `k<key>_<index>` with the key within MAX_SEQUENCE_KEY and the index within 64 bits.
 _KEY_AND_LEAF = re.compile(rb"k([0-9]{1,6})_([0-9]{1,18})(?![0-9])")
 _KEY_SPAN = re.compile(rb"K([1-9][0-9]{0,3})!")
@@ -272,9 +272,10 @@ def _format_node(node: Node, indent: str, out: list[str]) -> None:
 
 def format_sip(node: Node | None) -> str:
     """One side of a SIP signature: ``":[\\n  0=raw(0),\\n  1=raw(1),\\n],\\n"`` for the
-    inputs ``[0] -> 0, [1] -> 1``. An empty root prints nothing — also a structure
-    without children, which the encoding writes as the empty span too."""
-    if node is None or not _has_children(node):
+    inputs ``[0] -> 0, [1] -> 1``. An empty root (``None``: the empty span ``I1!``)
+    prints nothing; a root whose value is an empty structure (``I4!S1!``) prints its
+    opening and closing lines, as IREE's ``ToStringVisitor`` does (SPEC §9)."""
+    if node is None:
         return ""
     out: list[str] = []
     _format_node(node, "", out)

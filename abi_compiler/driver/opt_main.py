@@ -3,8 +3,9 @@ diagnostics (SPEC §11).
 
 * Every failure is one line on stderr, `<file>:<line>:<col>: error: <message>` when it has
   an input position and `abi-opt: error: <message>` otherwise, with exit status 1, no
-  traceback, and no output written (output is buffered and written only on success; `-o`
-  goes through a temporary file that is renamed into place).
+  traceback, and no output written (output is buffered and written only on success, in
+  place, by `abi_compiler.driver.output`, which also handles closed or full standard
+  streams and signals).
 * Warnings (`abi_compiler.driver.diagnostics.warn`) are printed the same way; the output is still
   written and the exit status is 0.
 * `--verify-diagnostics` has mlir-opt's meaning: `// expected-error {{text}}` annotations
@@ -32,7 +33,6 @@ import argparse
 import codecs
 import contextlib
 import dataclasses
-import errno
 import gc
 import importlib
 import io
@@ -62,7 +62,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.driver import carried_ir, changes, diagnostics, xdsl_compat
+from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
 from abi_compiler.driver.locations import (
     LocatingParser,
@@ -210,6 +210,8 @@ class AbiOptMain(xDSLOptMain):
             return tool.exit_status
         except UsageError as error:
             _print_error(f"{error.position or PROG}: error: {error.message}")
+        except output.StreamError as error:
+            _print_error(f"{PROG}: error: {error.message}")
         except BrokenPipeError:
             # The reader went away (`abi-opt ... | head`): nothing left to say. Point stdout
             # at /dev/null so that the interpreter's final flush does not fail again.
@@ -409,7 +411,7 @@ class AbiOptMain(xDSLOptMain):
 
     def _run(self) -> int:
         source = self._read_input()
-        temp_path = self._reserve_output()
+        path = self._reserve_output()
         # Output is printed into an anonymous spool file, not a string (a large module's
         # text would be held in memory next to its IR), and copied out on success. The
         # text layer is write-only: on a readable file, Python's text layer resets its
@@ -431,34 +433,19 @@ class AbiOptMain(xDSLOptMain):
                 return 1
             sink.flush()
             spool.seek(0)
-            if temp_path is None:
-                _copy_out(spool, sys.stdout)
-                return 0
-            try:
-                with open(temp_path, "wb") as stream:
-                    shutil.copyfileobj(spool, stream)
-                if temp_path == self.args.output_file:
-                    temp_path = None  # written in place: a device or pipe, see _reserve_output
-                else:
-                    os.replace(temp_path, self.args.output_file)
-            except OSError as error:
-                raise UsageError(
-                    f"could not write output file '{self.args.output_file}': "
-                    f"{error.strerror or error}"
-                ) from None
-            temp_path = None
+            if path is None:
+                output.write_stdout(lambda stream: _copy_out(spool, stream))
+            else:
+                output.write_output_file(path, spool)
             return 0
         finally:
             sink.close()
             spool.close()
-            if temp_path is not None and temp_path != self.args.output_file:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp_path)
 
     def _read_input(self) -> SourceFile:
         path: str | None = self.args.input_file
         if path is None or path == "-":
-            name, data = "<stdin>", sys.stdin.buffer.read()
+            name, data = "<stdin>", output.read_stdin()
         else:
             name = path
             try:
@@ -484,32 +471,16 @@ class AbiOptMain(xDSLOptMain):
         return SourceFile(name, text)
 
     def _reserve_output(self) -> str | None:
-        """For `-o`, create the temporary file the output is renamed from on success (so a
-        bad output path fails before any work, and a failed run leaves no file)."""
+        """The `-o` path (None: standard output), checked before any work so that a bad
+        output path or a closed stdout fails early; nothing is created yet (the output
+        is written in place on success, `output.write_output_file`)."""
         path: str | None = self.args.output_file
         if path is None or path == "-":
             self.args.output_file = None
+            output.check_stdout()
             return None
-        if os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path):
-            # A device or a pipe (`-o /dev/null`): written in place, never replaced.
-            return path
-        try:
-            if os.path.isdir(path):
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-            handle, temp_path = tempfile.mkstemp(
-                prefix=f".{os.path.basename(path)}.",
-                suffix=".tmp",
-                dir=os.path.dirname(path) or ".",
-            )
-        except OSError as error:
-            raise UsageError(
-                f"could not open output file '{path}': {error.strerror or error}"
-            ) from None
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)
-        os.close(handle)
-        return temp_path
+        output.check_output_file(path)
+        return path
 
     def _split(self, source: SourceFile) -> list[_Chunk]:
         if not self.args.split_input_file:
@@ -519,7 +490,10 @@ class AbiOptMain(xDSLOptMain):
         for marker in SPLIT_MARKER.finditer(source.text):
             chunks.append(_Chunk(start, marker.start()))
             start = marker.end()
-        chunks.append(_Chunk(start, len(source.text)))
+        if not chunks or not BLANK.fullmatch(source.text, start):
+            chunks.append(_Chunk(start, len(source.text)))
+        # else: a file that ends with `// -----` (and blank lines) has no last chunk, as
+        # in mlir-opt.
         return chunks
 
     def _process(self, source: SourceFile, sink: TextIO) -> list[_Chunk]:
@@ -874,7 +848,7 @@ class AbiOptMain(xDSLOptMain):
                         if not e.matched
                         and e.severity == diagnostic.severity
                         and e.line == line
-                        and e.text in diagnostic.message
+                        and e.text in _one_line(diagnostic.message)
                     ),
                     None,
                 )
@@ -977,6 +951,10 @@ def _expectations(source: SourceFile) -> Iterator[_Expectation]:
             target = line - 1
         elif anchor == "below":
             target = line + 1
+        elif len(anchor) > 10:
+            # Beyond any file's last line (and beyond what `int` converts in full): an
+            # expectation that no diagnostic can meet.
+            target = -1
         else:
             target = line + int(anchor)
         yield _Expectation(severity, text, target, match.start())
@@ -984,7 +962,15 @@ def _expectations(source: SourceFile) -> Iterator[_Expectation]:
 
 def _format(source: SourceFile, severity: str, message: str, offset: int | None) -> str:
     where = PROG if offset is None else source.position(offset)
-    return f"{where}: {severity}: {message}"
+    return f"{where}: {severity}: {_one_line(message)}"
+
+
+def _one_line(message: str) -> str:
+    """A diagnostic is one line: xDSL's verifier puts the reason on a line of its own
+    (`result 'result' at position 0 does not verify:\ni32 should be …`)."""
+    if "\n" not in message:
+        return message
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
 def _copy_out(spool: BinaryIO, stream: TextIO) -> None:
@@ -1004,7 +990,7 @@ def _copy_out(spool: BinaryIO, stream: TextIO) -> None:
 
 
 def _print_error(text: str) -> None:
-    print(text, file=sys.stderr)
+    output.write_stderr(text)
 
 
 # -- pass pipelines -----------------------------------------------------------------------
@@ -1103,17 +1089,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def console_main() -> NoReturn:
-    """The `abi-opt` command: `main`, then exit without tearing the interpreter down.
-    Freeing a large module's IR object by object takes seconds (a tenth of the run at
-    10 000 functions); the operating system reclaims it at once. Only the standard
-    streams need flushing: every file the driver writes is closed by then."""
-    status = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe: nothing more can be said
-        status = status or 1
-    os._exit(status)
+    """The `abi-opt` command (`output.abi_opt_console`, which the installed script calls
+    without importing this module first): `main`, then exit without tearing the
+    interpreter down. Freeing a large module's IR object by object takes seconds (a tenth
+    of the run at 10 000 functions); the operating system reclaims it at once. Only the
+    standard streams need flushing: every file the driver writes is closed by then."""
+    output.abi_opt_console()
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ dictionary of a symbol table built on its first lookup. The IR must not change w
 is active (verification only reads it); results are those of xDSL's lookup (the first
 symbol of a name wins), and anything unusual (a malformed `sym_name`, a table without
 exactly one block) falls back to xDSL's own lookup, errors included.
+
+`nearest_symbol_table` fixes one xDSL difference from MLIR for every lookup: an op of an
+unknown dialect claims every trait in xDSL (`UnregisteredOp.has_trait` is True), so a
+`func.call` inside a `"stablehlo.while"` region was looked up in that region and not
+found. As in MLIR, an unregistered op is not a symbol table; `install_lookup_fix`
+(called by `xdsl_compat.install`) makes xDSL's own lookup skip it too.
 """
 
 from __future__ import annotations
@@ -21,6 +27,28 @@ from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
 _Lookup = Callable[[Operation, str | StringAttr | SymbolRefAttr], Operation | None]
+
+
+def nearest_symbol_table(op: Operation) -> Operation | None:
+    """``op`` or its closest ancestor that is a symbol table; ops of unknown dialects are
+    not (as in MLIR)."""
+    anchor: Operation | None = op
+    while anchor is not None and not anchor.has_trait(SymbolTable, value_if_unregistered=False):
+        anchor = anchor.parent_op()
+    return anchor
+
+
+_xdsl_lookup: _Lookup = SymbolTable.lookup_symbol
+
+
+def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
+    """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table."""
+    anchor = nearest_symbol_table(op)
+    return _xdsl_lookup(op if anchor is None else anchor, name)
+
+
+def install_lookup_fix() -> None:
+    SymbolTable.lookup_symbol = staticmethod(lookup_symbol)  # type: ignore[method-assign]
 
 
 def _symbols(table_op: Operation) -> dict[str, Operation] | None:
@@ -49,9 +77,7 @@ def cached_symbol_lookups() -> Iterator[None]:
     tables: dict[Operation, dict[str, Operation] | None] = {}
 
     def lookup(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
-        anchor: Operation | None = op
-        while anchor is not None and not anchor.has_trait(SymbolTable):
-            anchor = anchor.parent_op()
+        anchor = nearest_symbol_table(op)
         if anchor is None:
             return original(op, name)
         if anchor in tables:

@@ -105,6 +105,8 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
+from abi_compiler.driver import symbol_cache
+
 RECURSION_LIMIT = 10_000
 
 _ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
@@ -841,7 +843,9 @@ _ORIGINAL_DENSE: dict[str, Any] = {
 
 def install() -> None:
     """Install every fix above (see the module docstring); raise the recursion limit to
-    `RECURSION_LIMIT` (never lower it)."""
+    `RECURSION_LIMIT` (never lower it); symbol lookups skip ops of unknown dialects, as
+    MLIR's do."""
+    symbol_cache.install_lookup_fix()
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense_int_or_fp_elements_attr  # type: ignore[method-assign,assignment]

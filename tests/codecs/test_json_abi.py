@@ -66,8 +66,13 @@ def test_records_for_types(t: ValueType, record: object, declared: str) -> None:
     assert format_declaration(sig) == f"({declared}) -> ()"
 
 
-def test_untyped_leaf_is_unknown() -> None:
-    assert record_for_node(Leaf(None, 0)) == "unknown"
+def test_untyped_leaf_is_null() -> None:
+    # seed 001's `null` record: an untyped value, converted dynamically by the runtime
+    assert record_for_node(Leaf(None, 0)) is None
+    sig = Signature((Argument(0, Leaf(None, 0)),), (Leaf(None, 0),))
+    assert encode_json(sig) == '{"a":[null],"r":[null],"v":1}'
+    assert decode_json(encode_json(sig)) == sig
+    assert format_declaration(sig) == "(None) -> (None)"
 
 
 def test_spec_4_2_example() -> None:

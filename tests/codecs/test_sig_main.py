@@ -44,6 +44,32 @@ def test_sip_empty_roots() -> None:
     assert abi_sig("sip", "I1!R1!").stdout == b"inputs:\nresults:\n"
 
 
+def test_sip_empty_structure_as_root_value() -> None:
+    # Distinct from an empty root: the visitor opens and closes the structure (SPEC §9).
+    done = abi_sig("sip", "I4!S1!R9!S6!k0D1!")
+    assert done.returncode == 0
+    assert done.stdout == b"inputs:\n:[\n],\nresults:\n:[\n  0:{\n  },\n],\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # seed 001: `null` (untyped) and "unknown" are records wherever a record stands
+        ('{"a":[null],"r":[],"v":1}', b"(None) -> ()\n"),
+        ('{"a":["unknown"],"r":["unknown"],"v":1}', b"(?) -> (?)\n"),
+        ('{"a":["i32",null],"r":[null],"v":1}', b"(i32, None) -> (None)\n"),
+        ('{"a":[["named","x",null]],"r":[],"v":1}', b"(x: None) -> ()\n"),
+        ('{"a":[["sdict",["k",null]]],"r":[],"v":1}', b"(dict{k: None}) -> ()\n"),
+        ('{"a":[["slist",null,"i8"]],"r":[["stuple"]],"v":1}', b"(list[None, i8]) -> ()\n"),
+        ('{"a":[["slist"]],"r":[["sdict"]],"v":1}', b"(list[]) -> ()\n"),
+        ('{"a":[["stuple"],["sdict"]],"r":[["stuple"],["slist"]],"v":1}', b"(tuple[], dict{}) -> (tuple[], list[])\n"),
+    ],
+)
+def test_json_every_record_form(text: str, expected: bytes) -> None:
+    done = abi_sig("json", text)
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, b"")
+
+
 def test_json() -> None:
     done = abi_sig("json", JSON_EXAMPLE)
     assert done.returncode == 0

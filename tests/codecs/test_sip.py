@@ -47,8 +47,20 @@ def test_spec_example_from_index_paths() -> None:
 )
 def test_empty_roots_are_empty_spans(sig: SipSignature) -> None:
     assert encode_sip(sig) == "I1!R1!"
-    assert format_sip(sig.inputs) == ""
-    assert format_sip(sig.results) == ""
+
+
+def test_empty_root_prints_nothing() -> None:
+    sig = decode_sip("I1!R1!")
+    assert (format_sip(sig.inputs), format_sip(sig.results)) == ("", "")
+
+
+def test_empty_structure_that_is_the_root_prints_open_and_close() -> None:
+    # SPEC §9's visitor: entering prints `:[`/`:{` and a newline, closing `]`/`}`, `,` and
+    # a newline (at the root's empty indent), also when nothing is in between.
+    sig = decode_sip("I4!S1!R4!D1!")
+    assert format_sip(sig.inputs) == ":[\n],\n"
+    assert format_sip(sig.results) == ":{\n},\n"
+    assert format_sip(Sequence("list", (None, None))) == ":[\n],\n"
 
 
 def test_decode_empty_roots() -> None:

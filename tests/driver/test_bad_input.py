@@ -113,7 +113,8 @@ CASES = [
         "empty-split-chunk",
         ["--split-input-file"],
         "{d}/in.mlir:5:1: error: empty input chunk",
-        GOOD + b"// -----\n",
+        # (a file that ends with the marker has no last chunk, as in mlir-opt)
+        GOOD + b"// -----\n// -----\n" + GOOD,
     ),
     Case(
         "unknown-pass",
@@ -184,6 +185,43 @@ CASES = [
     ),
     Case("stdin-dash", ["--parse-all"], "<stdin>:2:3: error: " + SAME_TYPES, input="-", stdin=VERIFIER_ERROR),
     Case("empty-stdin", [], "abi-opt: error: input '<stdin>' is empty", input=None),
+    # issue 14
+    Case(
+        "output-name-too-long",
+        [],
+        "abi-opt: error: could not open output file '{d}/" + "n" * 256 + "': File name too long",
+        GOOD,
+        output="{d}/" + "n" * 256,
+    ),
+    Case(
+        "index-path-key-too-large",
+        ["-p", "iree-abi-v1"],
+        "{d}/in.mlir:1:14: error: sequence key 2147483648 in structure path is out of range "
+        "(at most 1048576)",
+        b"func.func @f(%a: i32 {abi.index_path = [0, 2147483648]}) {\n  func.return\n}\n",
+    ),
+    Case(
+        "empty-exported-name",
+        ["-p", "iree-abi-legacy"],
+        "{d}/in.mlir:2:3: error: tf_saved_model.exported_names must not contain an empty name",
+        b"module attributes {tf_saved_model.semantics} {\n"
+        b'  func.func @f() attributes {tf_saved_model.exported_names = [""]} {\n'
+        b"    func.return\n  }\n}\n",
+    ),
+    Case(
+        "verifier-reason-on-one-line",
+        ["--parse-all"],
+        "{d}/in.mlir:2:3: error: result 'result' at position 0 does not verify: "
+        "i32 should be of base attribute index",
+        b"func.func @f(%l: !util.list<?>) {\n"
+        b'  %0 = "util.list.size"(%l) : (!util.list<?>) -> i32\n  func.return\n}\n',
+    ),
+    Case(
+        "verify-diagnostics-huge-line-offset",
+        ["--verify-diagnostics"],
+        '{d}/in.mlir:1:4: error: expected error "far" was not produced',
+        b"// expected-error @+" + b"9" * 5000 + b" {{far}}\n" + GOOD,
+    ),
 ]
 
 

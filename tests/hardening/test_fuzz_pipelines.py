@@ -66,6 +66,8 @@ KNOWN_WARNINGS = (
     "is not a recognized public ABI type and the function may not be invokable by standard tools",
     "argument names dropped: a SIP root cannot mix positional and named arguments",
     "is not supported by IREE's native ABI",
+    'is recorded as "unknown" in iree.abi: the function may not be callable with that value',
+    "functions in a nested module get no ABI",
 )
 
 # --------------------------------------------------------------------------------------

@@ -59,10 +59,26 @@ def test_dict_root_binds_keywords() -> None:
     assert unpack_legacy(f, DICT_SIP, [[1.0, 2.0]]) == {"out": [1.0, 2.0]}
 
 
+def test_dict_root_named_arguments_may_be_given_positionally() -> None:
+    # The same rule as V1 `named` records: positionally, in the function's argument order
+    # (the order of each argument's first raw index), or by keyword.
+    f = "I19!S3!t6B6!d-1d2S3!t2R6!B3!d2"
+    assert pack_legacy(f, DICT_SIP, 4, ([[1, 2]], 3)) == [4, [[1, 2]], 3.0]
+    assert pack_legacy(f, DICT_SIP, 4, y=([[1, 2]], 3)) == [4, [[1, 2]], 3.0]
+    # keys sort as a < b, but b holds raw index 0: b is the first positional argument
+    backwards = "I17!D13!K2!a_1K2!b_0R1!"
+    assert pack_legacy("I11!S3!t6S3!t2R1!", backwards, 7, 0.5) == [7, 0.5]
+    assert pack_legacy("I11!S3!t6S3!t2R1!", backwards, 7, a=0.5) == [7, 0.5]
+
+
 def test_dict_root_errors() -> None:
     f = "I19!S3!t6B6!d-1d2S3!t2R6!B3!d2"
-    assert error_of(pack_legacy, f, DICT_SIP, 4) == (
-        "argument 0: unexpected positional argument (the function takes 0 positional arguments)"
+    assert error_of(pack_legacy, f, DICT_SIP, 4) == "argument 'y': missing value"
+    assert error_of(pack_legacy, f, DICT_SIP, 4, ([[1, 2]], 3), 5) == (
+        "argument 2: unexpected positional argument (the function takes 2 positional arguments)"
+    )
+    assert error_of(pack_legacy, f, DICT_SIP, 4, x=4) == (
+        "argument 'x': given both positionally and by keyword"
     )
     assert error_of(pack_legacy, f, DICT_SIP, x=4) == "argument 'y': missing value"
     assert error_of(pack_legacy, f, DICT_SIP, x=4, y=[[[1, 2]], 3], z=1) == (
@@ -166,7 +182,12 @@ def test_malformed_signatures_are_codec_errors() -> None:
 
 
 def test_packed_values_are_normalized() -> None:
-    # bool → int for integer scalars, int → float for float scalars (as IREE's packer).
-    value: Any = pack_legacy(MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (True, 2)}, 3)
+    # int → float for float scalars (as IREE's packer); bool → int only when converting.
+    value: Any = pack_legacy(MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (1, 2)}, 3)
     assert value == [1, [[1, 2]], 2.0, 3]
     assert type(value[0]) is int and type(value[2]) is float
+    assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (True, 2)}, 3) == (
+        "argument 0['b'][0]: expected an int (i32), got bool (convert=True converts it)"
+    )
+    value = pack_legacy(MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (True, 2)}, 3, convert=True)
+    assert value == [1, [[1, 2]], 2.0, 3] and type(value[0]) is int

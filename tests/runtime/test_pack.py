@@ -223,7 +223,6 @@ def test_dict_key_paths_use_python_repr() -> None:
     ("record", "value", "packed"),
     [
         ("i32", 5, 5),
-        ("i32", True, 1),
         ("i8", -128, -128),
         ("i8", 255, 255),  # signless: either interpretation fits
         ("i64", 2**64 - 1, 2**64 - 1),
@@ -274,7 +273,11 @@ def test_numpy_scalars() -> None:
     assert error_of(pack, abi(["i32"]), np.float32(1)) == (
         "argument 0: expected an int (i32), got float32"
     )
-    assert pack(abi(["i1", "i8"]), np.True_, np.False_) == [True, 0]
+    assert pack(abi(["i1", "i8"]), np.True_, np.int8(0)) == [True, 0]
+    assert error_of(pack, abi(["i8"]), np.False_) == (
+        "argument 0: expected an int (i8), got bool (convert=True converts it)"
+    )
+    assert pack(abi(["i8"]), np.False_, convert=True) == [0]
     assert pack(abi(["i32"]), np.array(7)) == [7]
     assert error_of(pack, abi(["i1"]), np.array([True, False])) == (
         "argument 0: expected a bool (i1), got ndarray"
@@ -353,14 +356,63 @@ def test_ndarray_numpy() -> None:
     np = pytest.importorskip("numpy")
     array = np.zeros((3, 4), np.float32)
     assert pack(abi([["ndarray", "f32", 2, None, 4]]), array)[0] is array
-    # The element type is not checked: IREE converts with numpy.
-    assert pack(abi([["ndarray", "i32", 2, 3, 4]]), array)[0] is array
+    assert pack(abi([["ndarray", "f32", 2, None, 4]]), array, convert=True)[0] is array
     assert error_of(pack, abi([["ndarray", "f32", 2, 4, 4]]), array) == (
         "argument 0: expected an array of shape [4x4], got [3x4]"
     )
     assert error_of(pack, abi([["ndarray", "f32", 1, 12]]), array) == (
         "argument 0: expected an array of rank 1, got rank 2"
     )
+
+
+def test_ndarray_dtype_must_match_unless_converting() -> None:
+    np = pytest.importorskip("numpy")
+    ints = np.arange(4, dtype=np.int32)
+    assert error_of(pack, abi([["ndarray", "f32", 1, 4]]), ints) == (
+        "argument 0: expected an array of f32 (float32), got dtype int32 "
+        "(convert=True converts it)"
+    )
+    converted = pack(abi([["ndarray", "f32", 1, 4]]), ints, convert=True)[0]
+    assert converted.dtype == np.float32 and converted.tolist() == [0.0, 1.0, 2.0, 3.0]
+    text = abi([["named", "x", ["slist", ["ndarray", "i32", 1, None]]]])
+    assert error_of(pack, text, x=[np.zeros(2, np.float64)]) == (
+        "argument 'x'[0]: expected an array of i32 (int32), got dtype float64 "
+        "(convert=True converts it)"
+    )
+    # signless integers take either signedness; i1 is bool; sizes must agree
+    assert pack(abi([["ndarray", "i8", 1, 2]]), np.zeros(2, np.uint8))[0].dtype == np.uint8
+    assert pack(abi([["ndarray", "i1", 1, 2]]), np.zeros(2, np.bool_))[0].dtype == np.bool_
+    assert error_of(pack, abi([["ndarray", "i1", 1, 2]]), np.zeros(2, np.int8)) == (
+        "argument 0: expected an array of i1 (bool), got dtype int8 (convert=True converts it)"
+    )
+    assert error_of(pack, abi([["ndarray", "i64", 1, 2]]), np.zeros(2, np.int32)) == (
+        "argument 0: expected an array of i64 (int64), got dtype int32 "
+        "(convert=True converts it)"
+    )
+    # a dtype numpy does not have is an error even when converting
+    assert error_of(pack, abi([["ndarray", "bf16", 1, 2]]), ints[:2], convert=True).startswith(
+        "argument 0: cannot convert an array of dtype int32 to bfloat16: "
+    )
+    # nested lists have no dtype: IREE converts them
+    assert pack(abi([["ndarray", "f32", 1, 2]]), [1, 2]) == [[1, 2]]
+
+
+def test_bool_is_not_a_number_unless_converting() -> None:
+    assert error_of(pack, abi(["i32"]), True) == (
+        "argument 0: expected an int (i32), got bool (convert=True converts it)"
+    )
+    assert error_of(pack, abi([["sdict", ["k", "f32"]]]), {"k": False}) == (
+        "argument 0['k']: expected a float (f32), got bool (convert=True converts it)"
+    )
+    assert pack(abi(["i32", "f32"]), True, False, convert=True) == [1, 0.0]
+    assert type(pack(abi(["i32"]), True, convert=True)[0]) is int
+
+
+def test_convert_is_a_keyword_of_pack_not_a_named_argument() -> None:
+    # A named argument called `convert` is given positionally (named arguments may be).
+    text = abi([["named", "convert", "i32"]])
+    assert pack(text, 5) == [5]
+    assert error_of(pack, text, convert=True) == "argument 'convert': missing value"
 
 
 def test_ndarray_inside_structures() -> None:

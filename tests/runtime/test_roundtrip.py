@@ -87,7 +87,8 @@ def concrete_shapes(dims: tuple[int | None, ...] | None) -> st.SearchStrategy[tu
 def array_values(array: NDArray) -> st.SearchStrategy[Example]:
     """Nested lists (or a numpy array) of the array's shape; unpacking returns the very
     same object (arrays pass through)."""
-    assert isinstance(array.element, Scalar)
+    element = array.element
+    assert isinstance(element, Scalar)
 
     def build(shape: tuple[int, ...]) -> st.SearchStrategy[Example]:
         count = math.prod(shape)
@@ -97,7 +98,12 @@ def array_values(array: NDArray) -> st.SearchStrategy[Example]:
         if 0 not in shape[:-1]:
             arrays.append(elements.map(lambda flat: nested(flat, shape) if shape else flat[0]))
         if np is not None and shape:
-            arrays.append(elements.map(lambda flat: np.array(flat).reshape(shape)))
+            # of the record's dtype: pack refuses another one unless asked to convert
+            dtype = {"i": "int", "si": "int", "ui": "uint", "f": "float"}[element.kind]
+            dtype = "bool" if element.width == 1 else f"{dtype}{element.width}"
+            arrays.append(
+                elements.map(lambda flat: np.array(flat).astype(dtype).reshape(shape))
+            )
         return st.one_of(arrays).map(lambda value: (value, value))
 
     return concrete_shapes(array.dims).flatmap(build)

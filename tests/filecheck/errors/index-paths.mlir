@@ -161,3 +161,26 @@ func.func @structured_result(%a: i32 {abi.index_path = [0]}) -> (!abi.dict<"k": 
 func.func @too_deep(%a: i32 {abi.index_path = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}) {
   func.return
 }
+
+// -----
+
+// Gaps are kept (null records): a sequence key above 2^20 would ask for that many.
+// expected-error @+1 {{sequence key 2147483648 in structure path is out of range (at most 1048576)}}
+func.func @huge_key_below_root(%a: i32 {abi.index_path = [0, 2147483648]}) {
+  func.return
+}
+
+// -----
+
+// expected-error @+1 {{sequence key 30000000 in structure path is out of range (at most 1048576)}}
+func.func @huge_root_key(%a: i32 {abi.index_path = [30000000]}) {
+  func.return
+}
+
+// -----
+
+// expected-error @+1 {{sequence key of 201 bits in structure path is out of range (at most 1048576)}}
+func.func @huge_result_key() -> (i32 {abi.index_path = [1606938044258990275541962092341162602522202993782792835301376 : i202]}) {
+  %c = arith.constant 0 : i32
+  func.return %c : i32
+}

@@ -94,3 +94,12 @@ func.func @index_path_not_an_array(%a: i32 {abi.index_path = "0"}) {
 func.func @exported_names_not_strings(%a: i32) attributes {tf_saved_model.exported_names = [1 : i32]} {
   func.return
 }
+
+// -----
+
+// xDSL puts the reason of a constraint failure on a line of its own: one line here.
+func.func @constraint(%l: !util.list<?>) {
+  // expected-error @+1 {{result 'result' at position 0 does not verify: i32 should be of base attribute index}}
+  %0 = "util.list.size"(%l) : (!util.list<?>) -> i32
+  func.return
+}

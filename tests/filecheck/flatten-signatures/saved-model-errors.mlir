@@ -34,3 +34,12 @@ module attributes {tf_saved_model.semantics} {
 func.func @flat_bound(%v: tensor<f32> {tf_saved_model.bound_input = @v}) {
   func.return
 }
+
+// -----
+
+module attributes {tf_saved_model.semantics} {
+  // expected-error @+1 {{tf_saved_model.exported_names must not contain an empty name}}
+  func.func @empty_name() attributes {tf_saved_model.exported_names = [""]} {
+    func.return
+  }
+}
