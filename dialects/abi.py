@@ -3,7 +3,8 @@
 Function bodies use the ops to build and take apart structured values (builtin `tuple`,
 `!abi.dict`, ND-arrays of references); the lowering passes fold them away. The attributes
 `abi.index_path` and `abi.name` describe where a flat value sits in a signature's
-structure (SPEC §3, §8.1); `verify_abi_attributes` checks them.
+structure (SPEC §3, §8.1); `abi_compiler.dialects.verify_dialect_attributes` checks them
+against `ATTRIBUTES`.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ from abi_compiler.dialects.attributes import (
     ON_ARGUMENTS_AND_RESULTS,
     STRING_VALUE,
     DialectAttributeDef,
-    verify_attributes,
 )
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import ListType, VariantType
@@ -394,13 +394,6 @@ ATTRIBUTES = (
     ),
 )
 """The `abi` dialect's discardable attributes."""
-
-
-def verify_abi_attributes(op: Operation) -> None:
-    """Check the `abi.*` attributes of ``op`` and of its arguments/results against
-    `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying ``op``
-    and ``where``)."""
-    verify_attributes(op, ATTRIBUTES)
 
 
 Abi = Dialect(

@@ -1,14 +1,14 @@
 """The `tf_saved_model` attributes TensorFlow's importer writes.
 
 Only its discardable attributes are declared (no types or ops): the passes read them
-(SPEC §2, §3.2, §6) and `verify_tf_saved_model_attributes` checks their placement and
-values.
+(SPEC §2, §3.2, §6) and `abi_compiler.dialects.verify_dialect_attributes` checks their
+placement and values against `ATTRIBUTES`.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import SymbolRefAttr, UnitAttr
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Dialect
 
 from abi_compiler.dialects.attributes import (
     ARRAY_OF_STRINGS_VALUE,
@@ -19,7 +19,6 @@ from abi_compiler.dialects.attributes import (
     ON_OPERATIONS,
     DialectAttributeDef,
     instance_of,
-    verify_attributes,
 )
 
 INDEX_PATH = "tf_saved_model.index_path"
@@ -70,13 +69,6 @@ ATTRIBUTES = (
     ),
 )
 """The `tf_saved_model` attributes this project reads."""
-
-
-def verify_tf_saved_model_attributes(op: Operation) -> None:
-    """Check the `tf_saved_model.*` attributes of ``op`` and of its arguments/results
-    against `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying
-    ``op`` and ``where``)."""
-    verify_attributes(op, ATTRIBUTES)
 
 
 TfSavedModel = Dialect("tf_saved_model", [], [])

@@ -26,10 +26,10 @@ from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler.driver import changes, diagnostics
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
-from abi_compiler.errors import AbiError
+from abi_compiler.driver import changes, diagnostics
 from abi_compiler.driver.locations import inherit_location
+from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     compact_value_attrs,
     functions,

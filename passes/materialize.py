@@ -16,10 +16,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
-from abi_compiler.driver import diagnostics
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
 from abi_compiler.codecs.sip import decode_sip, encode_sip
+from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.model import FlatSignature
 from abi_compiler.passes.reflection import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
 
-from abi_compiler.driver import changes
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
@@ -37,12 +37,6 @@ def _adopt_value_attrs(attrs: ArrayAttr[DictionaryAttr] | None) -> ArrayAttr[Dic
                 entries[key] = value
         adopted.append(DictionaryAttr(dict(sorted(entries.items()))))
     return compact_value_attrs(ArrayAttr(adopted))
-
-
-def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:
-    """Rename ``func`` and redirect every `func.call` to it (one module walk: to rename
-    many functions, use `rename_functions`)."""
-    rename_functions(module, [(func, new_name)])
 
 
 def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> None:

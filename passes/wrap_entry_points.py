@@ -33,7 +33,6 @@ from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, 
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler.driver import diagnostics
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
@@ -50,6 +49,7 @@ from abi_compiler.dialects.util import (
     ListSetOp,
     ListType,
 )
+from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     IndexPath,

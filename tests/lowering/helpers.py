@@ -27,9 +27,9 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import InterpretationError
 
-from abi_compiler.driver import diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
+from abi_compiler.driver import diagnostics, xdsl_compat
 from abi_compiler.driver.opt_main import register_dialects
 from abi_compiler.passes.registry import PASSES, PIPELINES
 from abi_compiler.passes.structure import REFLECTION
@@ -70,7 +70,11 @@ def print_module(module: ModuleOp) -> str:
 
 def expand(passes: Sequence[str]) -> list[str]:
     """Pass names with the named pipelines replaced by their members (SPEC §8.5)."""
-    return [member for name in passes for member in PIPELINES.get(name, (name,))]
+    return [
+        member
+        for name in passes
+        for member in (PIPELINES[name].passes if name in PIPELINES else (name,))
+    ]
 
 
 @dataclass
