@@ -68,7 +68,6 @@ import functools
 import json
 import numbers
 import operator
-import weakref
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -847,34 +846,29 @@ def unpack_legacy(
 
 # --------------------------------------------------------------------------------------
 # Decoding and plan caches. Texts are decoded once (LRU by text); plans are cached by the
-# identity of the model objects they were built from.
+# model objects they are built from: frozen, hashable dataclasses, so a signature decoded
+# once and passed on every call, or an equal one decoded again, finds its plan.
 # --------------------------------------------------------------------------------------
 
 
 class _PlanCache:
-    """Plans keyed by the identity of the (immutable) model objects they come from; an
-    entry goes when one of its objects is garbage collected."""
+    """Plans keyed by the (frozen, hashable) model objects they are built from. Bounded:
+    emptied when full, as the text caches below."""
 
-    def __init__(self) -> None:
-        self._entries: dict[tuple[int, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = {}
+    def __init__(self, limit: int = 256) -> None:
+        self._entries: dict[tuple[Any, ...], Any] = {}
+        self._limit = limit
 
     def get(self, objects: tuple[Any, ...], build: Callable[..., Any]) -> Any:
-        key = tuple(id(obj) for obj in objects)
-        entry = self._entries.get(key)
-        if entry is not None and all(
-            ref() is obj for ref, obj in zip(entry[0], objects, strict=True)
-        ):
-            return entry[1]
-        plan = build(*objects)
-
-        def forget(_: weakref.ref[Any]) -> None:
-            self._entries.pop(key, None)
-
         try:
-            refs = tuple(weakref.ref(obj, forget) for obj in objects)
-        except TypeError:  # not weak-referenceable: no caching
-            return plan
-        self._entries[key] = (refs, plan)
+            plan = self._entries.get(objects)
+        except TypeError:  # a hand-built model holding lists is not hashable: no caching
+            return build(*objects)
+        if plan is None:
+            plan = build(*objects)
+            if len(self._entries) >= self._limit:
+                self._entries.clear()
+            self._entries[objects] = plan
         return plan
 
 
