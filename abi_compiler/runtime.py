@@ -88,6 +88,7 @@ from abi_compiler.model import (
     SipSignature,
     ValueType,
     leaves,
+    slots,
 )
 
 __all__ = ["pack", "pack_legacy", "unpack", "unpack_legacy"]
@@ -531,7 +532,7 @@ def _unpack_converter(node: Node | None) -> Converter:
         return _gap
     if isinstance(node, Leaf):
         return _value_converter(node.type, unpacking=True, opaque_refs=False)
-    converters = [_unpack_converter(item) for _, item in _keyed_items(node)]
+    converters = [_unpack_converter(item) for _, item in slots(node)]
     count = len(converters)
     if isinstance(node, Sequence):
         keys = range(count)
@@ -546,12 +547,6 @@ def _unpack_converter(node: Node | None) -> Converter:
             strict=True,
         )
     )
-
-
-def _keyed_items(node: Sequence | Dict) -> list[tuple[IndexPathComponent, Node | None]]:
-    if isinstance(node, Sequence):
-        return list(enumerate(node.items))
-    return list(node.items)
 
 
 # --------------------------------------------------------------------------------------
@@ -701,7 +696,7 @@ def _scatter(node: Node | None, types: tuple[ValueType, ...]) -> Scatter:
             flat[index] = convert(value)
 
         return scatter_leaf
-    keyed = _keyed_items(node)
+    keyed = slots(node)
     keys = [key for key, _ in keyed]
     scatters = [_scatter(child, types) for _, child in keyed]
     dict_keys = tuple(str(key) for key in keys) if isinstance(node, Dict) else None
@@ -731,7 +726,7 @@ def _gather(node: Node | None, types: tuple[ValueType, ...]) -> Gather:
         index = node.index
         convert = _value_converter(types[index], unpacking=True, opaque_refs=True)
         return lambda flat: convert(flat[index])
-    keyed = _keyed_items(node)
+    keyed = slots(node)
     keys = [key for key, _ in keyed]
     gathers = [_gather(child, types) for _, child in keyed]
 
@@ -767,7 +762,7 @@ def _root_children(root: Node | None) -> list[tuple[IndexPathComponent, Node | N
         return []
     if isinstance(root, Leaf):
         return [(0, root)]
-    return _keyed_items(root)
+    return slots(root)
 
 
 def _check_leaf_indices(side: str, root: Node | None, count: int) -> None:

@@ -26,6 +26,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
+from abi_compiler.model import INDEX_PATH_COMPONENT_MESSAGE
+
 Where = tuple[str, int] | None
 """Where an attribute sits: on a function `("argument", i)` / `("result", i)`, or on the
 operation itself (`None`) — the convention of `abi_compiler.errors.AbiError`."""
@@ -79,10 +81,6 @@ def _array_of_strings(name: str, value: Attribute) -> str | None:
     if isinstance(value, ArrayAttr) and all(isinstance(item, StringAttr) for item in value.data):
         return None
     return f"{name} must be an array of strings"
-
-
-INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
-"""SPEC §3.2's message for a bad component; the structure pass uses the same words."""
 
 
 def is_index_path_component(component: Attribute) -> bool:
