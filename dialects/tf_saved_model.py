@@ -1,7 +1,7 @@
 """The `tf_saved_model` attributes TensorFlow's importer writes.
 
 Only its discardable attributes are declared (no types or ops): the passes read them
-(SPEC §2, §3.2, §6) and `abi_compiler.dialects.verify_dialect_attributes` checks their
+(docs/formats.md) and `abi_compiler.dialects.verify_dialect_attributes` checks their
 placement and values against `ATTRIBUTES`.
 """
 
@@ -33,8 +33,8 @@ ATTRIBUTES = (
         instance_of(UnitAttr, text="a unit attribute"),
         """Marks the module as a TensorFlow saved model.
 
-        Only functions with `tf_saved_model.exported_names` are exported (SPEC §2); the
-        lowering passes remove the attribute once they have adopted every export (SPEC §6).
+        Only functions with `tf_saved_model.exported_names` are exported; the
+        lowering passes remove the attribute once they have adopted every export.
         """,
     ),
     DialectAttributeDef(
@@ -44,7 +44,7 @@ ATTRIBUTES = (
         """The names a function is exported under.
 
         The lowering passes rename the function to its single exported name; more than
-        one is an error for them (SPEC §6).
+        one is an error for them.
         """,
     ),
     DialectAttributeDef(
@@ -53,7 +53,7 @@ ATTRIBUTES = (
         INDEX_PATH_VALUE,
         """Where a flat value sits in the function's structure, as TensorFlow wrote it.
 
-        Read by every pass to rebuild the structure (SPEC §3.2); the lowering passes
+        Read by every pass to rebuild the structure; the lowering passes
         rewrite it to `abi.index_path`.
         """,
     ),
@@ -63,8 +63,7 @@ ATTRIBUTES = (
         instance_of(SymbolRefAttr, text="a symbol reference"),
         """A variable bound to the argument by TensorFlow.
 
-        Every pass rejects it: bound inputs must be resolved before ABI processing
-        (SPEC §2).
+        Every pass rejects it: bound inputs must be resolved before ABI processing.
         """,
     ),
 )

@@ -58,9 +58,8 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from abi_compiler.driver import changes, diagnostics, xdsl_compat
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.errors import AbiError
+from abi_compiler.driver import changes, diagnostics, xdsl_compat
 from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
@@ -69,6 +68,7 @@ from abi_compiler.driver.locations import (
     tracking,
 )
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
+from abi_compiler.errors import AbiError
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -156,6 +156,12 @@ _EXPECTATION = re.compile(
 )
 
 
+HELP_DOCS = (
+    "Each pass is described in docs/passes/<pass>.md of abi-compiler's repository (what it\n"
+    "reads and writes, its diagnostics, an example); the ABI formats in docs/formats.md."
+)
+
+
 class AbiOptMain(xDSLOptMain):
     """The `abi-opt` driver. ``AbiOptMain.main(argv)`` runs it and returns the exit status;
     subclasses may override `register_all_dialects` / `register_all_passes` (tests do)."""
@@ -231,9 +237,11 @@ class AbiOptMain(xDSLOptMain):
         for name, entry in registry.PASSES.items():
             self.register_pass(name, entry.load, entry.summary)
         for name, pipeline in registry.PIPELINES.items():
-            self.register_pass(
-                name, lambda name=name: registry.pipeline_pass(name), pipeline.summary
-            )
+
+            def load(name: str = name) -> type[ModulePass]:
+                return registry.pipeline_pass(name)
+
+            self.register_pass(name, load, pipeline.summary)
             self.pipeline_entries[name] = (pipeline.spec, pipeline.summary)
 
     def register_pass(
@@ -299,7 +307,8 @@ class AbiOptMain(xDSLOptMain):
                 for name, (spec, summary) in self.pipeline_entries.items()
             ]
         width = max(len(left) for left, _ in rows) + 2
-        return "\n".join(f"{left:<{width}}{right}" if right else left for left, right in rows)
+        table = "\n".join(f"{left:<{width}}{right}" if right else left for left, right in rows)
+        return f"{table}\n\n{HELP_DOCS}"
 
     # -- pipeline ---------------------------------------------------------------------------
 
