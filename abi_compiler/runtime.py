@@ -841,29 +841,40 @@ def unpack_legacy(
 
 # --------------------------------------------------------------------------------------
 # Decoding and plan caches. Texts are decoded once (LRU by text); plans are cached by the
-# model objects they are built from: frozen, hashable dataclasses, so a signature decoded
-# once and passed on every call, or an equal one decoded again, finds its plan.
+# model objects they are built from: by identity first (a runtime passes the same decoded
+# signature on every call, and hashing a large frozen model costs as much as planning),
+# then by value (frozen, hashable dataclasses: an equal signature decoded again finds the
+# plan too).
 # --------------------------------------------------------------------------------------
 
 
 class _PlanCache:
-    """Plans keyed by the (frozen, hashable) model objects they are built from. Bounded:
-    emptied when full, as the text caches below."""
+    """Plans keyed by the model objects they are built from. Bounded: emptied when full,
+    as the text caches below. The identity table holds its objects, so an id is never
+    reused while it is cached."""
 
     def __init__(self, limit: int = 256) -> None:
-        self._entries: dict[tuple[Any, ...], Any] = {}
+        self._by_identity: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+        self._by_value: dict[tuple[Any, ...], Any] = {}
         self._limit = limit
 
     def get(self, objects: tuple[Any, ...], build: Callable[..., Any]) -> Any:
+        ids = tuple(map(id, objects))
+        entry = self._by_identity.get(ids)
+        if entry is not None and all(map(operator.is_, entry[0], objects)):
+            return entry[1]
         try:
-            plan = self._entries.get(objects)
+            plan = self._by_value.get(objects)
         except TypeError:  # a hand-built model holding lists is not hashable: no caching
             return build(*objects)
         if plan is None:
             plan = build(*objects)
-            if len(self._entries) >= self._limit:
-                self._entries.clear()
-            self._entries[objects] = plan
+            if len(self._by_value) >= self._limit:
+                self._by_value.clear()
+            self._by_value[objects] = plan
+        if len(self._by_identity) >= self._limit:
+            self._by_identity.clear()
+        self._by_identity[ids] = (objects, plan)
         return plan
 
 
