@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
@@ -190,17 +190,43 @@ class LocatingParser(TypeCachingParser):
                 self.raise_error("use of undeclared SSA value name", span)
         del self._forward_uses[mark:]
 
+    #: With carried text (`carried_ir`): why the body at an offset (of this parser's
+    #: text) is parsed at all, for the error about an op that cannot be.
+    explain: Callable[[int], str | None] | None = None
+
     def _get_op_by_name(self, name: str) -> type[Operation]:
         op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
-        if op_type is None:
-            # xDSL points after the name; point at the name itself.
-            end = self._current_token.span.start
-            start = self.lexer.input.content.rfind(name, 0, end)
+        # xDSL points after the name; point at the name itself (a generic op's name is
+        # the string literal just before).
+        content = self.lexer.input.content
+        end = self._current_token.span.start
+        start = content.rfind(name, 0, end)
+        span = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
+        generic = start > 0 and content[start - 1] == '"'
+        known = op_type is not None and not issubclass(op_type, UnregisteredOp)
+        if known or (op_type is not None and generic):
+            return op_type  # type: ignore[return-value]
+        if generic:
             self.raise_error(
-                f"Operation {name} is not registered",
-                Span(start, start + len(name), self.lexer.input) if start >= 0 else None,
+                f"Operation {name} is not registered (--allow-unregistered-dialect "
+                "accepts it in generic form)",
+                span,
             )
-        return op_type
+        form = f'("{name}"(…) : (…) -> (…))'
+        if self.explain is None:
+            hint = (
+                f"write it in generic form {form} with --allow-unregistered-dialect, or "
+                "leave out --parse-all to carry the body as text"
+            )
+        else:
+            why = self.explain(max(start, 0))
+            hint = f"write it in generic form {form}"
+            if why is not None:
+                hint = f"the body is parsed because {why}; {hint}"
+        self.raise_error(
+            f"Operation {name} is not registered and its custom syntax cannot be parsed: {hint}",
+            span,
+        )
 
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         super()._register_ssa_definition(name, values, span)

@@ -58,8 +58,10 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from abi_compiler.driver import carried_ir, changes, diagnostics, xdsl_compat
+from abi_compiler.driver.carry import BodyAccess, ScanError, scan
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.driver import changes, diagnostics, xdsl_compat
+from abi_compiler.errors import AbiError
 from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
@@ -68,7 +70,6 @@ from abi_compiler.driver.locations import (
     tracking,
 )
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
-from abi_compiler.errors import AbiError
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -181,6 +182,7 @@ class AbiOptMain(xDSLOptMain):
         self.pass_summaries = {}
         self.pipeline_entries = {}
         self.exit_status = 0
+        self._carried: carried_ir.Carried | None = None
         xdsl_compat.install()  # UTF-8 string literals are strings; deep nesting parses
         self._table = LocationTable()
         self.ctx = Context()
@@ -288,6 +290,12 @@ class AbiOptMain(xDSLOptMain):
             help="accept operations of dialects abi-opt does not know",
         )
         arg_parser.add_argument(
+            "--parse-all",
+            action="store_true",
+            help="parse and verify every operation; by default only function signatures "
+            "and the bodies a pass rewrites are parsed, the rest is carried as text",
+        )
+        arg_parser.add_argument(
             "--no-implicit-module",
             action="store_true",
             help="require the input to be a single builtin.module",
@@ -327,6 +335,12 @@ class AbiOptMain(xDSLOptMain):
                 raise UsageError(f"unknown pass or pipeline '{spec.name}' (see '{PROG} --help')")
         passes = tuple(_build_pass(self.available_passes[s.name](), s) for s in specs)
         self.pipeline = PassPipeline(passes, self._after_pass)
+        self.body_access = _body_access(passes)
+        # Text is carried only where it is printed back as written: not in generic form,
+        # not with locations.
+        self.carry = not (
+            self.args.parse_all or self.args.print_op_generic or self.args.print_debuginfo
+        )
 
     def _after_pass(
         self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
@@ -500,7 +514,7 @@ class AbiOptMain(xDSLOptMain):
         # the whole IR again and again (a sixth of a large module's time). The IR is then
         # frozen, out of its reach while printing; `_process` unfreezes it.
         with _gc_paused():
-            module = self._parse(source, chunk, text, table)
+            module = self._parse_chunk(source, chunk, text, table)
             self._table = table
             self._verify(module)
             wrapper_before: _WrapperBefore | None = None
@@ -542,12 +556,77 @@ class AbiOptMain(xDSLOptMain):
             )
         )
 
-    def _parse(
+    def _parse_chunk(
         self, source: SourceFile, chunk: _Chunk, text: str, table: LocationTable
+    ) -> ModuleOp:
+        """Parse a chunk: with carried text (`carried_ir`), only the signatures and the
+        bodies the pipeline rewrites; everything when `--parse-all` is given or when the
+        chunk has a shape the scanner does not know."""
+        self._carried = None
+        if self.carry:
+            try:
+                layout = scan(text)
+            except ScanError:
+                layout = None
+            if layout is not None:
+                module = self._parse_carrying(source, chunk, layout, table)
+                if module is not None:
+                    return module
+                self._carried = None
+        return self._parse(source, chunk, text, table)
+
+    def _parse_carrying(
+        self,
+        source: SourceFile,
+        chunk: _Chunk,
+        layout: carried_ir.Layout,
+        table: LocationTable,
+    ) -> ModuleOp | None:
+        masked, parsed = carried_ir.plan(layout, self.body_access)
+        carried = carried_ir.Carried(layout, parsed)
+        self._carried = carried
+        # Carried text may use any dialect; headers and parsed bodies may name types and
+        # attributes of dialects abi-opt does not know (kept as written).
+        allow_unregistered = self.ctx.allow_unregistered
+        self.ctx.allow_unregistered = True
+        try:
+            try:
+                module = self._parse(source, chunk, masked, table, carried)
+            except _Failure as failure:
+                # Module attributes xDSL cannot read (`#hal.device.target<…> : !hal.device`):
+                # the module header is then printed as written.
+                attributes = layout.module.attributes if layout.module is not None else None
+                offset = failure.diagnostic.offset
+                if (
+                    attributes is None
+                    or offset is None
+                    or not attributes[0] <= offset - chunk.start < attributes[1]
+                ):
+                    raise
+                masked = carried_ir.carry.mask(masked, [attributes])
+                carried.module_header_kept = True
+                module = self._parse(source, chunk, masked, table, carried)
+        finally:
+            self.ctx.allow_unregistered = allow_unregistered
+        try:
+            carried_ir.attach(module, carried)
+        except ScanError:
+            return None
+        return module
+
+    def _parse(
+        self,
+        source: SourceFile,
+        chunk: _Chunk,
+        text: str,
+        table: LocationTable,
+        carried: carried_ir.Carried | None = None,
     ) -> ModuleOp:
         parser: LocatingParser | None = None
         try:
             parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
+            if carried is not None:
+                parser.explain = carried.reason_at
             return parser.parse_located_module(not self.args.no_implicit_module)
         except ParseError as error:
             notes: list[Diagnostic] = []
@@ -602,10 +681,12 @@ class AbiOptMain(xDSLOptMain):
             self._verify_attributes(op)
 
     def _verify_ops(self, root: Operation) -> None:
+        carried = self._carried.functions if self._carried is not None else {}
         for op in root.walk():
             try:
                 op.verify(verify_nested_ops=False)
-                _verify_blocks(op)
+                if op not in carried:  # a carried body is text: not verified
+                    _verify_blocks(op)
             except (DiagnosticException, ValueError) as error:
                 raise _Failure(Diagnostic("error", str(error), self._table.locate(op))) from None
 
@@ -627,14 +708,26 @@ class AbiOptMain(xDSLOptMain):
         from xdsl.printer import Printer
 
         driver = self
+        carried = self._carried
+        if carried is not None:
+            carried_ir.write_items(stream, carried.layout, carried.layout.prologue)
 
-        class ModulePrinter(Printer):
+        class ModulePrinter(carried_ir.CarriedPrinter):
             """Prints each deferred wrapper right before the top-level op it belongs
             to, as if it were in the module, after verifying it in place; then drops it.
             Names of a printed isolated top-level op are forgotten (nothing outside it
             can refer to its values), so the printer holds one function's at a time."""
 
             def print_op(self, op: Operation) -> None:
+                if op is module and carried is not None and carried.module_header_kept:
+                    layout = carried.layout
+                    assert layout.module is not None
+                    self.print_string(
+                        layout.text[layout.module.start : layout.module.body_start].rstrip()
+                    )
+                    self.print_string(" ")
+                    self.print_region(module.body)
+                    return None
                 if op.parent is not module.body.block:
                     return super().print_op(op)
                 wrapper = (
@@ -645,7 +738,8 @@ class AbiOptMain(xDSLOptMain):
                     self._forget(wrapper)
                     wrapper.detach()
                     self._print_new_line()
-                super().print_op(op)
+                if not self.print_carried(op):
+                    super().print_op(op)
                 self._forget(op)
 
             def _forget(self, op: Operation) -> None:
@@ -665,10 +759,19 @@ class AbiOptMain(xDSLOptMain):
             print_generic_format=self.args.print_op_generic,
             print_debuginfo=self.args.print_debuginfo,
         )
+        printer.carried = carried
         with cached_symbol_lookups():
             printer.print_op(module)
+        if carried is not None and carried.layout.module is not None:
+            layout = carried.layout
+            assert layout.module is not None
+            printer.print_string(
+                carried_ir.carry.drop_comments(layout.text[layout.module.body_end : layout.module.end])
+            )
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
+        if carried is not None:
+            carried_ir.write_items(stream, carried.layout, carried.layout.epilogue)
 
     def _wrapper(
         self, module: ModuleOp, top: Operation, wrapper_before: _WrapperBefore
@@ -772,6 +875,18 @@ def _verify_blocks(op: Operation) -> None:
                 f"Operation {op.name} contains empty block in single-block region "
                 "that expects at least a terminator"
             )
+
+
+def _body_access(passes: Sequence[ModulePass]) -> BodyAccess:
+    """The most any pass of the pipeline needs of function bodies (`carry.BodyAccess`);
+    a pass that does not state it needs every body."""
+    order = [BodyAccess.SIGNATURES, BodyAccess.STRUCTURED, BodyAccess.ALL]
+    needed = BodyAccess.SIGNATURES
+    for item in passes:
+        access = getattr(type(item), "body_access", BodyAccess.ALL)
+        if order.index(access) > order.index(needed):
+            needed = access
+    return needed
 
 
 def _flatten(items: list[Diagnostic]) -> Iterator[Diagnostic]:

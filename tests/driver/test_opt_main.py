@@ -320,6 +320,6 @@ def test_many_functions_error_located_in_the_last(capsys: pytest.CaptureFixture[
         f"func.func @f{i}(%a: i32) -> i32 {{\n  func.return %a : i32\n}}\n" for i in range(2000)
     )
     body += "func.func @bad(%a: i32) -> f32 {\n  func.return %a : i32\n}\n"
-    result = run([], capsys, stdin=body)
+    result = run(["--parse-all"], capsys, stdin=body)
     assert result.status == 1
     assert result.stderr.startswith("<stdin>:6002:3: error: Expected arguments")

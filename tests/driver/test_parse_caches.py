@@ -88,7 +88,7 @@ def test_type_cache_errors_are_xdsls(capsys: pytest.CaptureFixture[str], tmp_pat
         "func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
         "  func.return %a : tensor<4xf33x>\n}\n"
     )
-    assert AbiOptMain.main([str(path)]) == 1
+    assert AbiOptMain.main([str(path), "--parse-all"]) == 1
     assert f"{path}:2:" in capsys.readouterr().err
 
 
@@ -116,6 +116,6 @@ def test_cached_symbol_lookups_report_missing_callees(
 ) -> None:
     path = tmp_path / "call.mlir"
     path.write_text("func.func @f() {\n  func.call @nowhere() : () -> ()\n  func.return\n}\n")
-    assert AbiOptMain.main([str(path)]) == 1
+    assert AbiOptMain.main([str(path), "--parse-all"]) == 1
     err = capsys.readouterr().err
     assert f"{path}:2:3: error: '@nowhere' could not be found in symbol table" in err

@@ -1,5 +1,5 @@
 // Every constraint of the abi dialect's type and ops, violated once.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 // expected-error @+1 {{duplicate key 'k' in !abi.dict}}
 func.func @dict_duplicate_key(%d: !abi.dict<"k": i32, "k": f32>) {

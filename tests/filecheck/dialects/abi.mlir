@@ -1,8 +1,8 @@
 // The abi dialect's type, ops and attributes round-trip, in the custom and in the generic
 // form (SPEC §8.3–§8.4).
-// RUN: abi-opt %s | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
+// RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
 
 // Keys are quoted, so any string works; the type keeps the order it was written in.
 // CHECK-LABEL: func.func @dict_types(%a: !abi.dict<"m": f32, "k": i32>, %empty: !abi.dict<>, %odd: !abi.dict<"two words": i8, "": i16, "q\22uote": i32>, %nested: !abi.dict<"t": tuple<i32, !abi.dict<"x": tensor<?xf32>>>, "l": !util.list<?>>) {

@@ -1,5 +1,5 @@
 // Every constraint of the hal dialect, violated once.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 func.func @import_missing_dims(%bv: !hal.buffer_view) {
   // expected-error @+1 {{expected 1 dim values for result type tensor<?x4xf32> (one index per '?'), got 0}}

@@ -1,7 +1,7 @@
 // The legacy iree types of seed 000 round-trip, in the custom and in the generic form.
-// RUN: abi-opt %s | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
+// RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
 
 // `!iree.list<T>` means `!util.list<T>`; `!iree.tuple<…>` is seed 000's composite, e.g.
 // the runtime form of an ND-array of references (SPEC §8.3).

@@ -1,8 +1,8 @@
 // The tf_saved_model attributes TensorFlow's importer writes round-trip, in the custom and
 // in the generic form.
-// RUN: abi-opt %s | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
+// RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
 
 // CHECK:      builtin.module attributes {tf_saved_model.semantics} {
 // CHECK-NEXT:   func.func @predict(%x: tensor<4xf32> {tf_saved_model.index_path = [0 : i64, "x"]}, %v: tensor<4xf32> {tf_saved_model.bound_input = @variable}) -> (tensor<4xf32> {tf_saved_model.index_path = []}) attributes {tf_saved_model.exported_names = ["predict", "serve"]} {

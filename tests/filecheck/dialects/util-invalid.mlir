@@ -1,5 +1,5 @@
 // Every constraint of the util dialect, violated once.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 func.func @get_type_mismatch(%l: !util.list<i32>, %i: index) -> i64 {
   // expected-error @+1 {{result type i64 does not match the element type i32 of !util.list<i32>}}

@@ -1,8 +1,8 @@
 // The util dialect's types and ops print in IREE 3.13's form and round-trip, in the custom
 // and in the generic form.
-// RUN: abi-opt %s | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
-// RUN: abi-opt %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
+// RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
+// RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
 
 // `!util.list<!util.variant>` is `!util.list<?>`.
 // CHECK-LABEL: func.func @types(%variant: !util.list<?>, %typed: !util.list<i32>, %nested: !util.list<!util.list<?>>, %tensors: !util.list<tensor<?x4xf32>>, %spelled: !util.list<?>, %alone: !util.variant) {

@@ -1,6 +1,6 @@
 // Every error is `<file>:<line>:<col>: error: <message>` at the place it is about, exit
 // status 1; every chunk of a split file is processed and reports its own errors.
-// RUN: not abi-opt %s --split-input-file -p materialize-iree-abi 2>&1 | filecheck %s
+// RUN: not abi-opt --parse-all %s --split-input-file -p materialize-iree-abi 2>&1 | filecheck %s
 
 // A syntax error, at the offending token.
 // CHECK: located-errors.mlir:[[# @LINE + 2]]:22: error: Expected ','

@@ -3,9 +3,9 @@
 // parses back as the same string (xdsl_compat). JSON escapes them as \uXXXX (a surrogate
 // pair above U+FFFF), SIP `K` spans count UTF-8 bytes, keys sort byte-wise.
 
-// RUN: abi-opt %s | abi-opt | filecheck %s --check-prefix=ROUNDTRIP
-// RUN: abi-opt %s -p iree-abi-legacy | abi-opt -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
-// RUN: abi-opt %s -p iree-abi-v1 | abi-opt -p iree-abi-v1 | filecheck %s --check-prefix=V1
+// RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --check-prefix=ROUNDTRIP
+// RUN: abi-opt --parse-all %s -p iree-abi-legacy | abi-opt -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
+// RUN: abi-opt --parse-all %s -p iree-abi-v1 | abi-opt -p iree-abi-v1 | filecheck %s --check-prefix=V1
 
 // ROUNDTRIP:      func.func @names(%a: tensor<?xf32> {abi.name = "\C3\A9"}, %b: !abi.dict<"\C3\BC\22\\\0A": i32, "k": f32, "\F0\9F\98\80": i8> {abi.name = "\E6\97\A5\E6\9C\AC"}) -> i32 {
 // ROUNDTRIP-NEXT:   %x = abi.dict.get %b["\C3\BC\22\\\0A"] : !abi.dict<"\C3\BC\22\\\0A": i32, "k": f32, "\F0\9F\98\80": i8> -> i32

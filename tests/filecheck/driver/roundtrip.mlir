@@ -1,10 +1,10 @@
 // The bundled example prints, reparses and prints again to the same text, in custom and
 // in generic form.
-// RUN: abi-opt %examples/structured.mlir > %t.custom
-// RUN: abi-opt %t.custom | diff %t.custom -
-// RUN: abi-opt --print-op-generic %examples/structured.mlir > %t.generic
-// RUN: abi-opt --print-op-generic %t.generic | diff %t.generic -
-// RUN: abi-opt %t.generic | diff %t.custom -
+// RUN: abi-opt --parse-all %examples/structured.mlir > %t.custom
+// RUN: abi-opt --parse-all %t.custom | diff %t.custom -
+// RUN: abi-opt --parse-all --print-op-generic %examples/structured.mlir > %t.generic
+// RUN: abi-opt --parse-all --print-op-generic %t.generic | diff %t.generic -
+// RUN: abi-opt --parse-all %t.generic | diff %t.custom -
 // RUN: filecheck %s < %t.custom
 // RUN: filecheck %s --check-prefix=GENERIC < %t.generic
 

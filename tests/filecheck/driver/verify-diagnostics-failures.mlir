@@ -1,6 +1,6 @@
 // --verify-diagnostics fails (exit 1) on a diagnostic no annotation expects and on an
 // annotation no diagnostic matches, with mlir-opt's messages.
-// RUN: not abi-opt %s --split-input-file --verify-diagnostics 2>&1 | filecheck %s
+// RUN: not abi-opt --parse-all %s --split-input-file --verify-diagnostics 2>&1 | filecheck %s
 
 // CHECK: verify-diagnostics-failures.mlir:[[# @LINE + 2]]:3: error: unexpected error: Expected arguments to have the same types as the function output types: expected [f32], got [i32]
 func.func @unexpected(%a: i32) -> f32 {

@@ -1,5 +1,5 @@
 // MLIR syntax errors: one located diagnostic each, at the offending token.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 func.func @unterminated_string(%a: i32) attributes {
   // expected-error @+1 {{End of file reached before closing string literal.}}

@@ -1,6 +1,6 @@
 // Verifier errors (xDSL's and the project dialects'), located at the operation, or at the
 // argument/result that carries a bad dialect attribute.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics
 
 func.func @return_type(%a: i32) -> f32 {
   // expected-error @+1 {{Expected arguments to have the same types as the function output types: expected [f32], got [i32]}}

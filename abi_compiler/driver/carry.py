@@ -1,0 +1,482 @@
+"""Carried text: the parts of an MLIR module that no pass reads are not parsed into IR but
+kept as their source text and printed back byte for byte (SPEC §8.6).
+
+The ABI is a property of function signatures. `scan` finds, with a small lexical scanner
+(strings, comments and brackets; linear, no MLIR grammar), the top-level items of one
+input chunk: alias definitions, `{-# … #-}` resource sections, the module op and each op
+in its body, and for every `func.func` its header (signature and attributes), its body
+region and what follows it (`loc(…)`). The driver then hands xDSL a *masked* copy of the
+text — carried parts replaced by spaces, so every offset (and diagnostic position) stays
+that of the original file — in which only headers and the bodies a pass must rewrite are
+left to parse. Locations (`loc(…)`) are masked everywhere xDSL parses: they often name
+aliases defined after the module, which xDSL cannot read, and `abi-opt` does not print
+locations of parsed ops anyway.
+
+What is carried prints as it was written, except that comments are dropped (as MLIR's
+printer drops them) and references to a symbol a pass renamed are redirected
+(`rename_symbols`, whole tokens only, never inside strings).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+# An MLIR string literal on one line; unrolled so that each character matches one way
+# only (linear, one regex frame per literal, not per character).
+_STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_COMMENT = r"//[^\n]*"
+_BRACKETS = re.compile(rf"{_STRING}|{_COMMENT}|[(){{}}\[\]]")
+# A location: `loc(` not preceded by an identifier character or a sigil (`@loc(` is a
+# call of a function named loc).
+_LOC = r"(?<![\w$.@%#!^])loc\("
+_LOCS = re.compile(rf"{_STRING}|{_COMMENT}|{_LOC}")
+_HEADER = re.compile(
+    rf"{_STRING}|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]"
+)
+# Top level: a line break at bracket depth 0 may start a new item.
+_TOP = re.compile(rf"{_STRING}|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n")
+_SYMBOL_REF = re.compile(rf'{_COMMENT}|@(?:{_STRING}|[A-Za-z_][A-Za-z0-9_$.\-]*)|{_STRING}')
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+_COMMENT_LINE = re.compile(rf"{_STRING}|[ \t]*{_COMMENT}")
+_ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
+# What an op starts with: its name, a generic op's quoted name, or its results.
+_OP_START = re.compile(r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%')
+_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+_KEYWORD = re.compile(r"[a-z_]+\b")
+_MODULE = re.compile(r"(?:builtin\.)?module\b")
+_FUNC = re.compile(r"func\.func\b")
+# Signature text that describes a structured value (SPEC §3.1): a tuple, a dict, an
+# ND-array of references.
+# (`!iree.list` too: wrap-entry-points respells it in every body it parses.)
+_STRUCTURED_TYPE = re.compile(r"tuple<|!abi\.dict<|tensor<(?:[0-9?]+x)*!|!iree\.list<")
+# Body text that works with structured values.
+_STRUCTURED_BODY = re.compile(r"tuple<|!abi\.|\babi\.(?:tuple|dict|ref_array)\.|!iree\.list<")
+_TYPE_ALIAS_USE = re.compile(r"![A-Za-z_][A-Za-z0-9_$.\-]*")
+
+
+class BodyAccess(enum.Enum):
+    """What a pass reads and rewrites of function bodies (a pass states it as its
+    `body_access`; a pass that does not is taken to need `ALL`)."""
+
+    #: Signatures and attributes only (the reflection passes).
+    SIGNATURES = "signatures"
+    #: The bodies of functions whose signature holds structured values, of their callers,
+    #: and of functions that work with structured values (the lowering passes).
+    STRUCTURED = "structured"
+    #: Every body.
+    ALL = "all"
+
+
+class ScanError(Exception):
+    """The text does not have the shape the scanner understands (unbalanced brackets, a
+    generic-form module, …): the driver then parses the whole chunk as before."""
+
+
+@dataclass(slots=True)
+class FuncText:
+    """Where the parts of one top-level `func.func` are (offsets into the chunk text)."""
+
+    start: int
+    end: int
+    #: Start of the body region's `{`; None for a declaration.
+    body_start: int | None
+    #: End of the body region (after its `}`).
+    body_end: int | None
+    #: The name of each argument as written (without `%`).
+    arg_names: list[str] = field(default_factory=list[str])
+    #: The `loc(…)` range written after each argument, if any.
+    arg_locs: list[tuple[int, int] | None] = field(default_factory=list["tuple[int, int] | None"])
+    #: Every `loc(…)` range in the header (argument locations included).
+    header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
+
+
+@dataclass(slots=True)
+class OpText:
+    """A top-level op other than `func.func`, carried whole."""
+
+    start: int
+    end: int
+    #: The symbol it defines (custom form `dialect.op [keywords] @name …`), if any.
+    symbol: str | None
+
+
+@dataclass(slots=True)
+class ModuleText:
+    """The explicit `module` op: its header, body and what follows its `}`."""
+
+    start: int
+    body_start: int
+    body_end: int
+    end: int
+    #: The `attributes {…}` range of the header, if any.
+    attributes: tuple[int, int] | None
+    header_locs: list[tuple[int, int]]
+
+
+@dataclass(slots=True)
+class Layout:
+    """The top-level items of one chunk, in text order."""
+
+    text: str
+    module: ModuleText | None
+    #: Alias definitions and resource sections outside the module: (start, end).
+    prologue: list[tuple[int, int]]
+    epilogue: list[tuple[int, int]]
+    #: Ops of the module body (or of the implicit module), in order.
+    ops: list[FuncText | OpText]
+    #: Type alias name (with `!`) -> its definition text.
+    type_aliases: dict[str, str]
+
+
+def match_close(text: str, pos: int) -> int:
+    """The end of the bracket group opening at ``pos`` (`(`, `[` or `{`), skipping
+    strings and comments. Raises ScanError when it is not closed."""
+    depth = 0
+    for match in _BRACKETS.finditer(text, pos):
+        char = text[match.start()]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+    raise ScanError(f"unbalanced bracket at offset {pos}")
+
+
+def _skip_blank(text: str, pos: int, end: int) -> int:
+    """The first position at or after ``pos`` that is not whitespace or a comment."""
+    while pos < end:
+        char = text[pos]
+        if char.isspace():
+            pos += 1
+        elif text.startswith("//", pos):
+            newline = text.find("\n", pos)
+            pos = end if newline < 0 else newline + 1
+        else:
+            break
+    return min(pos, end)
+
+
+def _significant_end(text: str, start: int, end: int) -> int:
+    """``end`` moved back over trailing whitespace and comment-only lines."""
+    while True:
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        line_start = text.rfind("\n", start, end) + 1
+        line_start = max(line_start, start)
+        if text[line_start:end].lstrip().startswith("//") and line_start > start:
+            end = line_start
+            continue
+        return end
+
+
+def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The extents of the items (ops, alias definitions, resource sections) between
+    ``start`` and ``end``: an item starts at the first significant character of a line at
+    bracket depth 0 and runs to the next."""
+    starts: list[int] = []
+    depth = 0
+    pos = _skip_blank(text, start, end)
+    if pos < end:
+        starts.append(pos)
+    scanner = _TOP.scanner(text, pos, end)
+    while (match := scanner.search()) is not None:
+        token = match.group()
+        if token == "\n":
+            if depth == 0:
+                following = _skip_blank(text, match.end(), end)
+                if following < end and following > starts[-1]:
+                    starts.append(following)
+                    scanner = _TOP.scanner(text, following, end)
+        elif token == "{-#":
+            close = text.find("#-}", match.end(), end)
+            if close < 0:
+                raise ScanError("unterminated resource section")
+            scanner = _TOP.scanner(text, close + 3, end)
+        elif token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+            if depth < 0:
+                raise ScanError(f"unbalanced '{token}' at offset {match.start()}")
+    if depth != 0:
+        raise ScanError("unbalanced brackets")
+    bounds = [*starts, end]
+    return [(s, _significant_end(text, s, e)) for s, e in zip(bounds, bounds[1:], strict=False)]
+
+
+def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> FuncText:
+    """Find the body region of the op at ``start`` and, for a function, its arguments'
+    names and locations."""
+    func = FuncText(start, end, None, None)
+    depth = 0
+    in_arguments = False
+    arguments_seen = False
+    after_attributes = False
+    scanner = _HEADER.scanner(text, start, end)
+    while (match := scanner.search()) is not None:
+        token = match.group()
+        first = token[0]
+        if first == '"' or token.startswith("//") or token == "->":
+            continue
+        if token == "loc(":
+            close = match_close(text, match.end() - 1)
+            func.header_locs.append((match.start(), close))
+            if in_arguments and depth == 1 and func.arg_locs:
+                func.arg_locs[-1] = (match.start(), close)
+            scanner = _HEADER.scanner(text, close, end)
+            continue
+        if first == "%":
+            if in_arguments and depth == 1:
+                func.arg_names.append(token[1:])
+                func.arg_locs.append(None)
+            continue
+        if token == "attributes":
+            if depth == 0:
+                after_attributes = True
+            continue
+        if first == "{" and depth == 0:
+            if after_attributes:
+                after_attributes = False
+                scanner = _HEADER.scanner(text, match_close(text, match.start()), end)
+                continue
+            func.body_start = match.start()
+            func.body_end = match_close(text, match.start())
+            return func
+        if first in "([{<":
+            if first == "(" and depth == 0 and with_arguments and not arguments_seen:
+                in_arguments = arguments_seen = True
+            depth += 1
+        elif first in ")]}>":
+            depth -= 1
+            if depth < 0:
+                raise ScanError(f"unbalanced '{token}' at offset {match.start()}")
+            if depth == 0:
+                in_arguments = False
+    return func
+
+
+def _symbol_of(text: str, start: int, end: int) -> str | None:
+    """The symbol a custom-form op defines: `name [keyword …] @symbol`."""
+    match = _OP_NAME.match(text, start, end)
+    if match is None:
+        return None
+    pos = match.end()
+    while True:
+        pos = _skip_blank(text, pos, end)
+        if text.startswith("@", pos):
+            return _symbol_token(text, pos + 1, end)
+        keyword = _KEYWORD.match(text, pos, end)
+        if keyword is None:
+            return None
+        pos = keyword.end()
+
+
+def _symbol_token(text: str, pos: int, end: int) -> str | None:
+    if text.startswith('"', pos):
+        string = re.compile(_STRING).match(text, pos, end)
+        return None if string is None else unquote(string.group())
+    bare = _BARE_SYMBOL.match(text, pos, end)
+    return None if bare is None else bare.group()
+
+
+def unquote(literal: str) -> str:
+    """The text of a string literal (escapes `\\"`, `\\\\`, `\\n`, `\\t`, `\\XX`)."""
+    body = literal[1:-1]
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    i = 0
+    raw = body.encode("utf-8")
+    while i < len(raw):
+        if raw[i] == 0x5C and i + 1 < len(raw):
+            nxt = chr(raw[i + 1])
+            if nxt in '"\\':
+                out.append(raw[i + 1])
+                i += 2
+            elif nxt == "n":
+                out.append(10)
+                i += 2
+            elif nxt == "t":
+                out.append(9)
+                i += 2
+            else:
+                out += bytes.fromhex(body.encode()[i + 1 : i + 3].decode())
+                i += 3
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "replace")
+
+
+def scan(text: str) -> Layout:
+    """The top-level layout of one chunk. Raises ScanError for shapes it does not know."""
+    items = split_items(text, 0, len(text))
+    aliases: list[tuple[int, int]] = []
+    ops: list[tuple[int, int]] = []
+    for start, end in items:
+        if text.startswith("{-#", start) or _ALIAS.match(text, start):
+            aliases.append((start, end))
+        else:
+            ops.append((start, end))
+    type_aliases = {
+        text[s : text.index("=", s)].strip(): text[text.index("=", s) + 1 : e]
+        for s, e in aliases
+        if text.startswith("!", s)
+    }
+    module: ModuleText | None = None
+    if len(ops) == 1 and _MODULE.match(text, ops[0][0]):
+        start, end = ops[0]
+        header = _scan_header(text, start, end, with_arguments=False)
+        if header.body_start is None or header.body_end is None:
+            raise ScanError("module without a body")
+        attributes = _attribute_dict(text, start, header.body_start)
+        module = ModuleText(
+            start, header.body_start, header.body_end, end, attributes, header.header_locs
+        )
+        ops = split_items(text, header.body_start + 1, header.body_end - 1)
+    elif any(_MODULE.match(text, s) for s, _ in ops):
+        raise ScanError("a module among other top-level ops")
+    prologue = [a for a in aliases if module is None or a[0] < module.start]
+    epilogue = [a for a in aliases if a not in prologue]
+    if module is None and ops:
+        # Implicit module: aliases after its first op print after it.
+        prologue = [a for a in aliases if a[0] < ops[0][0]]
+        epilogue = [a for a in aliases if a[0] > ops[0][0]]
+    layout_ops: list[FuncText | OpText] = []
+    for start, end in ops:
+        if _FUNC.match(text, start):
+            layout_ops.append(_scan_header(text, start, end, with_arguments=True))
+        elif text.startswith('"builtin.module"', start):
+            raise ScanError("generic-form module")
+        elif not _OP_START.match(text, start):
+            raise ScanError(f"not an operation at offset {start}")
+        else:
+            layout_ops.append(OpText(start, end, _symbol_of(text, start, end)))
+    return Layout(text, module, prologue, epilogue, layout_ops, type_aliases)
+
+
+def _attribute_dict(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The range of `attributes {…}` in an op header, if present."""
+    scanner = _HEADER.scanner(text, start, end)
+    while (match := scanner.search()) is not None:
+        if match.group() == "attributes":
+            brace = text.find("{", match.end(), end)
+            if brace < 0:
+                return None
+            return match.start(), match_close(text, brace)
+    return None
+
+
+def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Every `loc(…)` range between ``start`` and ``end`` (not inside strings/comments)."""
+    found: list[tuple[int, int]] = []
+    scanner = _LOCS.scanner(text, start, end)
+    while (match := scanner.search()) is not None:
+        if match.group() == "loc(":
+            close = match_close(text, match.end() - 1)
+            found.append((match.start(), close))
+            scanner = _LOCS.scanner(text, close, end)
+    return found
+
+
+def symbol_references(text: str, start: int = 0, end: int | None = None) -> set[str]:
+    """The root names of the symbol references (`@name`, `@"name"`) in a text."""
+    end = len(text) if end is None else end
+    if "@" not in text[start:end]:
+        return set()
+    names: set[str] = set()
+    for match in _SYMBOL_REF.finditer(text, start, end):
+        token = match.group()
+        if token.startswith("@"):
+            names.add(unquote(token[1:]) if token[1] == '"' else token[1:])
+    return names
+
+
+def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
+    """``text`` with every symbol reference to a key of ``renames`` redirected."""
+    if not renames or "@" not in text:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group()
+        if not token.startswith("@"):
+            return token
+        name = unquote(token[1:]) if token[1] == '"' else token[1:]
+        new = renames.get(name)
+        if new is None:
+            return token
+        return "@" + (new if _BARE_SYMBOL.fullmatch(new) else quote(new))
+
+    return _SYMBOL_REF.sub(replace, text)
+
+
+def quote(name: str) -> str:
+    """A string literal for ``name`` as MLIR prints one."""
+    out = []
+    for byte in name.encode("utf-8"):
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7F:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def drop_comments(text: str) -> str:
+    """``text`` without its comments (and without lines that held only a comment)."""
+    if "//" not in text:
+        return text
+
+    def keep(match: re.Match[str]) -> str:
+        token = match.group()
+        return token if token.startswith('"') else ""
+
+    stripped = _COMMENT_LINE.sub(keep, text)
+    return "\n".join(
+        line
+        for line, original in zip(stripped.split("\n"), text.split("\n"), strict=True)
+        if line.strip() or not original.strip()
+    )
+
+
+def mask(text: str, ranges: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each range replaced by as many spaces (offsets are kept)."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end in sorted(ranges):
+        if start < pos:
+            start = pos
+        if end <= start:
+            continue
+        pieces.append(text[pos:start])
+        pieces.append(" " * (end - start))
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def has_structured_signature(text: str, func: FuncText, type_aliases: Mapping[str, str]) -> bool:
+    """Whether a function's header spells a structured type (directly or through a type
+    alias): a pass that lowers structures must rewrite its body."""
+    end = func.end if func.body_start is None else func.body_start
+    header = text[func.start : end]
+    if _STRUCTURED_TYPE.search(header):
+        return True
+    return any(
+        _STRUCTURED_TYPE.search(type_aliases[name])
+        for name in set(_TYPE_ALIAS_USE.findall(header))
+        if name in type_aliases
+    )
+
+
+def has_structured_body(text: str, func: FuncText) -> bool:
+    """Whether a body works with structured values (`abi` ops, tuple or dict types)."""
+    if func.body_start is None or func.body_end is None:
+        return False
+    return _STRUCTURED_BODY.search(text, func.body_start, func.body_end) is not None
