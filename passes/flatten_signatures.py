@@ -12,6 +12,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.passes import ModulePass
 
 from abi_compiler.driver import changes, diagnostics
+from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
@@ -75,6 +76,7 @@ class FlattenSignaturesPass(ModulePass):
     name = "flatten-signatures"
     # Every function it modifies is reported (`abi_compiler.driver.changes`).
     reports_changes: ClassVar[bool] = True
+    body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         adopt_saved_model_exports(op)

@@ -20,6 +20,7 @@ from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
 from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.driver import diagnostics
+from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
 from abi_compiler.model import FlatSignature
 from abi_compiler.passes.reflection import (
@@ -93,6 +94,7 @@ class MaterializeIreeAbiPass(ModulePass):
     name = "materialize-iree-abi"
     #: Only adds `iree.reflection` entries: the driver need not verify after it.
     preserves_validity: ClassVar[bool] = True
+    body_access: ClassVar[BodyAccess] = BodyAccess.SIGNATURES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):
@@ -129,6 +131,7 @@ class MaterializeRawAbiPass(ModulePass):
     name = "materialize-raw-abi"
     #: Only adds `iree.reflection` entries: the driver need not verify after it.
     preserves_validity: ClassVar[bool] = True
+    body_access: ClassVar[BodyAccess] = BodyAccess.SIGNATURES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):
@@ -167,6 +170,7 @@ class MaterializeSipAbiPass(ModulePass):
     name = "materialize-sip-abi"
     #: Only adds `iree.reflection` entries: the driver need not verify after it.
     preserves_validity: ClassVar[bool] = True
+    body_access: ClassVar[BodyAccess] = BodyAccess.SIGNATURES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for func in exported_functions(op):

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -50,6 +51,7 @@ from abi_compiler.dialects.util import (
     ListType,
 )
 from abi_compiler.driver import diagnostics
+from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     IndexPath,
@@ -387,6 +389,7 @@ class WrapEntryPointsPass(ModulePass):
     `iree.abi` if missing (SPEC §8.2)."""
 
     name = "wrap-entry-points"
+    body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         wrapper_before = self.prepare(ctx, op)

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.printer import Printer
 from xdsl.traits import SymbolOpInterface
@@ -203,6 +203,8 @@ def attach(module: ModuleOp, carried: Carried) -> None:
                 raise ScanError("a func.func did not parse as one")
             carried.original_names[op] = op.sym_name.data
             if index not in carried.parsed and item.body_start is not None:
+                if not op.body.blocks:  # `{ }` parses as no block: it is a definition
+                    op.body.add_block(Block())
                 carried.functions[op] = CarriedFunction(
                     item, dict(op.properties), dict(op.attributes)
                 )
@@ -214,9 +216,7 @@ def _carried_op(index: int, item: OpText) -> Operation:
     marker = StringAttr(str(index))
     if item.symbol is None:
         return CarriedOp.create(properties={"index": marker})
-    return CarriedSymbolOp.create(
-        properties={"index": marker, "sym_name": StringAttr(item.symbol)}
-    )
+    return CarriedSymbolOp.create(properties={"index": marker, "sym_name": StringAttr(item.symbol)})
 
 
 def carried_index(op: Operation) -> int | None:
@@ -254,7 +254,7 @@ class CarriedPrinter(Printer):
         return False
 
     def _write_text(self, text: str) -> None:
-        self.print_string(carry.rename_symbols(carry.drop_comments(text), self.renames()))
+        self.print_string(carry.rename_symbols(carry.drop_comments(text), self.renames()), indent=0)
 
     def _print_function(self, op: FuncOp, function: CarriedFunction) -> None:
         assert self.carried is not None

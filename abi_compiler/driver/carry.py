@@ -20,30 +20,30 @@ printer drops them) and references to a symbol a pass renamed are redirected
 from __future__ import annotations
 
 import enum
+import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-# An MLIR string literal on one line; unrolled so that each character matches one way
-# only (linear, one regex frame per literal, not per character).
-_STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 _COMMENT = r"//[^\n]*"
-_BRACKETS = re.compile(rf"{_STRING}|{_COMMENT}|[(){{}}\[\]]")
+# Token patterns see a string as its opening quote only: `string_end` skips the rest with
+# `str.find` (a 128 MB hex constant is one string; a regex would step through it).
+_BRACKETS = re.compile(rf'"|{_COMMENT}|[(){{}}\[\]]')
 # A location: `loc(` not preceded by an identifier character or a sigil (`@loc(` is a
 # call of a function named loc).
 _LOC = r"(?<![\w$.@%#!^])loc\("
-_LOCS = re.compile(rf"{_STRING}|{_COMMENT}|{_LOC}")
-_HEADER = re.compile(
-    rf"{_STRING}|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]"
-)
+_LOCS = re.compile(rf'"|{_COMMENT}|{_LOC}')
+_HEADER = re.compile(rf'"|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]')
 # Top level: a line break at bracket depth 0 may start a new item.
-_TOP = re.compile(rf"{_STRING}|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n")
-_SYMBOL_REF = re.compile(rf'{_COMMENT}|@(?:{_STRING}|[A-Za-z_][A-Za-z0-9_$.\-]*)|{_STRING}')
+_TOP = re.compile(rf'"|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n')
+_SYMBOL_REF = re.compile(rf'"|{_COMMENT}|@(?:"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
-_COMMENT_LINE = re.compile(rf"{_STRING}|[ \t]*{_COMMENT}")
+_COMMENT_LINE = re.compile(rf'"|[ \t]*{_COMMENT}')
 _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
 # What an op starts with: its name, a generic op's quoted name, or its results.
-_OP_START = re.compile(r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%')
+_OP_START = re.compile(
+    r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
+)
 _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[a-z_]+\b")
 _MODULE = re.compile(r"(?:builtin\.)?module\b")
@@ -53,7 +53,7 @@ _FUNC = re.compile(r"func\.func\b")
 # (`!iree.list` too: wrap-entry-points respells it in every body it parses.)
 _STRUCTURED_TYPE = re.compile(r"tuple<|!abi\.dict<|tensor<(?:[0-9?]+x)*!|!iree\.list<")
 # Body text that works with structured values.
-_STRUCTURED_BODY = re.compile(r"tuple<|!abi\.|\babi\.(?:tuple|dict|ref_array)\.|!iree\.list<")
+_STRUCTURED_BODY = ("tuple<", "!abi.", "abi.tuple.", "abi.dict.", "abi.ref_array.", "!iree.list<")
 _TYPE_ALIAS_USE = re.compile(r"![A-Za-z_][A-Za-z0-9_$.\-]*")
 
 
@@ -135,9 +135,12 @@ def match_close(text: str, pos: int) -> int:
     """The end of the bracket group opening at ``pos`` (`(`, `[` or `{`), skipping
     strings and comments. Raises ScanError when it is not closed."""
     depth = 0
-    for match in _BRACKETS.finditer(text, pos):
-        char = text[match.start()]
-        if char in "([{":
+    scanner = _BRACKETS.scanner(text, pos)
+    while (match := scanner.search()) is not None:
+        char = match.group()[0]
+        if char == '"':
+            scanner = _BRACKETS.scanner(text, string_end(text, match.start()))
+        elif char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
@@ -185,7 +188,9 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     scanner = _TOP.scanner(text, pos, end)
     while (match := scanner.search()) is not None:
         token = match.group()
-        if token == "\n":
+        if token == '"':
+            scanner = _TOP.scanner(text, string_end(text, match.start(), end), end)
+        elif token == "\n":
             if depth == 0:
                 following = _skip_blank(text, match.end(), end)
                 if following < end and following > starts[-1]:
@@ -205,7 +210,7 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     if depth != 0:
         raise ScanError("unbalanced brackets")
     bounds = [*starts, end]
-    return [(s, _significant_end(text, s, e)) for s, e in zip(bounds, bounds[1:], strict=False)]
+    return [(s, _significant_end(text, s, e)) for s, e in itertools.pairwise(bounds)]
 
 
 def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> FuncText:
@@ -220,7 +225,10 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
     while (match := scanner.search()) is not None:
         token = match.group()
         first = token[0]
-        if first == '"' or token.startswith("//") or token == "->":
+        if first == '"':
+            scanner = _HEADER.scanner(text, string_end(text, match.start(), end), end)
+            continue
+        if token.startswith("//") or token == "->":
             continue
         if token == "loc(":
             close = match_close(text, match.end() - 1)
@@ -277,8 +285,7 @@ def _symbol_of(text: str, start: int, end: int) -> str | None:
 
 def _symbol_token(text: str, pos: int, end: int) -> str | None:
     if text.startswith('"', pos):
-        string = re.compile(_STRING).match(text, pos, end)
-        return None if string is None else unquote(string.group())
+        return unquote(text[pos : string_end(text, pos, end)])
     bare = _BARE_SYMBOL.match(text, pos, end)
     return None if bare is None else bare.group()
 
@@ -363,7 +370,9 @@ def _attribute_dict(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The range of `attributes {…}` in an op header, if present."""
     scanner = _HEADER.scanner(text, start, end)
     while (match := scanner.search()) is not None:
-        if match.group() == "attributes":
+        if match.group() == '"':
+            scanner = _HEADER.scanner(text, string_end(text, match.start(), end), end)
+        elif match.group() == "attributes":
             brace = text.find("{", match.end(), end)
             if brace < 0:
                 return None
@@ -376,42 +385,73 @@ def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     scanner = _LOCS.scanner(text, start, end)
     while (match := scanner.search()) is not None:
-        if match.group() == "loc(":
+        if match.group() == '"':
+            scanner = _LOCS.scanner(text, string_end(text, match.start(), end), end)
+        elif match.group() == "loc(":
             close = match_close(text, match.end() - 1)
             found.append((match.start(), close))
             scanner = _LOCS.scanner(text, close, end)
     return found
 
 
+def _symbol_tokens(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of each symbol reference (`@name`, `@"name"`)."""
+    scanner = _SYMBOL_REF.scanner(text, start, end)
+    while (match := scanner.search()) is not None:
+        token = match.group()
+        if token == '"':
+            scanner = _SYMBOL_REF.scanner(text, string_end(text, match.start(), end), end)
+        elif token == '@"':
+            close = string_end(text, match.start() + 1, end)
+            yield match.start(), close, unquote(text[match.start() + 1 : close])
+            scanner = _SYMBOL_REF.scanner(text, close, end)
+        elif token.startswith("@"):
+            yield match.start(), match.end(), token[1:]
+
+
 def symbol_references(text: str, start: int = 0, end: int | None = None) -> set[str]:
     """The root names of the symbol references (`@name`, `@"name"`) in a text."""
     end = len(text) if end is None else end
-    if "@" not in text[start:end]:
+    if text.find("@", start, end) < 0:
         return set()
-    names: set[str] = set()
-    for match in _SYMBOL_REF.finditer(text, start, end):
-        token = match.group()
-        if token.startswith("@"):
-            names.add(unquote(token[1:]) if token[1] == '"' else token[1:])
-    return names
+    return {name for _, _, name in _symbol_tokens(text, start, end)}
 
 
 def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
     """``text`` with every symbol reference to a key of ``renames`` redirected."""
     if not renames or "@" not in text:
         return text
-
-    def replace(match: re.Match[str]) -> str:
-        token = match.group()
-        if not token.startswith("@"):
-            return token
-        name = unquote(token[1:]) if token[1] == '"' else token[1:]
+    pieces: list[str] = []
+    pos = 0
+    for start, end, name in _symbol_tokens(text, 0, len(text)):
         new = renames.get(name)
-        if new is None:
-            return token
-        return "@" + (new if _BARE_SYMBOL.fullmatch(new) else quote(new))
+        if new is not None:
+            pieces.append(text[pos:start])
+            pieces.append("@" + (new if _BARE_SYMBOL.fullmatch(new) else quote(new)))
+            pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
-    return _SYMBOL_REF.sub(replace, text)
+
+def string_end(text: str, quote_at: int, end: int | None = None) -> int:
+    """The end of the string literal whose opening quote is at ``quote_at``: after its
+    closing quote, or at the end of its line when it is not closed there (MLIR strings
+    do not span lines)."""
+    end = len(text) if end is None else end
+    pos = quote_at + 1
+    while True:
+        close = text.find('"', pos, end)
+        if close < 0:
+            close = end
+            break
+        backslashes = 0
+        while text[close - 1 - backslashes] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            break
+        pos = close + 1
+    newline = text.find("\n", quote_at, close)
+    return newline if newline >= 0 else min(close + 1, end)
 
 
 def quote(name: str) -> str:
@@ -432,12 +472,17 @@ def drop_comments(text: str) -> str:
     """``text`` without its comments (and without lines that held only a comment)."""
     if "//" not in text:
         return text
-
-    def keep(match: re.Match[str]) -> str:
-        token = match.group()
-        return token if token.startswith('"') else ""
-
-    stripped = _COMMENT_LINE.sub(keep, text)
+    pieces: list[str] = []
+    pos = 0
+    scanner = _COMMENT_LINE.scanner(text)
+    while (match := scanner.search()) is not None:
+        if match.group() == '"':
+            scanner = _COMMENT_LINE.scanner(text, string_end(text, match.start()))
+            continue
+        pieces.append(text[pos : match.start()])
+        pos = match.end()
+    pieces.append(text[pos:])
+    stripped = "".join(pieces)
     return "\n".join(
         line
         for line, original in zip(stripped.split("\n"), text.split("\n"), strict=True)
@@ -450,8 +495,7 @@ def mask(text: str, ranges: Iterable[tuple[int, int]]) -> str:
     pieces: list[str] = []
     pos = 0
     for start, end in sorted(ranges):
-        if start < pos:
-            start = pos
+        start, end = max(start, pos), min(end, len(text))
         if end <= start:
             continue
         pieces.append(text[pos:start])
@@ -479,4 +523,4 @@ def has_structured_body(text: str, func: FuncText) -> bool:
     """Whether a body works with structured values (`abi` ops, tuple or dict types)."""
     if func.body_start is None or func.body_end is None:
         return False
-    return _STRUCTURED_BODY.search(text, func.body_start, func.body_end) is not None
+    return any(text.find(word, func.body_start, func.body_end) >= 0 for word in _STRUCTURED_BODY)

@@ -39,6 +39,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -58,10 +59,9 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
-from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.errors import AbiError
 from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
@@ -70,6 +70,7 @@ from abi_compiler.driver.locations import (
     tracking,
 )
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
+from abi_compiler.errors import AbiError
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -290,6 +291,19 @@ class AbiOptMain(xDSLOptMain):
             help="accept operations of dialects abi-opt does not know",
         )
         arg_parser.add_argument(
+            "--version", action="version", version=_version_text(), help="print the version"
+        )
+        arg_parser.add_argument(
+            "--print-ir-after-all",
+            action="store_true",
+            help="print the IR to stderr after each pass (mlir-opt's option)",
+        )
+        arg_parser.add_argument(
+            "--mlir-timing",
+            action="store_true",
+            help="print the time of parsing, of each pass and of printing to stderr",
+        )
+        arg_parser.add_argument(
             "--parse-all",
             action="store_true",
             help="parse and verify every operation; by default only function signatures "
@@ -346,6 +360,8 @@ class AbiOptMain(xDSLOptMain):
         self, previous: ModulePass | None, module: ModuleOp, next_pass: ModulePass | None
     ) -> None:
         recorded = changes.stop()
+        if previous is not None:
+            self._time(previous.name)
         # A pass that declares `preserves_validity` (it only adds reflection entries to
         # functions, which no verifier reads) cannot break the IR: skip re-verifying. One
         # that declares `reports_changes` has only the functions it reports re-verified.
@@ -358,13 +374,43 @@ class AbiOptMain(xDSLOptMain):
                 self._verify_changed(module, list(recorded.operations))
             else:
                 self._verify(module)
+        if previous is not None and self.args.print_ir_after_all:
+            sys.stderr.write(f"// -----// IR Dump After {previous.name} //----- //\n")
+            self._print(module, sys.stderr)
+            self._time(None)  # printing the dump is not the next pass's time
         if next_pass is not None:
             changes.start()
+
+    def _time(self, phase: str | None) -> None:
+        """Charge the time since the last call to ``phase`` (`--mlir-timing`)."""
+        now = time.perf_counter()
+        if phase is not None:
+            self._timings[phase] = self._timings.get(phase, 0.0) + now - self._clock
+        self._clock = now
+
+    def _timing_report(self) -> str:
+        total = sum(self._timings.values()) or 1e-9
+        rule = "===" + "-" * 73 + "==="
+        lines = [
+            rule,
+            " " * 25 + "... Execution time report ...",
+            rule,
+            f"  Total Execution Time: {total:.4f} seconds",
+            "",
+            "  ----Wall Time----  ----Name----",
+        ]
+        for phase, seconds in [*self._timings.items(), ("Total", total)]:
+            lines.append(f"  {seconds:8.4f} ({100 * seconds / total:5.1f}%)  {phase}")
+        return "\n".join(lines) + "\n"
 
     # -- running ----------------------------------------------------------------------------
 
     def run(self) -> None:
+        self._timings: dict[str, float] = {}
+        self._clock = time.perf_counter()
         self.exit_status = self._run()
+        if self.args.mlir_timing:
+            sys.stderr.write(self._timing_report())
 
     def _run(self) -> int:
         source = self._read_input()
@@ -485,7 +531,9 @@ class AbiOptMain(xDSLOptMain):
                 module, wrapper_before = self._process_chunk(source, chunk, table)
                 if printed:
                     sink.write("// -----\n")
+                self._time(None)
                 self._print(module, sink, wrapper_before)
+                self._time("Output")
                 printed = True
             except _Failure as failure:
                 # A wrapper printed with the module (`_print`) may fail after part of
@@ -514,14 +562,19 @@ class AbiOptMain(xDSLOptMain):
         # the whole IR again and again (a sixth of a large module's time). The IR is then
         # frozen, out of its reach while printing; `_process` unfreezes it.
         with _gc_paused():
+            self._time(None)
             module = self._parse_chunk(source, chunk, text, table)
+            self._time("Parser")
             self._table = table
             self._verify(module)
+            self._time("Verifier")
             wrapper_before: _WrapperBefore | None = None
             with diagnostics.collect() as sink, tracking(table):
                 try:
                     *head, last = self.pipeline.passes or (None,)
                     prepare = getattr(last, "prepare", None)
+                    if self.args.print_ir_after_all:
+                        prepare = None  # the dump after the last pass shows its wrappers
                     if prepare is None:
                         self.pipeline.apply(self.ctx, module)
                     else:
@@ -705,7 +758,6 @@ class AbiOptMain(xDSLOptMain):
     def _print(
         self, module: ModuleOp, stream: TextIO, wrapper_before: _WrapperBefore | None = None
     ) -> None:
-        from xdsl.printer import Printer
 
         driver = self
         carried = self._carried
@@ -766,7 +818,10 @@ class AbiOptMain(xDSLOptMain):
             layout = carried.layout
             assert layout.module is not None
             printer.print_string(
-                carried_ir.carry.drop_comments(layout.text[layout.module.body_end : layout.module.end])
+                carried_ir.carry.drop_comments(
+                    layout.text[layout.module.body_end : layout.module.end]
+                ),
+                indent=0,
             )
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
@@ -887,6 +942,18 @@ def _body_access(passes: Sequence[ModulePass]) -> BodyAccess:
         if order.index(access) > order.index(needed):
             needed = access
     return needed
+
+
+def _version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "unknown"
+
+    return f"{PROG} {of('abi-compiler')} (xDSL {of('xdsl')})"
 
 
 def _flatten(items: list[Diagnostic]) -> Iterator[Diagnostic]:

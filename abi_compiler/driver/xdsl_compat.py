@@ -45,9 +45,7 @@ _ESCAPE = re.compile(r'\\(?:["nt\\]|[0-9A-Fa-f]{2})')
 # quote the regex engine tries every split of the text, exponential in its length (30
 # characters took minutes). The same language, unrolled so that each character can be
 # matched one way only: linear.
-_STRING_LITERAL = re.compile(
-    r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"'
-)
+_STRING_LITERAL = re.compile(r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
 
 
 def _unknown_escape(text: str, start_pos: int) -> int | None:

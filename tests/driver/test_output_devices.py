@@ -72,5 +72,6 @@ def test_fifo_receives_the_output(tmp_path: Path) -> None:
             reader.join(timeout=0.1)
     assert not reader.is_alive()
     assert result.returncode == 0, result.stderr
-    assert received == ["builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"]
+    # The function is carried as written (GOOD is not indented).
+    assert received == ["builtin.module {\n  func.func @f() {\n  func.return\n}\n}\n"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)

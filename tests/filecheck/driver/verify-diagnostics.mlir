@@ -1,6 +1,6 @@
 // --verify-diagnostics (mlir-opt semantics): every diagnostic matches an annotation on
 // its line (substring match), so the run succeeds and prints the chunks that had no error.
-// RUN: abi-opt %s --split-input-file --verify-diagnostics -p materialize-raw-abi | filecheck %s
+// RUN: abi-opt --parse-all %s --split-input-file --verify-diagnostics -p materialize-raw-abi | filecheck %s
 
 // expected-error @+1 {{')' expected}}
 func.func @syntax(%a: i32 %b: i32) {
