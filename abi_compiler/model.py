@@ -329,9 +329,7 @@ def _descend(level: _Level, key: IndexPathComponent, path: IndexPath) -> _Level:
             f"structure path mismatch: dereference a non-sequence with a sequence key {key}"
         )
     elif not level.is_dict and wants_dict:
-        raise AbiError(
-            f"structure path mismatch: dereference a non-dict with a dict key '{key}'"
-        )
+        raise AbiError(f"structure path mismatch: dereference a non-dict with a dict key '{key}'")
     if isinstance(key, int) and key < 0:
         raise AbiError(f"negative sequence key {key} in structure path")
     child = level.children.get(key)

@@ -266,6 +266,15 @@ class CarriedPrinter(Printer):
         ):
             self._write_text(text[item.start : item.end])
             return
+        if dict(op.properties) == function.properties:
+            # Only the function's attributes changed (reflection added): the signature
+            # as written, then the new attribute dictionary.
+            signature_end = item.body_start if item.attributes is None else item.attributes[0]
+            self._write_text(text[item.start : signature_end].rstrip())
+            self.print_op_attributes(op.attributes, print_keyword=True)
+            self.print_string(" ")
+            self._write_text(text[item.body_start : item.end])
+            return
         self.print_string("func.func")
         if op.sym_visibility is not None:
             self.print_string(f" {op.sym_visibility.data}")

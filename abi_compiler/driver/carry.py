@@ -24,6 +24,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 _COMMENT = r"//[^\n]*"
 # Token patterns see a string as its opening quote only: `string_end` skips the rest with
@@ -55,6 +56,12 @@ _STRUCTURED_TYPE = re.compile(r"tuple<|!abi\.dict<|tensor<(?:[0-9?]+x)*!|!iree\.
 # Body text that works with structured values.
 _STRUCTURED_BODY = ("tuple<", "!abi.", "abi.tuple.", "abi.dict.", "abi.ref_array.", "!iree.list<")
 _TYPE_ALIAS_USE = re.compile(r"![A-Za-z_][A-Za-z0-9_$.\-]*")
+
+
+def _scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None = None) -> Any:
+    """``pattern``'s scanner over ``text[pos:end]`` (its `search` finds the next token and
+    continues from there; a tokenizer restarts it to skip a string)."""
+    return pattern.scanner(text, pos, len(text) if end is None else end)  # type: ignore[attr-defined]
 
 
 class BodyAccess(enum.Enum):
@@ -91,6 +98,8 @@ class FuncText:
     arg_locs: list[tuple[int, int] | None] = field(default_factory=list["tuple[int, int] | None"])
     #: Every `loc(…)` range in the header (argument locations included).
     header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
+    #: The range of `attributes {…}` (the function's attribute dictionary), if written.
+    attributes: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -135,11 +144,11 @@ def match_close(text: str, pos: int) -> int:
     """The end of the bracket group opening at ``pos`` (`(`, `[` or `{`), skipping
     strings and comments. Raises ScanError when it is not closed."""
     depth = 0
-    scanner = _BRACKETS.scanner(text, pos)
+    scanner = _scanner(_BRACKETS, text, pos)
     while (match := scanner.search()) is not None:
         char = match.group()[0]
         if char == '"':
-            scanner = _BRACKETS.scanner(text, string_end(text, match.start()))
+            scanner = _scanner(_BRACKETS, text, string_end(text, match.start()))
         elif char in "([{":
             depth += 1
         elif char in ")]}":
@@ -185,22 +194,22 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     pos = _skip_blank(text, start, end)
     if pos < end:
         starts.append(pos)
-    scanner = _TOP.scanner(text, pos, end)
+    scanner = _scanner(_TOP, text, pos, end)
     while (match := scanner.search()) is not None:
         token = match.group()
         if token == '"':
-            scanner = _TOP.scanner(text, string_end(text, match.start(), end), end)
+            scanner = _scanner(_TOP, text, string_end(text, match.start(), end), end)
         elif token == "\n":
             if depth == 0:
                 following = _skip_blank(text, match.end(), end)
                 if following < end and following > starts[-1]:
                     starts.append(following)
-                    scanner = _TOP.scanner(text, following, end)
+                    scanner = _scanner(_TOP, text, following, end)
         elif token == "{-#":
             close = text.find("#-}", match.end(), end)
             if close < 0:
                 raise ScanError("unterminated resource section")
-            scanner = _TOP.scanner(text, close + 3, end)
+            scanner = _scanner(_TOP, text, close + 3, end)
         elif token in "([{":
             depth += 1
         elif token in ")]}":
@@ -221,12 +230,13 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
     in_arguments = False
     arguments_seen = False
     after_attributes = False
-    scanner = _HEADER.scanner(text, start, end)
+    attributes_at = start
+    scanner = _scanner(_HEADER, text, start, end)
     while (match := scanner.search()) is not None:
         token = match.group()
         first = token[0]
         if first == '"':
-            scanner = _HEADER.scanner(text, string_end(text, match.start(), end), end)
+            scanner = _scanner(_HEADER, text, string_end(text, match.start(), end), end)
             continue
         if token.startswith("//") or token == "->":
             continue
@@ -235,7 +245,7 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
             func.header_locs.append((match.start(), close))
             if in_arguments and depth == 1 and func.arg_locs:
                 func.arg_locs[-1] = (match.start(), close)
-            scanner = _HEADER.scanner(text, close, end)
+            scanner = _scanner(_HEADER, text, close, end)
             continue
         if first == "%":
             if in_arguments and depth == 1:
@@ -245,11 +255,14 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
         if token == "attributes":
             if depth == 0:
                 after_attributes = True
+                attributes_at = match.start()
             continue
         if first == "{" and depth == 0:
             if after_attributes:
                 after_attributes = False
-                scanner = _HEADER.scanner(text, match_close(text, match.start()), end)
+                close = match_close(text, match.start())
+                func.attributes = (attributes_at, close)
+                scanner = _scanner(_HEADER, text, close, end)
                 continue
             func.body_start = match.start()
             func.body_end = match_close(text, match.start())
@@ -368,10 +381,10 @@ def scan(text: str) -> Layout:
 
 def _attribute_dict(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The range of `attributes {…}` in an op header, if present."""
-    scanner = _HEADER.scanner(text, start, end)
+    scanner = _scanner(_HEADER, text, start, end)
     while (match := scanner.search()) is not None:
         if match.group() == '"':
-            scanner = _HEADER.scanner(text, string_end(text, match.start(), end), end)
+            scanner = _scanner(_HEADER, text, string_end(text, match.start(), end), end)
         elif match.group() == "attributes":
             brace = text.find("{", match.end(), end)
             if brace < 0:
@@ -383,28 +396,28 @@ def _attribute_dict(text: str, start: int, end: int) -> tuple[int, int] | None:
 def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Every `loc(…)` range between ``start`` and ``end`` (not inside strings/comments)."""
     found: list[tuple[int, int]] = []
-    scanner = _LOCS.scanner(text, start, end)
+    scanner = _scanner(_LOCS, text, start, end)
     while (match := scanner.search()) is not None:
         if match.group() == '"':
-            scanner = _LOCS.scanner(text, string_end(text, match.start(), end), end)
+            scanner = _scanner(_LOCS, text, string_end(text, match.start(), end), end)
         elif match.group() == "loc(":
             close = match_close(text, match.end() - 1)
             found.append((match.start(), close))
-            scanner = _LOCS.scanner(text, close, end)
+            scanner = _scanner(_LOCS, text, close, end)
     return found
 
 
 def _symbol_tokens(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
     """(start, end, name) of each symbol reference (`@name`, `@"name"`)."""
-    scanner = _SYMBOL_REF.scanner(text, start, end)
+    scanner = _scanner(_SYMBOL_REF, text, start, end)
     while (match := scanner.search()) is not None:
         token = match.group()
         if token == '"':
-            scanner = _SYMBOL_REF.scanner(text, string_end(text, match.start(), end), end)
+            scanner = _scanner(_SYMBOL_REF, text, string_end(text, match.start(), end), end)
         elif token == '@"':
             close = string_end(text, match.start() + 1, end)
             yield match.start(), close, unquote(text[match.start() + 1 : close])
-            scanner = _SYMBOL_REF.scanner(text, close, end)
+            scanner = _scanner(_SYMBOL_REF, text, close, end)
         elif token.startswith("@"):
             yield match.start(), match.end(), token[1:]
 
@@ -474,10 +487,10 @@ def drop_comments(text: str) -> str:
         return text
     pieces: list[str] = []
     pos = 0
-    scanner = _COMMENT_LINE.scanner(text)
+    scanner = _scanner(_COMMENT_LINE, text)
     while (match := scanner.search()) is not None:
         if match.group() == '"':
-            scanner = _COMMENT_LINE.scanner(text, string_end(text, match.start()))
+            scanner = _scanner(_COMMENT_LINE, text, string_end(text, match.start()))
             continue
         pieces.append(text[pos : match.start()])
         pos = match.end()

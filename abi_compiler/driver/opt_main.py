@@ -184,6 +184,8 @@ class AbiOptMain(xDSLOptMain):
         self.pipeline_entries = {}
         self.exit_status = 0
         self._carried: carried_ir.Carried | None = None
+        self._timings: dict[str, float] = {}
+        self._clock = time.perf_counter()
         xdsl_compat.install()  # UTF-8 string literals are strings; deep nesting parses
         self._table = LocationTable()
         self.ctx = Context()
@@ -406,7 +408,7 @@ class AbiOptMain(xDSLOptMain):
     # -- running ----------------------------------------------------------------------------
 
     def run(self) -> None:
-        self._timings: dict[str, float] = {}
+        self._timings = {}
         self._clock = time.perf_counter()
         self.exit_status = self._run()
         if self.args.mlir_timing:

@@ -23,11 +23,11 @@ from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from abi_compiler.driver import xdsl_compat
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.model import Dict
+from abi_compiler.driver import xdsl_compat
 from abi_compiler.driver.opt_main import AbiOptMain, register_dialects
+from abi_compiler.model import Dict
 
 xdsl_compat.install()
 

@@ -12,7 +12,7 @@
 // CHECK-NEXT:  sdy.mesh @mesh = <["x"=2, "y"=4]>
 // CHECK-NEXT:  ml_program.global private mutable @state(dense<0.000000e+00> : tensor<4xf32>) : tensor<4xf32>
 // CHECK-NEXT:  util.global private @weights = dense_resource<weights_blob> : tensor<4xf32>
-// CHECK-NEXT:  func.func @step(%x: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}, %t: !stablehlo.token) -> (tensor<4xf32>, !stablehlo.token) attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,4],\22unknown\22],\22r\22:[[\22ndarray\22,\22f32\22,1,4],\22unknown\22],\22v\22:1}"}} {
+// CHECK-NEXT:  func.func @step(%x: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}, %t: !token) -> (tensor<4xf32>, !token) attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,4],\22unknown\22],\22r\22:[[\22ndarray\22,\22f32\22,1,4],\22unknown\22],\22v\22:1}"}} {
 // CHECK-NEXT:    %w = util.global.load @weights : tensor<4xf32>
 // CHECK-NEXT:    %s = ml_program.global_load @state : tensor<4xf32>
 // CHECK-NEXT:    %big = arith.constant dense<"0x0000803F000000400000404000008040"> : tensor<4xf32>

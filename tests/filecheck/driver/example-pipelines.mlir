@@ -16,7 +16,7 @@
 // V1-LABEL: func.func @update(%{{[^:]*}}: !util.list<?>, %{{[^:]*}}: i64, %{{[^:]*}}: !util.list<?>) -> (!util.list<?>, i64)
 // V1-LABEL: func.func private @_update(
 // V1-LABEL: func.func @generate(
-// V1-SAME:    \22named\22,\22temperature\22
+// V1:         \22named\22,\22temperature\22
 // V1-LABEL: func.func private @classifier(
 // V1-NOT:     iree.reflection
 

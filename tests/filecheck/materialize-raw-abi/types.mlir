@@ -4,7 +4,7 @@
 // Scalars: i1 i8 → 4, i16 → 5, i32 → 6, i64 → 7, f16 → 1, f32 → (0, not written),
 // f64 → 2, bf16 → 3, si8..si64 → 4..7, ui8..ui64 → 8..11.
 // CHECK-LABEL: func.func @scalars
-// CHECK-SAME: iree.reflection = {f = "I86!S3!t4S3!t4S3!t5S3!t6S3!t7S3!t1S1!S3!t2S3!t3S3!t4S3!t5S3!t6S3!t7S3!t8S3!t9S4!t10S4!t11R1!", fv = "1"}
+// CHECK: iree.reflection = {f = "I86!S3!t4S3!t4S3!t5S3!t6S3!t7S3!t1S1!S3!t2S3!t3S3!t4S3!t5S3!t6S3!t7S3!t8S3!t9S4!t10S4!t11R1!", fv = "1"}
 func.func @scalars(%a: i1, %b: i8, %c: i16, %d: i32, %e: i64, %f: f16, %g: f32, %h: f64, %i: bf16,
                    %j: si8, %k: si16, %l: si32, %m: si64, %n: ui8, %o: ui16, %p: ui32, %q: ui64) {
   func.return

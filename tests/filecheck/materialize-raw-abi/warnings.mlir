@@ -3,7 +3,7 @@
 // (SPEC §5); the output is still written.
 
 // CHECK-LABEL: func.func @unrecognized
-// CHECK-SAME: iree.reflection = {f = "I22!U1!U1!U1!U1!U1!U1!U1!R4!U1!", fv = "1"}
+// CHECK: iree.reflection = {f = "I22!U1!U1!U1!U1!U1!U1!U1!R4!U1!", fv = "1"}
 // Results are located at the function.
 // expected-warning @+1 {{Result #0 of function unrecognized is not a recognized public ABI type and the function may not be invokable by standard tools}}
 func.func @unrecognized(
