@@ -121,6 +121,17 @@ def children(node: Node) -> Iterator[tuple[IndexPathComponent, Node]]:
         yield from node.items
 
 
+def slots(node: Node) -> list[tuple[IndexPathComponent, Node | None]]:
+    """The slots of a structure with their keys, as its record lists them and a runtime
+    list holds them: a sequence by key with its gaps (``None``), a dict by sorted key; a
+    leaf has none. (`children` skips the gaps.)"""
+    if isinstance(node, Sequence):
+        return list(enumerate(node.items))
+    if isinstance(node, Dict):
+        return list(node.items)
+    return []
+
+
 def leaf_paths(node: Node, prefix: IndexPath = ()) -> Iterator[tuple[IndexPath, Leaf]]:
     """Every leaf below ``node`` with its index path, in natural order: sequences by
     key, dicts by sorted key, depth first."""
@@ -296,6 +307,11 @@ class _Level:
         self.leaf: Leaf | None = None
 
 
+# SPEC §3.2's message for an index path component that is neither a string nor an
+# integer; the dialect attribute verifier and the structure pass use it too.
+INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
+
+
 # The largest sequence key of an index path (a project limit, docs/design.md). Gaps in a
 # sequence are kept (SPEC §3.2): a key is as many items, `null` records in JSON and
 # slots in memory, so a few bytes of input could otherwise ask for gigabytes. The SIP
@@ -314,7 +330,7 @@ def _check_sequence_key(key: int) -> None:
 
 def check_path_component(component: object) -> IndexPathComponent:
     if isinstance(component, bool) or not isinstance(component, (int, str)):
-        raise AbiError("each index path component must be a string or integer")
+        raise AbiError(INDEX_PATH_COMPONENT_MESSAGE)
     return component
 
 

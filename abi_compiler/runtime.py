@@ -84,7 +84,6 @@ import functools
 import json
 import numbers
 import operator
-import weakref
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -105,6 +104,7 @@ from abi_compiler.model import (
     SipSignature,
     ValueType,
     leaves,
+    slots,
 )
 
 __all__ = ["pack", "pack_legacy", "unpack", "unpack_legacy"]
@@ -664,7 +664,7 @@ def _unpack_converter(node: Node | None) -> Converter:
         return _gap
     if isinstance(node, Leaf):
         return _value_converter(node.type, unpacking=True, opaque_refs=False)
-    converters = [_unpack_converter(item) for _, item in _keyed_items(node)]
+    converters = [_unpack_converter(item) for _, item in slots(node)]
     count = len(converters)
     if isinstance(node, Sequence):
         keys = range(count)
@@ -679,12 +679,6 @@ def _unpack_converter(node: Node | None) -> Converter:
             strict=True,
         )
     )
-
-
-def _keyed_items(node: Sequence | Dict) -> list[tuple[IndexPathComponent, Node | None]]:
-    if isinstance(node, Sequence):
-        return list(enumerate(node.items))
-    return list(node.items)
 
 
 # --------------------------------------------------------------------------------------
@@ -843,7 +837,7 @@ def _scatter(node: Node | None, types: tuple[ValueType, ...], converting: bool) 
             flat[index] = convert(value)
 
         return scatter_leaf
-    keyed = _keyed_items(node)
+    keyed = slots(node)
     keys = [key for key, _ in keyed]
     scatters = [_scatter(child, types, converting) for _, child in keyed]
     dict_keys = tuple(str(key) for key in keys) if isinstance(node, Dict) else None
@@ -873,7 +867,7 @@ def _gather(node: Node | None, types: tuple[ValueType, ...]) -> Gather:
         index = node.index
         convert = _value_converter(types[index], unpacking=True, opaque_refs=True)
         return lambda flat: convert(flat[index])
-    keyed = _keyed_items(node)
+    keyed = slots(node)
     keys = [key for key, _ in keyed]
     gathers = [_gather(child, types) for _, child in keyed]
 
@@ -910,7 +904,7 @@ def _root_children(root: Node | None) -> list[tuple[IndexPathComponent, Node | N
         return []
     if isinstance(root, Leaf):
         return [(0, root)]
-    return _keyed_items(root)
+    return slots(root)
 
 
 def _check_leaf_indices(side: str, root: Node | None, count: int) -> None:
@@ -1008,34 +1002,40 @@ def unpack_legacy(
 
 # --------------------------------------------------------------------------------------
 # Decoding and plan caches. Texts are decoded once (LRU by text); plans are cached by the
-# identity of the model objects they were built from.
+# model objects they are built from: by identity first (a runtime passes the same decoded
+# signature on every call, and hashing a large frozen model costs as much as planning),
+# then by value (frozen, hashable dataclasses: an equal signature decoded again finds the
+# plan too).
 # --------------------------------------------------------------------------------------
 
 
 class _PlanCache:
-    """Plans keyed by the identity of the (immutable) model objects they come from; an
-    entry goes when one of its objects is garbage collected."""
+    """Plans keyed by the model objects they are built from. Bounded: emptied when full,
+    as the text caches below. The identity table holds its objects, so an id is never
+    reused while it is cached."""
 
-    def __init__(self) -> None:
-        self._entries: dict[tuple[int, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = {}
+    def __init__(self, limit: int = 256) -> None:
+        self._by_identity: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+        self._by_value: dict[tuple[Any, ...], Any] = {}
+        self._limit = limit
 
     def get(self, objects: tuple[Any, ...], build: Callable[..., Any]) -> Any:
-        key = tuple(id(obj) for obj in objects)
-        entry = self._entries.get(key)
-        if entry is not None and all(
-            ref() is obj for ref, obj in zip(entry[0], objects, strict=True)
-        ):
+        ids = tuple(map(id, objects))
+        entry = self._by_identity.get(ids)
+        if entry is not None and all(map(operator.is_, entry[0], objects)):
             return entry[1]
-        plan = build(*objects)
-
-        def forget(_: weakref.ref[Any]) -> None:
-            self._entries.pop(key, None)
-
         try:
-            refs = tuple(weakref.ref(obj, forget) for obj in objects)
-        except TypeError:  # not weak-referenceable: no caching
-            return plan
-        self._entries[key] = (refs, plan)
+            plan = self._by_value.get(objects)
+        except TypeError:  # a hand-built model holding lists is not hashable: no caching
+            return build(*objects)
+        if plan is None:
+            plan = build(*objects)
+            if len(self._by_value) >= self._limit:
+                self._by_value.clear()
+            self._by_value[objects] = plan
+        if len(self._by_identity) >= self._limit:
+            self._by_identity.clear()
+        self._by_identity[ids] = (objects, plan)
         return plan
 
 

@@ -7,7 +7,7 @@ Usage::
     abi-sig json '{"a":["i32"],"r":[],"v":1}'
     abi-sig --format json raw - < signature.txt
 
-The text forms are SPEC §9's: ``raw`` prints one line, ``sip`` prints ``inputs:``, the
+The text forms are SPEC §9's (docs/formats.md): ``raw`` prints one line, ``sip`` prints ``inputs:``, the
 inputs text, ``results:``, the results text, ``json`` prints the declaration form. SIG
 ``-`` reads the signature from standard input (one trailing newline is ignored).
 Malformed input: ``abi-sig: error: <message> (at offset N)`` on standard error, exit
@@ -145,12 +145,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Decode an IREE ABI signature and print it in readable form.",
+        epilog="The encodings and their readable forms: docs/formats.md in abi-compiler's "
+        "repository.",
     )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text: SPEC §9's readable form (default); json: the decoded model",
+        help="text: the readable form (default); json: the decoded model",
     )
     parser.add_argument(
         "encoding",

@@ -6,7 +6,10 @@ the same argument and result values as one JSON document, every array replaced b
 shape list (a stand-in for a buffer reference) — measured in the same run, as a ratio
 (marshalling time / json time; lower is better, 1.0 is as fast as the C-accelerated json
 module). The `iree.abi` text is passed to every call, as a runtime would: decoding is
-cached, so the figures are the marshalling itself. Not part of the test suite:
+cached, so the figures are the marshalling itself. The `*-model` forms pass the decoded
+model objects instead of the texts; the closing "plan cache" lines give their time over
+the text form's, which stays near 1.0 while call plans are cached for models too. Not part
+of the test suite:
 
     python bench/bench_runtime.py [--repeat 5]
 """
@@ -27,8 +30,8 @@ import numpy as np
 from signatures import bert_saved_model, document, spec_example, tensor
 
 from abi_compiler.codecs.json_abi import decode_json
-from abi_compiler.codecs.raw import encode_raw
-from abi_compiler.codecs.sip import encode_sip
+from abi_compiler.codecs.raw import decode_raw, encode_raw
+from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.model import Argument, FlatSignature, Sequence, Signature, SipSignature
 from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
@@ -187,11 +190,12 @@ def main() -> None:
 
     print(f"Python {platform.python_version()} on {platform.machine()} ({sys.platform})")
     header = (
-        f"{'signature':42} {'form':6} {'leaves':>6} {'pack µs':>8} {'unpack µs':>9} "
+        f"{'signature':42} {'form':12} {'leaves':>6} {'pack µs':>8} {'unpack µs':>9} "
         f"{'json µs':>8} {'ratio':>6} {'leaves/s':>10}"
     )
     print(header)
     print("-" * len(header))
+    cache_ratios: list[tuple[str, float, float]] = []
     for case in _cases():
         results = case.vm_results()
         document = {
@@ -201,6 +205,11 @@ def main() -> None:
         }
         # The legacy flat convention: the same structure through raw `f` + SIP `sip`.
         flat, sip, legacy_args, legacy_kwargs, flat_results = _legacy_form(case)
+        # The same calls with decoded models instead of texts (`*-model`): the plan cache
+        # is keyed on the frozen model, so these must cost what the text forms cost; a
+        # model that is re-planned on every call shows here as a ratio well above 1.
+        signature = decode_json(case.abi)
+        flat_model, sip_model = decode_raw(flat), decode_sip(sip)
         forms: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
             (
                 "v1",
@@ -208,23 +217,48 @@ def main() -> None:
                 functools.partial(unpack, case.abi, results),
             ),
             (
+                "v1-model",
+                functools.partial(pack, signature, *case.args, **case.kwargs),
+                functools.partial(unpack, signature, results),
+            ),
+            (
                 "legacy",
                 functools.partial(pack_legacy, flat, sip, *legacy_args, **legacy_kwargs),
                 functools.partial(unpack_legacy, flat, sip, flat_results),
+            ),
+            (
+                "legacy-model",
+                functools.partial(
+                    pack_legacy, flat_model, sip_model, *legacy_args, **legacy_kwargs
+                ),
+                functools.partial(unpack_legacy, flat_model, sip_model, flat_results),
             ),
         ]
         calls = [_json_round_trip(document)]
         for _, pack_call, unpack_call in forms:
             calls += [pack_call, unpack_call]
         json_time, *times = _best(calls, options.repeat)
+        totals: dict[str, float] = {}
         for index, (form, _, _) in enumerate(forms):
             pack_time, unpack_time = times[2 * index], times[2 * index + 1]
-            total = pack_time + unpack_time
+            total = totals[form] = pack_time + unpack_time
             print(
-                f"{case.name:42} {form:6} {case.leaf_count():6} {pack_time * 1e6:8.1f} "
+                f"{case.name:42} {form:12} {case.leaf_count():6} {pack_time * 1e6:8.1f} "
                 f"{unpack_time * 1e6:9.1f} {json_time * 1e6:8.1f} {total / json_time:6.2f} "
                 f"{case.leaf_count() / total:10.0f}"
             )
+        cache_ratios.append(
+            (
+                case.name,
+                totals["v1-model"] / totals["v1"],
+                totals["legacy-model"] / totals["legacy"],
+            )
+        )
+    print()
+    print("plan cache: time with a decoded model / time with the text (1.0: the model's plan")
+    print("is cached like the text's; re-planning on every call would be several times 1.0)")
+    for name, v1_ratio, legacy_ratio in cache_ratios:
+        print(f"{name:42} v1 {v1_ratio:5.2f}  legacy {legacy_ratio:5.2f}")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,7 @@ def verify_dialect_attributes(module: Operation) -> None:
         verify_placed_attributes,
     )
 
-    # Each dialect's attributes in turn, per op, as `verify_abi_attributes` and
-    # `verify_tf_saved_model_attributes` would; ops without any attribute skipped.
+    # Each dialect's attributes in turn, per op; ops without any attribute skipped.
     dialects = (by_name(abi.ATTRIBUTES), by_name(tf_saved_model.ATTRIBUTES))
     for op in module.walk():
         if not op.attributes and not isinstance(op, FuncOp):

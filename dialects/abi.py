@@ -1,9 +1,10 @@
-"""The `abi` dialect: this project's structured types, ops and attributes (SPEC §8.3–§8.4).
+"""The `abi` dialect: this project's structured types, ops and attributes.
 
 Function bodies use the ops to build and take apart structured values (builtin `tuple`,
 `!abi.dict`, ND-arrays of references); the lowering passes fold them away. The attributes
 `abi.index_path` and `abi.name` describe where a flat value sits in a signature's
-structure (SPEC §3, §8.1); `verify_abi_attributes` checks them.
+structure (docs/formats.md); `abi_compiler.dialects.verify_dialect_attributes` checks them
+against `ATTRIBUTES`.
 """
 
 from __future__ import annotations
@@ -50,18 +51,13 @@ from abi_compiler.dialects.attributes import (
     ON_ARGUMENTS_AND_RESULTS,
     STRING_VALUE,
     DialectAttributeDef,
-    verify_attributes,
 )
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import ListType, VariantType
+from abi_compiler.model import dict_key_order
 
 INDEX_PATH = "abi.index_path"
 NAME = "abi.name"
-
-
-def dict_key_order(key: str) -> bytes:
-    """Dict slots are ordered byte-wise by key (SPEC §3.1)."""
-    return key.encode("utf-8", "surrogatepass")
 
 
 @irdl_attr_definition
@@ -70,7 +66,7 @@ class DictType(ParametrizedAttribute, TypeAttribute):
 
     Keys are quoted so any string works and must be unique. The type keeps the order it
     was written in; at the ABI boundary its slots are in byte-wise sorted key order
-    (SPEC §3.1), see `sorted_entries`.
+    (docs/formats.md), see `sorted_entries`.
     """
 
     name = "abi.dict"
@@ -89,6 +85,7 @@ class DictType(ParametrizedAttribute, TypeAttribute):
         return [(key.data, value) for key, value in zip(self.keys, self.types, strict=True)]
 
     def sorted_entries(self) -> list[tuple[str, Attribute]]:
+        """The slots in the ABI's key order (`abi_compiler.model.dict_key_order`)."""
         return sorted(self.entries, key=lambda entry: dict_key_order(entry[0]))
 
     def type_of(self, key: str) -> Attribute | None:
@@ -219,7 +216,7 @@ class DictPackOp(IRDLOperation):
     """Builds a dict from its values.
 
     The operands are the values of the slots in byte-wise sorted key order (the order
-    the dict has at the ABI boundary, SPEC §3.1), whatever order the result type lists
+    the dict has at the ABI boundary), whatever order the result type lists
     its keys in; each operand's type is its slot's type.
     """
 
@@ -319,7 +316,7 @@ VariantListConstr = MessageConstraint(ListType(VariantType()), "expected !util.l
 class RefArrayToListsOp(IRDLOperation):
     """Converts an ND-array of references to the lists that carry it across the ABI.
 
-    The result is a `!util.list<?>` holding exactly two lists (SPEC §8.3): first a
+    The result is a `!util.list<?>` holding exactly two lists: first a
     `!util.list<T>` with the array's elements in C (row-major) order, then a
     `!util.list<index>` with its dimension sizes. It is the runtime form of seed 000's
     `!iree.tuple<!util.list<T>, !util.list<index>>`.
@@ -377,8 +374,8 @@ ATTRIBUTES = (
         """Where a flat value sits in the function's original structure.
 
         Written by `flatten-signatures` on every argument and result of an exported
-        function it changes (SPEC §8.1), read by `materialize-sip-abi` and
-        `materialize-iree-abi` to rebuild the structure (SPEC §3.2). Example:
+        function it changes, read by `materialize-sip-abi` and
+        `materialize-iree-abi` to rebuild the structure. Example:
         `{abi.index_path = [0, "k"]}` is slot `"k"` of the dict passed as argument 0.
         """,
     ),
@@ -386,7 +383,7 @@ ATTRIBUTES = (
         NAME,
         ON_ARGUMENTS,
         STRING_VALUE,
-        """The name of a named (keyword) argument (SPEC §4.3).
+        """The name of a named (keyword) argument.
 
         Names are unique within a function, and named arguments follow all positional
         ones (checked by the passes that read them).
@@ -394,13 +391,6 @@ ATTRIBUTES = (
     ),
 )
 """The `abi` dialect's discardable attributes."""
-
-
-def verify_abi_attributes(op: Operation) -> None:
-    """Check the `abi.*` attributes of ``op`` and of its arguments/results against
-    `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying ``op``
-    and ``where``)."""
-    verify_attributes(op, ATTRIBUTES)
 
 
 Abi = Dialect(

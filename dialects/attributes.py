@@ -4,9 +4,9 @@ what its value must be and its documentation. Verification and the reference doc
 both generated from these records.
 
 xDSL has no hook for dialect attributes (MLIR's `verifyOperationAttribute` /
-`verifyRegionArgAttribute`), so each dialect module exposes a `verify_*_attributes(op)`
-function built on `verify_attributes`, and `abi_compiler.dialects.verify_dialect_attributes`
-walks a module once.
+`verifyRegionArgAttribute`), so each dialect module lists its definitions in `ATTRIBUTES`
+and `abi_compiler.dialects.verify_dialect_attributes` checks them all in one walk of a
+module (`placed_attributes`, `verify_placed_attributes`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
+
+from abi_compiler.model import INDEX_PATH_COMPONENT_MESSAGE
 
 Where = tuple[str, int] | None
 """Where an attribute sits: on a function `("argument", i)` / `("result", i)`, or on the
@@ -79,10 +81,6 @@ def _array_of_strings(name: str, value: Attribute) -> str | None:
     if isinstance(value, ArrayAttr) and all(isinstance(item, StringAttr) for item in value.data):
         return None
     return f"{name} must be an array of strings"
-
-
-INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
-"""SPEC §3.2's message for a bad component; the structure pass uses the same words."""
 
 
 def is_index_path_component(component: Attribute) -> bool:
@@ -144,12 +142,6 @@ def placed_attributes(op: Operation) -> Iterator[tuple[str, Attribute, Where]]:
                         yield name, value, (side, i)
 
 
-def verify_attributes(op: Operation, defs: Sequence[DialectAttributeDef]) -> None:
-    """Check the attributes of ``op`` (and of its arguments/results) that ``defs``
-    declare; others are left alone. Raises `AttributeVerifyException`."""
-    verify_placed_attributes(op, list(placed_attributes(op)), by_name(defs))
-
-
 def by_name(defs: Sequence[DialectAttributeDef]) -> dict[str, DialectAttributeDef]:
     return {definition.name: definition for definition in defs}
 
@@ -159,7 +151,9 @@ def verify_placed_attributes(
     placed: Sequence[tuple[str, Attribute, Where]],
     defs: dict[str, DialectAttributeDef],
 ) -> None:
-    """`verify_attributes` with the attributes listed and the definitions by name."""
+    """Check the attributes ``placed`` on ``op`` (and on its arguments/results, as
+    `placed_attributes` lists them) that ``defs`` declare; others are left alone. Raises
+    `AttributeVerifyException`."""
     for name, value, where in placed:
         if (definition := defs.get(name)) is not None:
             definition.verify(value, op, where)

@@ -1,4 +1,4 @@
-"""A minimal `hal` dialect with IREE's textual form (SPEC §8.2).
+"""A minimal `hal` dialect with IREE's textual form, for `wrap-entry-points`.
 
 Tensors inside lists travel as `!hal.buffer_view`, because that is what IREE's compiler
 accepts. Only the forms the V1 wrapper writes are declared: IREE's optional `wait(...)` fences,
@@ -47,7 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 class BufferViewType(ParametrizedAttribute, TypeAttribute):
     """`!hal.buffer_view`: a buffer with a shape and an element type.
 
-    IREE's runtime form of a tensor crossing the ABI inside a list (SPEC §8.2).
+    IREE's runtime form of a tensor crossing the ABI inside a list.
     """
 
     name = "hal.buffer_view"
@@ -115,7 +115,7 @@ def _verify_dims(type: Attribute, dims: Sequence[SSAValue], role: str) -> None:
 class TensorImportOp(IRDLOperation):
     """Imports a buffer view as a tensor.
 
-    Reads a tensor that arrived inside a list as `!hal.buffer_view` (SPEC §8.2). The
+    Reads a tensor that arrived inside a list as `!hal.buffer_view`. The
     result's dynamic dims are passed explicitly, one index per `?`, in order; the V1
     wrapper reads them with `hal.buffer_view.dim`. At run time IREE checks that the buffer
     view's shape and element type match.
@@ -152,7 +152,7 @@ class TensorImportOp(IRDLOperation):
 class TensorExportOp(IRDLOperation):
     """Exports a tensor as a buffer view.
 
-    Writes a tensor into a list as `!hal.buffer_view` (SPEC §8.2). The source's dynamic
+    Writes a tensor into a list as `!hal.buffer_view`. The source's dynamic
     dims are passed explicitly, one index per `?`, in order (the V1 wrapper reads them
     with `tensor.dim`).
     """

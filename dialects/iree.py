@@ -17,7 +17,7 @@ from abi_compiler.dialects.util import ListTypeBase
 class IreeListType(ListTypeBase):
     """`!iree.list<T>`: the legacy spelling of `!util.list<T>`.
 
-    Same meaning everywhere (SPEC §3.1); `wrap-entry-points` rewrites it to
+    Same meaning everywhere; `wrap-entry-points` rewrites it to
     `!util.list<T>`.
     """
 
@@ -29,7 +29,7 @@ class IreeTupleType(ParametrizedAttribute, TypeAttribute):
     """`!iree.tuple<T0, T1, …>`: seed 000's composite tuple.
 
     For example the ND-array of reference type
-    `!iree.tuple<!util.list<T>, !util.list<index>>` (SPEC §8.3).
+    `!iree.tuple<!util.list<T>, !util.list<index>>` (see `abi.ref_array.to_lists`).
     """
 
     name = "iree.tuple"

@@ -1,14 +1,14 @@
 """The `tf_saved_model` attributes TensorFlow's importer writes.
 
 Only its discardable attributes are declared (no types or ops): the passes read them
-(SPEC §2, §3.2, §6) and `verify_tf_saved_model_attributes` checks their placement and
-values.
+(docs/formats.md) and `abi_compiler.dialects.verify_dialect_attributes` checks their
+placement and values against `ATTRIBUTES`.
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import SymbolRefAttr, UnitAttr
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Dialect
 
 from abi_compiler.dialects.attributes import (
     ARRAY_OF_STRINGS_VALUE,
@@ -19,7 +19,6 @@ from abi_compiler.dialects.attributes import (
     ON_OPERATIONS,
     DialectAttributeDef,
     instance_of,
-    verify_attributes,
 )
 
 INDEX_PATH = "tf_saved_model.index_path"
@@ -34,8 +33,8 @@ ATTRIBUTES = (
         instance_of(UnitAttr, text="a unit attribute"),
         """Marks the module as a TensorFlow saved model.
 
-        Only functions with `tf_saved_model.exported_names` are exported (SPEC §2); the
-        lowering passes remove the attribute once they have adopted every export (SPEC §6).
+        Only functions with `tf_saved_model.exported_names` are exported; the
+        lowering passes remove the attribute once they have adopted every export.
         """,
     ),
     DialectAttributeDef(
@@ -45,7 +44,7 @@ ATTRIBUTES = (
         """The names a function is exported under.
 
         The lowering passes rename the function to its single exported name; more than
-        one is an error for them (SPEC §6).
+        one is an error for them.
         """,
     ),
     DialectAttributeDef(
@@ -54,7 +53,7 @@ ATTRIBUTES = (
         INDEX_PATH_VALUE,
         """Where a flat value sits in the function's structure, as TensorFlow wrote it.
 
-        Read by every pass to rebuild the structure (SPEC §3.2); the lowering passes
+        Read by every pass to rebuild the structure; the lowering passes
         rewrite it to `abi.index_path`.
         """,
     ),
@@ -64,19 +63,11 @@ ATTRIBUTES = (
         instance_of(SymbolRefAttr, text="a symbol reference"),
         """A variable bound to the argument by TensorFlow.
 
-        Every pass rejects it: bound inputs must be resolved before ABI processing
-        (SPEC §2).
+        Every pass rejects it: bound inputs must be resolved before ABI processing.
         """,
     ),
 )
 """The `tf_saved_model` attributes this project reads."""
-
-
-def verify_tf_saved_model_attributes(op: Operation) -> None:
-    """Check the `tf_saved_model.*` attributes of ``op`` and of its arguments/results
-    against `ATTRIBUTES`. Raises `AttributeVerifyException` (a `VerifyException` carrying
-    ``op`` and ``where``)."""
-    verify_attributes(op, ATTRIBUTES)
 
 
 TfSavedModel = Dialect("tf_saved_model", [], [])

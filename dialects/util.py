@@ -73,7 +73,7 @@ class ListType(ListTypeBase):
     """A list reference `!util.list<T>`; `!util.list<?>` has variant elements.
 
     Runtime form: an `iree_vm_list`. Tuples and structures cross the V1 ABI boundary as
-    `!util.list<?>` (SPEC §8.2); homogeneous lists as `!util.list<T>`. A list is a
+    `!util.list<?>` (`wrap-entry-points`); homogeneous lists as `!util.list<T>`. A list is a
     mutable reference: the ops on it declare memory effects (alloc, read, write), so
     they are not folded, merged or reordered like pure values.
     """
@@ -179,7 +179,7 @@ class ListCreateOp(IRDLOperation):
 
     The list starts with size 0; `initial_capacity`, when given, is a hint for how many
     elements will be stored (it does not change the size, `util.list.resize` does).
-    The V1 wrapper builds result structures with it (SPEC §8.2).
+    The V1 wrapper builds result structures with it.
     """
 
     name = "util.list.create"

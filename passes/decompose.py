@@ -21,14 +21,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
-    TupleType,
     UnregisteredOp,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, SSAValues
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from abi_compiler.dialects.abi import DictGetOp, DictPackOp, DictType, TupleGetOp, TuplePackOp
+from abi_compiler.dialects.abi import DictGetOp, DictPackOp, TupleGetOp, TuplePackOp
 from abi_compiler.driver import changes, diagnostics
 from abi_compiler.driver.locations import inherit_location
 from abi_compiler.errors import AbiError
@@ -36,17 +35,18 @@ from abi_compiler.passes.structure import (
     compact_value_attrs,
     functions,
     is_structured_type,
+    type_items,
     type_text,
 )
 
 
 def leaf_types(type: Attribute) -> list[Attribute]:
-    """The leaf types of ``type`` in natural order (a non-structured type is its own leaf)."""
-    if isinstance(type, TupleType):
-        return [leaf for item in type.types for leaf in leaf_types(item)]
-    if isinstance(type, DictType):
-        return [leaf for _, item in type.sorted_entries() for leaf in leaf_types(item)]
-    return [type]
+    """The leaf types of ``type`` in natural order (a non-structured type is its own leaf):
+    depth first over `structure.type_items`, the order of `model.leaf_paths`."""
+    items = type_items(type)
+    if items is None:
+        return [type]
+    return [leaf for _, item in items for leaf in leaf_types(item)]
 
 
 def flat_types(types: tuple[Attribute, ...] | list[Attribute]) -> list[Attribute]:
@@ -77,11 +77,10 @@ Tree = SSAValue | StructTree
 
 def build_tree(type: Attribute, leaves: Iterator[SSAValue]) -> Tree:
     """Assemble the tree of a value of ``type`` from its leaves, in natural order."""
-    if isinstance(type, TupleType):
-        return StructTree(type, [build_tree(item, leaves) for item in type.types])
-    if isinstance(type, DictType):
-        return StructTree(type, [build_tree(item, leaves) for _, item in type.sorted_entries()])
-    return next(leaves)
+    items = type_items(type)
+    if items is None:
+        return next(leaves)
+    return StructTree(type, [build_tree(item, leaves) for _, item in items])
 
 
 def op_name(op: Operation) -> str:
@@ -100,13 +99,12 @@ def discard(op: Operation) -> None:
     op.results = SSAValues()
 
 
-def _slot_position(op: Operation, structure_type: Attribute) -> int:
+def _slot_position(op: TupleGetOp | DictGetOp, structure_type: Attribute) -> int:
     """Which item (natural order) an `abi.tuple.get` / `abi.dict.get` reads."""
-    if isinstance(op, TupleGetOp):
-        return op.index.value.data
-    assert isinstance(op, DictGetOp) and isinstance(structure_type, DictType)
-    keys = [key for key, _ in structure_type.sorted_entries()]
-    return keys.index(op.key.data)
+    key = op.index.value.data if isinstance(op, TupleGetOp) else op.key.data
+    items = type_items(structure_type)
+    assert items is not None  # the ops' verifiers require a tuple / a dict
+    return [item_key for item_key, _ in items].index(key)
 
 
 class _FunctionDecomposer:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.dialects.func import FuncOp
@@ -11,6 +12,8 @@ from xdsl.ir import Attribute
 from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import IREE_ABI, REFLECTION
+
+T = TypeVar("T")
 
 
 def reflection_entries(func: FuncOp) -> dict[str, Attribute]:
@@ -34,6 +37,21 @@ def existing_string(func: FuncOp, entries: dict[str, Attribute], key: str) -> st
     if not isinstance(value, StringAttr):
         raise AbiError(f"malformed existing reflection '{key}': expected a string", op=func)
     return value.data
+
+
+def existing_decoded(
+    func: FuncOp, entries: dict[str, Attribute], key: str, decode: Callable[[str], T]
+) -> T | None:
+    """The existing entry ``key`` decoded by ``decode``; None when there is none. An
+    entry that does not decode is the error `malformed existing reflection '<key>': …`
+    (SPEC §7): passes check an existing entry this way instead of replacing it."""
+    existing = existing_string(func, entries, key)
+    if existing is None:
+        return None
+    try:
+        return decode(existing)
+    except AbiError as error:
+        raise AbiError(f"malformed existing reflection '{key}': {error}", op=func) from None
 
 
 def adopt_bare_iree_abi(func: FuncOp, entries: dict[str, Attribute]) -> None:
@@ -64,14 +82,10 @@ def add_entries(
     """Add each wanted entry unless it exists; an existing one is validated instead of
     replaced (SPEC §7). ``wanted`` maps keys to the computation of their value."""
     for key, compute in wanted.items():
-        existing = existing_string(func, entries, key)
-        if existing is None:
-            entries[key] = StringAttr(compute())
-            continue
         validate = validators.get(key)
         if validate is None:
-            continue
-        try:
-            validate(existing)
-        except AbiError as error:
-            raise AbiError(f"malformed existing reflection '{key}': {error}", op=func) from None
+            exists = existing_string(func, entries, key) is not None
+        else:
+            exists = existing_decoded(func, entries, key, validate) is not None
+        if not exists:
+            entries[key] = StringAttr(compute())

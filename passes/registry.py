@@ -1,16 +1,28 @@
-"""Every pass and named pipeline of abi-compiler, imported lazily (start-up time matters)."""
+"""Every pass and named pipeline of abi-compiler: the one table `abi-opt` reads (and its
+`--help`). Passes are imported lazily: start-up time matters.
+
+A named pipeline (SPEC §8.5) is its member passes in order. The driver runs the members
+as separate passes (verified in between); `pipeline_pass` also gives it a pass class of
+its own, so that it is a pass like any other for xDSL's pass machinery and for
+`abi-opt`'s option checking (it takes no options).
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 
 @dataclass(frozen=True)
 class PassEntry:
+    """A pass: the module and class that define it, and its one-line summary."""
+
     module: str
     cls: str
     summary: str
@@ -19,50 +31,77 @@ class PassEntry:
         return getattr(importlib.import_module(self.module), self.cls)
 
 
+@dataclass(frozen=True)
+class PipelineEntry:
+    """A named pipeline: its member passes in order, and its one-line summary."""
+
+    passes: tuple[str, ...]
+    summary: str
+
+    @property
+    def spec(self) -> str:
+        """The pipeline as `-p` text: its members, comma-separated."""
+        return ",".join(self.passes)
+
+
 PASSES: dict[str, PassEntry] = {
     "materialize-iree-abi": PassEntry(
         "abi_compiler.passes.materialize",
         "MaterializeIreeAbiPass",
-        "Write the V1 `iree.abi` JSON reflection of every exported function (SPEC §4).",
+        "Write the V1 `iree.abi` JSON reflection of every exported function.",
     ),
     "materialize-raw-abi": PassEntry(
         "abi_compiler.passes.materialize",
         "MaterializeRawAbiPass",
-        "Write the legacy raw signature `fv`/`f` of every exported function (SPEC §5).",
+        "Write the legacy raw signature `fv`/`f` of every exported function.",
     ),
     "materialize-sip-abi": PassEntry(
         "abi_compiler.passes.materialize",
         "MaterializeSipAbiPass",
-        "Write the legacy structured index path signature `abi`/`sipv`/`sip` (SPEC §6).",
+        "Write the legacy structured index path signature `abi`/`sipv`/`sip`.",
     ),
     "flatten-signatures": PassEntry(
         "abi_compiler.passes.flatten_signatures",
         "FlattenSignaturesPass",
-        "Lower structured signatures to leaves with `abi.index_path` (legacy, SPEC §8.1).",
+        "Lower structured signatures to leaves with `abi.index_path` (legacy convention).",
     ),
     "wrap-entry-points": PassEntry(
         "abi_compiler.passes.wrap_entry_points",
         "WrapEntryPointsPass",
-        "Wrap structured exports in V1 `!util.list<?>` entry points (SPEC §8.2).",
-    ),
-    "iree-abi-v1": PassEntry(
-        "abi_compiler.passes.pipelines",
-        "IreeAbiV1Pipeline",
-        "Pipeline: materialize-iree-abi,wrap-entry-points (SPEC §8.5).",
-    ),
-    "iree-abi-legacy": PassEntry(
-        "abi_compiler.passes.pipelines",
-        "IreeAbiLegacyPipeline",
-        "Pipeline: flatten-signatures,materialize-raw-abi,materialize-sip-abi (SPEC §8.5).",
+        "Wrap structured exports in V1 `!util.list<?>` entry points.",
     ),
 }
 
-# Named pipelines (SPEC §8.5): registered above as passes that run their members.
-PIPELINES: dict[str, tuple[str, ...]] = {
-    "iree-abi-v1": ("materialize-iree-abi", "wrap-entry-points"),
-    "iree-abi-legacy": ("flatten-signatures", "materialize-raw-abi", "materialize-sip-abi"),
+PIPELINES: dict[str, PipelineEntry] = {
+    "iree-abi-v1": PipelineEntry(
+        ("materialize-iree-abi", "wrap-entry-points"),
+        "Pipeline: materialize-iree-abi,wrap-entry-points (IREE's V1 native convention).",
+    ),
+    "iree-abi-legacy": PipelineEntry(
+        ("flatten-signatures", "materialize-raw-abi", "materialize-sip-abi"),
+        "Pipeline: flatten-signatures,materialize-raw-abi,materialize-sip-abi "
+        "(the legacy flat convention).",
+    ),
 }
 
 
-def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {name: entry.load for name, entry in PASSES.items()}
+class PipelinePass(ModulePass):
+    """Runs the member passes of a named pipeline in order (no verification in between:
+    `abi-opt` expands a pipeline into its members and verifies after each)."""
+
+    members: ClassVar[tuple[str, ...]] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for member in self.members:
+            PASSES[member].load()().apply(ctx, op)
+
+
+@functools.cache
+def pipeline_pass(name: str) -> type[ModulePass]:
+    """The pass class of the pipeline ``name``: a frozen dataclass without options, like
+    every pass (one class per pipeline, so that `-p` option errors name the pipeline)."""
+    entry = PIPELINES[name]
+    namespace = {"name": name, "members": entry.passes, "__doc__": entry.summary}
+    class_name = "".join(part.title() for part in name.split("-")) + "Pipeline"  # IreeAbiV1Pipeline
+    cls = type(class_name, (PipelinePass,), namespace)
+    return dataclass(frozen=True)(cls)

@@ -41,12 +41,6 @@ def _adopt_value_attrs(attrs: ArrayAttr[DictionaryAttr] | None) -> ArrayAttr[Dic
     return compact_value_attrs(ArrayAttr(adopted))
 
 
-def rename_function(module: ModuleOp, func: FuncOp, new_name: str) -> None:
-    """Rename ``func`` and redirect every `func.call` to it (one module walk: to rename
-    many functions, use `rename_functions`)."""
-    rename_functions(module, [(func, new_name)])
-
-
 def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> None:
     """Rename each function and redirect every use of its symbol to it — `func.call`s and
     any other op's attributes or properties (`tf_saved_model.session_initializer

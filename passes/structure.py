@@ -31,6 +31,8 @@ from xdsl.printer import Printer
 
 from abi_compiler.codecs.jax_paths import jax_index_paths
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.dialects.abi import INDEX_PATH as ABI_INDEX_PATH
+from abi_compiler.dialects.abi import NAME as ABI_NAME
 from abi_compiler.dialects.abi import DictType
 from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
@@ -39,9 +41,11 @@ from abi_compiler.dialects.util import ListType
 from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
+    INDEX_PATH_COMPONENT_MESSAGE,
     Argument,
     Dict,
     IndexPath,
+    IndexPathComponent,
     Leaf,
     ListRef,
     NDArray,
@@ -55,14 +59,14 @@ from abi_compiler.model import (
     signature_from_index_paths,
 )
 
-# Attribute names (SPEC §2, §3, §7).
+# Names of IREE's attributes (SPEC §2, §7), which no dialect here declares; this
+# project's `abi.name`/`abi.index_path` and the `tf_saved_model.*` attributes are
+# declared by their dialects (`abi_compiler.dialects.abi`, `.tf_saved_model`).
 REFLECTION = "iree.reflection"
 IREE_ABI = "iree.abi"
 MODULE_EXPORT = "iree.module.export"
 ABI_NONE = "iree.abi.none"
 ABI_STUB = "iree.abi.stub"
-ABI_NAME = "abi.name"
-ABI_INDEX_PATH = "abi.index_path"
 JAX_ARG_INFO = "jax.arg_info"
 JAX_RESULT_INFO = "jax.result_info"
 
@@ -190,15 +194,30 @@ def is_ref_array_type(type: Attribute) -> bool:
     return isinstance(type, TensorType) and isinstance(type.element_type, (ListType, IreeListType))
 
 
-def node_for_type(type: Attribute, next_index: list[int]) -> Node:
-    """The structure of one value of ``type``; leaves are numbered from ``next_index``."""
+def type_items(type: Attribute) -> list[tuple[IndexPathComponent, Attribute]] | None:
+    """The items of a structured type with their keys, in the natural order (SPEC §3.1,
+    §8.1): a tuple's by position, a `!abi.dict`'s by sorted key; None for a leaf type.
+    Every walk over a structured type goes through here: the model built from types
+    (`node_for_type`, whose leaves `model.leaf_paths` then lists depth first) and the
+    lowering passes' leaves and trees (`decompose`)."""
     if isinstance(type, TupleType):
-        return Sequence("tuple", tuple(node_for_type(t, next_index) for t in type.types))
+        return list(enumerate(type.types.data))
     if isinstance(type, DictType):
-        return Dict(tuple((key, node_for_type(t, next_index)) for key, t in type.sorted_entries()))
-    leaf = Leaf(value_type(type), next_index[0])
-    next_index[0] += 1
-    return leaf
+        return list(type.sorted_entries())
+    return None
+
+
+def node_for_type(type: Attribute, next_index: list[int]) -> Node:
+    """The structure of one value of ``type``; leaves are numbered from ``next_index``,
+    depth first in the natural order."""
+    items = type_items(type)
+    if items is None:
+        leaf = Leaf(value_type(type), next_index[0])
+        next_index[0] += 1
+        return leaf
+    if isinstance(type, TupleType):
+        return Sequence("tuple", tuple(node_for_type(item, next_index) for _, item in items))
+    return Dict(tuple((str(key), node_for_type(item, next_index)) for key, item in items))
 
 
 # --------------------------------------------------------------------------------------
@@ -244,7 +263,7 @@ def index_path_attribute(func: FuncOp) -> str | None:
 
 def _path_components(attr: Attribute) -> list[object]:
     if not isinstance(attr, ArrayAttr):
-        raise AbiError("each index path component must be a string or integer")
+        raise AbiError(INDEX_PATH_COMPONENT_MESSAGE)
     components: list[object] = []
     for component in attr.data:
         if not is_index_path_component(component):

@@ -58,10 +58,9 @@ from abi_compiler.model import (
     IndexPath,
     Leaf,
     Node,
-    Sequence,
     Signature,
-    children,
     format_index_path,
+    slots,
 )
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.decompose import decompose_module, leaf_types
@@ -71,7 +70,11 @@ from abi_compiler.passes.materialize import (
     materialize_sip_abi,
     raw_signature,
 )
-from abi_compiler.passes.reflection import adopt_bare_iree_abi, reflection_entries
+from abi_compiler.passes.reflection import (
+    adopt_bare_iree_abi,
+    existing_decoded,
+    reflection_entries,
+)
 from abi_compiler.passes.saved_model import (
     adopt_saved_model_exports,
     rename_functions,
@@ -176,24 +179,13 @@ def _plan(func: FuncOp) -> _Plan:
     signature = function_signature(func)
     entries = reflection_entries(func)
     adopt_bare_iree_abi(func, entries)
-    existing = entries.get(IREE_ABI)
-    if existing is None:
+    described = existing_decoded(func, entries, IREE_ABI, decode_json)
+    if described is None:
         entries[IREE_ABI] = StringAttr(encode_json(signature))
-    else:
-        if not isinstance(existing, StringAttr):
-            raise AbiError(
-                f"malformed existing reflection '{IREE_ABI}': expected a string", op=func
-            )
-        try:
-            described = decode_json(existing.data)
-        except AbiError as error:
-            raise AbiError(
-                f"malformed existing reflection '{IREE_ABI}': {error}", op=func
-            ) from None
-        if len(described.arguments) != len(signature.arguments) or len(described.results) != len(
-            signature.results
-        ):
-            raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
+    elif len(described.arguments) != len(signature.arguments) or len(described.results) != len(
+        signature.results
+    ):
+        raise AbiError(f"existing iree.abi does not match the signature of @{name}", op=func)
     return _Plan(
         func,
         name,
@@ -292,7 +284,7 @@ class _WrapperBuilder:
         self.unpack_structure(value, node, leaves)
 
     def unpack_structure(self, lst: SSAValue, node: Node, leaves: dict[int, SSAValue]) -> None:
-        for slot, (_, child) in enumerate(_slots(node)):
+        for slot, (_, child) in enumerate(slots(node)):
             if child is None or not leaves_of(child):
                 continue  # gaps and empty structures carry no value to read
             index = self.index(slot)
@@ -329,11 +321,11 @@ class _WrapperBuilder:
     def pack_structure(
         self, node: Node, results: SequenceABC[SSAValue], path: IndexPath
     ) -> SSAValue:
-        slots = _slots(node)
-        size = self.index(len(slots))
+        items = slots(node)
+        size = self.index(len(items))
         lst = self.add(ListCreateOp(ListType(), size)).results[0]
         self.add(ListResizeOp(lst, size))
-        for slot, (key, child) in enumerate(slots):
+        for slot, (key, child) in enumerate(items):
             if child is None:
                 raise AbiError(f"no value at result path {format_index_path((*path, key))}")
             if isinstance(child, Leaf):
@@ -357,14 +349,6 @@ class _WrapperBuilder:
         return value
 
 
-def _slots(node: Node) -> list[tuple[int | str, Node | None]]:
-    """The slots of a structure in list order: a sequence by key (gaps included), a dict
-    by sorted key."""
-    if isinstance(node, Sequence):
-        return list(enumerate(node.items))
-    return list(children(node))
-
-
 def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
     signature = plan.signature
     builder = _WrapperBuilder(
@@ -385,7 +369,7 @@ def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
         if signature.inlined_result:
             root = signature.results[0]
             returned = []
-            for key, child in _slots(root):
+            for key, child in slots(root):
                 if child is None:
                     raise AbiError(f"no value at result path {format_index_path((key,))}")
                 returned.append(builder.pack_root(child, results, (key,)))

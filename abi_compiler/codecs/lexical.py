@@ -30,8 +30,8 @@ MIN_INTEGER = -(2**63)
 MAX_INTEGER = 2**63 - 1
 
 _COMPONENT = re.compile(rb"([_a-z])(-?[0-9]+)|([A-Z])([0-9]+)!")
-_INTEGER_TAG = re.compile(r"[_a-z]")
-_SPAN_TAG = re.compile(r"[A-Z]")
+_INTEGER_TAGS = frozenset("_abcdefghijklmnopqrstuvwxyz")
+_SPAN_TAGS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def as_signature_bytes(text: str | bytes) -> bytes:
@@ -198,7 +198,8 @@ def _bounded_integer(digits: bytes, offset: int) -> int:
 
 
 class SignatureBuilder:
-    """Writes components; `text` returns the signature.
+    """Writes components; `text` returns the signature. The raw and SIP encoders write
+    every component through it, so the span length rule lives here alone.
 
     ``SignatureBuilder().span("I", SignatureBuilder().integer("_", 0)).text()`` is
     ``"I3!_0"``.
@@ -210,21 +211,22 @@ class SignatureBuilder:
         self._parts: list[str] = []
 
     def integer(self, tag: str, value: int) -> SignatureBuilder:
-        if len(tag) != 1 or not _INTEGER_TAG.match(tag):
+        if tag not in _INTEGER_TAGS:
             raise AbiError(f"invalid integer component tag {tag!r} (expected '_' or a-z)")
         self._parts.append(f"{tag}{value}")
         return self
 
     def span(self, tag: str, contents: str | bytes | SignatureBuilder = "") -> SignatureBuilder:
-        if len(tag) != 1 or not _SPAN_TAG.match(tag):
+        if tag not in _SPAN_TAGS:
             raise AbiError(f"invalid span component tag {tag!r} (expected A-Z)")
         if isinstance(contents, SignatureBuilder):
-            contents = contents.text()
+            contents = "".join(contents._parts)
         elif isinstance(contents, bytes):
             try:
                 contents = contents.decode("utf-8", "surrogatepass")
             except UnicodeDecodeError as error:
                 raise AbiError("span contents are not valid UTF-8", offset=error.start) from None
+        # The length counts the contents' UTF-8 bytes plus one for the '!' (SPEC §5).
         size = len(contents) if contents.isascii() else len(as_signature_bytes(contents))
         self._parts.append(f"{tag}{size + 1}!{contents}")
         return self

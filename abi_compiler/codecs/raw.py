@@ -14,10 +14,12 @@ Scalar type codes: 0 float32 (the default, never written), 1 float16, 2 float64,
 
 from __future__ import annotations
 
+import functools
 import re
 
 from abi_compiler.codecs.lexical import (
     IntegerComponent,
+    SignatureBuilder,
     SignatureParser,
     SpanComponent,
     describe,
@@ -86,8 +88,8 @@ _SCALAR_CODES: dict[Scalar, int] = {
     Scalar("ui", 64): 11,
 }
 
-_REF_OBJECT = "O1!"
-_UNRECOGNIZED = "U1!"
+_REF_OBJECT = SignatureBuilder().span("O").text()  # O1!
+_UNRECOGNIZED = SignatureBuilder().span("U").text()  # U1!
 
 
 def scalar_code(t: ValueType) -> int | None:
@@ -105,23 +107,40 @@ def _buffer_dims_recognized(dims: tuple[int | None, ...]) -> bool:
 
 
 def _encode_type(t: ValueType) -> str:
+    """The component of one flat value."""
+    try:
+        return _encode_type_cached(t)
+    except TypeError:  # a hand-built value type holding a list is not hashable
+        return _encode_value_type(t)
+
+
+# A signature's types repeat, and value types are frozen (hashable) model objects.
+@functools.lru_cache(maxsize=1 << 12)
+def _encode_type_cached(t: ValueType) -> str:
+    return _encode_value_type(t)
+
+
+def _encode_value_type(t: ValueType) -> str:
     if isinstance(t, NDArray):
         if isinstance(t.element, ListRef):
             return _REF_OBJECT  # SPEC §8.3: an ND-array of reference type is an object
         code = scalar_code(t.element)
         if code is None or t.dims is None or not _buffer_dims_recognized(t.dims):
             return _UNRECOGNIZED
-        body = "" if code == _FLOAT32 else f"t{code}"
-        body += "".join(f"d{-1 if dim is None else dim}" for dim in t.dims)
-        return f"B{len(body) + 1}!{body}"
+        body = SignatureBuilder()
+        if code != _FLOAT32:
+            body.integer("t", code)
+        for dim in t.dims:
+            body.integer("d", -1 if dim is None else dim)
+        return SignatureBuilder().span("B", body).text()
     if isinstance(t, Scalar):
         code = scalar_code(t)
         if code is None:
             return _UNRECOGNIZED
-        if code == _FLOAT32:
-            return "S1!"
-        body = f"t{code}"
-        return f"S{len(body) + 1}!{body}"
+        body = SignatureBuilder()
+        if code != _FLOAT32:
+            body.integer("t", code)
+        return SignatureBuilder().span("S", body).text()
     if isinstance(t, ListRef):
         return _REF_OBJECT
     return _UNRECOGNIZED
@@ -131,8 +150,7 @@ def encode_raw(sig: FlatSignature) -> str:
     """The ``f`` attribute value, e.g. ``I1!R1!`` for a function without values."""
     inputs = "".join(_encode_type(t) for t in sig.inputs)
     results = "".join(_encode_type(t) for t in sig.results)
-    # Everything written is ASCII, so character counts are byte counts.
-    return f"I{len(inputs) + 1}!{inputs}R{len(results) + 1}!{results}"
+    return SignatureBuilder().span("I", inputs).span("R", results).text()
 
 
 _REF_OBJECT_TYPE = ListRef(Unknown())

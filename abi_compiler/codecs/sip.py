@@ -20,9 +20,9 @@ from typing import Literal
 
 from abi_compiler.codecs.lexical import (
     IntegerComponent,
+    SignatureBuilder,
     SignatureParser,
     SpanComponent,
-    as_signature_bytes,
     describe,
 )
 from abi_compiler.errors import AbiError
@@ -62,45 +62,45 @@ def _has_children(node: Node | None) -> bool:
     return node is not None
 
 
-def _encode_key(key: str) -> str:
-    size = len(key) if key.isascii() else len(as_signature_bytes(key))
-    return f"K{size + 1}!{key}"
-
-
-def _encode_node(node: Node, parts: list[str]) -> None:
+def _encode_node(node: Node, out: SignatureBuilder) -> None:
     if isinstance(node, Leaf):
-        parts.append(f"_{node.index}")
+        out.integer("_", node.index)
         return
-    inner: list[str] = []
+    inner = SignatureBuilder()
     if isinstance(node, Sequence):
         for key, item in enumerate(node.items):
-            if item is not None:
-                inner.append(f"k{key}")
+            if item is None:
+                continue
+            inner.integer("k", key)
+            if isinstance(item, Leaf):  # inlined: most items are leaves
+                inner.integer("_", item.index)
+            else:
                 _encode_node(item, inner)
-        tag = "S"
+        out.span("S", inner)
     else:
         for name, child in node.items:
-            inner.append(_encode_key(name))
-            _encode_node(child, inner)
-        tag = "D"
-    body = "".join(inner)
-    size = len(body) if body.isascii() else len(as_signature_bytes(body))
-    parts.append(f"{tag}{size + 1}!{body}")
+            inner.span("K", name)
+            if isinstance(child, Leaf):
+                inner.integer("_", child.index)
+            else:
+                _encode_node(child, inner)
+        out.span("D", inner)
 
 
-def _encode_root(tag: str, node: Node | None) -> str:
-    if node is None or not _has_children(node):
-        return f"{tag}1!"  # SPEC §6: an empty structure at the root is the empty span
-    parts: list[str] = []
-    _encode_node(node, parts)
-    body = "".join(parts)
-    size = len(body) if body.isascii() else len(as_signature_bytes(body))
-    return f"{tag}{size + 1}!{body}"
+def _encode_root(tag: str, node: Node | None, out: SignatureBuilder) -> None:
+    body = SignatureBuilder()
+    # SPEC §6: an empty structure at the root is the empty span.
+    if node is not None and _has_children(node):
+        _encode_node(node, body)
+    out.span(tag, body)
 
 
 def encode_sip(s: SipSignature) -> str:
     """The ``sip`` attribute value, e.g. ``I12!S9!k0_0k1_1R3!_0``."""
-    return _encode_root("I", s.inputs) + _encode_root("R", s.results)
+    out = SignatureBuilder()
+    _encode_root("I", s.inputs, out)
+    _encode_root("R", s.results, out)
+    return out.text()
 
 
 # ------------------------------------------------------------------------------------

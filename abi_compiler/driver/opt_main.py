@@ -163,6 +163,12 @@ _EXPECTATION = re.compile(
 )
 
 
+HELP_DOCS = (
+    "Each pass is described in docs/passes/<pass>.md of abi-compiler's repository (what it\n"
+    "reads and writes, its diagnostics, an example); the ABI formats in docs/formats.md."
+)
+
+
 class AbiOptMain(xDSLOptMain):
     """The `abi-opt` driver. ``AbiOptMain.main(argv)`` runs it and returns the exit status;
     subclasses may override `register_all_dialects` / `register_all_passes` (tests do)."""
@@ -242,8 +248,13 @@ class AbiOptMain(xDSLOptMain):
 
         for name, entry in registry.PASSES.items():
             self.register_pass(name, entry.load, entry.summary)
-        for name, value in getattr(registry, "PIPELINES", {}).items():
-            self.pipeline_entries[name] = _pipeline_entry(name, value, self.pass_summaries)
+        for name, pipeline in registry.PIPELINES.items():
+
+            def load(name: str = name) -> type[ModulePass]:
+                return registry.pipeline_pass(name)
+
+            self.register_pass(name, load, pipeline.summary)
+            self.pipeline_entries[name] = (pipeline.spec, pipeline.summary)
 
     def register_pass(
         self, pass_name: str, pass_factory: Callable[[], type[ModulePass]], summary: str = ""
@@ -327,7 +338,8 @@ class AbiOptMain(xDSLOptMain):
                 for name, (spec, summary) in self.pipeline_entries.items()
             ]
         width = max(len(left) for left, _ in rows) + 2
-        return "\n".join(f"{left:<{width}}{right}" if right else left for left, right in rows)
+        table = "\n".join(f"{left:<{width}}{right}" if right else left for left, right in rows)
+        return f"{table}\n\n{HELP_DOCS}"
 
     # -- pipeline ---------------------------------------------------------------------------
 
@@ -1005,39 +1017,6 @@ def _parse_pipeline_text(text: str) -> list[ArgSpec]:
         position = re.search(r":(\d+):(\d+)$", lines[1]) if len(lines) > 1 else None
         column = f" at column {position.group(2)}" if position else ""
         raise UsageError(f"malformed pass pipeline '{text}'{column}: {lines[-1].strip()}") from None
-
-
-def _pipeline_entry(name: str, value: Any, summaries: dict[str, str]) -> tuple[str, str]:
-    """(spec, summary) of a `registry.PIPELINES` entry, whatever its shape: a sequence of
-    pass names, a spec string, a (spec, summary) pair, or an object with ``spec``/``passes``
-    and ``summary``. Without a summary of its own, the pass registry's entry of the same
-    name supplies it."""
-
-    def is_spec(text: str) -> bool:
-        try:
-            return all(s.name in summaries for s in parse_pipeline(text))
-        except (ArgSpecParseError, ValueError):
-            return False
-
-    spec, summary = None, ""
-    if isinstance(value, str):
-        spec = value
-    elif isinstance(value, tuple | list) and all(isinstance(v, str) for v in value):
-        if all(v in summaries for v in value):
-            spec = ",".join(value)
-        elif len(value) == 2:
-            first, second = value
-            spec, summary = (second, first) if is_spec(second) and not is_spec(first) else value
-    else:
-        for attribute in ("spec", "pipeline", "passes"):
-            members = getattr(value, attribute, None)
-            if members is not None:
-                spec = members if isinstance(members, str) else ",".join(members)
-                summary = str(getattr(value, "summary", ""))
-                break
-    if spec is None:
-        raise TypeError(f"pipeline '{name}': unsupported registry entry {value!r}")
-    return spec, summary or summaries.get(name, "")
 
 
 def _build_pass(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:

@@ -6,6 +6,7 @@ warn, crash, or break the IR, so these tests do not depend on the project's pass
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import sys
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from xdsl.passes import ModulePass
 
 from abi_compiler.driver import diagnostics
 from abi_compiler.driver.locations import SourceFile, inherit_location
-from abi_compiler.driver.opt_main import AbiOptMain, _pipeline_entry
+from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,10 +247,9 @@ def test_help_lists_passes_and_pipelines(capsys: pytest.CaptureFixture[str]) -> 
 def test_named_pipeline_equals_its_passes(capsys: pytest.CaptureFixture[str]) -> None:
     from abi_compiler.passes.registry import PIPELINES
 
-    for name, members in PIPELINES.items():
-        spec = members if isinstance(members, str) else ",".join(members)
+    for name, pipeline in PIPELINES.items():
         named = run([str(EXAMPLE), "-p", name], capsys)
-        spelled = run([str(EXAMPLE), "-p", spec], capsys)
+        spelled = run([str(EXAMPLE), "-p", ",".join(pipeline.passes)], capsys)
         assert named.status == 0
         assert (named.stdout, named.stderr) == (spelled.stdout, spelled.stderr)
 
@@ -271,27 +271,34 @@ def test_verify_diagnostics_unknown_location(capsys: pytest.CaptureFixture[str])
     )
 
 
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        (("a", "b"), ("a,b", "from registry")),
-        ("a,b{x=1}", ("a,b{x=1}", "from registry")),
-        (("a,b", "Runs a then b."), ("a,b", "Runs a then b.")),
-        (("Runs a then b.", "a,b"), ("a,b", "Runs a then b.")),
-    ],
-)
-def test_pipeline_registry_entries(value: object, expected: tuple[str, str]) -> None:
-    summaries = {"a": "", "b": "", "p": "from registry"}
-    assert _pipeline_entry("p", value, summaries) == expected
+def test_pipeline_table() -> None:
+    """One table (`registry.PIPELINES`): the driver's pipelines are its entries, and each
+    pipeline is also a pass without options that runs its members."""
+    from abi_compiler.passes.registry import PASSES, PIPELINES, pipeline_pass
+
+    tool = AbiOptMain(args=[])
+    assert set(PIPELINES) == {"iree-abi-v1", "iree-abi-legacy"}
+    for name, pipeline in PIPELINES.items():
+        assert all(member in PASSES for member in pipeline.passes)
+        assert tool.pipeline_entries[name] == (",".join(pipeline.passes), pipeline.summary)
+        assert tool.pass_summaries[name] == pipeline.summary
+        cls = tool.available_passes[name]()
+        assert cls is pipeline_pass(name)
+        assert (cls.name, cls.members, dataclasses.fields(cls)) == (name, pipeline.passes, ())
 
 
-def test_pipeline_registry_entry_object() -> None:
-    @dataclass
-    class Entry:
-        passes: tuple[str, ...]
-        summary: str
+def test_pipeline_pass_runs_its_members() -> None:
+    from abi_compiler.passes.registry import PASSES, PIPELINES, pipeline_pass
+    from tests.lowering.helpers import parse, print_module
 
-    assert _pipeline_entry("p", Entry(("a", "b"), "S"), {"a": "", "b": ""}) == ("a,b", "S")
+    source = EXAMPLE.read_text()
+    for name, pipeline in PIPELINES.items():
+        whole = parse(source)
+        pipeline_pass(name)().apply(Context(), whole)
+        members = parse(source)
+        for member in pipeline.passes:
+            PASSES[member].load()().apply(Context(), members)
+        assert print_module(whole) == print_module(members)
 
 
 def test_source_positions() -> None:

@@ -47,7 +47,7 @@ from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import diagnostics, xdsl_compat
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
-from abi_compiler.passes.registry import PASSES
+from abi_compiler.passes.registry import pipeline_pass
 from tests.lowering import helpers
 
 # The parser needs the project's string literals and recursion limit (set once, here:
@@ -326,7 +326,7 @@ def run(text: str, pipeline: str) -> tuple[str, list[str]]:
     may escape."""
     module = parse(text)
     with diagnostics.collect() as sink:
-        PASSES[pipeline].load()().apply(helpers.context(allow_unregistered=True), module)
+        pipeline_pass(pipeline)().apply(helpers.context(allow_unregistered=True), module)
     module.verify()
     verify_dialect_attributes(module)
     return helpers.print_module(module), [warning.message for warning in sink.warnings]

@@ -70,7 +70,11 @@ def print_module(module: ModuleOp) -> str:
 
 def expand(passes: Sequence[str]) -> list[str]:
     """Pass names with the named pipelines replaced by their members (SPEC §8.5)."""
-    return [member for name in passes for member in PIPELINES.get(name, (name,))]
+    return [
+        member
+        for name in passes
+        for member in (PIPELINES[name].passes if name in PIPELINES else (name,))
+    ]
 
 
 @dataclass

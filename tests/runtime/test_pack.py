@@ -12,6 +12,7 @@ import pytest
 
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
+from abi_compiler.model import Argument, Leaf, Scalar, Signature
 from abi_compiler.runtime import pack
 from tests.runtime.helpers import abi, error_of
 
@@ -38,6 +39,32 @@ SPEC_EXAMPLE = (
 def test_abi_sources(source: Any) -> None:
     array = [[1.0, 2.0, 3.0, 4.0]]
     assert pack(source, array, 7) == [array, 7]
+
+
+def test_call_plans_are_cached_for_models() -> None:
+    """A decoded signature finds the plan built for an equal one (the plan cache is keyed
+    on the frozen model, not on object identity); so do legacy model pairs."""
+    from abi_compiler.codecs.raw import decode_raw
+    from abi_compiler.codecs.sip import decode_sip
+    from abi_compiler.runtime import _legacy_plan_for, _v1_plan
+
+    first, second = decode_json(SPEC_EXAMPLE), decode_json(SPEC_EXAMPLE)
+    assert first is not second
+    assert _v1_plan(first) is _v1_plan(second)
+    assert _v1_plan(first) is _v1_plan(SPEC_EXAMPLE)
+    f, sip = "I11!B3!d4S3!t6R1!", "I12!S9!k0_0k1_1R1!"
+    assert _legacy_plan_for(decode_raw(f), decode_sip(sip)) is _legacy_plan_for(
+        decode_raw(f), decode_sip(sip)
+    )
+
+
+def test_unhashable_hand_built_model_is_planned_uncached() -> None:
+    # Type hints say tuples; a caller who builds the model with lists still gets a result.
+    signature = Signature([Argument(0, Leaf(Scalar("i", 32), 0))], [])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        hash(signature)
+    assert pack(signature, 7) == [7]
+    assert pack(signature, 8) == [8]
 
 
 def test_abi_source_of_wrong_type() -> None:

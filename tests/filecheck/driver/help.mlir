@@ -13,3 +13,6 @@
 // CHECK: pipelines:
 // CHECK-DAG: iree-abi-v1 {{.*}}materialize-iree-abi,wrap-entry-points
 // CHECK-DAG: iree-abi-legacy {{.*}}flatten-signatures,materialize-raw-abi,materialize-sip-abi
+// CHECK: Each pass is described in docs/passes/<pass>.md of abi-compiler's repository (what it
+// CHECK-NEXT: reads and writes, its diagnostics, an example); the ABI formats in docs/formats.md.
+// CHECK-NOT: SPEC
