@@ -591,8 +591,8 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
         if convert:
             return array.astype(element.dtype)
         raise _Misfit(
-            f"expected an array of {element.describe()}, got {array.dtype} "
-            "(pass convert=True to convert)"
+            f"expected an array of {element.describe()}, got dtype {array.dtype} "
+            "(convert=True converts it)"
         )
     # Nested lists or a Python number (rank and dims already checked by `pack`).
     try:
@@ -611,7 +611,7 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
     if element.kind not in _FITS[kind]:
         raise _Misfit(
             f"expected an array of {element.describe()}, got {data.dtype.name} data "
-            "(pass convert=True to convert)"
+            "(convert=True converts it)"
         )
     if element.kind != "float" and kind != "b":
         low, high = int(data.min()), int(data.max())
@@ -764,6 +764,7 @@ class Function:
         self.reflection: dict[str, str] = dict(vm_function.reflection)
         self._context = module.context
         marshal = module._marshal
+        self._convert = marshal.convert
         abi = self.reflection.get("iree.abi")
         f, sip = self.reflection.get("f"), self.reflection.get("sip")
         self.signature: Signature | tuple[FlatSignature, SipSignature] | None = None
@@ -841,7 +842,7 @@ class Function:
     # -- the three conventions ---------------------------------------------------------
 
     def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        packed = pack(self._abi, *args, **kwargs)
+        packed = pack(self._abi, *args, convert=self._convert, **kwargs)
         labels = self._labels
         done = 0
         if self._iree_packer is not None:
@@ -866,7 +867,7 @@ class Function:
         return unpack(self._abi, self._read(results))
 
     def _call_legacy(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        flat = pack_legacy(self._f, self._sip, *args, **kwargs)
+        flat = pack_legacy(self._f, self._sip, *args, convert=self._convert, **kwargs)
         arguments = _VmList(len(flat))
         done = 0
         try:

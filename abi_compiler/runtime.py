@@ -332,6 +332,10 @@ def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Conve
             return value
         if bools and getattr(dtype, "kind", None) == "b":
             return value
+        if getattr(dtype, "kind", "") not in "biufc":  # strings, objects: nothing converts
+            raise _Mismatch(
+                f"expected an array of {_scalar_name(element)} ({wanted}), got {dtype.str} data"
+            )
         if not convert:
             raise _Mismatch(
                 f"expected an array of {_scalar_name(element)} ({wanted}), got dtype "

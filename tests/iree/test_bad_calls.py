@@ -50,8 +50,8 @@ BOTH: list[tuple[str, Call, str]] = [
     (
         "float64-for-f32",
         lambda m: m.shapes(np.ones((2, 3)), 1.0, []),
-        "argument 0: expected an array of f32 (float32), got float64 "
-        "(pass convert=True to convert)",
+        "argument 0: expected an array of f32 (float32), got dtype float64 "
+        "(convert=True converts it)",
     ),
     (
         "non-numeric-array",
@@ -71,14 +71,14 @@ BOTH: list[tuple[str, Call, str]] = [
     (
         "deep-dtype",
         lambda m: m.nested(({"a": (ints, 3), "b": 0.5}, ints)),
-        "argument 0[0]['a'][0]: expected an array of f32 (float32), got int32 "
-        "(pass convert=True to convert)",
+        "argument 0[0]['a'][0]: expected an array of f32 (float32), got dtype int32 "
+        "(convert=True converts it)",
     ),
     (
         "float-data-for-i32",
         lambda m: m.nested((good_nested, [1.5, 2.0])),
         "argument 0[1]: expected an array of i32 (int32), got float64 data "
-        "(pass convert=True to convert)",
+        "(convert=True converts it)",
     ),
     (
         "int-out-of-range",
