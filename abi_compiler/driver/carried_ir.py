@@ -285,10 +285,14 @@ class CarriedPrinter(Printer):
         ):
             self._write_text(text[item.start : item.end])
             return
-        if dict(op.properties) == function.properties:
+        signature_end = item.body_start if item.attributes is None else item.attributes[0]
+        if (
+            dict(op.properties) == function.properties
+            and "\n" not in text[item.start : signature_end].rstrip()
+        ):
             # Only the function's attributes changed (reflection added): the signature
-            # as written, then the new attribute dictionary.
-            signature_end = item.body_start if item.attributes is None else item.attributes[0]
+            # as written (when it is one line: a header written over several lines is
+            # printed from the IR, on one), then the new attribute dictionary.
             self._write_text(text[item.start : signature_end].rstrip())
             self.print_op_attributes(op.attributes, print_keyword=True)
             self.print_string(" ")

@@ -45,6 +45,12 @@ _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
 _OP_START = re.compile(
     r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
 )
+# What starts a top-level item: an op (as `_OP_START`), `module`, an alias definition, a
+# resource section.
+_ITEM_START = re.compile(
+    r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
+    r"|(?:builtin\.)?module\b|[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=|\{-#"
+)
 _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[a-z_]+\b")
 _MODULE = re.compile(r"(?:builtin\.)?module\b")
@@ -202,7 +208,13 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
         elif token == "\n":
             if depth == 0:
                 following = _skip_blank(text, match.end(), end)
-                if following < end and following > starts[-1]:
+                # A line that does not start an item continues the last one (a header
+                # written over several lines: `-> (…)`, `attributes {…}` on their own).
+                if (
+                    following < end
+                    and following > starts[-1]
+                    and _ITEM_START.match(text, following)
+                ):
                     starts.append(following)
                     scanner = _scanner(_TOP, text, following, end)
         elif token == "{-#":

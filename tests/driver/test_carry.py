@@ -207,3 +207,21 @@ def test_string_literals_print_as_xdsl_prints_them(data: bytes) -> None:
     CarriedPrinter(stream=ours).print_bytes_literal(data)
     Printer(stream=theirs).print_bytes_literal(data)
     assert ours.getvalue() == theirs.getvalue()
+
+
+def test_a_header_over_several_lines_is_one_item() -> None:
+    text = (
+        "module {\n"
+        "  func.func public @main(%a: tensor<2xf32> {x = 1},\n"
+        "                         %b: tensor<f32>)\n"
+        "      -> (tensor<2xf32> {y = 2})\n"
+        "      attributes {z = 3} {\n"
+        "    return %a : tensor<2xf32>\n"
+        "  }\n"
+        "}\n"
+    )
+    (func,) = carry.scan(text).ops
+    assert isinstance(func, FuncText) and func.body_start is not None
+    assert func.arg_names == ["a", "b"]
+    assert func.attributes is not None
+    assert text[func.attributes[0] : func.attributes[1]] == "attributes {z = 3}"

@@ -1,10 +1,10 @@
 // The bundled JAX export (the README's "Where the structure comes from") through both
 // named pipelines: the output parses again and a second run changes nothing.
-// RUN: abi-opt %examples/jax_train_step.mlir --allow-unregistered-dialect -p iree-abi-v1 > %t.v1
-// RUN: abi-opt %t.v1 --allow-unregistered-dialect | abi-opt --allow-unregistered-dialect -p iree-abi-v1 | diff %t.v1 -
+// RUN: abi-opt %examples/jax_train_step.mlir --parse-all --allow-unregistered-dialect -p iree-abi-v1 > %t.v1
+// RUN: abi-opt %t.v1 --parse-all --allow-unregistered-dialect | abi-opt --parse-all --allow-unregistered-dialect -p iree-abi-v1 | diff %t.v1 -
 // RUN: filecheck %s --check-prefix=V1 < %t.v1
-// RUN: abi-opt %examples/jax_train_step.mlir --allow-unregistered-dialect -p iree-abi-legacy > %t.legacy
-// RUN: abi-opt %t.legacy --allow-unregistered-dialect | abi-opt --allow-unregistered-dialect -p iree-abi-legacy | diff %t.legacy -
+// RUN: abi-opt %examples/jax_train_step.mlir --parse-all --allow-unregistered-dialect -p iree-abi-legacy > %t.legacy
+// RUN: abi-opt %t.legacy --parse-all --allow-unregistered-dialect | abi-opt --parse-all --allow-unregistered-dialect -p iree-abi-legacy | diff %t.legacy -
 // RUN: filecheck %s --check-prefix=LEGACY < %t.legacy
 
 // V1: func.func @main(%params: !util.list<?>, %x: tensor<8x4xf32>) -> (!util.list<?>, tensor<f32>) attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22dense\22,[\22sdict\22,[\22b\22,[\22ndarray\22,\22f32\22,1,2]],[\22w\22,[\22ndarray\22,\22f32\22,2,4,2]]]],[\22scale\22,[\22ndarray\22,\22f32\22,0]]],[\22ndarray\22,\22f32\22,2,8,4]],\22r\22:[[\22sdict\22,[\22grads\22,[\22stuple\22,[\22ndarray\22,\22f32\22,2,4,2],[\22ndarray\22,\22f32\22,1,2]]],[\22loss\22,[\22ndarray\22,\22f32\22,0]]]],\22v\22:1}"}} {

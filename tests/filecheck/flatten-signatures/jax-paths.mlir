@@ -1,6 +1,6 @@
-// RUN: abi-opt %s --allow-unregistered-dialect -p flatten-signatures | filecheck %s
-// RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
-// RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-legacy | abi-opt --allow-unregistered-dialect -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p flatten-signatures | filecheck %s
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p iree-abi-legacy | abi-opt --parse-all --allow-unregistered-dialect -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
 // A JAX export is already flat: flatten-signatures keeps its arguments, results and
 // body, and writes the index paths read from the JAX key strings as abi.index_path in
 // their place (flat order kept), so materialize-sip-abi describes the pytrees. Other

@@ -1,4 +1,4 @@
-// RUN: abi-opt %s --allow-unregistered-dialect -p materialize-iree-abi,materialize-sip-abi --verify-diagnostics | filecheck %s
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p materialize-iree-abi,materialize-sip-abi --verify-diagnostics | filecheck %s
 // A public function whose JAX key strings cannot give its structure keeps its flat
 // (typed) structure, with one warning naming the value and the reason — never an error
 // for what JAX writes. Both passes read the structure; the warning is given once.

@@ -1,6 +1,6 @@
-// RUN: abi-opt %s --allow-unregistered-dialect -p wrap-entry-points | filecheck %s
-// RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-v1 | filecheck %s
-// RUN: abi-opt %s --allow-unregistered-dialect -p iree-abi-v1 | abi-opt --allow-unregistered-dialect -p iree-abi-v1 | filecheck %s
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p wrap-entry-points | filecheck %s
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p iree-abi-v1 | filecheck %s
+// RUN: abi-opt %s --parse-all --allow-unregistered-dialect -p iree-abi-v1 | abi-opt --parse-all --allow-unregistered-dialect -p iree-abi-v1 | filecheck %s
 // A JAX export is wrapped like an index-path function: the wrapper's arguments are the
 // pytree's root values, one per parameter in order of first appearance (named after the
 // parameter when that is an SSA name), each structure one !util.list<?> (tensors inside
