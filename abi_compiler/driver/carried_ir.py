@@ -286,14 +286,24 @@ class CarriedPrinter(Printer):
             self._write_text(text[item.start : item.end])
             return
         signature_end = item.body_start if item.attributes is None else item.attributes[0]
+        name = _FUNC_NAME.match(text, item.start, signature_end)
         if (
-            dict(op.properties) == function.properties
+            name is not None
+            and all(
+                op.properties.get(key) == function.properties.get(key)
+                for key in ("function_type", "arg_attrs", "res_attrs")
+            )
             and "\n" not in text[item.start : signature_end].rstrip()
         ):
-            # Only the function's attributes changed (reflection added): the signature
-            # as written (when it is one line: a header written over several lines is
-            # printed from the IR, on one), then the new attribute dictionary.
-            self._write_text(text[item.start : signature_end].rstrip())
+            # The signature did not change (reflection added, a rename, the visibility):
+            # the name from the IR, the one-line signature as written (a header written
+            # over several lines is printed from the IR, on one), the new attributes.
+            self.print_string("func.func")
+            if op.sym_visibility is not None:
+                self.print_string(f" {op.sym_visibility.data}")
+            self.print_string(" ")
+            self.print_symbol_name(op.sym_name.data)
+            self._write_text(text[name.end() : signature_end].rstrip())
             self.print_op_attributes(op.attributes, print_keyword=True)
             self.print_string(" ")
             self._write_text(text[item.body_start : item.end])
