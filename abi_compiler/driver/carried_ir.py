@@ -13,7 +13,6 @@ back when the module is printed (SPEC §8.6; the text side is `carry`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -71,7 +70,6 @@ class Carried:
     original_names: dict[Operation, str] = field(default_factory=dict)
     #: The module header is printed as written (its attributes did not parse).
     module_header_kept: bool = False
-    module_snapshot: dict[str, Attribute] = field(default_factory=dict)
 
     def reason_at(self, offset: int) -> str | None:
         """Why the body holding ``offset`` (relative to the chunk) had to be parsed."""
@@ -209,7 +207,6 @@ def attach(module: ModuleOp, carried: Carried) -> None:
                     item, dict(op.properties), dict(op.attributes)
                 )
         previous = op
-    carried.module_snapshot = dict(module.attributes)
 
 
 def _carried_op(index: int, item: OpText) -> Operation:
@@ -351,7 +348,3 @@ def write_items(stream: TextIO, layout: Layout, items: list[tuple[int, int]]) ->
     for start, end in items:
         stream.write(carry.drop_comments(layout.text[start:end]))
         stream.write("\n")
-
-
-def functions_with_text(carried: Carried | None) -> Iterator[FuncOp]:
-    return iter(() if carried is None else carried.functions)
