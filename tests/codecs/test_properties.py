@@ -39,8 +39,9 @@ from abi_compiler.model import (
 )
 
 PROPERTY = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-# Generous: a decoder that hangs or goes quadratic on small input blows through it.
-TIME_BOUND_SECONDS = 1.0
+# Generous: a decoder that hangs or goes quadratic on small input blows through it. CPU
+# time of this process, not wall time: other jobs on a loaded machine do not count.
+TIME_BOUND_SECONDS = 2.0
 
 DECODERS: dict[str, Callable[[str | bytes], object]] = {
     "raw": decode_raw,
@@ -285,14 +286,14 @@ def test_lexical_round_trip(parts: list[tuple[str, int | str]]) -> None:
 
 
 def decode_or_reject(name: str, text: str | bytes) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         DECODERS[name](text)
     except AbiError as error:
         assert error.offset is not None
         size = len(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
         assert 0 <= error.offset <= size
-    assert time.perf_counter() - start < TIME_BOUND_SECONDS
+    assert time.process_time() - start < TIME_BOUND_SECONDS
 
 
 signature_alphabet = st.sampled_from([*'IRBSOUDKkdt_-0123456789!{}[],:" nul', "é"])
