@@ -9,11 +9,10 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.dialects.func import FuncOp
-from xdsl.passes import ModulePass
 
 from abi_compiler.driver import changes, diagnostics
-from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.model import IndexPath, Signature, leaf_paths
+from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
 from abi_compiler.passes.structure import (
@@ -72,7 +71,7 @@ def _with_paths(
 
 
 @dataclass(frozen=True)
-class FlattenSignaturesPass(ModulePass):
+class FlattenSignaturesPass(AbiPass):
     """Replace every structured argument and result of every function by its leaves in
     natural order; exported functions get `abi.index_path` on every value, so
     `materialize-sip-abi` can describe the original structure (SPEC §8.1). An export

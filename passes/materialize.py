@@ -14,15 +14,14 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.passes import ModulePass
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
 from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.driver import diagnostics
-from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
 from abi_compiler.model import FlatSignature, Leaf, NDArray, Node, Signature, Unknown, leaves
+from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.reflection import (
     add_entries,
     adopt_bare_iree_abi,
@@ -122,7 +121,7 @@ def materialize_sip_abi(func: FuncOp) -> None:
 
 
 @dataclass(frozen=True)
-class MaterializeIreeAbiPass(ModulePass):
+class MaterializeIreeAbiPass(AbiPass):
     """Write the V1 `iree.abi` JSON of every exported function (SPEC §4): the calling
     convention a runtime caller sees, from index paths or types."""
 
@@ -159,7 +158,7 @@ def raw_signature(func: FuncOp) -> FlatSignature:
 
 
 @dataclass(frozen=True)
-class MaterializeRawAbiPass(ModulePass):
+class MaterializeRawAbiPass(AbiPass):
     """Write the legacy raw signature `fv`/`f` of every exported function (SPEC §5),
     from its actual argument and result types."""
 
@@ -199,7 +198,7 @@ def sip_signature(func: FuncOp) -> str:
 
 
 @dataclass(frozen=True)
-class MaterializeSipAbiPass(ModulePass):
+class MaterializeSipAbiPass(AbiPass):
     """Write the legacy structured index path signature `abi`/`sipv`/`sip` of every
     exported function (SPEC §6)."""
 

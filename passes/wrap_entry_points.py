@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
@@ -52,7 +51,6 @@ from abi_compiler.dialects.util import (
     ListType,
 )
 from abi_compiler.driver import diagnostics
-from abi_compiler.driver.carry import BodyAccess
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     IndexPath,
@@ -63,6 +61,7 @@ from abi_compiler.model import (
     slots,
 )
 from abi_compiler.model import leaves as leaves_of
+from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.decompose import decompose_module, leaf_types
 from abi_compiler.passes.materialize import (
     materialize_iree_abi,
@@ -449,7 +448,7 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
 
 
 @dataclass(frozen=True)
-class WrapEntryPointsPass(ModulePass):
+class WrapEntryPointsPass(AbiPass):
     """Give every structured export a V1 wrapper taking structures as `!util.list<?>`;
     the implementation becomes private `_<name>`, flattened; other exports get
     `iree.abi` if missing (SPEC §8.2)."""

@@ -73,6 +73,7 @@ from abi_compiler.driver.locations import (
 )
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
 from abi_compiler.errors import AbiError
+from abi_compiler.passes.contract import contract_of
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -374,9 +375,12 @@ class AbiOptMain(xDSLOptMain):
         # A pass that declares `preserves_validity` (it only adds reflection entries to
         # functions, which no verifier reads) cannot break the IR: skip re-verifying. One
         # that declares `reports_changes` has only the functions it reports re-verified.
-        if previous is not None and not getattr(previous, "preserves_validity", False):
+        preserves_validity, reports_changes, _ = (
+            contract_of(previous) if previous is not None else (True, False, None)
+        )
+        if previous is not None and not preserves_validity:
             if (
-                getattr(previous, "reports_changes", False)
+                reports_changes
                 and recorded is not None
                 and not recorded.everything
             ):
@@ -927,7 +931,7 @@ def _body_access(passes: Sequence[ModulePass]) -> BodyAccess:
     order = [BodyAccess.SIGNATURES, BodyAccess.STRUCTURED, BodyAccess.ALL]
     needed = BodyAccess.SIGNATURES
     for item in passes:
-        access = getattr(type(item), "body_access", BodyAccess.ALL)
+        access = contract_of(item)[2]
         if order.index(access) > order.index(needed):
             needed = access
     return needed

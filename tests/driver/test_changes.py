@@ -13,11 +13,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, ModuleOp, f32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from abi_compiler.driver import changes
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.passes import registry
+from abi_compiler.passes.contract import AbiPass
 from abi_compiler.passes.structure import functions
 
 SOURCE = """\
@@ -36,7 +36,7 @@ def _break(func: FuncOp) -> None:
 
 
 @dataclass(frozen=True)
-class BreakReported(ModulePass):
+class BreakReported(AbiPass):
     name = "test-break-reported"
     reports_changes: ClassVar[bool] = True
 
@@ -47,7 +47,7 @@ class BreakReported(ModulePass):
 
 
 @dataclass(frozen=True)
-class BreakUnreported(ModulePass):
+class BreakUnreported(AbiPass):
     """Breaks a function it does not report, but does not claim to report changes."""
 
     name = "test-break-unreported"
@@ -57,7 +57,7 @@ class BreakUnreported(ModulePass):
 
 
 @dataclass(frozen=True)
-class BreakAndReportEverything(ModulePass):
+class BreakAndReportEverything(AbiPass):
     name = "test-break-everything"
     reports_changes: ClassVar[bool] = True
 
@@ -68,7 +68,7 @@ class BreakAndReportEverything(ModulePass):
 
 
 @dataclass(frozen=True)
-class DuplicateSymbol(ModulePass):
+class DuplicateSymbol(AbiPass):
     """Adds (and reports) a second @first: the module's symbol table is checked."""
 
     name = "test-duplicate-symbol"
@@ -82,7 +82,7 @@ class DuplicateSymbol(ModulePass):
 
 
 @dataclass(frozen=True)
-class TouchReported(ModulePass):
+class TouchReported(AbiPass):
     """Reports a function without breaking anything."""
 
     name = "test-touch-reported"
