@@ -224,27 +224,8 @@ def carried_index(op: Operation) -> int | None:
     return None
 
 
-# How MLIR (and xDSL's `Printer.print_bytes_literal`) writes each byte in a string
-# literal: printable ASCII as itself, `\\` doubled, everything else (and `"`) as `\XX`.
-_BYTE_ESCAPES = {
-    byte: (
-        "\\\\"
-        if byte == 0x5C
-        else f"\\{byte:02X}"
-        if byte < 0x20 or byte > 0x7E or byte == 0x22
-        else chr(byte)
-    )
-    for byte in range(256)
-}
-
-
 class CarriedPrinter(Printer):
     """xDSL's printer, printing carried text where the IR has none."""
-
-    def print_bytes_literal(self, bytestring: bytes) -> None:
-        # xDSL writes a literal byte by byte (one `print_string` each): the reflection
-        # strings of 10 000 functions took a tenth of a run. The same text at once.
-        self.print_string('"' + bytestring.decode("latin-1").translate(_BYTE_ESCAPES) + '"')
 
     carried: Carried | None = None
     _renames: dict[str, str] | None = None
