@@ -6,7 +6,6 @@ redirected as whole tokens only, and a text the scanner does not understand pars
 from __future__ import annotations
 
 import io
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 
 from abi_compiler.driver import carry
 from abi_compiler.driver.carry import FuncText, OpText, ScanError
-from abi_compiler.driver.opt_main import AbiOptMain
+from tests.driver.test_opt_main import run as run_driver
 
 MODULE = """\
 #loc1 = loc("a{b")
@@ -117,14 +116,8 @@ def test_scanner_never_hangs_or_crashes(text: str) -> None:
 
 
 def run(args: list[str], text: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode()))
-    try:
-        status = AbiOptMain.main(args)
-    finally:
-        sys.stdin = old
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    result = run_driver(args, capsys, stdin=text)
+    return result.status, result.stdout, result.stderr
 
 
 def test_unbalanced_body_is_parsed_and_reported(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from .conftest import needs_iree
 needs_iree()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from tests.lowering.test_iree_e2e import to_host  # noqa: E402
 
 from .test_e2e import same  # noqa: E402
 
@@ -37,18 +38,6 @@ def iree_module(v1_vmfb: bytes) -> Any:
     context = rt.SystemContext(config=config)
     context.add_vm_module(rt.VmModule.copy_buffer(context.instance, v1_vmfb))
     return context.modules.module
-
-
-def to_host(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return tuple(to_host(item) for item in value)
-    if isinstance(value, list):
-        return [to_host(item) for item in value]
-    if isinstance(value, dict):
-        return {key: to_host(item) for key, item in value.items()}
-    if isinstance(value, rt.DeviceArray):
-        return value.to_host()
-    return value
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
