@@ -323,8 +323,7 @@ def _check_sequence_key(key: int) -> None:
     if key > MAX_SEQUENCE_KEY:
         shown = str(key) if key.bit_length() <= 64 else f"of {key.bit_length()} bits"
         raise AbiError(
-            f"sequence key {shown} in structure path is out of range "
-            f"(at most {MAX_SEQUENCE_KEY})"
+            f"sequence key {shown} in structure path is out of range (at most {MAX_SEQUENCE_KEY})"
         )
 
 
@@ -345,9 +344,7 @@ def _descend(level: _Level, key: IndexPathComponent, path: IndexPath) -> _Level:
             f"structure path mismatch: dereference a non-sequence with a sequence key {key}"
         )
     elif not level.is_dict and wants_dict:
-        raise AbiError(
-            f"structure path mismatch: dereference a non-dict with a dict key '{key}'"
-        )
+        raise AbiError(f"structure path mismatch: dereference a non-dict with a dict key '{key}'")
     if isinstance(key, int):
         if key < 0:
             raise AbiError(f"negative sequence key {key} in structure path")

@@ -9,7 +9,7 @@ one `!util.list<?>`, unpacks it, calls `_<name>` and packs the result structures
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Hashable
 from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -102,21 +102,36 @@ from abi_compiler.passes.structure import (
 )
 
 
-def util_list_spelling(attr: Attribute) -> Attribute:
+def util_list_spelling(
+    attr: Attribute, seen: dict[int, tuple[Attribute, Attribute]] | None = None
+) -> Attribute:
     """`attr` with every `!iree.list<T>` spelled `!util.list<T>` (SPEC §8.2); the same
-    object when nothing changes."""
+    object when nothing changes. ``seen`` remembers the answer for each object looked at
+    (parsed IR shares its attribute objects: each distinct type or dictionary text is
+    parsed once)."""
+    if seen is None:
+        seen = {}
+    known = seen.get(id(attr))
+    if known is not None and known[0] is attr:
+        return known[1]
+    new = _respelled(attr, seen)
+    seen[id(attr)] = (attr, new)
+    return new
+
+
+def _respelled(attr: Attribute, seen: dict[int, tuple[Attribute, Attribute]]) -> Attribute:
     if isinstance(attr, IreeListType):
-        return ListType(util_list_spelling(attr.element_type))
+        return ListType(util_list_spelling(attr.element_type, seen))
     if isinstance(attr, ParametrizedAttribute):
-        params = [util_list_spelling(p) for p in attr.parameters]
+        params = [util_list_spelling(p, seen) for p in attr.parameters]
         if any(new is not old for new, old in zip(params, attr.parameters, strict=True)):
             return type(attr).new(params)
     elif isinstance(attr, ArrayAttr):
-        items = [util_list_spelling(item) for item in attr.data]
+        items = [util_list_spelling(item, seen) for item in attr.data]
         if any(new is not old for new, old in zip(items, attr.data, strict=True)):
             return ArrayAttr(items)
     elif isinstance(attr, DictionaryAttr):
-        entries = {key: util_list_spelling(value) for key, value in attr.data.items()}
+        entries = {key: util_list_spelling(value, seen) for key, value in attr.data.items()}
         if any(entries[key] is not value for key, value in attr.data.items()):
             return DictionaryAttr(entries)
     return attr
@@ -125,20 +140,21 @@ def util_list_spelling(attr: Attribute) -> Attribute:
 def respell_legacy_lists(module: ModuleOp) -> None:
     """Rewrite `!iree.list<T>` to `!util.list<T>` everywhere, in place (ops keep their
     identity, and so their source locations)."""
+    seen: dict[int, tuple[Attribute, Attribute]] = {}
     for op in module.walk():
         for table in (op.properties, op.attributes):
             for name, attr in list(table.items()):
-                new = util_list_spelling(attr)
+                new = util_list_spelling(attr, seen)
                 if new is not attr:
                     table[name] = new
         for result in list(op.results):
-            new = util_list_spelling(result.type)
+            new = util_list_spelling(result.type, seen)
             if new is not result.type:
                 Rewriter.replace_value_with_new_type(result, new)
         for region in op.regions:
             for block in region.blocks:
                 for arg in list(block.args):
-                    new = util_list_spelling(arg.type)
+                    new = util_list_spelling(arg.type, seen)
                     if new is not arg.type:
                         Rewriter.replace_value_with_new_type(arg, new)
 
@@ -403,9 +419,7 @@ def _recompute_legacy_reflection(wrapper: FuncOp, moved: dict[str, Attribute]) -
     sip = any(key in moved for key in _SIP_KEYS)
     if not raw and not sip:
         return
-    entries = {
-        key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS
-    }
+    entries = {key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS}
     wrapper.attributes[REFLECTION] = _sorted_dict(entries)
     # Building a wrapper must not warn (`prepare`); what these would say about the
     # values, iree-abi-legacy said when it ran on the implementation.
@@ -463,7 +477,7 @@ class WrapEntryPointsPass(AbiPass):
             if wrapper is not None:
                 Rewriter.insert_op(wrapper, InsertPoint.before(func))
 
-    def prepare(self, ctx: Context, op: ModuleOp) -> Callable[[Operation], FuncOp | None]:
+    def prepare(self, ctx: Context, op: ModuleOp) -> DeferredWrappers:
         """All of the pass but building the wrappers, which the returned function does:
         given a top-level op, the wrapper that goes right before it (None if it has
         none). Each wrapper depends on its implementation alone and nothing refers to
@@ -489,10 +503,33 @@ class WrapEntryPointsPass(AbiPass):
             renames.append((plan.func, _make_private_impl(plan, taken)))
         rename_functions(op, renames)
         decompose_module(op)
-        by_impl: dict[Operation, _Plan] = {plan.func: plan for plan in plans}
+        return DeferredWrappers({plan.func: plan for plan in plans})
 
-        def wrapper_before(top: Operation) -> FuncOp | None:
-            plan = by_impl.get(top)
-            return None if plan is None else _build_wrapper(plan, plan.func)
 
-        return wrapper_before
+class DeferredWrappers:
+    """What `WrapEntryPointsPass.prepare` leaves to build: calling it with a top-level op
+    gives the wrapper that goes right before it (None if it has none)."""
+
+    def __init__(self, by_impl: dict[Operation, _Plan]) -> None:
+        self._by_impl = by_impl
+
+    def __call__(self, top: Operation) -> FuncOp | None:
+        plan = self._by_impl.get(top)
+        return None if plan is None else _build_wrapper(plan, plan.func)
+
+    def shape(self, top: Operation) -> tuple[Hashable, str, str] | None:
+        """(shape, name, callee) of the wrapper of ``top``: two wrappers of the same shape
+        are the same text but for their own name and their callee's (everything
+        `_build_wrapper` reads of the plan and the implementation but the names), so the
+        driver builds, verifies and prints one of each shape. None without a wrapper."""
+        plan = self._by_impl.get(top)
+        if plan is None:
+            return None
+        shape = (
+            plan.signature,
+            tuple(plan.reflection.items()),
+            tuple(plan.arg_names),
+            plan.recompute_legacy,
+            plan.func.function_type,
+        )
+        return shape, plan.name, plan.func.sym_name.data

@@ -25,6 +25,8 @@ from xdsl.traits import SymbolOpInterface
 
 from abi_compiler.driver import carry
 from abi_compiler.driver.carry import BodyAccess, FuncText, Layout, OpText, ScanError
+from abi_compiler.driver.headers import HeaderReader
+from abi_compiler.driver.locations import LocationTable
 
 
 @irdl_op_definition
@@ -70,6 +72,9 @@ class Carried:
     original_names: dict[Operation, str] = field(default_factory=dict)
     #: The module header is printed as written (its attributes did not parse).
     module_header_kept: bool = False
+    #: Index into `layout.ops` -> the `func.func` `headers.HeaderReader` built for it
+    #: (its whole text is masked: xDSL does not see it).
+    headers: dict[int, FuncOp] = field(default_factory=dict)
 
     def reason_at(self, offset: int) -> str | None:
         """Why the body holding ``offset`` (relative to the chunk) had to be parsed."""
@@ -112,6 +117,31 @@ def plan(layout: Layout, access: BodyAccess) -> tuple[str, dict[int, str]]:
                 ranges.append((item.body_start + 1, item.body_end - 1))
                 ranges.append((item.body_end, item.end))
     return carry.mask(text, ranges), parsed
+
+
+def read_headers(
+    carried: Carried, masked: str, reader: HeaderReader, table: LocationTable, base: int
+) -> str:
+    """Build the headers of the carried functions that `reader` takes (into
+    ``carried.headers``) and return ``masked`` with those functions masked whole."""
+    ranges = []
+    for index, item in enumerate(carried.layout.ops):
+        if isinstance(item, FuncText) and index not in carried.parsed:
+            func = reader.read(masked, item, table, base)
+            if func is not None:
+                carried.headers[index] = func
+                ranges.append((item.start, item.end))
+    return carry.mask(masked, ranges) if ranges else masked
+
+
+def alias_names(layout: Layout) -> set[str]:
+    """The names (with `#`/`!`) of the aliases a chunk defines."""
+    text = layout.text
+    return {
+        text[start : text.index("=", start)].strip()
+        for start, _ in layout.prologue + layout.epilogue
+        if not text.startswith("{-#", start)
+    }
 
 
 _LOCATION_ALIAS = re.compile(r"#[A-Za-z0-9_$.\-]+[ \t]*=[ \t]*loc\(")
@@ -175,7 +205,7 @@ def attach(module: ModuleOp, carried: Carried) -> None:
     expected = [
         (i, item)
         for i, item in enumerate(layout.ops)
-        if isinstance(item, FuncText) or i in carried.parsed
+        if (isinstance(item, FuncText) and i not in carried.headers) or i in carried.parsed
     ]
     if len(parsed_ops) != len(expected):
         raise ScanError("parsed ops do not match the layout")
@@ -183,17 +213,14 @@ def attach(module: ModuleOp, carried: Carried) -> None:
     by_index = dict(zip((i for i, _ in expected), parsed_ops, strict=True))
     for index, item in enumerate(layout.ops):
         op = by_index.get(index)
+        if op is None and (header := carried.headers.get(index)) is not None:
+            _insert_after(block, previous, header)
+            op = header
         if op is None:
             assert isinstance(item, OpText)
             carried_op = _carried_op(index, item)
             carried.carried_ops[index] = item
-            if previous is None:
-                if block.first_op is None:
-                    block.add_op(carried_op)
-                else:
-                    block.insert_op_before(carried_op, block.first_op)
-            else:
-                block.insert_op_after(carried_op, previous)
+            _insert_after(block, previous, carried_op)
             previous = carried_op
             continue
         if isinstance(item, FuncText):
@@ -207,6 +234,16 @@ def attach(module: ModuleOp, carried: Carried) -> None:
                     item, dict(op.properties), dict(op.attributes)
                 )
         previous = op
+
+
+def _insert_after(block: Block, previous: Operation | None, op: Operation) -> None:
+    """Insert ``op`` after ``previous`` (first in the block when None)."""
+    if previous is not None:
+        block.insert_op_after(op, previous)
+    elif block.first_op is None:
+        block.add_op(op)
+    else:
+        block.insert_op_before(op, block.first_op)
 
 
 def _carried_op(index: int, item: OpText) -> Operation:

@@ -234,15 +234,26 @@ class LocatingParser(TypeCachingParser):
             if isinstance(value, BlockArgument):
                 self._table.record(value, self._base + span.start)
 
-    def parse_located_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        """`parse_module`; an implicit module is located at its first operation."""
+    def parse_located_module(
+        self, allow_implicit_module: bool = True, *, ops_carried: bool = False
+    ) -> ModuleOp:
+        """`parse_module`; an implicit module is located at its first operation.
+        ``ops_carried``: the text's operations are all masked out (carried text, headers
+        built without xDSL), so an implicit module with none left is an empty one."""
         try:
             module = self.parse_module(allow_implicit_module)
         except ParseError as error:
             # xDSL's check at the end of the input: a value never defined, at its first use.
             if error.msg.startswith("values used but not defined"):
                 self._check_defined(0)
-            raise
+            if not (
+                ops_carried
+                and allow_implicit_module
+                and error.msg == "Could not parse entire input!"
+                and self.pos == len(self.lexer.input.content)
+            ):
+                raise
+            module = ModuleOp([])
         if self._table.offset_of(module) is None:
             first = module.body.block.first_op
             first_offset = self._table.offset_of(first) if first is not None else None

@@ -43,14 +43,25 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Literal, NoReturn, TextIO, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    BinaryIO,
+    Literal,
+    NoReturn,
+    Protocol,
+    TextIO,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import (
@@ -64,6 +75,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
+from abi_compiler.driver.headers import HeaderReader
 from abi_compiler.driver.locations import (
     LocatingParser,
     LocationTable,
@@ -379,11 +391,7 @@ class AbiOptMain(xDSLOptMain):
             contract_of(previous) if previous is not None else (True, False, None)
         )
         if previous is not None and not preserves_validity:
-            if (
-                reports_changes
-                and recorded is not None
-                and not recorded.everything
-            ):
+            if reports_changes and recorded is not None and not recorded.everything:
                 self._verify_changed(module, list(recorded.operations))
             else:
                 self._verify(module)
@@ -636,6 +644,8 @@ class AbiOptMain(xDSLOptMain):
         allow_unregistered = self.ctx.allow_unregistered
         self.ctx.allow_unregistered = True
         try:
+            reader = HeaderReader(self.ctx, carried_ir.alias_names(layout))
+            masked = carried_ir.read_headers(carried, masked, reader, table, chunk.start)
             try:
                 module = self._parse(source, chunk, masked, table, carried)
             except _Failure as failure:
@@ -658,6 +668,10 @@ class AbiOptMain(xDSLOptMain):
             carried_ir.attach(module, carried)
         except ScanError:
             return None
+        if layout.module is None and layout.ops:
+            # An implicit module is located at its first operation, which xDSL may not
+            # have seen (carried, or a header built without it).
+            table.record(module, chunk.start + layout.ops[0].start)
         return module
 
     def _parse(
@@ -673,7 +687,10 @@ class AbiOptMain(xDSLOptMain):
             parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
             if carried is not None:
                 parser.explain = carried.reason_at
-            return parser.parse_located_module(not self.args.no_implicit_module)
+            return parser.parse_located_module(
+                not self.args.no_implicit_module,
+                ops_carried=carried is not None and bool(carried.layout.ops),
+            )
         except ParseError as error:
             notes: list[Diagnostic] = []
             if isinstance(error, MultipleSpansParseError):
@@ -706,8 +723,12 @@ class AbiOptMain(xDSLOptMain):
         """Verify op by op (linear), so that the failing operation is known; then the
         dialects' discardable attributes (`abi.*`, `tf_saved_model.*`), which xDSL's
         verifier does not see."""
+        # A header `headers.HeaderReader` built is valid by construction: the types and
+        # attributes xDSL parsed, put together as xDSL's `func.func` parser does, with an
+        # empty entry block of the argument types.
+        built = set(self._carried.headers.values()) if self._carried is not None else set()
         with cached_symbol_lookups():
-            self._verify_ops(module)
+            self._verify_ops(module, built)
         self._verify_attributes(module)
 
     def _verify_changed(self, module: ModuleOp, operations: list[Operation]) -> None:
@@ -726,11 +747,12 @@ class AbiOptMain(xDSLOptMain):
         for op in kept:
             self._verify_attributes(op)
 
-    def _verify_ops(self, root: Operation) -> None:
+    def _verify_ops(self, root: Operation, built: Set[Operation] = frozenset()) -> None:
         carried = self._carried.functions if self._carried is not None else {}
         for op in root.walk():
             try:
-                op.verify(verify_nested_ops=False)
+                if op not in built:
+                    op.verify(verify_nested_ops=False)
                 if op not in carried:  # a carried body is text: not verified
                     _verify_blocks(op)
             except (DiagnosticException, ValueError) as error:
@@ -775,17 +797,44 @@ class AbiOptMain(xDSLOptMain):
                     return None
                 if op.parent is not module.body.block:
                     return super().print_op(op)
-                wrapper = (
-                    None if wrapper_before is None else driver._wrapper(module, op, wrapper_before)
-                )
-                if wrapper is not None:
-                    super().print_op(wrapper)
-                    self._forget(wrapper)
-                    wrapper.detach()
-                    self._print_new_line()
+                if wrapper_before is not None:
+                    self._print_wrapper(op, wrapper_before)
                 if not self.print_carried(op):
                     super().print_op(op)
                 self._forget(op)
+
+            def _print_wrapper(self, op: Operation, wrapper_before: _WrapperBefore) -> None:
+                """The deferred wrapper of ``op``, if it has one. The first wrapper of
+                each shape is built, verified and printed; the others of that shape are
+                its text with their own names (one build per distinct signature)."""
+                shape = wrapper_before.shape(op)
+                if shape is not None and (template := templates.get(shape[0])) is not None:
+                    head, call = template
+                    self.print_string(
+                        f"func.func {_spelled(shape[1])}({head}func.call "
+                        f"{_spelled(shape[2])}({call}",
+                        indent=0,
+                    )
+                    self._print_new_line()
+                    return
+                wrapper = driver._wrapper(module, op, wrapper_before)
+                if wrapper is None:
+                    return
+                stream, capture = self.stream, io.StringIO()
+                self.stream = capture
+                try:
+                    super().print_op(wrapper)
+                finally:
+                    self.stream = stream
+                text = capture.getvalue()
+                self.print_string(text, indent=0)
+                self._forget(wrapper)
+                wrapper.detach()
+                self._print_new_line()
+                if shape is not None:
+                    parts = _template(text, shape[1], shape[2])
+                    if parts is not None:
+                        templates[shape[0]] = parts
 
             def _forget(self, op: Operation) -> None:
                 if not is_isolated(type(op)):
@@ -799,6 +848,7 @@ class AbiOptMain(xDSLOptMain):
                     for result in inner.results:
                         self._ssa_values.pop(result, None)
 
+        templates: dict[Hashable, tuple[str, str]] = {}
         printer = ModulePrinter(
             stream=stream,
             print_generic_format=self.args.print_op_generic,
@@ -907,8 +957,33 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-# Builds the op a deferred pass puts before a top-level op (`_process_chunk`).
-_WrapperBefore = Callable[[Operation], Operation | None]
+def _spelled(name: str) -> str:
+    """A symbol name as xDSL's printer writes it."""
+    stream = io.StringIO()
+    Printer(stream=stream).print_symbol_name(name)
+    return stream.getvalue()
+
+
+def _template(text: str, name: str, callee: str) -> tuple[str, str] | None:
+    """A printed wrapper split around its own name and its callee's: (what follows
+    `func.func @name(` up to `func.call @callee(`, what follows that); None when either
+    is not found exactly once."""
+    head = f"func.func {_spelled(name)}("
+    call = f"func.call {_spelled(callee)}("
+    if not text.startswith(head) or text.count(head) != 1 or text.count(call) != 1:
+        return None
+    before, after = text[len(head) :].split(call)
+    return before, after
+
+
+class _WrapperBefore(Protocol):
+    """What a deferring pass leaves to build (`_process_chunk`): calling it with a
+    top-level op gives the op to put right before it (None if none); ``shape`` says which
+    of them print alike but for their name and their callee's (`_print`)."""
+
+    def __call__(self, top: Operation) -> Operation | None: ...
+
+    def shape(self, top: Operation) -> tuple[Hashable, str, str] | None: ...
 
 
 def _verify_blocks(op: Operation) -> None:

@@ -82,9 +82,7 @@ def read_stdin() -> bytes:
     try:
         return sys.stdin.buffer.read()
     except OSError as error:
-        raise StreamError(
-            f"could not read standard input: {error.strerror or error}"
-        ) from None
+        raise StreamError(f"could not read standard input: {error.strerror or error}") from None
 
 
 def check_stdout() -> None:

@@ -62,7 +62,10 @@ def test_sip_empty_structure_as_root_value() -> None:
         ('{"a":[["sdict",["k",null]]],"r":[],"v":1}', b"(dict{k: None}) -> ()\n"),
         ('{"a":[["slist",null,"i8"]],"r":[["stuple"]],"v":1}', b"(list[None, i8]) -> ()\n"),
         ('{"a":[["slist"]],"r":[["sdict"]],"v":1}', b"(list[]) -> ()\n"),
-        ('{"a":[["stuple"],["sdict"]],"r":[["stuple"],["slist"]],"v":1}', b"(tuple[], dict{}) -> (tuple[], list[])\n"),
+        (
+            '{"a":[["stuple"],["sdict"]],"r":[["stuple"],["slist"]],"v":1}',
+            b"(tuple[], dict{}) -> (tuple[], list[])\n",
+        ),
     ],
 )
 def test_json_every_record_form(text: str, expected: bytes) -> None:

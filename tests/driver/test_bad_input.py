@@ -102,7 +102,9 @@ CASES = [
         "(--allow-unregistered-dialect accepts it in generic form)",
         b'func.func @f() {\n  "foo.bar"() : () -> ()\n  func.return\n}\n',
     ),
-    Case("verifier-error", ["--parse-all"], "{d}/in.mlir:2:3: error: " + SAME_TYPES, VERIFIER_ERROR),
+    Case(
+        "verifier-error", ["--parse-all"], "{d}/in.mlir:2:3: error: " + SAME_TYPES, VERIFIER_ERROR
+    ),
     Case(
         "pass-error-at-argument",
         ["-p", "materialize-iree-abi"],
@@ -183,7 +185,13 @@ CASES = [
         input=None,
         stdin=VERIFIER_ERROR,
     ),
-    Case("stdin-dash", ["--parse-all"], "<stdin>:2:3: error: " + SAME_TYPES, input="-", stdin=VERIFIER_ERROR),
+    Case(
+        "stdin-dash",
+        ["--parse-all"],
+        "<stdin>:2:3: error: " + SAME_TYPES,
+        input="-",
+        stdin=VERIFIER_ERROR,
+    ),
     Case("empty-stdin", [], "abi-opt: error: input '<stdin>' is empty", input=None),
     # issue 14
     Case(

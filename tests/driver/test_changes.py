@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from xdsl.context import Context
@@ -163,9 +163,9 @@ def test_only_reported_functions_are_walked_again(
     walked: list[str] = []
     verify_ops = AbiOptMain._verify_ops
 
-    def record(self: AbiOptMain, root: Operation) -> None:
+    def record(self: AbiOptMain, root: Operation, *rest: Any) -> None:
         walked.append(root.name if isinstance(root, ModuleOp) else root.sym_name.data)
-        verify_ops(self, root)
+        verify_ops(self, root, *rest)
 
     monkeypatch.setattr(AbiOptMain, "_verify_ops", record)
     assert run(tmp_path, capsys, "test-touch-reported")[0] == 0

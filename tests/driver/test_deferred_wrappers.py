@@ -51,6 +51,27 @@ def test_deferred_wrappers_print_the_module_the_pass_makes(specs: list) -> None:
         assert abi_opt_stdout(text, "--parse-all", "-p", ",".join(pipeline)) == expected
 
 
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(specs=st.lists(function_specs(), min_size=1, max_size=3))
+def test_wrappers_of_one_shape_print_as_if_each_was_built(specs: list) -> None:
+    """Wrappers of the same shape are printed from the first one's text with their own
+    names (`_print_wrapper`): the same module as the pass builds, wrapper by wrapper.
+    Names that must be quoted, or that contain the other's, included."""
+    text = "\n".join(
+        line
+        for i, spec in enumerate(specs)
+        for j, name in enumerate([f"f{i}", f"f{i}_f{i}", f'"f {i}"', f"g.f{i}"])
+        for line in function_texts(spec, name=name, helper_name=f"h{i}_{j}")
+    )
+    # --parse-all: the in-process pass prints every body from the IR.
+    expected = run_passes(text, ["iree-abi-v1"]).text
+    assert abi_opt_stdout(text, "--parse-all", "-p", "iree-abi-v1") == expected
+
+
 def test_not_deferred_when_wrap_entry_points_is_not_last() -> None:
     text = (
         "func.func @f(%t: tuple<i32>) -> i32 {\n"

@@ -385,9 +385,7 @@ def test_out_of_memory_while_parsing(
         "  func.return %0 : tensor<4294967296xi8>\n"
         "}\n"
     )
-    result = run_abi_opt(
-        [str(source), "--parse-all", "-o", str(tmp_path / "out.mlir")], capsys
-    )
+    result = run_abi_opt([str(source), "--parse-all", "-o", str(tmp_path / "out.mlir")], capsys)
     assert (result.status, result.stdout) == (1, "")
     assert result.stderr == f"{source}:2:3: error: out of memory while parsing\n"
     assert sorted(tmp_path.iterdir()) == [source]

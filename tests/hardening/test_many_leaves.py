@@ -21,7 +21,7 @@ LEAVES = 300
 def module_text(leaves: int) -> str:
     inner = "tuple<" + ", ".join(["i32"] * (leaves // 2)) + ">"
     return (
-        f"func.func @f(%p: {inner}, %x: f32, %q: tuple<{inner}, !abi.dict<\"k\": i8>>) "
+        f'func.func @f(%p: {inner}, %x: f32, %q: tuple<{inner}, !abi.dict<"k": i8>>) '
         f"-> f32 {{\n  func.return %x : f32\n}}\n"
     )
 

@@ -396,8 +396,7 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
     np = pytest.importorskip("numpy")
     ints = np.arange(4, dtype=np.int32)
     assert error_of(pack, abi([["ndarray", "f32", 1, 4]]), ints) == (
-        "argument 0: expected an array of f32 (float32), got dtype int32 "
-        "(convert=True converts it)"
+        "argument 0: expected an array of f32 (float32), got dtype int32 (convert=True converts it)"
     )
     converted = pack(abi([["ndarray", "f32", 1, 4]]), ints, convert=True)[0]
     assert converted.dtype == np.float32 and converted.tolist() == [0.0, 1.0, 2.0, 3.0]
@@ -413,16 +412,15 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
         "argument 0: expected an array of i1 (bool), got dtype int8 (convert=True converts it)"
     )
     assert error_of(pack, abi([["ndarray", "i64", 1, 2]]), np.zeros(2, np.int32)) == (
-        "argument 0: expected an array of i64 (int64), got dtype int32 "
-        "(convert=True converts it)"
+        "argument 0: expected an array of i64 (int64), got dtype int32 (convert=True converts it)"
     )
     # bf16 exists in numpy only with ml_dtypes; without it, converting is an error
     try:
         import ml_dtypes  # noqa: F401
     except ImportError:
-        assert error_of(
-            pack, abi([["ndarray", "bf16", 1, 2]]), ints[:2], convert=True
-        ).startswith("argument 0: cannot convert an array of dtype int32 to bfloat16: ")
+        assert error_of(pack, abi([["ndarray", "bf16", 1, 2]]), ints[:2], convert=True).startswith(
+            "argument 0: cannot convert an array of dtype int32 to bfloat16: "
+        )
     else:
         bf16 = pack(abi([["ndarray", "bf16", 1, 2]]), ints[:2], convert=True)[0]
         assert bf16.dtype.name == "bfloat16" and bf16.tolist() == [0.0, 1.0]

@@ -101,9 +101,7 @@ def array_values(array: NDArray) -> st.SearchStrategy[Example]:
             # of the record's dtype: pack refuses another one unless asked to convert
             dtype = {"i": "int", "si": "int", "ui": "uint", "f": "float"}[element.kind]
             dtype = "bool" if element.width == 1 else f"{dtype}{element.width}"
-            arrays.append(
-                elements.map(lambda flat: np.array(flat).astype(dtype).reshape(shape))
-            )
+            arrays.append(elements.map(lambda flat: np.array(flat).astype(dtype).reshape(shape)))
         return st.one_of(arrays).map(lambda value: (value, value))
 
     return concrete_shapes(array.dims).flatmap(build)
