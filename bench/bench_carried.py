@@ -28,12 +28,13 @@ import argparse
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_pipelines import (  # noqa: E402  (the sibling script)
+from bench_pipelines import (
     generate,
     machine,
     measure_together,
@@ -134,10 +135,49 @@ def line(label: str, measured: dict, first: str, second: str) -> str:
     )
 
 
+# Runs the `abi-opt` of a source tree extracted from git (argv[1]), with the installed
+# dependencies: its `abi_compiler` package first on the path, its `passes/` and `dialects/`
+# folders mapped to `abi_compiler.passes` / `abi_compiler.dialects` as pyproject.toml does.
+_RUN_TREE = """
+import sys
+root = sys.argv[1]
+sys.path.insert(0, root)
+import abi_compiler
+abi_compiler.__path__.append(root)
+sys.argv = ["abi-opt", *sys.argv[2:]]
+from abi_compiler.opt_main import console_main
+console_main()
+"""
+
+# The last commit before carried text: `abi-opt` as it was when the work began ("today"
+# in the targets).
+BEFORE = "f8d84c5"
+
+
+def tree_at(commit: str, work: str) -> str | None:
+    """The project's files at ``commit``, extracted under ``work``; None without git."""
+    root = os.path.join(work, f"tree-{commit}")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        archive = subprocess.run(
+            ["git", "-C", here, "archive", commit], check=True, capture_output=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    os.makedirs(root)
+    subprocess.run(["tar", "-x", "-C", root], input=archive, check=True)
+    return root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, one repeat")
+    parser.add_argument(
+        "--before",
+        default=BEFORE,
+        help=f"commit whose abi-opt is the 'before' baseline (default {BEFORE}; '' for none)",
+    )
     args = parser.parse_args()
     repeat = 1 if args.quick else args.repeat
     sizes = (200, 2000) if args.quick else (1000, 10000)
@@ -146,6 +186,7 @@ def main() -> None:
     xdsl_opt = tool("xdsl-opt")
     print(f"# bench_carried on {machine()}\n")
     with tempfile.TemporaryDirectory() as work:
+        before = tree_at(args.before, work) if args.before else None
         print("## Reflection-only and index-path signatures: carried vs --parse-all")
         for count in sizes:
             ours, theirs = reflection_module(count, seed=count)
@@ -154,6 +195,16 @@ def main() -> None:
                 "carried": [abi_opt, path, "-p", "iree-abi-v1"],
                 "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
             }
+            if before is not None:
+                commands["before"] = [
+                    sys.executable,
+                    "-c",
+                    _RUN_TREE,
+                    before,
+                    path,
+                    "-p",
+                    "iree-abi-v1",
+                ]
             if iree_opt is not None and count == sizes[0]:
                 util = write(work, f"util-{count}.mlir", theirs)
                 commands["iree-opt"] = [
@@ -164,6 +215,8 @@ def main() -> None:
                 ]
             m = measure_together(commands, repeat)
             print(line(f"{count} functions", m, "carried", "parse-all"))
+            if "before" in m:
+                print(line(f"{count} functions", m, "carried", "before"))
             if "iree-opt" in m:
                 print(line(f"{count} functions", m, "carried", "iree-opt"))
         print("\n## Model-shaped: one function of 20 000 ops (native iree-opt parses and prints)")
