@@ -7,6 +7,7 @@ Each is a thin translation: IR → ABI model (`structure`) → codec → an entr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
@@ -76,6 +77,14 @@ def iree_abi_json(func: FuncOp) -> str:
     return encode_json(signature)
 
 
+@functools.lru_cache(maxsize=1 << 10)  # large modules repeat signatures
+def _has_unknown_records(signature: Signature) -> bool:
+    return any(
+        _is_unknown_record(leaf)
+        for leaf in (*signature.argument_leaves(), *signature.result_leaves())
+    )
+
+
 def _is_unknown_record(leaf: Leaf) -> bool:
     t = leaf.type
     return isinstance(t, Unknown) or (isinstance(t, NDArray) and isinstance(t.element, Unknown))
@@ -83,6 +92,8 @@ def _is_unknown_record(leaf: Leaf) -> bool:
 
 def _warn_unknown_records(func: FuncOp, signature: Signature) -> None:
     """One warning per IR argument/result holding an `"unknown"` record, at it."""
+    if not _has_unknown_records(signature):
+        return
     by_paths = structure_source(func) is not None
     sides: tuple[tuple[str, str, list[tuple[int, Node]]], ...] = (
         ("Argument", "argument", [(arg.key, arg.node) for arg in signature.arguments]),

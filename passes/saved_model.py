@@ -54,6 +54,9 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
     if not redirected:
         return
     changes.changed_everything()  # uses anywhere in the module are redirected
+    # Parsed IR shares its attribute objects (one per distinct text): each is looked at
+    # once (the object is kept with its answer, so its id is not reused meanwhile).
+    seen: dict[int, tuple[Attribute, Attribute | None]] = {}
     for op in module.walk():
         if isinstance(op, CallOp):
             callee = op.callee
@@ -64,7 +67,12 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
         for table in (op.attributes, op.properties):
             for key, value in list(table.items()):
                 if isinstance(value, (SymbolRefAttr, ArrayAttr, DictionaryAttr)):
-                    replaced = _redirect(value, redirected)
+                    known = seen.get(id(value))
+                    if known is not None and known[0] is value:
+                        replaced = known[1]
+                    else:
+                        replaced = _redirect(value, redirected)
+                        seen[id(value)] = (value, replaced)
                     if replaced is not None:
                         table[key] = replaced
 

@@ -7,6 +7,7 @@ purposes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from io import StringIO
@@ -16,6 +17,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
     DictionaryAttr,
+    FunctionType,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -368,26 +370,41 @@ def function_signature(func: FuncOp) -> Signature:
     attr_name = index_path_attribute(func)
     try:
         if attr_name is not None:
-            return _signature_from_paths(func, attr_name)
+            return _signature_from_paths(
+                func.function_type, func.arg_attrs, func.res_attrs, attr_name
+            )
         jax = jax_paths(func)
         if jax is not None:
             return _signature_from_jax_paths(func, jax)
-        return _signature_from_types(func)
+        return _signature_from_types(func.function_type, func.arg_attrs)
     except AbiError as error:
         if error.op is None:
             error.op = func
         raise
 
 
-def _signature_from_paths(func: FuncOp, attr_name: str) -> Signature:
+# The signature read from index paths or types is a function of the function's type and
+# value attributes alone (warnings come from JAX paths only), and large modules repeat
+# signatures: each distinct one is read once (values compare by content; errors are
+# raised again each time, never cached).
+_SIGNATURES_CACHED = 1 << 10
+
+
+@functools.lru_cache(maxsize=_SIGNATURES_CACHED)
+def _signature_from_paths(
+    function_type: FunctionType,
+    arg_attrs: ArrayAttr[DictionaryAttr] | None,
+    res_attrs: ArrayAttr[DictionaryAttr] | None,
+    attr_name: str,
+) -> Signature:
     sides = (
-        ("argument", func.function_type.inputs.data),
-        ("result", func.function_type.outputs.data),
+        ("argument", function_type.inputs.data, arg_attrs),
+        ("result", function_type.outputs.data, res_attrs),
     )
     collected: list[list[tuple[list[object], ValueType]]] = []
-    for side, types in sides:
+    for side, types, attrs in sides:
         paths: list[tuple[list[object], ValueType]] = []
-        dicts = value_attr_dicts(func, side)
+        dicts = [] if attrs is None else [attr.data for attr in attrs.data]
         for i, type in enumerate(types):
             attr = dicts[i].get(attr_name) if i < len(dicts) else None
             if attr is None:
@@ -421,13 +438,16 @@ def _signature_from_jax_paths(func: FuncOp, jax: JaxPaths) -> Signature:
     return signature_from_index_paths(collected[0], collected[1])
 
 
-def _signature_from_types(func: FuncOp) -> Signature:
-    inputs = func.function_type.inputs.data
+@functools.lru_cache(maxsize=_SIGNATURES_CACHED)
+def _signature_from_types(
+    function_type: FunctionType, arg_attrs: ArrayAttr[DictionaryAttr] | None
+) -> Signature:
+    inputs = function_type.inputs.data
     next_index = [0]
     arguments: list[Argument] = []
     names: set[str] = set()
     first_named: int | None = None
-    dicts = value_attr_dicts(func, "argument")
+    dicts = [] if arg_attrs is None else [attr.data for attr in arg_attrs.data]
     for i, type in enumerate(inputs):
         name = argument_name(dicts[i], i) if i < len(dicts) else None
         if name is not None:
@@ -442,7 +462,7 @@ def _signature_from_types(func: FuncOp) -> Signature:
             )
         arguments.append(Argument(i, node_for_type(type, next_index), name))
     next_index = [0]
-    results = tuple(node_for_type(type, next_index) for type in func.function_type.outputs)
+    results = tuple(node_for_type(type, next_index) for type in function_type.outputs)
     signature = Signature(tuple(arguments), results)
     check_signature_depth(signature)
     return signature

@@ -452,7 +452,12 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
         func.attributes.pop(key, None)
     for attrs_name in ("arg_attrs", "res_attrs"):
         attrs = getattr(func, attrs_name)
-        if attrs is not None:
+        if attrs is None:
+            continue
+        # (Unchanged attributes keep their object, which other functions may share.)
+        if any(key in _BOUNDARY_ATTRS for a in attrs.data for key in a.data) or not any(
+            a.data for a in attrs.data
+        ):
             kept = [
                 DictionaryAttr({k: v for k, v in a.data.items() if k not in _BOUNDARY_ATTRS})
                 for a in attrs.data
@@ -525,11 +530,14 @@ class DeferredWrappers:
         plan = self._by_impl.get(top)
         if plan is None:
             return None
+        # The signature and function type by identity (equal ones are usually the same
+        # object: `function_signature` and the header reader share them; two equal but
+        # distinct objects only cost a second build). They live as long as the plans.
         shape = (
-            plan.signature,
+            id(plan.signature),
+            id(plan.func.function_type),
             tuple(plan.reflection.items()),
             tuple(plan.arg_names),
             plan.recompute_legacy,
-            plan.func.function_type,
         )
         return shape, plan.name, plan.func.sym_name.data

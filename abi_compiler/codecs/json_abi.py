@@ -19,6 +19,7 @@ a problem is the text re-scanned to turn the value's path into an offset.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Literal, NoReturn
@@ -106,6 +107,7 @@ def _argument_record(argument: Argument) -> Record:
     return ["named", argument.name, record]
 
 
+@functools.lru_cache(maxsize=1 << 10)  # pure; large modules repeat signatures
 def encode_json(sig: Signature) -> str:
     """The ``iree.abi`` value: exactly SPEC §4.2's compact, sorted, ASCII form."""
     document = {
@@ -405,6 +407,9 @@ def _decode_document(document: Any) -> Signature:
     return Signature(_decode_arguments(fields["a"]), _decode_results(fields["r"]))
 
 
+# Pure, and its result immutable: passes validate every `iree.abi` they find or wrote,
+# and a large module repeats the same texts (errors are raised again, never cached).
+@functools.lru_cache(maxsize=1 << 10)
 def decode_json(text: str | bytes) -> Signature:
     """Parse an ``iree.abi`` value; `AbiError` with the byte offset on malformed text.
 

@@ -277,7 +277,13 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
                 scanner = _scanner(_HEADER, text, close, end)
                 continue
             func.body_start = match.start()
-            func.body_end = match_close(text, match.start())
+            # The item is balanced and this `{` opens at depth 0: when the item ends with
+            # a `}`, that one closes the body (nothing but a `loc(…)` or a comment may
+            # follow a function's body), and the body need not be scanned again.
+            if text[end - 1] == "}" and end - 1 > match.start():
+                func.body_end = end
+            else:
+                func.body_end = match_close(text, match.start())
             return func
         if first in "([{<":
             if first == "(" and depth == 0 and with_arguments and not arguments_seen:

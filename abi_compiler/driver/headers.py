@@ -61,6 +61,8 @@ class HeaderReader:
         self._aliases = frozenset(aliases)
         self._types: dict[str, Attribute | None] = {}
         self._dicts: dict[str, DictionaryAttr | None] = {}
+        self._function_types: dict[tuple[int | None, ...], FunctionType] = {}
+        self._arrays: dict[tuple[int, ...], ArrayAttr[DictionaryAttr]] = {}
 
     def read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp | None:
         """The header of ``item`` (in ``text``, locations masked) as a `func.func` with an
@@ -133,13 +135,13 @@ class HeaderReader:
         # construction.
         properties: dict[str, Attribute] = {
             "sym_name": StringAttr(name.group(1)),
-            "function_type": FunctionType.from_lists(inputs, outputs),
+            "function_type": self._function_type(inputs, outputs),
         }
         if visibility is not None:
             properties["sym_visibility"] = StringAttr(visibility)
         for key, dicts in (("arg_attrs", arg_dicts), ("res_attrs", res_dicts)):
             if any(d.data for d in dicts):
-                properties[key] = ArrayAttr(dicts)
+                properties[key] = self._array(dicts)
         func = FuncOp.create(
             properties=properties,
             attributes={} if attributes is None else dict(attributes.data),
@@ -151,6 +153,24 @@ class HeaderReader:
                 value.name_hint = value_name
             table.record(value, base + offset)
         return func
+
+    # The parts of a header are the reader's own objects (one per distinct text, kept
+    # alive by its caches), so identical signatures are told apart by identity and share
+    # their (immutable) `FunctionType` and `arg_attrs`/`res_attrs` arrays.
+
+    def _function_type(self, inputs: list[Attribute], outputs: list[Attribute]) -> FunctionType:
+        key = (*map(id, inputs), None, *map(id, outputs))
+        found = self._function_types.get(key)
+        if found is None:
+            found = self._function_types[key] = FunctionType.from_lists(inputs, outputs)
+        return found
+
+    def _array(self, dicts: list[DictionaryAttr]) -> ArrayAttr[DictionaryAttr]:
+        key = tuple(map(id, dicts))
+        found = self._arrays.get(key)
+        if found is None:
+            found = self._arrays[key] = ArrayAttr(dicts)
+        return found
 
     def _typed_value(
         self, text: str, pos: int, types: list[Attribute], dicts: list[DictionaryAttr]

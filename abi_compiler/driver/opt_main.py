@@ -957,8 +957,13 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+
+
 def _spelled(name: str) -> str:
     """A symbol name as xDSL's printer writes it."""
+    if _BARE_SYMBOL.fullmatch(name):
+        return f"@{name}"
     stream = io.StringIO()
     Printer(stream=stream).print_symbol_name(name)
     return stream.getvalue()
