@@ -27,16 +27,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _COMMENT = r"//[^\n]*"
-# Token patterns see a string as its opening quote only: `string_end` skips the rest with
-# `str.find` (a 128 MB hex constant is one string; a regex would step through it).
-_BRACKETS = re.compile(rf'"|{_COMMENT}|[(){{}}\[\]]')
+# Token patterns see a long string, or one with escapes, as its opening quote only:
+# `string_end` skips the rest with `str.find` (a 128 MB hex constant is one string; a
+# regex would step through it). A short plain string is one token (`_SHORT_STRING`), so
+# the tokenizer need not restart after it.
+_SHORT_STRING = r'"[^"\\\n]{0,128}"'
+_BRACKETS = re.compile(rf'{_SHORT_STRING}|"|{_COMMENT}|[(){{}}\[\]]')
 # A location: `loc(` not preceded by an identifier character or a sigil (`@loc(` is a
 # call of a function named loc).
 _LOC = r"(?<![\w$.@%#!^])loc\("
 _LOCS = re.compile(rf'"|{_COMMENT}|{_LOC}')
-_HEADER = re.compile(rf'"|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]')
+_HEADER = re.compile(
+    rf'{_SHORT_STRING}|"|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]'
+)
 # Top level: a line break at bracket depth 0 may start a new item.
-_TOP = re.compile(rf'"|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n')
+_TOP = re.compile(rf'{_SHORT_STRING}|"|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n')
 _SYMBOL_REF = re.compile(rf'"|{_COMMENT}|@(?:"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
 _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _COMMENT_LINE = re.compile(rf'"|[ \t]*{_COMMENT}')
@@ -152,9 +157,12 @@ def match_close(text: str, pos: int) -> int:
     depth = 0
     scanner = _scanner(_BRACKETS, text, pos)
     while (match := scanner.search()) is not None:
-        char = match.group()[0]
-        if char == '"':
+        token = match.group()
+        char = token[0]
+        if token == '"':
             scanner = _scanner(_BRACKETS, text, string_end(text, match.start()))
+        elif char == '"' or char == "/":
+            continue  # a short string or a comment
         elif char in "([{":
             depth += 1
         elif char in ")]}":
@@ -247,9 +255,11 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
     while (match := scanner.search()) is not None:
         token = match.group()
         first = token[0]
-        if first == '"':
+        if token == '"':
             scanner = _scanner(_HEADER, text, string_end(text, match.start(), end), end)
             continue
+        if first == '"':
+            continue  # a short string
         if token.startswith("//") or token == "->":
             continue
         if token == "loc(":

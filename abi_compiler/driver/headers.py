@@ -42,6 +42,12 @@ _SPACE = re.compile(r"\s*")
 _VISIBILITY = re.compile(r"(private|public|nested)\s+")
 _NAME = re.compile(r"@([A-Za-z_][A-Za-z0-9_$.]*)")
 _ARGUMENT = re.compile(r"%([A-Za-z0-9_$.\-]+)\s*:\s*")
+# Most types in one match, with the extent `type_extent` gives them: a bare name, or a
+# parametrized builtin or dialect type whose `<…>` holds no `<`, `>` or string.
+_SIMPLE_TYPE = re.compile(
+    r'(?:(?:tensor|vector|memref|complex|tuple|![A-Za-z_][A-Za-z0-9_$.]*)<[^<>"]*>'
+    r"|!?[A-Za-z_][A-Za-z0-9_$.]*)(?![<A-Za-z0-9_$.])"
+)
 _ATTRIBUTES = re.compile(r"attributes\s*(?=\{)")
 _ALIAS_USE = re.compile(r"[#!]([A-Za-z_][A-Za-z0-9_$.\-]*)")
 # What xDSL's `func.func` parser reserves in `attributes {…}` (it reports them).
@@ -185,7 +191,8 @@ class HeaderReader:
         return pos
 
     def _type(self, text: str, pos: int, types: list[Attribute]) -> int:
-        end = type_extent(text, pos)
+        simple = _SIMPLE_TYPE.match(text, pos)
+        end = simple.end() if simple is not None else type_extent(text, pos)
         if end is None:
             raise _Unread
         key = text[pos:end]

@@ -14,9 +14,10 @@ from xdsl.printer import Printer
 
 from abi_compiler.driver import carried_ir
 from abi_compiler.driver.carry import BodyAccess, FuncText, scan
-from abi_compiler.driver.headers import HeaderReader
+from abi_compiler.driver.headers import _SIMPLE_TYPE, HeaderReader
 from abi_compiler.driver.locations import LocationTable
 from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.driver.type_cache import type_extent
 
 PLAIN = [
     "func.func @f() {\n  return\n}",
@@ -118,3 +119,30 @@ def test_each_distinct_text_is_parsed_once() -> None:
         assert func.function_type.inputs.data[0] is first.function_type.inputs.data[0]
         assert func.arg_attrs is not None and first.arg_attrs is not None
         assert func.arg_attrs.data[0] is first.arg_attrs.data[0]
+
+
+TYPE_TEXTS = [
+    "tensor<4xf32>,",
+    "i32)",
+    "!util.list<?> {",
+    "tensor<4x!util.list<?>>)",
+    "dense<1>",
+    "memref<?xf32, strided<[1]>>",
+    "vector<[4]xf32>",
+    '!foo.bar<"x">',
+    "index",
+    "!hal.buffer_view",
+    "f32>",
+    "tensor<*xf32>",
+    "tuple<i32, f32>",
+    "!stablehlo.token",
+]
+
+
+@pytest.mark.parametrize("text", TYPE_TEXTS)
+def test_the_one_match_type_form_agrees_with_type_extent(text: str) -> None:
+    """`headers._SIMPLE_TYPE` is a shortcut: where it matches, it ends where the type
+    cache's scanner ends the type; where it does not, the scanner decides."""
+    match = _SIMPLE_TYPE.match(text)
+    if match is not None:
+        assert match.end() == type_extent(text, 0)
