@@ -6,8 +6,10 @@ sample), with the helpers of `bench_pipelines.py`:
 
 * 10 000 (and 1 000) generated exported functions — half with flat typed signatures
   (reflection only), half with index-path signatures (wrapped, no body parse), bodies of
-  `arith` ops: `-p iree-abi-v1` vs `-p iree-abi-v1 --parse-all` (today's behaviour before
-  carried text). Target: at least 10x at 10 000.
+  `arith` ops: `-p iree-abi-v1` vs the `abi-opt` of the last commit before carried text
+  (``--before``, default f8d84c5, run from a `git archive` of it with the same installed
+  dependencies: "today" in the target) and vs `-p iree-abi-v1 --parse-all` (today's
+  code parsing everything). Target: at least 10x faster than before at 10 000.
 * the same functions as a `util.func` module: IREE's `iree-opt
   --iree-abi-wrap-entry-points` vs our `-p iree-abi-v1` at 1 000 functions. Target: ours
   faster.
@@ -16,7 +18,7 @@ sample), with the helpers of `bench_pipelines.py`:
   file (and `xdsl-opt` on the model-shaped one). Targets: time within 3x, peak memory
   within 2x of `iree-opt`.
 * the structured benchmark of `bench_pipelines.py` (nested tuples and dicts, whose bodies
-  must be parsed): `-p iree-abi-v1` vs `--parse-all`. Target: no slower.
+  must be parsed): `-p iree-abi-v1` vs `--parse-all` and vs before. Target: no slower.
 
 Usage: ``python bench/bench_carried.py [--repeat N] [--quick]``; figures in
 bench/RESULTS.md. Not part of the test suite.
@@ -244,14 +246,24 @@ def main() -> None:
         print("\n## Structured signatures (bodies parsed): carried vs --parse-all")
         structured, _, _ = generate(sizes[0], 1)
         path = write(work, "structured.mlir", structured)
-        m = measure_together(
-            {
-                "carried": [abi_opt, path, "-p", "iree-abi-v1"],
-                "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
-            },
-            repeat,
-        )
+        commands = {
+            "carried": [abi_opt, path, "-p", "iree-abi-v1"],
+            "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
+        }
+        if before is not None:
+            commands["before"] = [
+                sys.executable,
+                "-c",
+                _RUN_TREE,
+                before,
+                path,
+                "-p",
+                "iree-abi-v1",
+            ]
+        m = measure_together(commands, repeat)
         print(line(f"{sizes[0]} structured functions", m, "carried", "parse-all"))
+        if "before" in m:
+            print(line(f"{sizes[0]} structured functions", m, "carried", "before"))
 
 
 if __name__ == "__main__":
