@@ -24,9 +24,12 @@ def verify_dialect_attributes(module: Operation) -> None:
 
     # Each dialect's attributes in turn, per op; ops without any attribute skipped.
     dialects = (by_name(abi.ATTRIBUTES), by_name(tf_saved_model.ATTRIBUTES))
+    # Parsed IR shares its attribute objects (one per distinct text): each check is made
+    # once per value object and placement; the module keeps the values alive meanwhile.
+    passed: set[tuple[str, int, type[Operation], str | None]] = set()
     for op in module.walk():
         if not op.attributes and not isinstance(op, FuncOp):
             continue
         placed = list(placed_attributes(op))
         for defs in dialects:
-            verify_placed_attributes(op, placed, defs)
+            verify_placed_attributes(op, placed, defs, passed)

@@ -150,10 +150,20 @@ def verify_placed_attributes(
     op: Operation,
     placed: Sequence[tuple[str, Attribute, Where]],
     defs: dict[str, DialectAttributeDef],
+    passed: set[tuple[str, int, type[Operation], str | None]] | None = None,
 ) -> None:
     """Check the attributes ``placed`` on ``op`` (and on its arguments/results, as
     `placed_attributes` lists them) that ``defs`` declare; others are left alone. Raises
-    `AttributeVerifyException`."""
+    `AttributeVerifyException`. ``passed`` remembers the checks that passed: a check
+    depends only on the attribute's name and value, the op's class and whether the
+    attribute sits on the op, an argument or a result (the caller keeps the values alive
+    while it is used)."""
     for name, value, where in placed:
         if (definition := defs.get(name)) is not None:
-            definition.verify(value, op, where)
+            if passed is None:
+                definition.verify(value, op, where)
+                continue
+            key = (name, id(value), type(op), None if where is None else where[0])
+            if key not in passed:
+                definition.verify(value, op, where)
+                passed.add(key)

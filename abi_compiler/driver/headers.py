@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import TypeVar
 
 from xdsl.context import Context
@@ -58,6 +59,20 @@ class _Unread(Exception):
     """This header is not of the plain shape: xDSL parses it."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Signature:
+    """What a header says after its name, read once per distinct text."""
+
+    inputs: tuple[Attribute, ...]
+    function_type: FunctionType
+    arg_attrs: ArrayAttr[DictionaryAttr] | None
+    res_attrs: ArrayAttr[DictionaryAttr] | None
+    attributes: DictionaryAttr | None
+    names: tuple[str, ...]
+    #: Of each argument's `%`, from the end of the name.
+    offsets: tuple[int, ...]
+
+
 class HeaderReader:
     """Builds `func.func` headers of carried functions; one per chunk (``aliases``: the
     names of the aliases the chunk defines, with their `#`/`!`)."""
@@ -69,6 +84,7 @@ class HeaderReader:
         self._dicts: dict[str, DictionaryAttr | None] = {}
         self._function_types: dict[tuple[int | None, ...], FunctionType] = {}
         self._arrays: dict[tuple[int, ...], ArrayAttr[DictionaryAttr]] = {}
+        self._signatures: dict[str, _Signature] = {}
 
     def read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp | None:
         """The header of ``item`` (in ``text``, locations masked) as a `func.func` with an
@@ -81,6 +97,7 @@ class HeaderReader:
             return None
 
     def _read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp:
+        assert item.body_start is not None
         pos = _skip(text, item.start + len("func.func"))
         visibility = None
         if (match := _VISIBILITY.match(text, pos)) is not None:
@@ -89,7 +106,42 @@ class HeaderReader:
         name = _NAME.match(text, pos)
         if name is None:
             raise _Unread
-        pos = _expect(text, _skip(text, name.end()), "(")
+        # What follows the name: the same text (modules repeat signatures) is read once.
+        key = text[name.end() : item.body_start]
+        signature = self._signatures.get(key)
+        if signature is None:
+            signature = self._signatures[key] = self._signature(key)
+        block = Block(arg_types=signature.inputs)
+        # The properties `FuncOp(…)` sets, in its order, without its generic (slower)
+        # construction.
+        properties: dict[str, Attribute] = {
+            "sym_name": StringAttr(name.group(1)),
+            "function_type": signature.function_type,
+        }
+        if visibility is not None:
+            properties["sym_visibility"] = StringAttr(visibility)
+        if signature.arg_attrs is not None:
+            properties["arg_attrs"] = signature.arg_attrs
+        if signature.res_attrs is not None:
+            properties["res_attrs"] = signature.res_attrs
+        func = FuncOp.create(
+            properties=properties,
+            attributes={} if signature.attributes is None else dict(signature.attributes.data),
+            regions=[Region(block)],
+        )
+        table.record(func, base + item.start)
+        start = base + name.end()
+        for value, value_name, offset in zip(
+            block.args, signature.names, signature.offsets, strict=True
+        ):
+            if SSAValue.is_valid_name(value_name):
+                value.name_hint = value_name
+            table.record(value, start + offset)
+        return func
+
+    def _signature(self, text: str) -> _Signature:
+        """`(%a: T {…}, …) -> (…) attributes {…}` and blanks, all of ``text``."""
+        pos = _expect(text, _skip(text, 0), "(")
         names: list[str] = []
         offsets: list[int] = []
         inputs: list[Attribute] = []
@@ -134,31 +186,17 @@ class HeaderReader:
             if _RESERVED.intersection(attributes.data):
                 raise _Unread
             pos = _skip(text, close)
-        if pos != item.body_start:
+        if pos != len(text):
             raise _Unread
-        block = Block(arg_types=inputs)
-        # The properties `FuncOp(…)` sets, in its order, without its generic (slower)
-        # construction.
-        properties: dict[str, Attribute] = {
-            "sym_name": StringAttr(name.group(1)),
-            "function_type": self._function_type(inputs, outputs),
-        }
-        if visibility is not None:
-            properties["sym_visibility"] = StringAttr(visibility)
-        for key, dicts in (("arg_attrs", arg_dicts), ("res_attrs", res_dicts)):
-            if any(d.data for d in dicts):
-                properties[key] = self._array(dicts)
-        func = FuncOp.create(
-            properties=properties,
-            attributes={} if attributes is None else dict(attributes.data),
-            regions=[Region(block)],
+        return _Signature(
+            tuple(inputs),
+            self._function_type(inputs, outputs),
+            self._array(arg_dicts) if any(d.data for d in arg_dicts) else None,
+            self._array(res_dicts) if any(d.data for d in res_dicts) else None,
+            attributes,
+            tuple(names),
+            tuple(offsets),
         )
-        table.record(func, base + item.start)
-        for value, value_name, offset in zip(block.args, names, offsets, strict=True):
-            if SSAValue.is_valid_name(value_name):
-                value.name_hint = value_name
-            table.record(value, base + offset)
-        return func
 
     # The parts of a header are the reader's own objects (one per distinct text, kept
     # alive by its caches), so identical signatures are told apart by identity and share
