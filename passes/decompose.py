@@ -29,7 +29,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, TupleGetOp, TuplePackOp
 from abi_compiler.driver import changes, diagnostics
-from abi_compiler.driver.locations import inherit_location
+from abi_compiler.driver.location_table import inherit_location
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     compact_value_attrs,

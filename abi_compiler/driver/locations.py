@@ -1,14 +1,12 @@
-"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11).
+"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11): the parser
+side.
 
 xDSL's parser does not record where an operation came from, so `abi-opt` parses with
 `LocatingParser`, which writes the start offset of every operation (and of every named
-block argument) into a `LocationTable`. Offsets are plain integers into the whole input
-file; they become `line:col` only when a diagnostic is printed (`SourceFile.line_col`), so
-parsing stays linear however many operations the file holds.
-
-Operations created by passes have no offset: a diagnostic about one is located at its
-nearest ancestor that has one. A pass that replaces an operation can keep its position with
-`inherit_location(new, old)`.
+block argument) into a `LocationTable` (`abi_compiler.driver.location_table`, which also
+holds what passes use: `inherit_location`). Offsets are plain integers into the whole
+input file; they become `line:col` only when a diagnostic is printed
+(`SourceFile.line_col`), so parsing stays linear however many operations the file holds.
 """
 
 from __future__ import annotations
@@ -16,20 +14,18 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
+from abi_compiler.driver.location_table import LocationTable
 from abi_compiler.driver.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
@@ -56,81 +52,6 @@ class SourceFile:
         """`file:line:col` of an offset."""
         line, col = self.line_col(offset)
         return f"{self.name}:{line}:{col}"
-
-
-class LocationTable:
-    """Maps parsed IR objects (operations, block arguments) to offsets in a `SourceFile`."""
-
-    def __init__(self) -> None:
-        # Weak keys: an operation a pass erases (and nothing else refers to) is freed
-        # with its entry, instead of being kept alive by the table until the end.
-        self._offsets: WeakKeyDictionary[Any, int] = WeakKeyDictionary()
-
-    def record(self, node: Operation | SSAValue, offset: int) -> None:
-        self._offsets[node] = offset
-
-    def offset_of(self, node: Operation | SSAValue) -> int | None:
-        """The recorded offset of exactly this object, if any."""
-        return self._offsets.get(node)
-
-    def locate(
-        self, node: Operation | SSAValue | Block | None, where: tuple[str, int] | None = None
-    ) -> int | None:
-        """Offset for a diagnostic about ``node``.
-
-        ``where = ("argument", i)`` on an operation with a body (a `func.func`) points at
-        that entry-block argument; ``("result", i)`` and everything else point at the
-        operation. Objects without an offset fall back to their nearest located ancestor.
-        """
-        if isinstance(node, Operation) and where is not None and where[0] == "argument":
-            argument = _entry_argument(node, where[1])
-            if argument is not None and (offset := self._offsets.get(argument)) is not None:
-                return offset
-        current: Any = node
-        while current is not None:
-            offset = self._offsets.get(current)
-            if offset is not None:
-                return offset
-            current = _parent(current)
-        return None
-
-
-def _entry_argument(op: Operation, index: int) -> BlockArgument | None:
-    entry = op.regions[0].first_block if op.regions else None
-    if entry is None or not 0 <= index < len(entry.args):
-        return None
-    return entry.args[index]
-
-
-def _parent(node: Any) -> Any:
-    if isinstance(node, Operation | Block):
-        return node.parent_op()
-    if isinstance(node, BlockArgument):
-        return node.owner.parent_op()
-    if isinstance(node, OpResult):
-        return node.owner
-    return None
-
-
-_active_table: ContextVar[LocationTable | None] = ContextVar("abi_locations", default=None)
-
-
-@contextmanager
-def tracking(table: LocationTable) -> Iterator[LocationTable]:
-    """Make ``table`` the one `inherit_location` writes to (the driver wraps passes in it)."""
-    token = _active_table.set(table)
-    try:
-        yield table
-    finally:
-        _active_table.reset(token)
-
-
-def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> None:
-    """Give ``new`` (created by a pass) the source position of ``old``, so diagnostics about
-    ``new`` point where ``old`` was written. Does nothing outside the driver."""
-    table = _active_table.get()
-    if table is not None and (offset := table.locate(old)) is not None:
-        table.record(new, offset)
 
 
 @functools.cache

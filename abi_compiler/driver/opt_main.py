@@ -23,8 +23,8 @@ start-up costs what `xdsl-opt`'s does.
 Pass API: a pass raises `abi_compiler.errors.AbiError(message, op=<operation>,
 where=("argument" | "result", i))` for an error, calls
 `abi_compiler.driver.diagnostics.warn(message, op, where)` for a warning, and may call
-`abi_compiler.driver.locations.inherit_location(new_op, old_op)` so that diagnostics about an
-operation it created point at the source of the one it replaces.
+`abi_compiler.driver.location_table.inherit_location(new_op, old_op)` so that
+diagnostics about an operation it created point at the source of the one it replaces.
 """
 
 from __future__ import annotations
@@ -64,13 +64,8 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
-from abi_compiler.driver.locations import (
-    LocatingParser,
-    LocationTable,
-    SourceFile,
-    is_isolated,
-    tracking,
-)
+from abi_compiler.driver.location_table import LocationTable, tracking
+from abi_compiler.driver.locations import LocatingParser, SourceFile, is_isolated
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.contract import contract_of
