@@ -45,7 +45,17 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Literal, NoReturn, TextIO, get_args, get_origin, get_type_hints
+from typing import (
+    Any,
+    BinaryIO,
+    Literal,
+    NoReturn,
+    TextIO,
+    TypeAlias,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -68,7 +78,7 @@ from abi_compiler.driver.location_table import LocationTable, tracking
 from abi_compiler.driver.locations import LocatingParser, SourceFile, is_isolated
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
 from abi_compiler.errors import AbiError
-from abi_compiler.passes.contract import contract_of
+from abi_compiler.passes.contract import OpsBefore, contract_of
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -370,15 +380,9 @@ class AbiOptMain(xDSLOptMain):
         # A pass that declares `preserves_validity` (it only adds reflection entries to
         # functions, which no verifier reads) cannot break the IR: skip re-verifying. One
         # that declares `reports_changes` has only the functions it reports re-verified.
-        preserves_validity, reports_changes, _ = (
-            contract_of(previous) if previous is not None else (True, False, None)
-        )
-        if previous is not None and not preserves_validity:
-            if (
-                reports_changes
-                and recorded is not None
-                and not recorded.everything
-            ):
+        contract = contract_of(previous) if previous is not None else None
+        if contract is not None and not contract.preserves_validity:
+            if contract.reports_changes and recorded is not None and not recorded.everything:
                 self._verify_changed(module, list(recorded.operations))
             else:
                 self._verify(module)
@@ -538,9 +542,10 @@ class AbiOptMain(xDSLOptMain):
     def _process_chunk(
         self, source: SourceFile, chunk: _Chunk, table: LocationTable
     ) -> tuple[ModuleOp, _WrapperBefore | None]:
-        """Parse, verify and run the pipeline. When its last pass can defer what it adds
-        (`wrap-entry-points`' `prepare`), it runs up to that point, and the function
-        that builds the deferred ops is returned for `_print`."""
+        """Parse, verify and run the pipeline. Its last pass runs through its contract's
+        `prepare` (`abi_compiler.passes.contract`): when it defers ops to the printer
+        (`wrap-entry-points`' wrappers), the function that builds them is returned for
+        `_print`."""
         text = source.text[chunk.start : chunk.end]
         if BLANK.fullmatch(text):
             raise _Failure(Diagnostic("error", "empty input chunk", chunk.start))
@@ -560,14 +565,15 @@ class AbiOptMain(xDSLOptMain):
             with diagnostics.collect() as sink, tracking(table):
                 try:
                     *head, last = self.pipeline.passes or (None,)
-                    prepare = getattr(last, "prepare", None)
-                    if self.args.print_ir_after_all:
-                        prepare = None  # the dump after the last pass shows its wrappers
-                    if prepare is None:
+                    if last is None or self.args.print_ir_after_all:
+                        # The dump after the last pass shows everything it adds.
                         self.pipeline.apply(self.ctx, module)
                     else:
+                        # What `self.pipeline.apply` does, the last pass through its
+                        # contract's `prepare`.
                         PassPipeline(tuple(head), self._after_pass).apply(self.ctx, module)
-                        wrapper_before = prepare(self.ctx, module)
+                        changes.start()
+                        wrapper_before = contract_of(last).prepare(self.ctx, module)
                         self._after_pass(last, module, None)
                 except AbiError as error:
                     raise self._located(error, module) from None
@@ -903,7 +909,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 # Builds the op a deferred pass puts before a top-level op (`_process_chunk`).
-_WrapperBefore = Callable[[Operation], Operation | None]
+_WrapperBefore: TypeAlias = OpsBefore
 
 
 def _verify_blocks(op: Operation) -> None:
@@ -926,7 +932,7 @@ def _body_access(passes: Sequence[ModulePass]) -> BodyAccess:
     order = [BodyAccess.SIGNATURES, BodyAccess.STRUCTURED, BodyAccess.ALL]
     needed = BodyAccess.SIGNATURES
     for item in passes:
-        access = contract_of(item)[2]
+        access = contract_of(item).body_access
         if order.index(access) > order.index(needed):
             needed = access
     return needed
