@@ -4,6 +4,8 @@ Passes talk to the driver only through its pass-facing modules (docs/design.md):
 report changes (`changes`), warn (`diagnostics`), keep source positions
 (`location_table.inherit_location`) and state their contract (`carry.BodyAccess`, through
 `passes/contract.py`); they never import the driver's parser, printer or command line.
+One name of `xdsl_compat`, the one module that uses xDSL's private names, is theirs too:
+`set_block_arguments` (`decompose` rebuilds an argument list in one step).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ PASS_FACING: dict[str, frozenset[str] | None] = {
     "diagnostics": None,
     "location_table": frozenset({"inherit_location"}),
     "carry": frozenset({"BodyAccess"}),
+    "xdsl_compat": frozenset({"set_block_arguments"}),
 }
 DRIVER = "abi_compiler.driver"
 

@@ -78,7 +78,7 @@ class LocatingParser(TypeCachingParser):
         self._forward_uses: list[tuple[str, Span]] = []
 
     def parse_operation(self) -> Operation:
-        start = self._base + self._current_token.span.start
+        start = self._base + self.pos
         forward_mark = len(self._forward_uses)
         try:
             op = super().parse_operation()
@@ -115,12 +115,12 @@ class LocatingParser(TypeCachingParser):
     #: text) is parsed at all, for the error about an op that cannot be.
     explain: Callable[[int], str | None] | None = None
 
-    def _get_op_by_name(self, name: str) -> type[Operation]:
-        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+    def operation_type(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self.dialect_stack)
         # xDSL points after the name; point at the name itself (a generic op's name is
         # the string literal just before).
         content = self.lexer.input.content
-        end = self._current_token.span.start
+        end = self.pos
         start = content.rfind(name, 0, end)
         span = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
         generic = start > 0 and content[start - 1] == '"'
@@ -149,8 +149,7 @@ class LocatingParser(TypeCachingParser):
             span,
         )
 
-    def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
-        super()._register_ssa_definition(name, values, span)
+    def ssa_defined(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         for value in values:
             if isinstance(value, BlockArgument):
                 self._table.record(value, self._base + span.start)

@@ -783,22 +783,14 @@ class AbiOptMain(xDSLOptMain):
                     super().print_op(wrapper)
                     self._forget(wrapper)
                     wrapper.detach()
-                    self._print_new_line()
+                    self.print_new_line()
                 if not self.print_carried(op):
                     super().print_op(op)
                 self._forget(op)
 
             def _forget(self, op: Operation) -> None:
-                if not is_isolated(type(op)):
-                    return
-                for inner in op.walk():
-                    for region in inner.regions:
-                        for block in region.blocks:
-                            self._blocks.pop(block, None)
-                            for arg in block.args:
-                                self._ssa_values.pop(arg, None)
-                    for result in inner.results:
-                        self._ssa_values.pop(result, None)
+                if is_isolated(type(op)):
+                    self.forget_names(op)
 
         printer = ModulePrinter(
             stream=stream,
@@ -1037,12 +1029,10 @@ def _build_pass(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
             )
     hints = get_type_hints(cls)
     for original, (key, value) in zip(spec.parameters, given.items(), strict=True):
-        from xdsl.utils.arg_spec import _convert_arg_to_type  # pyright: ignore[reportPrivateUsage]
-
         try:
-            _convert_arg_to_type(value, hints[key])
+            xdsl_compat.check_pass_option(value, hints[key])
         except ValueError:
-            shown = ",".join(ArgSpec._spec_parameter_type_str(v) for v in value)  # pyright: ignore[reportPrivateUsage]
+            shown = xdsl_compat.pass_option_text(value)
             raise UsageError(
                 f"invalid value '{shown}' for option '{original}' of pass '{spec.name}': "
                 f"expected {_describe_type(hints[key])}"
