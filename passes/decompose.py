@@ -29,7 +29,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, TupleGetOp, TuplePackOp
 from abi_compiler.driver import changes, diagnostics
-from abi_compiler.driver.locations import inherit_location
+from abi_compiler.driver.location_table import inherit_location
+from abi_compiler.driver.xdsl_compat import set_block_arguments
 from abi_compiler.errors import AbiError
 from abi_compiler.passes.structure import (
     compact_value_attrs,
@@ -180,7 +181,7 @@ class _FunctionDecomposer:
             arguments.extend(new_args)
             self.trees[arg] = build_tree(arg.type, iter(new_args))
             replaced.append(arg)
-        _set_arguments(entry, arguments)
+        set_block_arguments(entry, arguments)
         return replaced
 
     def _rewrite(self, op: Operation) -> None:
@@ -253,18 +254,10 @@ def flatten_function_type(func: FuncOp) -> None:
     changes.changed(func)
 
 
-def _set_arguments(block: Block, arguments: list[BlockArgument]) -> None:
-    """Replace the block's argument list in one step (xDSL has no bulk form of
-    `insert_arg`/`erase_arg`; this is what they do, once)."""
-    for index, arg in enumerate(arguments):
-        arg.index = index
-    block._args = tuple(arguments)  # pyright: ignore[reportPrivateUsage]
-
-
 def _remove_arguments(block: Block, removed: list[BlockArgument]) -> None:
     """`Block.erase_arg` of each of ``removed`` (which must have no uses left), at once."""
     gone = set(removed)
-    _set_arguments(block, [arg for arg in block.args if arg not in gone])
+    set_block_arguments(block, [arg for arg in block.args if arg not in gone])
     for arg in removed:
         arg.erase(safe_erase=True)
 

@@ -483,13 +483,14 @@ class WrapEntryPointsPass(AbiPass):
                 Rewriter.insert_op(wrapper, InsertPoint.before(func))
 
     def prepare(self, ctx: Context, op: ModuleOp) -> DeferredWrappers:
-        """All of the pass but building the wrappers, which the returned function does:
-        given a top-level op, the wrapper that goes right before it (None if it has
-        none). Each wrapper depends on its implementation alone and nothing refers to
-        it, so `abi-opt` builds, verifies, prints and drops them one at a time while
-        printing the module: a large module never holds all of them at once. Building
-        a wrapper may raise a located `AbiError` but must not warn (warnings are
-        collected while passes run, not while printing)."""
+        """`AbiPass.prepare` (`abi_compiler.passes.contract`): all of the pass but
+        building the wrappers, which the returned function does: given a top-level op,
+        the wrapper that goes right before it (None if it has none). Each wrapper
+        depends on its implementation alone and nothing refers to it, so `abi-opt`
+        builds, verifies, prints and drops them one at a time while printing the
+        module: a large module never holds all of them at once. Building a wrapper may
+        raise a located `AbiError` but must not warn (warnings are collected while
+        passes run, not while printing)."""
         adopt_saved_model_exports(op)
         respell_legacy_lists(op)
         plans: list[_Plan] = []

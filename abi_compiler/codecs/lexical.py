@@ -9,7 +9,9 @@ A signature is a sequence of *components*:
   span is ``X1!``. Spans nest: the contents of a span are themselves components (or, for
   SIP's ``K`` spans, arbitrary bytes).
 
-`SignatureBuilder` writes components; `SignatureParser` is a cursor that reads them.
+`span_component` writes a span (the one place that applies the length rule),
+`SignatureBuilder` writes components through it; `SignatureParser` is a cursor that reads
+them.
 Offsets are byte offsets into the UTF-8 text and every error is an `AbiError` naming the
 offset and what was expected there (SPEC §9: never a hang, never a silent truncation —
 IREE's C++ parser could do both).
@@ -197,9 +199,18 @@ def _bounded_integer(digits: bytes, offset: int) -> int:
     return value
 
 
+def span_component(tag: str, contents: str) -> str:
+    """The span component ``tag`` around ``contents``: the length counts the contents'
+    UTF-8 bytes plus one for the '!' (SPEC §5). Every span the encoders write is made
+    here (the SIP encoder calls it directly: a `SignatureBuilder` per nested value made
+    it 1.4-2.5 times slower); ``tag`` is not checked (`SignatureBuilder.span` does)."""
+    size = len(contents) if contents.isascii() else len(as_signature_bytes(contents))
+    return f"{tag}{size + 1}!{contents}"
+
+
 class SignatureBuilder:
-    """Writes components; `text` returns the signature. The raw and SIP encoders write
-    every component through it, so the span length rule lives here alone.
+    """Writes components; `text` returns the signature. Spans are written by
+    `span_component`, so the span length rule lives there alone.
 
     ``SignatureBuilder().span("I", SignatureBuilder().integer("_", 0)).text()`` is
     ``"I3!_0"``.
@@ -226,9 +237,7 @@ class SignatureBuilder:
                 contents = contents.decode("utf-8", "surrogatepass")
             except UnicodeDecodeError as error:
                 raise AbiError("span contents are not valid UTF-8", offset=error.start) from None
-        # The length counts the contents' UTF-8 bytes plus one for the '!' (SPEC §5).
-        size = len(contents) if contents.isascii() else len(as_signature_bytes(contents))
-        self._parts.append(f"{tag}{size + 1}!{contents}")
+        self._parts.append(span_component(tag, contents))
         return self
 
     def raw(self, text: str) -> SignatureBuilder:

@@ -20,10 +20,10 @@ from typing import Literal
 
 from abi_compiler.codecs.lexical import (
     IntegerComponent,
-    SignatureBuilder,
     SignatureParser,
     SpanComponent,
     describe,
+    span_component,
 )
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -62,45 +62,46 @@ def _has_children(node: Node | None) -> bool:
     return node is not None
 
 
-def _encode_node(node: Node, out: SignatureBuilder) -> None:
+# Components are written as strings into lists, spans through `span_component` (the
+# length rule); the tags are the constants below.
+
+
+def _encode_node(node: Node, parts: list[str]) -> None:
     if isinstance(node, Leaf):
-        out.integer("_", node.index)
+        parts.append(f"_{node.index}")
         return
-    inner = SignatureBuilder()
+    inner: list[str] = []
     if isinstance(node, Sequence):
         for key, item in enumerate(node.items):
             if item is None:
                 continue
-            inner.integer("k", key)
             if isinstance(item, Leaf):  # inlined: most items are leaves
-                inner.integer("_", item.index)
+                inner.append(f"k{key}_{item.index}")
             else:
+                inner.append(f"k{key}")
                 _encode_node(item, inner)
-        out.span("S", inner)
+        parts.append(span_component("S", "".join(inner)))
     else:
         for name, child in node.items:
-            inner.span("K", name)
+            inner.append(span_component("K", name))
             if isinstance(child, Leaf):
-                inner.integer("_", child.index)
+                inner.append(f"_{child.index}")
             else:
                 _encode_node(child, inner)
-        out.span("D", inner)
+        parts.append(span_component("D", "".join(inner)))
 
 
-def _encode_root(tag: str, node: Node | None, out: SignatureBuilder) -> None:
-    body = SignatureBuilder()
+def _encode_root(tag: str, node: Node | None) -> str:
+    parts: list[str] = []
     # SPEC §6: an empty structure at the root is the empty span.
     if node is not None and _has_children(node):
-        _encode_node(node, body)
-    out.span(tag, body)
+        _encode_node(node, parts)
+    return span_component(tag, "".join(parts))
 
 
 def encode_sip(s: SipSignature) -> str:
     """The ``sip`` attribute value, e.g. ``I12!S9!k0_0k1_1R3!_0``."""
-    out = SignatureBuilder()
-    _encode_root("I", s.inputs, out)
-    _encode_root("R", s.results, out)
-    return out.text()
+    return _encode_root("I", s.inputs) + _encode_root("R", s.results)
 
 
 # ------------------------------------------------------------------------------------

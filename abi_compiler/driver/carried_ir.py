@@ -23,7 +23,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def,
 from xdsl.printer import Printer
 from xdsl.traits import SymbolOpInterface
 
-from abi_compiler.driver import carry
+from abi_compiler.driver import carry, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, FuncText, Layout, OpText, ScanError
 from abi_compiler.driver.headers import HeaderReader
 from abi_compiler.driver.locations import LocationTable
@@ -261,7 +261,7 @@ def carried_index(op: Operation) -> int | None:
     return None
 
 
-class CarriedPrinter(Printer):
+class CarriedPrinter(xdsl_compat.HookedPrinter):
     """xDSL's printer, printing carried text where the IR has none."""
 
     carried: Carried | None = None
@@ -354,11 +354,7 @@ class CarriedPrinter(Printer):
 
 def print_outputs(printer: Printer, op: FuncOp) -> None:
     """` -> …` of a function header, as xDSL's `func.func` printer writes it."""
-    from xdsl.dialects.utils.format import (
-        _print_func_outputs,  # pyright: ignore[reportPrivateUsage]
-    )
-
-    _print_func_outputs(printer, op.function_type.outputs.data, op.res_attrs)
+    xdsl_compat.print_func_outputs(printer, op.function_type.outputs.data, op.res_attrs)
 
 
 def write_items(stream: TextIO, layout: Layout, items: list[tuple[int, int]]) -> None:

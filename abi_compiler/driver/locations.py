@@ -1,14 +1,12 @@
-"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11).
+"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11): the parser
+side.
 
 xDSL's parser does not record where an operation came from, so `abi-opt` parses with
 `LocatingParser`, which writes the start offset of every operation (and of every named
-block argument) into a `LocationTable`. Offsets are plain integers into the whole input
-file; they become `line:col` only when a diagnostic is printed (`SourceFile.line_col`), so
-parsing stays linear however many operations the file holds.
-
-Operations created by passes have no offset: a diagnostic about one is located at its
-nearest ancestor that has one. A pass that replaces an operation can keep its position with
-`inherit_location(new, old)`.
+block argument) into a `LocationTable` (`abi_compiler.driver.location_table`, which also
+holds what passes use: `inherit_location`). Offsets are plain integers into the whole
+input file; they become `line:col` only when a diagnostic is printed
+(`SourceFile.line_col`), so parsing stays linear however many operations the file holds.
 """
 
 from __future__ import annotations
@@ -16,20 +14,18 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
+from abi_compiler.driver.location_table import LocationTable
 from abi_compiler.driver.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
@@ -58,81 +54,6 @@ class SourceFile:
         return f"{self.name}:{line}:{col}"
 
 
-class LocationTable:
-    """Maps parsed IR objects (operations, block arguments) to offsets in a `SourceFile`."""
-
-    def __init__(self) -> None:
-        # Weak keys: an operation a pass erases (and nothing else refers to) is freed
-        # with its entry, instead of being kept alive by the table until the end.
-        self._offsets: WeakKeyDictionary[Any, int] = WeakKeyDictionary()
-
-    def record(self, node: Operation | SSAValue, offset: int) -> None:
-        self._offsets[node] = offset
-
-    def offset_of(self, node: Operation | SSAValue) -> int | None:
-        """The recorded offset of exactly this object, if any."""
-        return self._offsets.get(node)
-
-    def locate(
-        self, node: Operation | SSAValue | Block | None, where: tuple[str, int] | None = None
-    ) -> int | None:
-        """Offset for a diagnostic about ``node``.
-
-        ``where = ("argument", i)`` on an operation with a body (a `func.func`) points at
-        that entry-block argument; ``("result", i)`` and everything else point at the
-        operation. Objects without an offset fall back to their nearest located ancestor.
-        """
-        if isinstance(node, Operation) and where is not None and where[0] == "argument":
-            argument = _entry_argument(node, where[1])
-            if argument is not None and (offset := self._offsets.get(argument)) is not None:
-                return offset
-        current: Any = node
-        while current is not None:
-            offset = self._offsets.get(current)
-            if offset is not None:
-                return offset
-            current = _parent(current)
-        return None
-
-
-def _entry_argument(op: Operation, index: int) -> BlockArgument | None:
-    entry = op.regions[0].first_block if op.regions else None
-    if entry is None or not 0 <= index < len(entry.args):
-        return None
-    return entry.args[index]
-
-
-def _parent(node: Any) -> Any:
-    if isinstance(node, Operation | Block):
-        return node.parent_op()
-    if isinstance(node, BlockArgument):
-        return node.owner.parent_op()
-    if isinstance(node, OpResult):
-        return node.owner
-    return None
-
-
-_active_table: ContextVar[LocationTable | None] = ContextVar("abi_locations", default=None)
-
-
-@contextmanager
-def tracking(table: LocationTable) -> Iterator[LocationTable]:
-    """Make ``table`` the one `inherit_location` writes to (the driver wraps passes in it)."""
-    token = _active_table.set(table)
-    try:
-        yield table
-    finally:
-        _active_table.reset(token)
-
-
-def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> None:
-    """Give ``new`` (created by a pass) the source position of ``old``, so diagnostics about
-    ``new`` point where ``old`` was written. Does nothing outside the driver."""
-    table = _active_table.get()
-    if table is not None and (offset := table.locate(old)) is not None:
-        table.record(new, offset)
-
-
 @functools.cache
 def is_isolated(op_type: type[Operation]) -> bool:
     """Whether ops of this class are `IsolatedFromAbove` (an unregistered op is not)."""
@@ -157,7 +78,7 @@ class LocatingParser(TypeCachingParser):
         self._forward_uses: list[tuple[str, Span]] = []
 
     def parse_operation(self) -> Operation:
-        start = self._base + self._current_token.span.start
+        start = self._base + self.pos
         forward_mark = len(self._forward_uses)
         try:
             op = super().parse_operation()
@@ -194,12 +115,12 @@ class LocatingParser(TypeCachingParser):
     #: text) is parsed at all, for the error about an op that cannot be.
     explain: Callable[[int], str | None] | None = None
 
-    def _get_op_by_name(self, name: str) -> type[Operation]:
-        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+    def operation_type(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self.dialect_stack)
         # xDSL points after the name; point at the name itself (a generic op's name is
         # the string literal just before).
         content = self.lexer.input.content
-        end = self._current_token.span.start
+        end = self.pos
         start = content.rfind(name, 0, end)
         span = Span(start, start + len(name), self.lexer.input) if start >= 0 else None
         generic = start > 0 and content[start - 1] == '"'
@@ -228,8 +149,7 @@ class LocatingParser(TypeCachingParser):
             span,
         )
 
-    def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
-        super()._register_ssa_definition(name, values, span)
+    def ssa_defined(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         for value in values:
             if isinstance(value, BlockArgument):
                 self._table.record(value, self._base + span.start)

@@ -23,8 +23,8 @@ start-up costs what `xdsl-opt`'s does.
 Pass API: a pass raises `abi_compiler.errors.AbiError(message, op=<operation>,
 where=("argument" | "result", i))` for an error, calls
 `abi_compiler.driver.diagnostics.warn(message, op, where)` for a warning, and may call
-`abi_compiler.driver.locations.inherit_location(new_op, old_op)` so that diagnostics about an
-operation it created point at the source of the one it replaces.
+`abi_compiler.driver.location_table.inherit_location(new_op, old_op)` so that
+diagnostics about an operation it created point at the source of the one it replaces.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ from typing import (
     BinaryIO,
     Literal,
     NoReturn,
-    Protocol,
     TextIO,
+    TypeAlias,
     get_args,
     get_origin,
     get_type_hints,
@@ -76,16 +76,11 @@ from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan
 from abi_compiler.driver.headers import HeaderReader
-from abi_compiler.driver.locations import (
-    LocatingParser,
-    LocationTable,
-    SourceFile,
-    is_isolated,
-    tracking,
-)
+from abi_compiler.driver.location_table import LocationTable, tracking
+from abi_compiler.driver.locations import LocatingParser, SourceFile, is_isolated
 from abi_compiler.driver.symbol_cache import cached_symbol_lookups
 from abi_compiler.errors import AbiError
-from abi_compiler.passes.contract import contract_of
+from abi_compiler.passes.contract import OpsBefore, contract_of
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -387,11 +382,9 @@ class AbiOptMain(xDSLOptMain):
         # A pass that declares `preserves_validity` (it only adds reflection entries to
         # functions, which no verifier reads) cannot break the IR: skip re-verifying. One
         # that declares `reports_changes` has only the functions it reports re-verified.
-        preserves_validity, reports_changes, _ = (
-            contract_of(previous) if previous is not None else (True, False, None)
-        )
-        if previous is not None and not preserves_validity:
-            if reports_changes and recorded is not None and not recorded.everything:
+        contract = contract_of(previous) if previous is not None else None
+        if contract is not None and not contract.preserves_validity:
+            if contract.reports_changes and recorded is not None and not recorded.everything:
                 self._verify_changed(module, list(recorded.operations))
             else:
                 self._verify(module)
@@ -551,9 +544,10 @@ class AbiOptMain(xDSLOptMain):
     def _process_chunk(
         self, source: SourceFile, chunk: _Chunk, table: LocationTable
     ) -> tuple[ModuleOp, _WrapperBefore | None]:
-        """Parse, verify and run the pipeline. When its last pass can defer what it adds
-        (`wrap-entry-points`' `prepare`), it runs up to that point, and the function
-        that builds the deferred ops is returned for `_print`."""
+        """Parse, verify and run the pipeline. Its last pass runs through its contract's
+        `prepare` (`abi_compiler.passes.contract`): when it defers ops to the printer
+        (`wrap-entry-points`' wrappers), the function that builds them is returned for
+        `_print`."""
         text = source.text[chunk.start : chunk.end]
         if BLANK.fullmatch(text):
             raise _Failure(Diagnostic("error", "empty input chunk", chunk.start))
@@ -573,14 +567,15 @@ class AbiOptMain(xDSLOptMain):
             with diagnostics.collect() as sink, tracking(table):
                 try:
                     *head, last = self.pipeline.passes or (None,)
-                    prepare = getattr(last, "prepare", None)
-                    if self.args.print_ir_after_all:
-                        prepare = None  # the dump after the last pass shows its wrappers
-                    if prepare is None:
+                    if last is None or self.args.print_ir_after_all:
+                        # The dump after the last pass shows everything it adds.
                         self.pipeline.apply(self.ctx, module)
                     else:
+                        # What `self.pipeline.apply` does, the last pass through its
+                        # contract's `prepare`.
                         PassPipeline(tuple(head), self._after_pass).apply(self.ctx, module)
-                        wrapper_before = prepare(self.ctx, module)
+                        changes.start()
+                        wrapper_before = contract_of(last).prepare(self.ctx, module)
                         self._after_pass(last, module, None)
                 except AbiError as error:
                     raise self._located(error, module) from None
@@ -815,7 +810,7 @@ class AbiOptMain(xDSLOptMain):
                         f"{_spelled(shape[2])}({call}",
                         indent=0,
                     )
-                    self._print_new_line()
+                    self.print_new_line()
                     return
                 wrapper = driver._wrapper(module, op, wrapper_before)
                 if wrapper is None:
@@ -830,23 +825,15 @@ class AbiOptMain(xDSLOptMain):
                 self.print_string(text, indent=0)
                 self._forget(wrapper)
                 wrapper.detach()
-                self._print_new_line()
+                self.print_new_line()
                 if shape is not None:
                     parts = _template(text, shape[1], shape[2])
                     if parts is not None:
                         templates[shape[0]] = parts
 
             def _forget(self, op: Operation) -> None:
-                if not is_isolated(type(op)):
-                    return
-                for inner in op.walk():
-                    for region in inner.regions:
-                        for block in region.blocks:
-                            self._blocks.pop(block, None)
-                            for arg in block.args:
-                                self._ssa_values.pop(arg, None)
-                    for result in inner.results:
-                        self._ssa_values.pop(result, None)
+                if is_isolated(type(op)):
+                    self.forget_names(op)
 
         templates: dict[Hashable, tuple[str, str]] = {}
         printer = ModulePrinter(
@@ -981,14 +968,8 @@ def _template(text: str, name: str, callee: str) -> tuple[str, str] | None:
     return before, after
 
 
-class _WrapperBefore(Protocol):
-    """What a deferring pass leaves to build (`_process_chunk`): calling it with a
-    top-level op gives the op to put right before it (None if none); ``shape`` says which
-    of them print alike but for their name and their callee's (`_print`)."""
-
-    def __call__(self, top: Operation) -> Operation | None: ...
-
-    def shape(self, top: Operation) -> tuple[Hashable, str, str] | None: ...
+# Builds the op a deferred pass puts before a top-level op (`_process_chunk`).
+_WrapperBefore: TypeAlias = OpsBefore
 
 
 def _verify_blocks(op: Operation) -> None:
@@ -1011,7 +992,7 @@ def _body_access(passes: Sequence[ModulePass]) -> BodyAccess:
     order = [BodyAccess.SIGNATURES, BodyAccess.STRUCTURED, BodyAccess.ALL]
     needed = BodyAccess.SIGNATURES
     for item in passes:
-        access = contract_of(item)[2]
+        access = contract_of(item).body_access
         if order.index(access) > order.index(needed):
             needed = access
     return needed
@@ -1116,12 +1097,10 @@ def _build_pass(cls: type[ModulePass], spec: ArgSpec) -> ModulePass:
             )
     hints = get_type_hints(cls)
     for original, (key, value) in zip(spec.parameters, given.items(), strict=True):
-        from xdsl.utils.arg_spec import _convert_arg_to_type  # pyright: ignore[reportPrivateUsage]
-
         try:
-            _convert_arg_to_type(value, hints[key])
+            xdsl_compat.check_pass_option(value, hints[key])
         except ValueError:
-            shown = ",".join(ArgSpec._spec_parameter_type_str(v) for v in value)  # pyright: ignore[reportPrivateUsage]
+            shown = xdsl_compat.pass_option_text(value)
             raise UsageError(
                 f"invalid value '{shown}' for option '{original}' of pass '{spec.name}': "
                 f"expected {_describe_type(hints[key])}"

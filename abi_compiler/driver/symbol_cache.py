@@ -9,16 +9,14 @@ is active (verification only reads it); results are those of xDSL's lookup (the 
 symbol of a name wins), and anything unusual (a malformed `sym_name`, a table without
 exactly one block) falls back to xDSL's own lookup, errors included.
 
-`nearest_symbol_table` fixes one xDSL difference from MLIR for every lookup: an op of an
-unknown dialect claims every trait in xDSL (`UnregisteredOp.has_trait` is True), so a
-`func.call` inside a `"stablehlo.while"` region was looked up in that region and not
-found. As in MLIR, an unregistered op is not a symbol table; `install_lookup_fix`
-(called by `xdsl_compat.install`) makes xDSL's own lookup skip it too.
+Lookups start, as MLIR's, from the nearest symbol table that is not an op of an unknown
+dialect (`xdsl_compat.nearest_symbol_table`, which `xdsl_compat.install` makes xDSL's own
+lookup use too); the lookup is swapped in through `xdsl_compat.symbol_lookup_replaced`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
@@ -26,29 +24,11 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-_Lookup = Callable[[Operation, str | StringAttr | SymbolRefAttr], Operation | None]
-
-
-def nearest_symbol_table(op: Operation) -> Operation | None:
-    """``op`` or its closest ancestor that is a symbol table; ops of unknown dialects are
-    not (as in MLIR)."""
-    anchor: Operation | None = op
-    while anchor is not None and not anchor.has_trait(SymbolTable, value_if_unregistered=False):
-        anchor = anchor.parent_op()
-    return anchor
-
-
-_xdsl_lookup: _Lookup = SymbolTable.lookup_symbol
-
-
-def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
-    """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table."""
-    anchor = nearest_symbol_table(op)
-    return _xdsl_lookup(op if anchor is None else anchor, name)
-
-
-def install_lookup_fix() -> None:
-    SymbolTable.lookup_symbol = staticmethod(lookup_symbol)  # type: ignore[method-assign]
+from abi_compiler.driver.xdsl_compat import (
+    SymbolLookup,
+    nearest_symbol_table,
+    symbol_lookup_replaced,
+)
 
 
 def _symbols(table_op: Operation) -> dict[str, Operation] | None:
@@ -73,7 +53,7 @@ def _symbols(table_op: Operation) -> dict[str, Operation] | None:
 @contextmanager
 def cached_symbol_lookups() -> Iterator[None]:
     """Within the block, `SymbolTable.lookup_symbol` answers from a per-table dictionary."""
-    original: _Lookup = SymbolTable.lookup_symbol
+    original: SymbolLookup = SymbolTable.lookup_symbol
     tables: dict[Operation, dict[str, Operation] | None] = {}
 
     def lookup(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
@@ -93,8 +73,5 @@ def cached_symbol_lookups() -> Iterator[None]:
         nested_root, *nested = reference.nested_references.data
         return SymbolTable.lookup_symbol(found, SymbolRefAttr(nested_root, nested))
 
-    SymbolTable.lookup_symbol = staticmethod(lookup)  # type: ignore[method-assign]
-    try:
+    with symbol_lookup_replaced(lookup):
         yield
-    finally:
-        SymbolTable.lookup_symbol = staticmethod(original)  # type: ignore[method-assign, assignment]

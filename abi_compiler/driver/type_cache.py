@@ -22,8 +22,9 @@ import re
 from typing import Any
 
 from xdsl.ir import TypeAttribute
-from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from abi_compiler.driver.xdsl_compat import HookedParser
 
 _NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
 _SPECIAL = re.compile(r'->|[<>"]')
@@ -73,7 +74,7 @@ def type_extent(text: str, start: int) -> int | None:
     return None
 
 
-class TypeCachingParser(Parser):
+class TypeCachingParser(HookedParser):
     """xDSL's parser, parsing each distinct type text once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -89,7 +90,7 @@ class TypeCachingParser(Parser):
             self._type_nesting -= 1
 
     def _parse_optional_type_cached(self) -> TypeAttribute | None:
-        token = self._current_token
+        token = self.current_token
         lexer = self.lexer
         if (
             token.kind not in _CACHED_KINDS
@@ -105,11 +106,11 @@ class TypeCachingParser(Parser):
         key = text[start:end]
         cached = self._types.get(key)
         if cached is not None:
-            self._resume_from(end)
+            self.resume_at(end)
             return cached
         parsed = super().parse_optional_type()
         if parsed is not None:
-            following = self._current_token.span.start
+            following = self.pos
             if following == end or (following > end and text[end:following].isspace()):
                 self._types[key] = parsed
         return parsed

@@ -1,5 +1,14 @@
-"""Where xDSL 0.74 parses or prints MLIR text differently from MLIR, and the fix `abi-opt`
-installs before it parses (`install`).
+"""The one module of the project that uses what xDSL (0.74) does not promise: private
+names, internal attributes, methods replaced for the whole process. It holds the fixes
+`abi-opt` installs before it parses (`install`), where xDSL parses or prints MLIR text
+differently from MLIR, and public hooks (at the end) for what other modules need of
+xDSL's internals. Every other module of `abi_compiler/`, `dialects/` and `passes/` uses
+xDSL's public names only: `tests/driver/test_xdsl_names.py` checks that, and that each
+name used here still exists with the parameters relied on, so an xDSL upgrade that
+changes one fails there, by name, instead of silently bringing back xDSL's behaviour
+(an exponential regex, a lost float bit pattern, an unlocated diagnostic).
+
+What `install` fixes:
 
 * **Non-ASCII strings.** MLIR's `StringAttr` holds bytes, and its printer escapes every
   byte outside printable ASCII: `"é"` prints as `"\\C3\\A9"`. xDSL prints the same way,
@@ -44,6 +53,11 @@ installs before it parses (`install`).
 * **Long strings.** xDSL decodes a string literal escape by escape and prints one byte
   per `print_string` call (a 1 MB string full of escapes took 10 s); `install` decodes
   with one `re.sub` and prints with one `str.translate`, to the same bytes and text.
+* **Symbol lookups.** An op of an unknown dialect claims every trait in xDSL
+  (`UnregisteredOp.has_trait` is True), so a `func.call` inside a `"stablehlo.while"`
+  region was looked up in that region and not found. As in MLIR, an unregistered op is
+  not a symbol table (`nearest_symbol_table`); `install` makes `SymbolTable.lookup_symbol`
+  start from the nearest registered one.
 
 Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
 `MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle`,
@@ -51,7 +65,8 @@ Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
 `OpAsmDialectInterface._blob_storage` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
 and `AttrParser.parse_optional_builtin_int_or_float_attr`, which call the private
 `AttrParser._parse_tensor_literal`, `_parse_dense_literal_type`, `_parse_attribute_type`,
-`_consume_token`, `_current_token` and `AttrParser._TensorLiteralElement`'s fields;
+`_consume_token`, `_current_token`, `_resume_from` and `AttrParser._TensorLiteralElement`'s
+fields; `SymbolTable.lookup_symbol`;
 `Printer.print_float`, `Printer.print_bytes_literal`, `StringLiteral.bytes_contents`,
 `DenseArrayBase.print_builtin` (float arrays: `array<f32: 0x7FC00000>` is read and printed
 as bits too);
@@ -61,6 +76,24 @@ with `FloatAttr.new`, bypassing `FloatAttr.__init__`'s `struct` round trip.
 
 The changes are process-wide and idempotent. Tests that parse text in-process call
 `install` too.
+
+Hooks, public names for the private ones the rest of the project needs:
+
+* `HookedParser`, the base of `type_cache.TypeCachingParser` and
+  `locations.LocatingParser`: `current_token`, `dialect_stack` (the parser state),
+  `resume_at` (`_resume_from`), and two methods to override: `operation_type` (xDSL's
+  `Parser._get_op_by_name`) and `ssa_defined` (after `Parser._register_ssa_definition`);
+* `HookedPrinter`, the base of `carried_ir.CarriedPrinter`: `print_new_line`
+  (`Printer._print_new_line`) and `forget_names` (the printer's `_blocks` and
+  `_ssa_values`);
+* `print_func_outputs` (`xdsl.dialects.utils.format._print_func_outputs`), for a carried
+  function's header;
+* `check_pass_option` and `pass_option_text` (`arg_spec._convert_arg_to_type`,
+  `ArgSpec._spec_parameter_type_str`), for the driver's pass options;
+* `symbol_lookup_replaced` (which swaps `SymbolTable.lookup_symbol`) and
+  `nearest_symbol_table`, for `symbol_cache`;
+* `set_block_arguments` (`Block._args`), for `passes/decompose.py`: the one name of this
+  module passes import.
 """
 
 from __future__ import annotations
@@ -69,17 +102,20 @@ import math
 import re
 import struct
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Any, NoReturn, cast
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, NoReturn, TypeAlias, cast
 
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     BFloat16Type,
     BytesAttr,
     ComplexType,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -93,19 +129,24 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ReducedPrecisionFloatType,
     Signedness,
+    StringAttr,
+    SymbolRefAttr,
     f64,
     i1,
     i64,
 )
-from xdsl.ir import Attribute
-from xdsl.parser import AttrParser
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    _convert_arg_to_type,  # pyright: ignore[reportPrivateUsage]
+)
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
-
-from abi_compiler.driver import symbol_cache
 
 RECURSION_LIMIT = 10_000
 
@@ -823,6 +864,44 @@ def _parse_dense_int_or_fp_elements_attr(self: AttrParser, type: Any) -> DenseIn
     return DenseIntOrFPElementsAttr(type, BytesAttr(data))
 
 
+# -- Symbol lookups ----------------------------------------------------------------------
+
+#: xDSL's `SymbolTable.lookup_symbol`, and anything that stands in for it.
+SymbolLookup: TypeAlias = Callable[[Operation, str | StringAttr | SymbolRefAttr], Operation | None]
+
+
+def nearest_symbol_table(op: Operation) -> Operation | None:
+    """``op`` or its closest ancestor that is a symbol table; ops of unknown dialects are
+    not (as in MLIR: xDSL's `UnregisteredOp.has_trait` claims every trait, so a
+    `func.call` inside a `"stablehlo.while"` region was looked up in that region)."""
+    anchor: Operation | None = op
+    while anchor is not None and not anchor.has_trait(SymbolTable, value_if_unregistered=False):
+        anchor = anchor.parent_op()
+    return anchor
+
+
+_xdsl_lookup: SymbolLookup = SymbolTable.lookup_symbol
+
+
+def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
+    """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table
+    (`install` makes it xDSL's)."""
+    anchor = nearest_symbol_table(op)
+    return _xdsl_lookup(op if anchor is None else anchor, name)
+
+
+@contextmanager
+def symbol_lookup_replaced(lookup: SymbolLookup) -> Iterator[None]:
+    """Within the block, `SymbolTable.lookup_symbol` is ``lookup`` (for every caller:
+    xDSL's verifiers call it); the lookup it replaces is restored afterwards."""
+    original: SymbolLookup = SymbolTable.lookup_symbol
+    SymbolTable.lookup_symbol = staticmethod(lookup)  # type: ignore[method-assign, assignment]
+    try:
+        yield
+    finally:
+        SymbolTable.lookup_symbol = staticmethod(original)  # type: ignore[method-assign, assignment]
+
+
 _ORIGINAL_PRINT_FLOAT = Printer.print_float
 _ORIGINAL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
 _ORIGINAL_DENSE_ARRAY_PRINT = DenseArrayBase.print_builtin
@@ -845,7 +924,7 @@ def install() -> None:
     """Install every fix above (see the module docstring); raise the recursion limit to
     `RECURSION_LIMIT` (never lower it); symbol lookups skip ops of unknown dialects, as
     MLIR's do."""
-    symbol_cache.install_lookup_fix()
+    SymbolTable.lookup_symbol = staticmethod(lookup_symbol)  # type: ignore[method-assign]
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
     MLIRLexer._unescaped_characters_regex = _STRING_LITERAL  # pyright: ignore[reportPrivateUsage]
     AttrParser.parse_dense_int_or_fp_elements_attr = _parse_dense_int_or_fp_elements_attr  # type: ignore[method-assign,assignment]
@@ -862,3 +941,101 @@ def install() -> None:
         setattr(DenseIntOrFPElementsAttr, name, hook)
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+# -- Public names for the rest of the project ---------------------------------------------
+#
+# Every other module of the project uses xDSL through its public names only
+# (tests/driver/test_xdsl_names.py checks that, and that every private name used here
+# still exists with the parameters relied on). What they need beyond those is here.
+
+
+class HookedParser(Parser):
+    """xDSL's `Parser`, with what the driver's parsers (`type_cache.TypeCachingParser`,
+    `locations.LocatingParser`) use of its internals under public names: the current
+    token, the dialect stack, resuming at an offset, and two methods to override,
+    `operation_type` and `ssa_defined`."""
+
+    @property
+    def current_token(self) -> MLIRToken:
+        """The next token, not consumed yet."""
+        return self._parser_state.current_token
+
+    @property
+    def dialect_stack(self) -> list[str]:
+        """The dialects whose ops may be written without their prefix here."""
+        return self._parser_state.dialect_stack
+
+    def resume_at(self, pos: int) -> None:
+        """Continue parsing at offset ``pos`` of the input (skipping what is before)."""
+        self._resume_from(pos)
+
+    def operation_type(self, name: str) -> type[Operation]:
+        """The class of the op called ``name``, for every op the parser reads (xDSL's
+        `Parser._get_op_by_name`, which an override may call through `super()`)."""
+        return super()._get_op_by_name(name)
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        return self.operation_type(name)
+
+    def ssa_defined(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        """Called after the parser defined ``values`` under the name ``name`` (written at
+        ``span``); does nothing by default."""
+
+    def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
+        super()._register_ssa_definition(name, values, span)
+        self.ssa_defined(name, values, span)
+
+
+class HookedPrinter(Printer):
+    """xDSL's `Printer`, with a line break at the current indentation and a way to forget
+    the names it gave, under public names."""
+
+    def print_new_line(self) -> None:
+        """A line break, then the current indentation."""
+        self._print_new_line()
+
+    def forget_names(self, op: Operation) -> None:
+        """Forget the names of the blocks and values in ``op`` and of its results (the
+        printer keeps every name it gave for the rest of the module). Only for an op
+        whose values nothing printed later can use (one isolated from above)."""
+        for inner in op.walk():
+            for region in inner.regions:
+                for block in region.blocks:
+                    self._blocks.pop(block, None)
+                    for arg in block.args:
+                        self._ssa_values.pop(arg, None)
+            for result in inner.results:
+                self._ssa_values.pop(result, None)
+
+
+def print_func_outputs(
+    printer: Printer, outputs: Sequence[Attribute], res_attrs: ArrayAttr[DictionaryAttr] | None
+) -> None:
+    """` -> …` of a function header, as xDSL's `func.func` printer writes it."""
+    from xdsl.dialects.utils.format import (
+        _print_func_outputs,  # pyright: ignore[reportPrivateUsage]
+    )
+
+    _print_func_outputs(printer, outputs, res_attrs)
+
+
+def check_pass_option(value: Any, hint: Any) -> None:
+    """Raise `ValueError` when ``value`` (the values of one option of an `ArgSpec`) does
+    not convert to the type ``hint``, as xDSL converts pass options."""
+    _convert_arg_to_type(value, hint)
+
+
+def pass_option_text(value: Any) -> str:
+    """The values of one option of an `ArgSpec`, as written in a pipeline."""
+    return ",".join(ArgSpec._spec_parameter_type_str(v) for v in value)  # pyright: ignore[reportPrivateUsage]
+
+
+def set_block_arguments(block: Block, arguments: Sequence[BlockArgument]) -> None:
+    """Make ``arguments`` (arguments of ``block``: kept ones and new ones, in their new
+    order) the argument list of ``block`` in one step, numbered. xDSL has no bulk form of
+    `Block.insert_arg`/`erase_arg` (each renumbers every later argument: one call per
+    argument is quadratic); this is what they do, once."""
+    for index, arg in enumerate(arguments):
+        arg.index = index
+    block._args = tuple(arguments)  # pyright: ignore[reportPrivateUsage]

@@ -9,6 +9,7 @@ from abi_compiler.codecs.lexical import (
     SignatureBuilder,
     SignatureParser,
     SpanComponent,
+    span_component,
 )
 from abi_compiler.errors import AbiError
 
@@ -49,6 +50,10 @@ def test_span_length_counts_utf8_bytes() -> None:
     # "é" is two bytes: length 3 = 2 bytes + '!'
     assert components("K3!éK1!") == [("K", "é".encode()), ("K", b"")]
     assert SignatureBuilder().span("K", "é").text() == "K3!é"
+    assert span_component("K", "é") == "K3!é"
+    assert span_component("I", "") == "I1!"
+    # A lone surrogate (a key read from invalid UTF-8) counts its surrogatepass bytes.
+    assert span_component("K", "\udcff") == "K4!\udcff"
 
 
 def test_nested_spans_keep_absolute_offsets() -> None:

@@ -10,11 +10,17 @@ import contextlib
 import io
 import os
 import tempfile
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.passes import ModulePass
 
 from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.passes.contract import AbiPass, BodyAccess, contract_of
+from abi_compiler.passes.wrap_entry_points import WrapEntryPointsPass
 from tests.lowering.generators import function_specs, function_texts
 from tests.lowering.helpers import run_passes
 
@@ -82,3 +88,30 @@ def test_not_deferred_when_wrap_entry_points_is_not_last() -> None:
         abi_opt_stdout(text, "--parse-all", "-p", ",".join(pipeline))
         == run_passes(text, pipeline).text
     )
+
+
+def test_the_driver_reads_prepare_from_the_contract() -> None:
+    """`prepare` is part of the pass contract: `wrap-entry-points` defers its wrappers,
+    an `AbiPass` that does not override it and a foreign `ModulePass` are applied whole
+    (and defer nothing)."""
+
+    @dataclass(frozen=True)
+    class Mark(ModulePass):
+        name = "mark"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            op.attributes["marked"] = StringAttr(type(self).__name__)
+
+    @dataclass(frozen=True)
+    class AbiMark(AbiPass, Mark):
+        pass
+
+    for item in (Mark(), AbiMark()):
+        module = ModuleOp([])
+        contract = contract_of(item)
+        assert contract.prepare(Context(), module) is None
+        assert module.attributes["marked"] == StringAttr(type(item).__name__)
+    assert contract_of(Mark())[:3] == (False, False, BodyAccess.ALL)
+    wrap = WrapEntryPointsPass()
+    assert contract_of(wrap).prepare == wrap.prepare
+    assert callable(wrap.prepare(Context(), ModuleOp([])))

@@ -20,7 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from abi_compiler.driver import diagnostics
-from abi_compiler.driver.locations import SourceFile, inherit_location
+from abi_compiler.driver.location_table import inherit_location
+from abi_compiler.driver.locations import SourceFile
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
 
