@@ -171,6 +171,18 @@ def tree_at(commit: str, work: str) -> str | None:
     return root
 
 
+def v1_commands(abi_opt: str, path: str, before: str | None) -> dict[str, list[str]]:
+    """`-p iree-abi-v1` on ``path``: carried (the default), `--parse-all`, and the
+    abi-opt of the tree ``before`` (if any)."""
+    commands = {
+        "carried": [abi_opt, path, "-p", "iree-abi-v1"],
+        "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
+    }
+    if before is not None:
+        commands["before"] = [sys.executable, "-c", _RUN_TREE, before, path, "-p", "iree-abi-v1"]
+    return commands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -193,20 +205,7 @@ def main() -> None:
         for count in sizes:
             ours, theirs = reflection_module(count, seed=count)
             path = write(work, f"reflect-{count}.mlir", ours)
-            commands = {
-                "carried": [abi_opt, path, "-p", "iree-abi-v1"],
-                "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
-            }
-            if before is not None:
-                commands["before"] = [
-                    sys.executable,
-                    "-c",
-                    _RUN_TREE,
-                    before,
-                    path,
-                    "-p",
-                    "iree-abi-v1",
-                ]
+            commands = v1_commands(abi_opt, path, before)
             if iree_opt is not None and count == sizes[0]:
                 util = write(work, f"util-{count}.mlir", theirs)
                 commands["iree-opt"] = [
@@ -246,20 +245,7 @@ def main() -> None:
         print("\n## Structured signatures (bodies parsed): carried vs --parse-all")
         structured, _, _ = generate(sizes[0], 1)
         path = write(work, "structured.mlir", structured)
-        commands = {
-            "carried": [abi_opt, path, "-p", "iree-abi-v1"],
-            "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
-        }
-        if before is not None:
-            commands["before"] = [
-                sys.executable,
-                "-c",
-                _RUN_TREE,
-                before,
-                path,
-                "-p",
-                "iree-abi-v1",
-            ]
+        commands = v1_commands(abi_opt, path, before)
         m = measure_together(commands, repeat)
         print(line(f"{sizes[0]} structured functions", m, "carried", "parse-all"))
         if "before" in m:
