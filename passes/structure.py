@@ -367,16 +367,31 @@ def function_signature(func: FuncOp) -> Signature:
     values carry them, from its JAX pytree paths when it is public and every value
     carries one, from its types otherwise. Raises located `AbiError`s."""
     check_bound_inputs(func)
+    function_type, arg_attrs, res_attrs = func.function_type, func.arg_attrs, func.res_attrs
+    # Functions read by `abi-opt`'s header reader share these objects when their text is
+    # the same: the same objects, the same signature (jax paths, which may warn, aside).
+    key = (id(function_type), id(arg_attrs), id(res_attrs))
+    known = _SIGNATURES_BY_OBJECT.get(key)
+    if (
+        known is not None
+        and known[0] is function_type
+        and known[1] is arg_attrs
+        and known[2] is res_attrs
+    ):
+        return known[3]
     attr_name = index_path_attribute(func)
     try:
         if attr_name is not None:
-            return _signature_from_paths(
-                func.function_type, func.arg_attrs, func.res_attrs, attr_name
-            )
+            signature = _signature_from_paths(function_type, arg_attrs, res_attrs, attr_name)
+            _remember(key, function_type, arg_attrs, res_attrs, signature)
+            return signature
         jax = jax_paths(func)
         if jax is not None:
             return _signature_from_jax_paths(func, jax)
-        return _signature_from_types(func.function_type, func.arg_attrs)
+        signature = _signature_from_types(function_type, arg_attrs)
+        if not _carries_jax_info(arg_attrs, res_attrs):
+            _remember(key, function_type, arg_attrs, res_attrs, signature)
+        return signature
     except AbiError as error:
         if error.op is None:
             error.op = func
@@ -388,6 +403,41 @@ def function_signature(func: FuncOp) -> Signature:
 # signatures: each distinct one is read once (values compare by content; errors are
 # raised again each time, never cached).
 _SIGNATURES_CACHED = 1 << 10
+
+
+# (id(function_type), id(arg_attrs), id(res_attrs)) -> the objects (kept alive, so their
+# ids are not reused) and their signature; emptied when full.
+_SIGNATURES_BY_OBJECT: dict[
+    tuple[int, int, int],
+    tuple[
+        FunctionType, ArrayAttr[DictionaryAttr] | None, ArrayAttr[DictionaryAttr] | None, Signature
+    ],
+] = {}
+
+
+def _remember(
+    key: tuple[int, int, int],
+    function_type: FunctionType,
+    arg_attrs: ArrayAttr[DictionaryAttr] | None,
+    res_attrs: ArrayAttr[DictionaryAttr] | None,
+    signature: Signature,
+) -> None:
+    if len(_SIGNATURES_BY_OBJECT) >= _SIGNATURES_CACHED:
+        _SIGNATURES_BY_OBJECT.clear()
+    _SIGNATURES_BY_OBJECT[key] = (function_type, arg_attrs, res_attrs, signature)
+
+
+def _carries_jax_info(
+    arg_attrs: ArrayAttr[DictionaryAttr] | None, res_attrs: ArrayAttr[DictionaryAttr] | None
+) -> bool:
+    """Whether any value carries `jax.arg_info`/`jax.result_info` (whose reading depends on
+    the function's visibility and may warn)."""
+    return any(
+        JAX_ARG_INFO in attr.data or JAX_RESULT_INFO in attr.data
+        for attrs in (arg_attrs, res_attrs)
+        if attrs is not None
+        for attr in attrs.data
+    )
 
 
 @functools.lru_cache(maxsize=_SIGNATURES_CACHED)

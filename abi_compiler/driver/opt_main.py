@@ -794,9 +794,10 @@ class AbiOptMain(xDSLOptMain):
                     return super().print_op(op)
                 if wrapper_before is not None:
                     self._print_wrapper(op, wrapper_before)
+                # (A function printed from carried text named no value.)
                 if not self.print_carried(op):
                     super().print_op(op)
-                self._forget(op)
+                    self._forget(op)
 
             def _print_wrapper(self, op: Operation, wrapper_before: _WrapperBefore) -> None:
                 """The deferred wrapper of ``op``, if it has one. The first wrapper of
