@@ -471,8 +471,13 @@ SNIPPETS = {
         "_spec_parameter_type_str"
     ],
     "from xdsl.ir import Block\ndef f(block: Block) -> None:\n    block._args = ()": ["_args"],
-    "from xdsl.traits import SymbolTable\nSymbolTable.lookup_symbol = print": ["lookup_symbol"],
-    "from xdsl.printer import Printer\nsetattr(Printer, 'print_float', print)": ["setattr"],
+    # (Inside functions: the snippets are executed, and must not patch xDSL for real.)
+    "from xdsl.traits import SymbolTable\ndef f():\n    SymbolTable.lookup_symbol = print": [
+        "lookup_symbol"
+    ],
+    "from xdsl.printer import Printer\ndef f():\n    setattr(Printer, 'print_float', print)": [
+        "setattr"
+    ],
     (
         "from xdsl.parser import Parser\n"
         "class P(Parser):\n"
@@ -507,7 +512,9 @@ SNIPPETS = {
 @pytest.mark.parametrize(("source", "expected"), SNIPPETS.items())
 def test_the_check_finds_each_kind_of_use(source: str, expected: list[str]) -> None:
     namespace: dict[str, Any] = {}
+    patched = (SymbolTable.lookup_symbol, Printer.print_float)
     exec(compile(source, "<snippet>", "exec"), namespace)
+    assert (SymbolTable.lookup_symbol, Printer.print_float) == patched, "a snippet patched xDSL"
     assert [use.name.rpartition(".")[2] for use in private_xdsl_uses(source, namespace)] == (
         expected
     )
