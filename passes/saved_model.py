@@ -16,6 +16,7 @@ from xdsl.ir import Attribute
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
+from abi_compiler.identity import IdentityCache
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     check_bound_inputs,
@@ -55,8 +56,8 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
         return
     changes.changed_everything()  # uses anywhere in the module are redirected
     # Parsed IR shares its attribute objects (one per distinct text): each is looked at
-    # once (the object is kept with its answer, so its id is not reused meanwhile).
-    seen: dict[int, tuple[Attribute, Attribute | None]] = {}
+    # once.
+    seen: IdentityCache[Attribute | None] = IdentityCache()
     for op in module.walk():
         if isinstance(op, CallOp):
             callee = op.callee
@@ -67,12 +68,9 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
         for table in (op.attributes, op.properties):
             for key, value in list(table.items()):
                 if isinstance(value, (SymbolRefAttr, ArrayAttr, DictionaryAttr)):
-                    known = seen.get(id(value))
-                    if known is not None and known[0] is value:
-                        replaced = known[1]
-                    else:
-                        replaced = _redirect(value, redirected)
-                        seen[id(value)] = (value, replaced)
+                    found, replaced = seen.get(value)
+                    if not found:
+                        replaced = seen.put(_redirect(value, redirected), value)
                     if replaced is not None:
                         table[key] = replaced
 

@@ -42,6 +42,7 @@ from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import ListType
 from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
+from abi_compiler.identity import IdentityCache
 from abi_compiler.model import (
     INDEX_PATH_COMPONENT_MESSAGE,
     Argument,
@@ -136,21 +137,13 @@ def _warn_nested_modules(module: ModuleOp) -> None:
 
 # value_type by type object: a module's types are few shared objects (the driver parses
 # each distinct type text once), and every pass asks for the value type of every leaf of
-# every signature. The type is kept with its result, so an id is never reused while cached.
-_VALUE_TYPES: dict[int, tuple[Attribute, ValueType]] = {}
-_VALUE_TYPES_LIMIT = 1 << 12
+# every signature.
+_VALUE_TYPES: IdentityCache[ValueType] = IdentityCache(limit=1 << 12)
 
 
 def value_type(type: Attribute) -> ValueType:
     """The leaf value type of an MLIR type."""
-    cached = _VALUE_TYPES.get(id(type))
-    if cached is not None and cached[0] is type:
-        return cached[1]
-    result = _value_type(type)
-    if len(_VALUE_TYPES) >= _VALUE_TYPES_LIMIT:
-        _VALUE_TYPES.clear()
-    _VALUE_TYPES[id(type)] = (type, result)
-    return result
+    return _VALUE_TYPES.answer(lambda: _value_type(type), type)
 
 
 def _value_type(type: Attribute) -> ValueType:
@@ -367,31 +360,26 @@ def function_signature(func: FuncOp) -> Signature:
     values carry them, from its JAX pytree paths when it is public and every value
     carries one, from its types otherwise. Raises located `AbiError`s."""
     check_bound_inputs(func)
-    function_type, arg_attrs, res_attrs = func.function_type, func.arg_attrs, func.res_attrs
+    parts = (func.function_type, func.arg_attrs, func.res_attrs)
     # Functions read by `abi-opt`'s header reader share these objects when their text is
     # the same: the same objects, the same signature (jax paths, which may warn, aside).
-    key = (id(function_type), id(arg_attrs), id(res_attrs))
-    known = _SIGNATURES_BY_OBJECT.get(key)
-    if (
-        known is not None
-        and known[0] is function_type
-        and known[1] is arg_attrs
-        and known[2] is res_attrs
-    ):
-        return known[3]
+    found, known = _SIGNATURES_BY_OBJECT.get(*parts)
+    if found:
+        assert known is not None
+        return known
+    function_type, arg_attrs, res_attrs = parts
     attr_name = index_path_attribute(func)
     try:
         if attr_name is not None:
             signature = _signature_from_paths(function_type, arg_attrs, res_attrs, attr_name)
-            _remember(key, function_type, arg_attrs, res_attrs, signature)
-            return signature
+            return _SIGNATURES_BY_OBJECT.put(signature, *parts)
         jax = jax_paths(func)
         if jax is not None:
             return _signature_from_jax_paths(func, jax)
         signature = _signature_from_types(function_type, arg_attrs)
-        if not _carries_jax_info(arg_attrs, res_attrs):
-            _remember(key, function_type, arg_attrs, res_attrs, signature)
-        return signature
+        if _carries_jax_info(arg_attrs, res_attrs):
+            return signature
+        return _SIGNATURES_BY_OBJECT.put(signature, *parts)
     except AbiError as error:
         if error.op is None:
             error.op = func
@@ -405,26 +393,7 @@ def function_signature(func: FuncOp) -> Signature:
 _SIGNATURES_CACHED = 1 << 10
 
 
-# (id(function_type), id(arg_attrs), id(res_attrs)) -> the objects (kept alive, so their
-# ids are not reused) and their signature; emptied when full.
-_SIGNATURES_BY_OBJECT: dict[
-    tuple[int, int, int],
-    tuple[
-        FunctionType, ArrayAttr[DictionaryAttr] | None, ArrayAttr[DictionaryAttr] | None, Signature
-    ],
-] = {}
-
-
-def _remember(
-    key: tuple[int, int, int],
-    function_type: FunctionType,
-    arg_attrs: ArrayAttr[DictionaryAttr] | None,
-    res_attrs: ArrayAttr[DictionaryAttr] | None,
-    signature: Signature,
-) -> None:
-    if len(_SIGNATURES_BY_OBJECT) >= _SIGNATURES_CACHED:
-        _SIGNATURES_BY_OBJECT.clear()
-    _SIGNATURES_BY_OBJECT[key] = (function_type, arg_attrs, res_attrs, signature)
+_SIGNATURES_BY_OBJECT: IdentityCache[Signature] = IdentityCache(limit=_SIGNATURES_CACHED)
 
 
 def _carries_jax_info(

@@ -52,6 +52,7 @@ from abi_compiler.dialects.util import (
 )
 from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
+from abi_compiler.identity import IdentityCache
 from abi_compiler.model import (
     IndexPath,
     Leaf,
@@ -102,24 +103,16 @@ from abi_compiler.passes.structure import (
 )
 
 
-def util_list_spelling(
-    attr: Attribute, seen: dict[int, tuple[Attribute, Attribute]] | None = None
-) -> Attribute:
+def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = None) -> Attribute:
     """`attr` with every `!iree.list<T>` spelled `!util.list<T>` (SPEC §8.2); the same
     object when nothing changes. ``seen`` remembers the answer for each object looked at
     (parsed IR shares its attribute objects: each distinct type or dictionary text is
     parsed once)."""
-    if seen is None:
-        seen = {}
-    known = seen.get(id(attr))
-    if known is not None and known[0] is attr:
-        return known[1]
-    new = _respelled(attr, seen)
-    seen[id(attr)] = (attr, new)
-    return new
+    cache = IdentityCache[Attribute]() if seen is None else seen
+    return cache.answer(lambda: _respelled(attr, cache), attr)
 
 
-def _respelled(attr: Attribute, seen: dict[int, tuple[Attribute, Attribute]]) -> Attribute:
+def _respelled(attr: Attribute, seen: IdentityCache[Attribute]) -> Attribute:
     if isinstance(attr, IreeListType):
         return ListType(util_list_spelling(attr.element_type, seen))
     if isinstance(attr, ParametrizedAttribute):
@@ -140,7 +133,7 @@ def _respelled(attr: Attribute, seen: dict[int, tuple[Attribute, Attribute]]) ->
 def respell_legacy_lists(module: ModuleOp) -> None:
     """Rewrite `!iree.list<T>` to `!util.list<T>` everywhere, in place (ops keep their
     identity, and so their source locations)."""
-    seen: dict[int, tuple[Attribute, Attribute]] = {}
+    seen: IdentityCache[Attribute] = IdentityCache()
     for op in module.walk():
         for table in (op.properties, op.attributes):
             for name, attr in list(table.items()):

@@ -37,6 +37,7 @@ from xdsl.parser import Parser
 from abi_compiler.driver.carry import FuncText, ScanError, match_close
 from abi_compiler.driver.locations import LocationTable
 from abi_compiler.driver.type_cache import type_extent
+from abi_compiler.identity import IdentityCache
 
 _T = TypeVar("_T")
 _SPACE = re.compile(r"\s*")
@@ -82,8 +83,8 @@ class HeaderReader:
         self._aliases = frozenset(aliases)
         self._types: dict[str, Attribute | None] = {}
         self._dicts: dict[str, DictionaryAttr | None] = {}
-        self._function_types: dict[tuple[int | None, ...], FunctionType] = {}
-        self._arrays: dict[tuple[int, ...], ArrayAttr[DictionaryAttr]] = {}
+        self._function_types: IdentityCache[FunctionType] = IdentityCache()
+        self._arrays: IdentityCache[ArrayAttr[DictionaryAttr]] = IdentityCache()
         self._signatures: dict[str, _Signature] = {}
 
     def read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp | None:
@@ -198,23 +199,16 @@ class HeaderReader:
             tuple(offsets),
         )
 
-    # The parts of a header are the reader's own objects (one per distinct text, kept
-    # alive by its caches), so identical signatures are told apart by identity and share
-    # their (immutable) `FunctionType` and `arg_attrs`/`res_attrs` arrays.
+    # The parts of a header are the reader's own objects (one per distinct text), so
+    # identical signatures share their (immutable) `FunctionType` and attribute arrays.
 
     def _function_type(self, inputs: list[Attribute], outputs: list[Attribute]) -> FunctionType:
-        key = (*map(id, inputs), None, *map(id, outputs))
-        found = self._function_types.get(key)
-        if found is None:
-            found = self._function_types[key] = FunctionType.from_lists(inputs, outputs)
-        return found
+        return self._function_types.answer(
+            lambda: FunctionType.from_lists(inputs, outputs), *inputs, _ARROW, *outputs
+        )
 
     def _array(self, dicts: list[DictionaryAttr]) -> ArrayAttr[DictionaryAttr]:
-        key = tuple(map(id, dicts))
-        found = self._arrays.get(key)
-        if found is None:
-            found = self._arrays[key] = ArrayAttr(dicts)
-        return found
+        return self._arrays.answer(lambda: ArrayAttr(dicts), *dicts)
 
     def _typed_value(
         self, text: str, pos: int, types: list[Attribute], dicts: list[DictionaryAttr]
@@ -266,6 +260,7 @@ class HeaderReader:
 
 
 _EMPTY = DictionaryAttr({})
+_ARROW = object()  # between the inputs and the outputs of a `_function_type` key
 
 
 def _alias_uses(text: str) -> list[str]:
