@@ -50,12 +50,10 @@ _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
 _OP_START = re.compile(
     r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
 )
-# What starts a top-level item: an op (as `_OP_START`), `module`, an alias definition, a
-# resource section.
-_ITEM_START = re.compile(
-    r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
-    r"|(?:builtin\.)?module\b|[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=|\{-#"
-)
+# What starts a top-level item: an op, `module`, an alias definition, a resource section.
+_ITEM_START = re.compile(rf"{_OP_START.pattern}|(?:builtin\.)?module\b|{_ALIAS.pattern}|\{{-#")
+# MLIR's bare identifier: a symbol name printed without quotes.
+BARE_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 _OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[a-z_]+\b")
 _MODULE = re.compile(r"(?:builtin\.)?module\b")
@@ -468,7 +466,7 @@ def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
         new = renames.get(name)
         if new is not None:
             pieces.append(text[pos:start])
-            pieces.append("@" + (new if _BARE_SYMBOL.fullmatch(new) else quote(new)))
+            pieces.append(symbol_text(new))
             pos = end
     pieces.append(text[pos:])
     return "".join(pieces)
@@ -495,14 +493,21 @@ def string_end(text: str, quote_at: int, end: int | None = None) -> int:
     return newline if newline >= 0 else min(close + 1, end)
 
 
+def symbol_text(name: str) -> str:
+    """``@name`` as MLIR prints a symbol reference: bare when it is an identifier, else a
+    string literal."""
+    return "@" + (name if BARE_IDENTIFIER.fullmatch(name) else quote(name))
+
+
 def quote(name: str) -> str:
-    """A string literal for ``name`` as MLIR prints one."""
+    """A string literal for ``name`` as MLIR prints one: a backslash doubled, a quote and
+    every byte outside printable ASCII as a backslash and two hex digits."""
     out = []
     for byte in name.encode("utf-8"):
         char = chr(byte)
-        if char in '"\\':
-            out.append("\\" + char)
-        elif 0x20 <= byte < 0x7F:
+        if char == "\\":
+            out.append("\\\\")
+        elif 0x20 <= byte < 0x7F and char != '"':
             out.append(char)
         else:
             out.append(f"\\{byte:02X}")

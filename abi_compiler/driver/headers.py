@@ -34,7 +34,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 
-from abi_compiler.driver.carry import FuncText, ScanError, match_close
+from abi_compiler.driver.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
 from abi_compiler.driver.locations import LocationTable
 from abi_compiler.driver.type_cache import type_extent
 from abi_compiler.identity import IdentityCache
@@ -42,7 +42,7 @@ from abi_compiler.identity import IdentityCache
 _T = TypeVar("_T")
 _SPACE = re.compile(r"\s*")
 _VISIBILITY = re.compile(r"(private|public|nested)\s+")
-_NAME = re.compile(r"@([A-Za-z_][A-Za-z0-9_$.]*)")
+_NAME = re.compile(rf"@({BARE_IDENTIFIER.pattern})")
 _ARGUMENT = re.compile(r"%([A-Za-z0-9_$.\-]+)\s*:\s*")
 # Most types in one match, with the extent `type_extent` gives them: a bare name, or a
 # parametrized builtin or dialect type whose `<…>` holds no `<`, `>` or string.

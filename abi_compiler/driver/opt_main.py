@@ -61,7 +61,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import (
@@ -74,7 +73,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
-from abi_compiler.driver.carry import BodyAccess, ScanError, scan
+from abi_compiler.driver.carry import BodyAccess, ScanError, scan, symbol_text
 from abi_compiler.driver.headers import HeaderReader
 from abi_compiler.driver.location_table import LocationTable, tracking
 from abi_compiler.driver.locations import LocatingParser, SourceFile, is_isolated
@@ -807,8 +806,8 @@ class AbiOptMain(xDSLOptMain):
                 if shape is not None and (template := templates.get(shape[0])) is not None:
                     head, call = template
                     self.print_string(
-                        f"func.func {_spelled(shape[1])}({head}func.call "
-                        f"{_spelled(shape[2])}({call}",
+                        f"func.func {symbol_text(shape[1])}({head}func.call "
+                        f"{symbol_text(shape[2])}({call}",
                         indent=0,
                     )
                     self.print_new_line()
@@ -945,24 +944,12 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-
-
-def _spelled(name: str) -> str:
-    """A symbol name as xDSL's printer writes it."""
-    if _BARE_SYMBOL.fullmatch(name):
-        return f"@{name}"
-    stream = io.StringIO()
-    Printer(stream=stream).print_symbol_name(name)
-    return stream.getvalue()
-
-
 def _template(text: str, name: str, callee: str) -> tuple[str, str] | None:
     """A printed wrapper split around its own name and its callee's: (what follows
     `func.func @name(` up to `func.call @callee(`, what follows that); None when either
     is not found exactly once."""
-    head = f"func.func {_spelled(name)}("
-    call = f"func.call {_spelled(callee)}("
+    head = f"func.func {symbol_text(name)}("
+    call = f"func.call {symbol_text(callee)}("
     if not text.startswith(head) or text.count(head) != 1 or text.count(call) != 1:
         return None
     before, after = text[len(head) :].split(call)

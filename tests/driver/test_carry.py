@@ -225,3 +225,23 @@ def test_a_header_over_several_lines_is_one_item() -> None:
     assert func.arg_names == ["a", "b"]
     assert func.attributes is not None
     assert text[func.attributes[0] : func.attributes[1]] == "attributes {z = 3}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(min_size=0, max_size=12) | st.from_regex(r"[A-Za-z_][A-Za-z0-9_$.\-]{0,8}"))
+def test_symbol_text_is_how_the_printer_spells_a_symbol(name: str) -> None:
+    """Renames in carried text are spelled exactly as the IR printer spells the renamed
+    function (quoted unless a bare identifier; `"` and non-ASCII bytes as `\\XX`)."""
+    from xdsl.printer import Printer
+
+    from abi_compiler.driver import xdsl_compat
+
+    xdsl_compat.install()
+    stream = io.StringIO()
+    Printer(stream=stream).print_symbol_name(name)
+    assert carry.symbol_text(name) == stream.getvalue()
+
+
+def test_a_renamed_reference_in_carried_text_is_spelled_as_printed() -> None:
+    assert carry.rename_symbols("call @f-x(%a)", {"f-x": "_f-x"}) == 'call @"_f-x"(%a)'
+    assert carry.rename_symbols('call @"a\\22b"', {'a"b': '_a"b'}) == 'call @"_a\\22b"'
