@@ -1105,11 +1105,17 @@ def lower(
             label + line[len("<stdin>") :] if line.startswith("<stdin>:") else line
             for line in diagnostics.splitlines(keepends=True)
         )
-    if status != 0:
-        raise CompileError("abi-opt", diagnostics)
-    if diagnostics:
-        warnings.warn(diagnostics.rstrip("\n"), CompileWarning, stacklevel=2)
+    _report("abi-opt", status != 0, diagnostics)
     return out.getvalue()
+
+
+def _report(tool: str, failed: bool, diagnostics: str) -> None:
+    """A failed ``tool`` raises `CompileError` with its diagnostics; what it printed when
+    it succeeded becomes a `CompileWarning` for the caller of `lower`/`compile_vmfb`."""
+    if failed:
+        raise CompileError(tool, diagnostics)
+    if diagnostics.strip():
+        warnings.warn(diagnostics.rstrip("\n"), CompileWarning, stacklevel=3)
 
 
 def compile_vmfb(
@@ -1148,11 +1154,7 @@ def compile_vmfb(
         "-",
     ]
     process = subprocess.run(command, input=text, capture_output=True, check=False)
-    diagnostics = process.stderr.decode("utf-8", "replace")
-    if process.returncode != 0:
-        raise CompileError("iree-compile", diagnostics)
-    if diagnostics.strip():
-        warnings.warn(diagnostics.rstrip("\n"), CompileWarning, stacklevel=2)
+    _report("iree-compile", process.returncode != 0, process.stderr.decode("utf-8", "replace"))
     return process.stdout
 
 
