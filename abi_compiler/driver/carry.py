@@ -43,7 +43,6 @@ _HEADER = re.compile(
 # Top level: a line break at bracket depth 0 may start a new item.
 _TOP = re.compile(rf'{_SHORT_STRING}|"|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n')
 _SYMBOL_REF = re.compile(rf'"|{_COMMENT}|@(?:"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
-_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _COMMENT_LINE = re.compile(rf'"|[ \t]*{_COMMENT}')
 _ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
 # What an op starts with: its name, a generic op's quoted name, or its results.
@@ -54,7 +53,8 @@ _OP_START = re.compile(
 _ITEM_START = re.compile(rf"{_OP_START.pattern}|(?:builtin\.)?module\b|{_ALIAS.pattern}|\{{-#")
 # MLIR's bare identifier: a symbol name printed without quotes.
 BARE_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+# An op name, or a symbol name as read (leniently: with `-`, as the scanner's tokens).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[a-z_]+\b")
 _MODULE = re.compile(r"(?:builtin\.)?module\b")
 _FUNC = re.compile(r"func\.func\b")
@@ -308,7 +308,7 @@ def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> Fu
 
 def _symbol_of(text: str, start: int, end: int) -> str | None:
     """The symbol a custom-form op defines: `name [keyword …] @symbol`."""
-    match = _OP_NAME.match(text, start, end)
+    match = _NAME.match(text, start, end)
     if match is None:
         return None
     pos = match.end()
@@ -325,7 +325,7 @@ def _symbol_of(text: str, start: int, end: int) -> str | None:
 def _symbol_token(text: str, pos: int, end: int) -> str | None:
     if text.startswith('"', pos):
         return unquote(text[pos : string_end(text, pos, end)])
-    bare = _BARE_SYMBOL.match(text, pos, end)
+    bare = _NAME.match(text, pos, end)
     return None if bare is None else bare.group()
 
 
