@@ -64,6 +64,8 @@ from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
+from abi_compiler.frontends import CallAdapter, Program, frontend_name
+from abi_compiler.frontends import program as frontend_program
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -83,6 +85,7 @@ from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
 __all__ = [
     "COMPILE_FLAGS",
+    "AdaptedFunction",
     "CompileError",
     "CompileWarning",
     "Function",
@@ -942,6 +945,23 @@ def _leaf_locations(
     return found
 
 
+class AdaptedFunction:
+    """A `Function` behind a frontend's `CallAdapter`: called as the framework's own
+    function was (`abi_compiler.frontends`)."""
+
+    def __init__(self, function: Function, adapter: CallAdapter) -> None:
+        self.function = function
+        self.adapter = adapter
+        self.name = function.name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = self.adapter.arguments(args, kwargs)
+        return self.adapter.results(self.function(*args, **kwargs))
+
+    def __repr__(self) -> str:
+        return f"<abi_compiler.iree.AdaptedFunction @{self.name}{self.function.declaration}>"
+
+
 # --------------------------------------------------------------------------------------
 # Modules.
 # --------------------------------------------------------------------------------------
@@ -961,6 +981,7 @@ class Module:
         self.context = _rt.VmContext(self.instance, [hal_module, vm_module])
         self._marshal = _Marshal(device, convert, results)
         self._functions: dict[str, Function] = {}
+        self._adapted: dict[str, AdaptedFunction] = {}
 
     @property
     def name(self) -> str:
@@ -971,7 +992,15 @@ class Module:
         """The exported functions, without the VM's own (``__init``)."""
         return [name for name in self.vm_module.function_names if not name.startswith("__")]
 
-    def __getitem__(self, name: str) -> Function:
+    def adapt(self, name: str, adapter: CallAdapter) -> None:
+        """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
+        the original call of a framework's function (`abi_compiler.frontends`)."""
+        self._adapted[name] = AdaptedFunction(self[name], adapter)
+
+    def __getitem__(self, name: str) -> Function | AdaptedFunction:
+        adapted = self._adapted.get(name)
+        if adapted is not None:
+            return adapted
         function = self._functions.get(name)
         if function is None:
             vm_function = self.vm_module.lookup_function(name)
@@ -980,7 +1009,7 @@ class Module:
             function = self._functions[name] = Function(self, vm_function)
         return function
 
-    def __getattr__(self, name: str) -> Function:
+    def __getattr__(self, name: str) -> Function | AdaptedFunction:
         if name.startswith("_"):
             raise AttributeError(name)
         try:
@@ -1159,7 +1188,7 @@ def compile_vmfb(
 
 
 def compile(
-    source: str | bytes | os.PathLike[str],
+    source: str | bytes | os.PathLike[str] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
     target: str = "host",
@@ -1169,6 +1198,23 @@ def compile(
     convert: bool = False,
     results: ResultsMode = "numpy",
 ) -> Module:
-    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`."""
+    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
+
+    ``source`` may also be a framework's object (`abi_compiler.frontends`: a
+    `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel
+    directory): its function then takes the original call and returns the original
+    result."""
+    program: Program | None = None
+    if frontend_name(source) is not None:
+        program = frontend_program(source)
+        source = program.mlir
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "expected MLIR text, bytes, a path or a framework object "
+            f"(abi_compiler.frontends), got {_type_name(source)}"
+        )
     vmfb = compile_vmfb(source, pipeline, target=target, extra_args=extra_args, name=name)
-    return load(vmfb, device=device, convert=convert, results=results)
+    module = load(vmfb, device=device, convert=convert, results=results)
+    if program is not None and program.adapter is not None:
+        module.adapt(program.function, program.adapter)
+    return module

@@ -1,0 +1,93 @@
+"""From a framework's own object to MLIR whose exported function takes the original call
+(SPEC §3.4).
+
+The exact structure of a JAX or torch function — tuple or list, keyword arguments, `None`
+leaves, arguments the export dropped as unused — lives in the framework's objects, never
+in the MLIR text. A frontend reads it there and gives a `Program`: the MLIR text, with the
+structure written so that `-p iree-abi-v1` gives the function the matching `iree.abi`
+records, and, where the records cannot say everything (namedtuples, `None` leaves, unused
+arguments, the framework's tensor type), a `CallAdapter` that `abi_compiler.iree` puts in
+front of the compiled function.
+
+One module per framework, each imported only when used (the framework is an optional
+dependency; importing the module without it raises an ImportError that names the extra):
+
+* `abi_compiler.frontends.jax`: a `jax.export.Exported`;
+* `abi_compiler.frontends.torch`: a `torch.export.ExportedProgram` (through iree-turbine);
+* `abi_compiler.frontends.onnx`: an ONNX model (`onnx.ModelProto` or a `.onnx` path);
+* `abi_compiler.frontends.tf`: a TensorFlow SavedModel directory.
+
+Each has `to_mlir(obj) -> str` and `program(obj) -> Program`. `program` here picks the
+frontend by the object's type, without importing any framework.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["CallAdapter", "Program", "frontend_name", "program"]
+
+
+class CallAdapter(Protocol):
+    """The Python side of an original call that the records alone cannot express."""
+
+    def arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The original call's values → the compiled function's call, by its `iree.abi`
+        records. Values that do not fit raise `AbiError` naming their path and what was
+        expected."""
+        ...
+
+    def results(self, value: Any) -> Any:
+        """The compiled function's result (as `abi_compiler.runtime.unpack` gives it) →
+        the original result (same containers, `None` leaves, the framework's tensors)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a frontend makes of a framework object."""
+
+    #: The module's MLIR text, to run through a pipeline (`-p iree-abi-v1`).
+    mlir: str
+    #: The function the original call reaches.
+    function: str = "main"
+    #: Put in front of the compiled function, when the records cannot say everything.
+    adapter: CallAdapter | None = None
+
+
+def frontend_name(obj: object) -> str | None:
+    """The frontend module for ``obj`` (``"jax"``, ``"torch"``, ``"onnx"``, ``"tf"``), or
+    None when it is not a framework object (MLIR text, bytes, an MLIR file path)."""
+    cls = type(obj)
+    module, name = cls.__module__, cls.__name__
+    if name == "Exported" and module.startswith("jax"):
+        return "jax"
+    if name == "ExportedProgram" and module.startswith("torch"):
+        return "torch"
+    if name == "ModelProto" and module.startswith("onnx"):
+        return "onnx"
+    if isinstance(obj, os.PathLike):
+        path = os.fspath(obj)
+        if isinstance(path, str) and path.endswith(".onnx"):
+            return "onnx"
+        if isinstance(path, str) and os.path.isfile(os.path.join(path, "saved_model.pb")):
+            return "tf"
+    return None
+
+
+def program(obj: object, **options: Any) -> Program:
+    """The `Program` of a framework object, by the frontend `frontend_name` picks."""
+    name = frontend_name(obj)
+    if name is None:
+        raise TypeError(
+            f"expected a jax.export.Exported, a torch.export.ExportedProgram, an ONNX model "
+            f"or a SavedModel directory, got {type(obj).__name__}"
+        )
+    frontend = importlib.import_module(f"abi_compiler.frontends.{name}")
+    result: Program = frontend.program(obj, **options)
+    return result

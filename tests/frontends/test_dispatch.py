@@ -1,0 +1,73 @@
+"""`abi_compiler.frontends`: picking a frontend by the object's type, and a `CallAdapter`
+put in front of a compiled function by `abi_compiler.iree`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from abi_compiler.frontends import frontend_name, program
+
+
+def _instance(module: str, name: str) -> object:
+    return type(name, (), {"__module__": module})()
+
+
+@pytest.mark.parametrize(
+    ("obj", "expected"),
+    [
+        (_instance("jax._src.export._export", "Exported"), "jax"),
+        (_instance("torch.export.exported_program", "ExportedProgram"), "torch"),
+        (_instance("onnx.onnx_ml_pb2", "ModelProto"), "onnx"),
+        (Path("model.onnx"), "onnx"),
+        ("module {}", None),
+        (b"module {}", None),
+        (Path("model.mlir"), None),
+        (_instance("mypackage", "Exported"), None),
+    ],
+)
+def test_frontend_name(obj: object, expected: str | None) -> None:
+    assert frontend_name(obj) == expected
+
+
+def test_saved_model_directory(tmp_path: Path) -> None:
+    assert frontend_name(tmp_path) is None
+    (tmp_path / "saved_model.pb").write_bytes(b"")
+    assert frontend_name(tmp_path) == "tf"
+    assert frontend_name(os.fspath(tmp_path)) is None  # a str is MLIR text
+
+
+def test_program_refuses_other_objects() -> None:
+    with pytest.raises(TypeError, match="got int"):
+        program(3)
+
+
+class _Doubling:
+    """Takes ``f(x=…)`` for a function ``f(x)``, returns ``{"y": result}``."""
+
+    def arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        assert not args
+        return (kwargs["x"],), {}
+
+    def results(self, value: Any) -> Any:
+        return {"y": value}
+
+
+def test_adapted_function() -> None:
+    np = pytest.importorskip("numpy")
+    iree = pytest.importorskip("abi_compiler.iree")
+    module = iree.compile(
+        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  func.return %x : tensor<2xf32>\n}\n"
+    )
+    module.adapt("main", _Doubling())
+    result = module.main(x=np.array([1.0, 2.0], np.float32))
+    assert list(result) == ["y"]
+    assert result["y"].tolist() == [1.0, 2.0]
+    assert module["main"] is module.main
+    assert "AdaptedFunction @main(tensor<2xf32>)" in repr(module.main)
