@@ -78,11 +78,11 @@ from abi_compiler.ir import changes, diagnostics, xdsl_compat
 from abi_compiler.ir.location_table import LocationTable, tracking
 from abi_compiler.passes.contract import BodyAccess, OpsBefore, contract_of
 from abi_compiler.pipeline import carried_ir
-from abi_compiler.pipeline.headers import HeaderReader
 from abi_compiler.pipeline.locations import LocatingParser, SourceFile, is_isolated
 from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups
 from abi_compiler.text import carry
-from abi_compiler.text.carry import ScanError, scan, symbol_text
+from abi_compiler.text.carry import ScanError, scan
+from abi_compiler.text.lexer import symbol_text
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -633,21 +633,22 @@ class AbiOptMain(xDSLOptMain):
         layout: carried_ir.Layout,
         table: LocationTable,
     ) -> ModuleOp | None:
-        masked, parsed = carried_ir.plan(layout, self.body_access)
-        carried = carried_ir.Carried(layout, parsed)
+        carried = carried_ir.Carried(layout, carried_ir.parsed_items(layout, self.body_access))
         self._carried = carried
         # Carried text may use any dialect; headers and parsed bodies may name types and
         # attributes of dialects abi-opt does not know (kept as written).
         allow_unregistered = self.ctx.allow_unregistered
         self.ctx.allow_unregistered = True
         try:
-            reader = HeaderReader(self.ctx, carried_ir.alias_names(layout))
-            masked = carried_ir.read_headers(carried, masked, reader, table, chunk.start)
+            try:
+                masked = carried_ir.prepare(self.ctx, carried, table, chunk.start)
+            except ParseError as error:
+                raise _parse_failure(error, chunk) from None
             try:
                 module = self._parse(source, chunk, masked, table, carried)
             except _Failure as failure:
-                # Module attributes xDSL cannot read (`#hal.device.target<…> : !hal.device`):
-                # the module header is then printed as written.
+                # Module attributes xDSL cannot read: the module header is then printed
+                # as written.
                 attributes = layout.module.attributes if layout.module is not None else None
                 offset = failure.diagnostic.offset
                 if (
@@ -684,20 +685,22 @@ class AbiOptMain(xDSLOptMain):
             parser = LocatingParser(self.ctx, text, source.name, table=table, base=chunk.start)
             if carried is not None:
                 parser.explain = carried.reason_at
+                parser.attribute_aliases.update(carried.aliases)
+            else:
+                parser.full_parse_option = next(
+                    (
+                        f"--{name.replace('_', '-')}"
+                        for name in ("parse_all", "print_op_generic", "print_debuginfo")
+                        if getattr(self.args, name)
+                    ),
+                    None,
+                )
             return parser.parse_located_module(
                 not self.args.no_implicit_module,
                 ops_carried=carried is not None and bool(carried.layout.ops),
             )
         except ParseError as error:
-            notes: list[Diagnostic] = []
-            if isinstance(error, MultipleSpansParseError):
-                notes = [
-                    Diagnostic("note", message or error.ref_text or "", chunk.start + span.start)
-                    for span, message in error.refs
-                ]
-            raise _Failure(
-                Diagnostic("error", error.msg, chunk.start + error.span.start, notes)
-            ) from None
+            raise _parse_failure(error, chunk) from None
         except RecursionError:
             # Past xdsl_compat.RECURSION_LIMIT: at the token where parsing gave up.
             position = chunk.start + (parser.pos if parser is not None else 0)
@@ -774,7 +777,9 @@ class AbiOptMain(xDSLOptMain):
         driver = self
         carried = self._carried
         if carried is not None:
-            carried_ir.write_items(stream, carried.layout, carried.layout.prologue)
+            carried_ir.write_items(
+                stream, carried.layout, carried.layout.prologue, carried.renames()
+            )
 
         class ModulePrinter(carried_ir.CarriedPrinter):
             """Prints each deferred wrapper right before the top-level op it belongs
@@ -857,7 +862,9 @@ class AbiOptMain(xDSLOptMain):
         printer.print_metadata(self.ctx.loaded_dialects)
         stream.write("\n")
         if carried is not None:
-            carried_ir.write_items(stream, carried.layout, carried.layout.epilogue)
+            carried_ir.write_items(
+                stream, carried.layout, carried.layout.epilogue, carried.renames()
+            )
 
     def _wrapper(
         self, module: ModuleOp, top: Operation, wrapper_before: _WrapperBefore
@@ -959,6 +966,17 @@ def _template(text: str, name: str, callee: str) -> tuple[str, str] | None:
 
 # Builds the op a deferred pass puts before a top-level op (`_process_chunk`).
 _WrapperBefore: TypeAlias = OpsBefore
+
+
+def _parse_failure(error: ParseError, chunk: _Chunk) -> _Failure:
+    """The diagnostic of a parse error (offsets relative to ``chunk``)."""
+    notes: list[Diagnostic] = []
+    if isinstance(error, MultipleSpansParseError):
+        notes = [
+            Diagnostic("note", message or error.ref_text or "", chunk.start + span.start)
+            for span, message in error.refs
+        ]
+    return _Failure(Diagnostic("error", error.msg, chunk.start + error.span.start, notes))
 
 
 def _verify_blocks(op: Operation) -> None:

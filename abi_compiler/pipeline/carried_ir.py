@@ -1,8 +1,9 @@
 """Carried text in the IR: what `abi-opt` parses of a chunk, and how carried text is put
 back when the module is printed (SPEC §8.6; the text side is `carry`).
 
-* `plan` decides what xDSL parses: headers always, bodies only where the pipeline's passes
-  must rewrite them (`BodyAccess`), and returns the masked text.
+* `parsed_items` decides which bodies xDSL parses: only where the pipeline's passes must
+  rewrite them (`BodyAccess`); `prepare` defines the chunk's aliases, builds the headers
+  `headers.HeaderReader` can, and returns the text xDSL parses, masked once.
 * `attach` links the parsed module to the layout: every `func.func` whose body was not
   parsed is recorded with its text, and every carried top-level op becomes a `CarriedOp`
   (a `CarriedSymbolOp` when it defines a symbol, so that passes see the name as taken).
@@ -12,10 +13,11 @@ back when the module is printed (SPEC §8.6; the text side is `carry`).
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation
@@ -27,6 +29,7 @@ from abi_compiler.ir import xdsl_compat
 from abi_compiler.passes.contract import BodyAccess
 from abi_compiler.pipeline.headers import HeaderReader
 from abi_compiler.pipeline.locations import LocationTable
+from abi_compiler.pipeline.text_values import TextValueParser, define_aliases
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, Layout, OpText, ScanError
 
@@ -52,7 +55,8 @@ class CarriedSymbolOp(IRDLOperation):
 
 @dataclass(slots=True)
 class CarriedFunction:
-    """A parsed `func.func` header whose body is text."""
+    """A parsed `func.func` header whose body is text (or a declaration, whose trailing
+    `loc(…)` is text)."""
 
     text: FuncText
     #: Properties and attributes right after parsing: when they are unchanged at print
@@ -77,6 +81,9 @@ class Carried:
     #: Index into `layout.ops` -> the `func.func` `headers.HeaderReader` built for it
     #: (its whole text is masked: xDSL does not see it).
     headers: dict[int, FuncOp] = field(default_factory=dict)
+    #: The chunk's aliases (`#name`/`!name` -> what it stands for), defined before the
+    #: chunk is parsed.
+    aliases: dict[str, Attribute] = field(default_factory=dict)
 
     def reason_at(self, offset: int) -> str | None:
         """Why the body holding ``offset`` (relative to the chunk) had to be parsed."""
@@ -95,65 +102,52 @@ class Carried:
         return found
 
 
-def plan(layout: Layout, access: BodyAccess) -> tuple[str, dict[int, str]]:
-    """The masked text xDSL parses, and which items are parsed whole (with the reason)."""
+def prepare(ctx: Context, carried: Carried, table: LocationTable, base: int) -> str:
+    """Define the chunk's aliases (into ``carried.aliases``), build the headers of the
+    carried functions that `headers.HeaderReader` can (into ``carried.headers``), and
+    return the text xDSL parses: the chunk with every carried range masked. Raises
+    ParseError (offsets in the chunk) for an alias definition xDSL rejects."""
+    layout = carried.layout
     text = layout.text
-    parsed = _parsed_items(layout, access)
-    ranges: list[tuple[int, int]] = []
-    for start, end in layout.prologue:
-        if text.startswith("{-#", start) or _is_location_alias(text, start):
-            ranges.append((start, end))
-    ranges += layout.epilogue
+    parser = TextValueParser(ctx, text)
+    define_aliases(
+        parser,
+        [(a.name, a.start, a.value_start, a.end) for a in layout.aliases if not a.location],
+    )
+    carried.aliases = parser.attribute_aliases
+    reader = HeaderReader(ctx, carried.aliases)
+    for index, item in enumerate(layout.ops):
+        if isinstance(item, FuncText) and index not in carried.parsed:
+            func = reader.read(text, item, table, base)
+            if func is not None:
+                carried.headers[index] = func
+    return carry.mask(text, masked_ranges(carried))
+
+
+def masked_ranges(carried: Carried) -> list[tuple[int, int]]:
+    """What xDSL does not see of the chunk: alias definitions and resource sections
+    (defined or carried), carried ops and bodies, headers already built, and every
+    location of what it parses."""
+    layout = carried.layout
+    text = layout.text
+    ranges = [*layout.prologue, *layout.epilogue]
     if layout.module is not None:
         module = layout.module
-        ranges += module.header_locs
         ranges.append((module.body_end, module.end))
     for index, item in enumerate(layout.ops):
-        if index in parsed:
+        if index in carried.parsed:
             ranges += carry.locations(text, item.start, item.end)
-        elif isinstance(item, OpText):
+        elif isinstance(item, OpText) or index in carried.headers:
             ranges.append((item.start, item.end))
         else:
             ranges += item.header_locs
             if item.body_start is not None and item.body_end is not None:
                 ranges.append((item.body_start + 1, item.body_end - 1))
-                ranges.append((item.body_end, item.end))
-    return carry.mask(text, ranges), parsed
+    return ranges
 
 
-def read_headers(
-    carried: Carried, masked: str, reader: HeaderReader, table: LocationTable, base: int
-) -> str:
-    """Build the headers of the carried functions that `reader` takes (into
-    ``carried.headers``) and return ``masked`` with those functions masked whole."""
-    ranges = []
-    for index, item in enumerate(carried.layout.ops):
-        if isinstance(item, FuncText) and index not in carried.parsed:
-            func = reader.read(masked, item, table, base)
-            if func is not None:
-                carried.headers[index] = func
-                ranges.append((item.start, item.end))
-    return carry.mask(masked, ranges) if ranges else masked
-
-
-def alias_names(layout: Layout) -> set[str]:
-    """The names (with `#`/`!`) of the aliases a chunk defines."""
-    text = layout.text
-    return {
-        text[start : text.index("=", start)].strip()
-        for start, _ in layout.prologue + layout.epilogue
-        if not text.startswith("{-#", start)
-    }
-
-
-_LOCATION_ALIAS = re.compile(r"#[A-Za-z0-9_$.\-]+[ \t]*=[ \t]*loc\(")
-
-
-def _is_location_alias(text: str, start: int) -> bool:
-    return _LOCATION_ALIAS.match(text, start) is not None
-
-
-def _parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
+def parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
+    """Which items xDSL parses whole (index into ``layout.ops``), with the reason."""
     text = layout.text
     if access is BodyAccess.SIGNATURES:
         return {}
@@ -164,38 +158,34 @@ def _parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
     for index, item in enumerate(layout.ops):
         if not isinstance(item, FuncText):
             continue
-        name = _function_name(text, item)
-        if carry.has_structured_signature(text, item, layout.type_aliases):
+        name = item.name
+        if carry.has_structured_signature(layout, item):
             parsed[index] = f"the signature of @{name} holds structured values"
             if name is not None:
                 structured.add(name)
         elif carry.has_structured_body(text, item):
             parsed[index] = f"the body of @{name} works with structured values"
     if structured:
+        # An op must be rewritten when it calls one of them, directly or through an
+        # attribute alias; any other reference is redirected in the text.
+        through: dict[str, set[str]] = {}
+        for alias in layout.aliases:
+            if not alias.location and alias.name[0] == "#":
+                names = carry.symbol_references(text, alias.value_start, alias.end)
+                if names & structured:
+                    through[alias.name] = names & structured
         for index, item in enumerate(layout.ops):
             if index in parsed:
                 continue
-            used = carry.symbol_references(text, item.start, item.end) & structured
+            used: set[str] = set()
+            if through or carry.symbol_references(text, item.start, item.end) & structured:
+                for name in carry.called_symbols(text, item.start, item.end):
+                    used |= through.get(name, set()) if name[0] == "#" else {name} & structured
             if used:
                 callee = sorted(used)[0]
-                who = (
-                    f"@{_function_name(text, item)}"
-                    if isinstance(item, FuncText)
-                    else "this operation"
-                )
+                who = f"@{item.name}" if isinstance(item, FuncText) else "this operation"
                 parsed[index] = f"{who} uses @{callee}, whose signature is flattened"
     return parsed
-
-
-_FUNC_NAME = re.compile(r'func\.func\s+(?:[a-z]+\s+)*@("[^"\n]*"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
-
-
-def _function_name(text: str, item: FuncText) -> str | None:
-    match = _FUNC_NAME.match(text, item.start, item.end)
-    if match is None:
-        return None
-    name = match.group(1)
-    return carry.unquote(name) if name.startswith('"') else name
 
 
 def attach(module: ModuleOp, carried: Carried) -> None:
@@ -229,9 +219,9 @@ def attach(module: ModuleOp, carried: Carried) -> None:
             if not isinstance(op, FuncOp):
                 raise ScanError("a func.func did not parse as one")
             carried.original_names[op] = op.sym_name.data
-            if index not in carried.parsed and item.body_start is not None:
-                if not op.body.blocks:  # `{ }` parses as no block: it is a definition
-                    op.body.add_block(Block())
+            if index not in carried.parsed:
+                if item.body_start is not None and not op.body.blocks:
+                    op.body.add_block(Block())  # `{ }` parses as no block: a definition
                 carried.functions[op] = CarriedFunction(
                     item, dict(op.properties), dict(op.attributes)
                 )
@@ -296,47 +286,54 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
         assert self.carried is not None
         text = self.carried.layout.text
         item = function.text
-        assert item.body_start is not None
         if dict(op.properties) == function.properties and dict(op.attributes) == (
             function.attributes
         ):
             self._write_text(text[item.start : item.end])
             return
-        signature_end = item.body_start if item.attributes is None else item.attributes[0]
-        name = _FUNC_NAME.match(text, item.start, signature_end)
-        if (
-            name is not None
-            and all(
-                op.properties.get(key) == function.properties.get(key)
-                for key in ("function_type", "arg_attrs", "res_attrs")
-            )
-            and "\n" not in text[item.start : signature_end].rstrip()
-        ):
-            # The signature did not change (reflection added, a rename, the visibility):
-            # the name from the IR, the one-line signature as written (a header written
-            # over several lines is printed from the IR, on one), the new attributes.
-            self.print_string("func.func")
-            if op.sym_visibility is not None:
-                self.print_string(f" {op.sym_visibility.data}")
-            self.print_string(" ")
-            self.print_symbol_name(op.sym_name.data)
-            self._write_text(text[name.end() : signature_end].rstrip())
-            self.print_op_attributes(op.attributes, print_keyword=True)
-            self.print_string(" ")
-            self._write_text(text[item.body_start : item.end])
-            return
+        # What follows the attributes, as written: the body and its `loc(…)`, or a
+        # declaration's `loc(…)`.
+        tail = item.body_start
+        if tail is None:
+            trailing = [start for start, _ in item.header_locs if start >= item.signature_end]
+            tail = trailing[0] if trailing else item.end
+        signature = text[item.start : item.signature_end]
         self.print_string("func.func")
         if op.sym_visibility is not None:
             self.print_string(f" {op.sym_visibility.data}")
         self.print_string(" ")
         self.print_symbol_name(op.sym_name.data)
+        if (
+            all(
+                op.properties.get(key) == function.properties.get(key)
+                for key in ("function_type", "arg_attrs", "res_attrs")
+            )
+            and "\n" not in signature
+            and "\r" not in signature
+        ):
+            # The signature did not change (reflection added, a rename, the visibility):
+            # the name from the IR, the one-line signature as written (a header written
+            # over several lines is printed from the IR, on one), the new attributes.
+            self._write_text(text[item.name_span[1] : item.signature_end])
+            self.print_op_attributes(op.attributes, print_keyword=True)
+        else:
+            self._print_signature(op, item, text)
+        if tail < item.end:
+            self.print_string(" ")
+            self._write_text(text[tail : item.end])
+
+    def _print_signature(self, op: FuncOp, item: FuncText, text: str) -> None:
+        """The arguments, results and attributes from the IR, with the argument names
+        and locations of the original (the carried body still refers to its arguments)."""
         self.print_string("(")
         inputs = op.function_type.inputs.data
         arg_attrs = op.arg_attrs.data if op.arg_attrs is not None else (None,) * len(inputs)
+        declaration = item.body_start is None
         for i, (type, attrs) in enumerate(zip(inputs, arg_attrs, strict=True)):
             if i:
                 self.print_string(", ")
-            self.print_string(f"%{item.arg_names[i]}: ")
+            if not declaration:
+                self.print_string(f"%{item.arg_names[i]}: ")
             self.print_attribute(type)
             if attrs is not None and attrs.data:
                 self.print_op_attributes(attrs.data)
@@ -350,8 +347,6 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
             reserved_attr_names=("sym_name", "function_type", "sym_visibility", "arg_attrs"),
             print_keyword=True,
         )
-        self.print_string(" ")
-        self._write_text(text[item.body_start : item.end])
 
 
 def print_outputs(printer: Printer, op: FuncOp) -> None:
@@ -359,8 +354,16 @@ def print_outputs(printer: Printer, op: FuncOp) -> None:
     xdsl_compat.print_func_outputs(printer, op.function_type.outputs.data, op.res_attrs)
 
 
-def write_items(stream: TextIO, layout: Layout, items: list[tuple[int, int]]) -> None:
-    """Alias definitions and resource sections, each on its own line."""
+def write_items(
+    stream: TextIO,
+    layout: Layout,
+    items: list[tuple[int, int]],
+    renames: Mapping[str, str] | None = None,
+) -> None:
+    """Alias definitions and resource sections, each on its own line (with references to
+    a renamed function redirected)."""
     for start, end in items:
-        stream.write(carry.drop_comments(layout.text[start:end]))
+        stream.write(
+            carry.rename_symbols(carry.drop_comments(layout.text[start:end]), renames or {})
+        )
         stream.write("\n")

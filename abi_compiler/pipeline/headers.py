@@ -3,28 +3,24 @@
 A function whose body is carried needs only its header as IR. xDSL's parser spends about
 a millisecond on one header, token by token through its Python lexer; most of that is
 spent on the same few texts again and again (every `tensor<?x8xf32>`, every
-`{tf_saved_model.index_path = ["in", 0]}`). `HeaderReader` splits a header at its
-punctuation with a few regular expressions and gives each *distinct* type or attribute
-dictionary text to xDSL's own parser once, so every type and attribute in the IR is
-still one xDSL made, and builds the `func.func` exactly as xDSL's `func.func` parser does
-(the same properties, an entry block with the arguments' name hints, source offsets
-recorded for diagnostics).
+`{tf_saved_model.index_path = ["in", 0]}`). The scanner (`abi_compiler.text.carry`)
+already knows where each part of a header is: the name, each argument's name, type,
+attribute dictionary and location, each result's type and dictionary, the function's
+attributes. `HeaderReader` gives each *distinct* type or dictionary text to xDSL's own
+parser once (`TextValueParser`, which knows the chunk's aliases), so every type and
+attribute in the IR is still one xDSL made, and builds the `func.func` exactly as xDSL's
+`func.func` parser does (the same properties, an entry block with the arguments' name
+hints, source offsets recorded for diagnostics).
 
-The reader only takes headers of the plain shape
-
-    func.func [private|public|nested] @name(%a: T [{…}], …) [-> T | -> (T [{…}], …)]
-        [attributes {…}] {
-
-with every `loc(…)` already masked out. Anything else — a quoted name, a declaration, a
-function type as an argument type, a comment, a text that refers to an alias defined in
-the file, a text xDSL rejects — makes it answer None, and that header is parsed by xDSL
-as before (which also reports any error in it, at its place).
+A header the reader cannot build — a name MLIR rejects, two arguments of one name, a
+reserved attribute in `attributes {…}`, a text xDSL rejects — makes it answer None, and
+that header is parsed by xDSL as before (which also reports any error in it, at its
+place).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -32,32 +28,20 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.parser import Parser
 
 from abi_compiler.identity import IdentityCache
 from abi_compiler.pipeline.locations import LocationTable
-from abi_compiler.pipeline.type_cache import type_extent
-from abi_compiler.text.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
+from abi_compiler.pipeline.text_values import TextValueParser
+from abi_compiler.text.carry import FuncText
+from abi_compiler.text.lexer import skip_blank
 
 _T = TypeVar("_T")
-_SPACE = re.compile(r"\s*")
-_VISIBILITY = re.compile(r"(private|public|nested)\s+")
-_NAME = re.compile(rf"@({BARE_IDENTIFIER.pattern})")
-_ARGUMENT = re.compile(r"%([A-Za-z0-9_$.\-]+)\s*:\s*")
-# Most types in one match, with the extent `type_extent` gives them: a bare name, or a
-# parametrized builtin or dialect type whose `<…>` holds no `<`, `>` or string.
-_SIMPLE_TYPE = re.compile(
-    r'(?:(?:tensor|vector|memref|complex|tuple|![A-Za-z_][A-Za-z0-9_$.]*)<[^<>"]*>'
-    r"|!?[A-Za-z_][A-Za-z0-9_$.]*)(?![<A-Za-z0-9_$.])"
-)
-_ATTRIBUTES = re.compile(r"attributes\s*(?=\{)")
-_ALIAS_USE = re.compile(r"[#!]([A-Za-z_][A-Za-z0-9_$.\-]*)")
 # What xDSL's `func.func` parser reserves in `attributes {…}` (it reports them).
 _RESERVED = frozenset(("sym_name", "function_type", "sym_visibility"))
 
 
 class _Unread(Exception):
-    """This header is not of the plain shape: xDSL parses it."""
+    """This header cannot be built here: xDSL parses it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,134 +53,90 @@ class _Signature:
     arg_attrs: ArrayAttr[DictionaryAttr] | None
     res_attrs: ArrayAttr[DictionaryAttr] | None
     attributes: DictionaryAttr | None
-    names: tuple[str, ...]
-    #: Of each argument's `%`, from the end of the name.
-    offsets: tuple[int, ...]
 
 
 class HeaderReader:
     """Builds `func.func` headers of carried functions; one per chunk (``aliases``: the
-    names of the aliases the chunk defines, with their `#`/`!`)."""
+    chunk's alias definitions, by name with their `#`/`!`)."""
 
-    def __init__(self, ctx: Context, aliases: Collection[str]) -> None:
+    def __init__(self, ctx: Context, aliases: Mapping[str, Attribute]) -> None:
         self._ctx = ctx
-        self._aliases = frozenset(aliases)
+        self._aliases = dict(aliases)
         self._types: dict[str, Attribute | None] = {}
         self._dicts: dict[str, DictionaryAttr | None] = {}
         self._function_types: IdentityCache[FunctionType] = IdentityCache()
         self._arrays: IdentityCache[ArrayAttr[DictionaryAttr]] = IdentityCache()
-        self._signatures: dict[str, _Signature] = {}
+        self._signatures: dict[tuple[str | bool | None, ...], _Signature] = {}
 
     def read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp | None:
-        """The header of ``item`` (in ``text``, locations masked) as a `func.func` with an
-        empty entry block, its offsets recorded in ``table``; None if it is not plain."""
-        if item.body_start is None or "//" in text[item.start : item.body_start]:
-            return None
+        """The header of ``item`` (in ``text``) as a `func.func` (with an empty entry
+        block, or no block for a declaration), its offsets recorded in ``table``; None
+        if it cannot be built here."""
         try:
             return self._read(text, item, table, base)
-        except (_Unread, ScanError, IndexError):
+        except _Unread:
             return None
 
     def _read(self, text: str, item: FuncText, table: LocationTable, base: int) -> FuncOp:
-        assert item.body_start is not None
-        pos = _skip(text, item.start + len("func.func"))
-        visibility = None
-        if (match := _VISIBILITY.match(text, pos)) is not None:
-            visibility = match.group(1)
-            pos = match.end()
-        name = _NAME.match(text, pos)
-        if name is None:
+        if item.name is None or not item.plain:
             raise _Unread
-        # What follows the name: the same text (modules repeat signatures) is read once.
-        key = text[name.end() : item.body_start]
+        names = [arg.name for arg in item.args]
+        declaration = item.body_start is None
+        if declaration:
+            if any(name is not None for name in names):
+                raise _Unread
+        elif None in names or len(set(names)) != len(names):
+            raise _Unread
+        # The same text (modules repeat signatures) is read once.
+        key = _key(text, item)
         signature = self._signatures.get(key)
         if signature is None:
-            signature = self._signatures[key] = self._signature(key)
-        block = Block(arg_types=signature.inputs)
+            signature = self._signatures[key] = self._signature(text, item)
         # The properties `FuncOp(…)` sets, in its order, without its generic (slower)
         # construction.
         properties: dict[str, Attribute] = {
-            "sym_name": StringAttr(name.group(1)),
+            "sym_name": StringAttr(item.name),
             "function_type": signature.function_type,
         }
-        if visibility is not None:
-            properties["sym_visibility"] = StringAttr(visibility)
+        if item.visibility is not None:
+            properties["sym_visibility"] = StringAttr(item.visibility)
         if signature.arg_attrs is not None:
             properties["arg_attrs"] = signature.arg_attrs
         if signature.res_attrs is not None:
             properties["res_attrs"] = signature.res_attrs
+        region = Region() if declaration else Region(Block(arg_types=signature.inputs))
         func = FuncOp.create(
             properties=properties,
             attributes={} if signature.attributes is None else dict(signature.attributes.data),
-            regions=[Region(block)],
+            regions=[region],
         )
         table.record(func, base + item.start)
-        start = base + name.end()
-        for value, value_name, offset in zip(
-            block.args, signature.names, signature.offsets, strict=True
-        ):
-            if SSAValue.is_valid_name(value_name):
-                value.name_hint = value_name
-            table.record(value, start + offset)
+        if not declaration:
+            for value, arg in zip(func.body.block.args, item.args, strict=True):
+                assert arg.name is not None
+                if SSAValue.is_valid_name(arg.name):
+                    value.name_hint = arg.name
+                table.record(value, base + arg.start)
         return func
 
-    def _signature(self, text: str) -> _Signature:
-        """`(%a: T {…}, …) -> (…) attributes {…}` and blanks, all of ``text``."""
-        pos = _expect(text, _skip(text, 0), "(")
-        names: list[str] = []
-        offsets: list[int] = []
-        inputs: list[Attribute] = []
-        arg_dicts: list[DictionaryAttr] = []
-        if text[pos] == ")":
-            pos += 1
-        else:
-            while True:
-                argument = _ARGUMENT.match(text, pos)
-                if argument is None or argument.group(1) in names:
-                    raise _Unread
-                names.append(argument.group(1))
-                offsets.append(pos)
-                pos = self._typed_value(text, argument.end(), inputs, arg_dicts)
-                if text[pos] == ")":
-                    pos += 1
-                    break
-                pos = _skip(text, _expect(text, pos, ","))
-        pos = _skip(text, pos)
-        outputs: list[Attribute] = []
-        res_dicts: list[DictionaryAttr] = []
-        if text.startswith("->", pos):
-            pos = _skip(text, pos + 2)
-            if text[pos] == "(":
-                pos = _skip(text, pos + 1)
-                if text[pos] == ")":
-                    pos += 1
-                else:
-                    while True:
-                        pos = self._typed_value(text, pos, outputs, res_dicts)
-                        if text[pos] == ")":
-                            pos += 1
-                            break
-                        pos = _skip(text, _expect(text, pos, ","))
-            else:
-                pos = self._type(text, pos, outputs)
-            pos = _skip(text, pos)
+    def _signature(self, text: str, item: FuncText) -> _Signature:
+        inputs = [self._type(text[arg.type[0] : arg.type[1]]) for arg in item.args]
+        arg_dicts = [self._dict_at(text, arg.attributes) for arg in item.args]
+        results = item.results or []
+        outputs = [self._type(text[r.type[0] : r.type[1]]) for r in results]
+        res_dicts = [self._dict_at(text, r.attributes) for r in results]
         attributes: DictionaryAttr | None = None
-        if (keyword := _ATTRIBUTES.match(text, pos)) is not None:
-            close = match_close(text, keyword.end())
-            attributes = self._dict(text[keyword.end() : close])
+        if item.attributes is not None:
+            keyword, end = item.attributes
+            attributes = self._dict(text[skip_blank(text, keyword + len("attributes"), end) : end])
             if _RESERVED.intersection(attributes.data):
                 raise _Unread
-            pos = _skip(text, close)
-        if pos != len(text):
-            raise _Unread
         return _Signature(
             tuple(inputs),
             self._function_type(inputs, outputs),
             self._array(arg_dicts) if any(d.data for d in arg_dicts) else None,
             self._array(res_dicts) if any(d.data for d in res_dicts) else None,
             attributes,
-            tuple(names),
-            tuple(offsets),
         )
 
     # The parts of a header are the reader's own objects (one per distinct text), so
@@ -210,48 +150,31 @@ class HeaderReader:
     def _array(self, dicts: list[DictionaryAttr]) -> ArrayAttr[DictionaryAttr]:
         return self._arrays.answer(lambda: ArrayAttr(dicts), *dicts)
 
-    def _typed_value(
-        self, text: str, pos: int, types: list[Attribute], dicts: list[DictionaryAttr]
-    ) -> int:
-        """`T [{…}]` at ``pos``; returns the position after it and its blanks."""
-        pos = _skip(text, self._type(text, pos, types))
-        if text[pos] == "{":
-            close = match_close(text, pos)
-            dicts.append(self._dict(text[pos:close]))
-            return _skip(text, close)
-        dicts.append(_EMPTY)
-        return pos
-
-    def _type(self, text: str, pos: int, types: list[Attribute]) -> int:
-        simple = _SIMPLE_TYPE.match(text, pos)
-        end = simple.end() if simple is not None else type_extent(text, pos)
-        if end is None:
-            raise _Unread
-        key = text[pos:end]
+    def _type(self, key: str) -> Attribute:
         if key not in self._types:
-            self._types[key] = self._parse(key, Parser.parse_optional_type)
+            self._types[key] = self._parse(key, TextValueParser.parse_optional_type)
         parsed = self._types[key]
         if parsed is None:
             raise _Unread
-        types.append(parsed)
-        return end
+        return parsed
+
+    def _dict_at(self, text: str, span: tuple[int, int] | None) -> DictionaryAttr:
+        return _EMPTY if span is None else self._dict(text[span[0] : span[1]])
 
     def _dict(self, key: str) -> DictionaryAttr:
         if key not in self._dicts:
-            entries = self._parse(key, Parser.parse_optional_dictionary_attr_dict)
+            entries = self._parse(key, TextValueParser.parse_optional_dictionary_attr_dict)
             self._dicts[key] = None if entries is None else DictionaryAttr(entries)
         parsed = self._dicts[key]
         if parsed is None:
             raise _Unread
         return parsed
 
-    def _parse(self, key: str, method: Callable[[Parser], _T | None]) -> _T | None:
-        """``method`` of a parser of ``key`` alone, if it reads all of it (None when the
-        text names one of the chunk's aliases, which only the whole chunk's parser
-        knows, or does not parse)."""
-        if any(use in self._aliases for use in _alias_uses(key)):
-            return None
-        parser = Parser(self._ctx, key)
+    def _parse(self, key: str, method: Callable[[TextValueParser], _T | None]) -> _T | None:
+        """``method`` of a parser of ``key`` alone (knowing the chunk's aliases), if it
+        reads all of it."""
+        parser = TextValueParser(self._ctx, key)
+        parser.attribute_aliases = self._aliases
         try:
             parsed = method(parser)
         except Exception:
@@ -259,21 +182,23 @@ class HeaderReader:
         return parsed if parser.pos == len(key) else None
 
 
+def _key(text: str, item: FuncText) -> tuple[str | bool | None, ...]:
+    """What a header's signature is read from: its types and dictionaries, as written."""
+    parts: list[str | bool | None] = [item.results_parenthesized]
+    for arg in item.args:
+        parts.append(text[arg.type[0] : arg.type[1]])
+        parts.append(
+            None if arg.attributes is None else text[arg.attributes[0] : arg.attributes[1]]
+        )
+    parts.append("->")  # (never a type or a dictionary)
+    for result in item.results or ():
+        parts.append(text[result.type[0] : result.type[1]])
+        parts.append(
+            None if result.attributes is None else text[result.attributes[0] : result.attributes[1]]
+        )
+    parts.append(None if item.attributes is None else text[item.attributes[0] : item.attributes[1]])
+    return tuple(parts)
+
+
 _EMPTY = DictionaryAttr({})
 _ARROW = object()  # between the inputs and the outputs of a `_function_type` key
-
-
-def _alias_uses(text: str) -> list[str]:
-    return [match.group() for match in _ALIAS_USE.finditer(text)]
-
-
-def _skip(text: str, pos: int) -> int:
-    match = _SPACE.match(text, pos)
-    assert match is not None
-    return match.end()
-
-
-def _expect(text: str, pos: int, char: str) -> int:
-    if text[pos] != char:
-        raise _Unread
-    return pos + 1

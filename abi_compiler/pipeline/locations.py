@@ -29,6 +29,7 @@ from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
+_ENTIRE_INPUT = "Could not parse entire input!"  # xDSL's message
 
 
 class SourceFile:
@@ -114,6 +115,9 @@ class LocatingParser(TypeCachingParser):
     #: With carried text (`carried_ir`): why the body at an offset (of this parser's
     #: text) is parsed at all, for the error about an op that cannot be.
     explain: Callable[[int], str | None] | None = None
+    #: Without carried text: the option that made every body parsed (`--parse-all`),
+    #: if one did (else the text has a shape the scanner does not know).
+    full_parse_option: str | None = None
 
     def operation_type(self, name: str) -> type[Operation]:
         op_type = self.ctx.get_optional_op(name, dialect_stack=self.dialect_stack)
@@ -135,10 +139,9 @@ class LocatingParser(TypeCachingParser):
             )
         form = f'("{name}"(…) : (…) -> (…))'
         if self.explain is None:
-            hint = (
-                f"write it in generic form {form} with --allow-unregistered-dialect, or "
-                "leave out --parse-all to carry the body as text"
-            )
+            hint = f"write it in generic form {form} with --allow-unregistered-dialect"
+            if self.full_parse_option is not None:
+                hint += f", or leave out {self.full_parse_option} to carry the body as text"
         else:
             why = self.explain(max(start, 0))
             hint = f"write it in generic form {form}"
@@ -169,9 +172,18 @@ class LocatingParser(TypeCachingParser):
             if not (
                 ops_carried
                 and allow_implicit_module
-                and error.msg == "Could not parse entire input!"
+                and error.msg == _ENTIRE_INPUT
                 and self.pos == len(self.lexer.input.content)
             ):
+                if error.msg == _ENTIRE_INPUT:
+                    # Say what was not understood.
+                    found = error.span.text.strip()
+                    found = f"'{found}'" if found else "the end of the input"
+                    raise ParseError(
+                        error.span,
+                        "Could not parse entire input: expected an operation, an alias "
+                        f"definition or a resource section, found {found}",
+                    ) from None
                 raise
             module = ModuleOp([])
         if self._table.offset_of(module) is None:

@@ -7,8 +7,8 @@ time of a large module. `TypeCachingParser` remembers the type parsed from each 
 and, when the same text comes again, returns the same (immutable) type object and skips
 the text.
 
-Safety: the extent of a type's text is found by a small scanner (an identifier, then a
-balanced `<…>` group, skipping `->` and quoted strings). A parse result is only cached
+Safety: the extent of a type's text is found by MLIR's lexical rules
+(`abi_compiler.text.lexer`: a name, then its dialect body or its balanced `<…>` group). A parse result is only cached
 when the real parser consumed exactly that extent, so a cached text is one the parser
 has shown it reads as a whole, and a type's meaning does not depend on where it is
 written. Anything else (function types, a token the lexer is not at the end of, texts the
@@ -18,20 +18,14 @@ of the first occurrence.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from xdsl.ir import TypeAttribute
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from abi_compiler.ir.xdsl_compat import HookedParser
+from abi_compiler.pipeline.text_values import TextValueParser
+from abi_compiler.text import lexer
 
-_NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
-_SPECIAL = re.compile(r'->|[<>"]')
-# Unrolled (`[^"\\\n]*(?:\\.[^"\\\n]*)*`), not `(?:[^"\\\n]|\\.)*`: Python's regex engine
-# keeps a backtracking frame per repetition of a group, so the alternation cost ~120 bytes
-# per character of a string (gigabytes for a large `dense<"0x…">` literal).
-_STRING_END = re.compile(r'[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 # The builtin types spelled with a bare word and a `<…>` group. Other bare words followed
 # by `<` are attributes (`dense<…>`, `array<…>`, `dense_resource<…>`, `affine_map<…>`,
 # `sparse<…>`, `strided<…>`, `opaque<…>`), which xDSL's attribute parser offers to the type
@@ -45,36 +39,34 @@ MAX_CACHED_NESTING = 8
 
 
 def type_extent(text: str, start: int) -> int | None:
-    """End of the type text starting at ``start`` (a name, optionally followed by a
-    balanced `<…>` group), or None when it does not have that shape or is not a type (a
-    bare word other than `PARAMETRIZED_BUILTIN_TYPES` before `<`)."""
-    match = _NAME.match(text, start)
+    """End of the type text starting at ``start`` (a name, optionally followed by its
+    dialect body or a balanced `<…>` group), or None when it does not have that shape or
+    is not a type (a bare word other than `PARAMETRIZED_BUILTIN_TYPES` before `<`)."""
+    if text.startswith("!", start):
+        match = lexer.ALIAS_NAME.match(text, start)
+        if match is None:
+            return None
+        if not text.startswith("<", match.end()):
+            return match.end()
+        try:
+            return lexer.dialect_body_end(text, match.end())
+        except lexer.LexError:
+            return None
+    match = lexer.BARE_IDENTIFIER.match(text, start)
     if match is None:
         return None
     pos = match.end()
     if not text.startswith("<", pos):
         return pos
-    if text[start] != "!" and match.group() not in PARAMETRIZED_BUILTIN_TYPES:
+    if match.group() not in PARAMETRIZED_BUILTIN_TYPES:
         return None
-    depth = 0
-    while (special := _SPECIAL.search(text, pos)) is not None:
-        token = special.group()
-        pos = special.end()
-        if token == "<":
-            depth += 1
-        elif token == ">":
-            depth -= 1
-            if depth == 0:
-                return pos
-        elif token == '"':
-            string = _STRING_END.match(text, pos)
-            if string is None:
-                return None
-            pos = string.end()
-    return None
+    try:
+        return lexer.group_end(text, pos)
+    except lexer.LexError:
+        return None
 
 
-class TypeCachingParser(HookedParser):
+class TypeCachingParser(TextValueParser):
     """xDSL's parser, parsing each distinct type text once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

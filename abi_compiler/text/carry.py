@@ -1,20 +1,23 @@
 """Carried text: the parts of an MLIR module that no pass reads are not parsed into IR but
 kept as their source text and printed back byte for byte (SPEC §8.6).
 
-The ABI is a property of function signatures. `scan` finds, with a small lexical scanner
-(strings, comments and brackets; linear, no MLIR grammar), the top-level items of one
-input chunk: alias definitions, `{-# … #-}` resource sections, the module op and each op
-in its body, and for every `func.func` its header (signature and attributes), its body
-region and what follows it (`loc(…)`). The driver then hands xDSL a *masked* copy of the
-text — carried parts replaced by spaces, so every offset (and diagnostic position) stays
-that of the original file — in which only headers and the bodies a pass must rewrite are
-left to parse. Locations (`loc(…)`) are masked everywhere xDSL parses: they often name
+The ABI is a property of function signatures. `scan` finds, reading the text by MLIR's
+lexical rules (`abi_compiler.text.lexer`), the top-level items of one input chunk: alias
+definitions, `{-# … #-}` resource sections, the module op and each op in its body, and
+for every `func.func` its header (name, arguments with their types, attributes and
+locations, results, function attributes), its body region and what follows it
+(`loc(…)`). The driver then hands xDSL a *masked* copy of the text — carried parts
+replaced by spaces, so every offset (and diagnostic position) stays that of the original
+file — in which only headers and the bodies a pass must rewrite are left to parse.
+Locations are masked where MLIR has them (the trailing `loc(…)` of an op, an argument
+or a block argument: `locations`), never inside an attribute or a type: they often name
 aliases defined after the module, which xDSL cannot read, and `abi-opt` does not print
 locations of parsed ops anyway.
 
 What is carried prints as it was written, except that comments are dropped (as MLIR's
 printer drops them) and references to a symbol a pass renamed are redirected
-(`rename_symbols`, whole tokens only, never inside strings).
+(`rename_symbols`: whole symbol tokens, never inside strings or comments, and never
+inside a nested symbol table — a nested `module @x {…}` resolves its own names).
 """
 
 from __future__ import annotations
@@ -23,58 +26,55 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-_COMMENT = r"//[^\n]*"
-# Token patterns see a long string, or one with escapes, as its opening quote only:
-# `string_end` skips the rest with `str.find` (a 128 MB hex constant is one string; a
-# regex would step through it). A short plain string is one token (`_SHORT_STRING`), so
-# the tokenizer need not restart after it.
-_SHORT_STRING = r'"[^"\\\n]{0,128}"'
-_BRACKETS = re.compile(rf'{_SHORT_STRING}|"|{_COMMENT}|[(){{}}\[\]]')
-# A location: `loc(` not preceded by an identifier character or a sigil (`@loc(` is a
-# call of a function named loc).
-_LOC = r"(?<![\w$.@%#!^])loc\("
-_LOCS = re.compile(rf'"|{_COMMENT}|{_LOC}')
-_HEADER = re.compile(
-    rf'{_SHORT_STRING}|"|{_COMMENT}|->|{_LOC}|%[A-Za-z0-9_$.\-]+|\battributes\b|[(){{}}\[\]<>,]'
+from abi_compiler.text import lexer
+from abi_compiler.text.lexer import (
+    AT,
+    BANG,
+    BARE,
+    BODY,
+    COMMENT,
+    DIALECT_BODY_START,
+    HASH,
+    OP_NAME,
+    PUNCT,
+    SHORT_STRING,
+    STRING_TOKEN,
+    SUFFIX_ID,
+    LexError,
+    group_end,
+    skip_blank,
+    string_end,
+    tokens,
 )
-# Top level: a line break at bracket depth 0 may start a new item.
-_TOP = re.compile(rf'{_SHORT_STRING}|"|{_COMMENT}|\{{-#|[(){{}}\[\]]|\n')
-_SYMBOL_REF = re.compile(rf'"|{_COMMENT}|@(?:"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
-_COMMENT_LINE = re.compile(rf'"|[ \t]*{_COMMENT}')
-_ALIAS = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*[ \t]*=")
-# What an op starts with: its name, a generic op's quoted name, or its results.
-_OP_START = re.compile(
-    r'[A-Za-z_][A-Za-z0-9_$\-]*\.[A-Za-z_]|"[A-Za-z_]|%[A-Za-z0-9_$.\-]+[ \t]*[:,=]'
-)
-# What starts a top-level item: an op, `module`, an alias definition, a resource section.
-_ITEM_START = re.compile(rf"{_OP_START.pattern}|(?:builtin\.)?module\b|{_ALIAS.pattern}|\{{-#")
-# MLIR's bare identifier: a symbol name printed without quotes.
-BARE_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-# An op name, or a symbol name as read (leniently: with `-`, as the scanner's tokens).
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
-_KEYWORD = re.compile(r"[a-z_]+\b")
-_MODULE = re.compile(r"(?:builtin\.)?module\b")
-_FUNC = re.compile(r"func\.func\b")
-# Signature text that describes a structured value (SPEC §3.1): a tuple, a dict, an
-# ND-array of references.
-# (`!iree.list` too: wrap-entry-points respells it in every body it parses.)
-_STRUCTURED_TYPE = re.compile(r"tuple<|!abi\.dict<|tensor<(?:[0-9?]+x)*!|!iree\.list<")
-# Body text that works with structured values.
-_STRUCTURED_BODY = ("tuple<", "!abi.", "abi.tuple.", "abi.dict.", "abi.ref_array.", "!iree.list<")
-_TYPE_ALIAS_USE = re.compile(r"![A-Za-z_][A-Za-z0-9_$.\-]*")
-
-
-def _scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None = None) -> Any:
-    """``pattern``'s scanner over ``text[pos:end]`` (its `search` finds the next token and
-    continues from there; a tokenizer restarts it to skip a string)."""
-    return pattern.scanner(text, pos, len(text) if end is None else end)  # type: ignore[attr-defined]
 
 
 class ScanError(Exception):
     """The text does not have the shape the scanner understands (unbalanced brackets, a
     generic-form module, …): the driver then parses the whole chunk as before."""
+
+
+@dataclass(slots=True)
+class ArgText:
+    """One argument of a `func.func` header, as written."""
+
+    #: Where it starts: its `%`, or its type in a declaration.
+    start: int
+    #: Its name without `%` (None in a declaration).
+    name: str | None
+    type: tuple[int, int]
+    #: Its attribute dictionary `{…}`, if written.
+    attributes: tuple[int, int] | None = None
+    #: Its location `loc(…)`, if written.
+    loc: tuple[int, int] | None = None
+
+
+@dataclass(slots=True)
+class ResultText:
+    """One result of a `func.func` header, as written."""
+
+    type: tuple[int, int]
+    attributes: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -84,17 +84,43 @@ class FuncText:
     start: int
     end: int
     #: Start of the body region's `{`; None for a declaration.
-    body_start: int | None
+    body_start: int | None = None
     #: End of the body region (after its `}`).
-    body_end: int | None
-    #: The name of each argument as written (without `%`).
-    arg_names: list[str] = field(default_factory=list[str])
-    #: The `loc(…)` range written after each argument, if any.
-    arg_locs: list[tuple[int, int] | None] = field(default_factory=list["tuple[int, int] | None"])
-    #: Every `loc(…)` range in the header (argument locations included).
-    header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
+    body_end: int | None = None
+    #: The function's name as MLIR reads it (None: a string literal MLIR rejects).
+    name: str | None = None
+    #: The `@name` token.
+    name_span: tuple[int, int] = (0, 0)
+    #: `private`, `public` or `nested`, if written.
+    visibility: str | None = None
+    args: list[ArgText] = field(default_factory=list[ArgText])
+    #: The results after `->` (None: no `->`), and whether they are in parentheses.
+    results: list[ResultText] | None = None
+    results_parenthesized: bool = False
+    #: End of the signature: after the arguments' `)` or the last result.
+    signature_end: int = 0
     #: The range of `attributes {…}` (the function's attribute dictionary), if written.
     attributes: tuple[int, int] | None = None
+    #: The locations MLIR reads as locations: each argument's, and the function's own
+    #: `loc(…)` after its body (or after a declaration).
+    header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
+    #: Whether an argument or result type spells a structured value (SPEC §3.1).
+    structured: bool = False
+    #: The type aliases (`!name`) the argument and result types use.
+    type_alias_uses: set[str] = field(default_factory=set[str])
+    #: False when the header is not as MLIR writes one (xDSL then reads it, and says
+    #: what is wrong): only its body and locations are known.
+    plain: bool = True
+
+    @property
+    def arg_names(self) -> list[str]:
+        """The name of each argument as written (without `%`)."""
+        return [arg.name or "" for arg in self.args]
+
+    @property
+    def arg_locs(self) -> list[tuple[int, int] | None]:
+        """The `loc(…)` range written after each argument, if any."""
+        return [arg.loc for arg in self.args]
 
 
 @dataclass(slots=True)
@@ -103,7 +129,8 @@ class OpText:
 
     start: int
     end: int
-    #: The symbol it defines (custom form `dialect.op [keywords] @name …`), if any.
+    #: The symbol it defines (custom form `dialect.op [keywords] @name …`, or a generic
+    #: op's `sym_name`), if any.
     symbol: str | None
 
 
@@ -117,7 +144,23 @@ class ModuleText:
     end: int
     #: The `attributes {…}` range of the header, if any.
     attributes: tuple[int, int] | None
+    #: Its location, after the body.
     header_locs: list[tuple[int, int]]
+
+
+@dataclass(slots=True)
+class AliasText:
+    """A top-level alias definition `#name = …` / `!name = …`."""
+
+    start: int
+    end: int
+    #: With its `#` or `!`.
+    name: str
+    #: Where the aliased attribute or type starts.
+    value_start: int
+    #: A location alias (`#loc3 = loc(…)`): MLIR lets a location alias be used before
+    #: its definition; no other.
+    location: bool
 
 
 @dataclass(slots=True)
@@ -126,324 +169,715 @@ class Layout:
 
     text: str
     module: ModuleText | None
-    #: Alias definitions and resource sections outside the module: (start, end).
+    #: Alias definitions and resource sections printed before the module: (start, end).
     prologue: list[tuple[int, int]]
+    #: … and after it.
     epilogue: list[tuple[int, int]]
     #: Ops of the module body (or of the implicit module), in order.
     ops: list[FuncText | OpText]
     #: Type alias name (with `!`) -> its definition text.
     type_aliases: dict[str, str]
+    #: Every alias definition, in text order.
+    aliases: list[AliasText] = field(default_factory=list[AliasText])
+    #: The type aliases that stand for a structured type (directly or through others).
+    structured_aliases: set[str] = field(default_factory=set[str])
 
 
-def match_close(text: str, pos: int) -> int:
-    """The end of the bracket group opening at ``pos`` (`(`, `[` or `{`), skipping
-    strings and comments. Raises ScanError when it is not closed."""
-    depth = 0
-    scanner = _scanner(_BRACKETS, text, pos)
+# -- Items ----------------------------------------------------------------------------------
+
+_ID_END = r"(?![A-Za-z0-9_$.])"
+_MODULE = re.compile(rf"(?:builtin\.)?module{_ID_END}")
+_FUNC = re.compile(rf"func\.func{_ID_END}")
+_GENERIC_OP = rf"{SHORT_STRING}[ \t]*\("
+# What an op starts with: its name, a generic op's quoted name, or its results.
+_OP_START = re.compile(
+    rf"(?:{OP_NAME}|(?:builtin\.)?module){_ID_END}|{_GENERIC_OP}|%{SUFFIX_ID}[ \t]*[:,=]"
+)
+# What starts a top-level item on a new line: an op, an alias definition, a resource
+# section.
+_ITEM_START = re.compile(rf"{_OP_START.pattern}|{lexer.ALIAS_DEFINITION.pattern}|\{{-#")
+# What starts another op on the same line, after a `}` or `)` that closes at depth 0
+# (`} func.func @b(…) {`).
+_NEXT_OP = re.compile(rf"(?:{OP_NAME}|(?:builtin\.)?module)[ \t\r\n]|{_GENERIC_OP}")
+_VISIBILITIES = frozenset(("private", "public", "nested"))
+
+
+def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The extents of the items (ops, alias definitions, resource sections) between
+    ``start`` and ``end``: an item starts at the first significant token of a line
+    outside any group, or at an op that follows a group closed on the same line
+    (`} func.func @b(…) {`), and runs to the next. Raises LexError for unbalanced text."""
+    starts: list[int] = []
+    pos = skip_blank(text, start, end)
+    if pos < end:
+        starts.append(pos)
+    lines = lexer.LINES
+    scanner = lexer.scanner(lines, text, pos, end)
     while (match := scanner.search()) is not None:
         token = match.group()
         char = token[0]
-        if token == '"':
-            scanner = _scanner(_BRACKETS, text, string_end(text, match.start()))
-        elif char == '"' or char == "/":
-            continue  # a short string or a comment
+        if char == "\n" or char == "\r":
+            following = skip_blank(text, match.end(), end)
+            # A line that does not start an item continues the last one (a header
+            # written over several lines: `-> (…)`, `attributes {…}` on their own).
+            if following < end and following > starts[-1] and _ITEM_START.match(text, following):
+                starts.append(following)
+                scanner = lexer.scanner(lines, text, following, end)
         elif char in "([{":
-            depth += 1
+            if token == "{-#":
+                if match.start() > starts[-1]:
+                    starts.append(match.start())
+                scanner = lexer.scanner(
+                    lines, text, lexer.metadata_end(text, match.start(), end), end
+                )
+                continue
+            # A group is skipped whole (its line ends start no item).
+            close = group_end(text, match.start(), end)
+            following = close
+            while following < end and text[following] in " \t":
+                following += 1
+            if char != "[" and _NEXT_OP.match(text, following, end):
+                starts.append(following)
+            scanner = lexer.scanner(lines, text, following, end)
         elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return match.end()
-    raise ScanError(f"unbalanced bracket at offset {pos}")
-
-
-def _skip_blank(text: str, pos: int, end: int) -> int:
-    """The first position at or after ``pos`` that is not whitespace or a comment."""
-    while pos < end:
-        char = text[pos]
-        if char.isspace():
-            pos += 1
-        elif text.startswith("//", pos):
-            newline = text.find("\n", pos)
-            pos = end if newline < 0 else newline + 1
-        else:
-            break
-    return min(pos, end)
+            raise LexError(f"unbalanced '{char}'", match.start())
+        elif char == '"':
+            if token == '"':
+                scanner = lexer.scanner(lines, text, string_end(text, match.start(), end), end)
+        elif (after := lexer.skip(text, match, end)) is not None:
+            scanner = lexer.scanner(lines, text, after, end)
+    bounds = [*starts, end]
+    return [(s, _significant_end(text, s, e)) for s, e in itertools.pairwise(bounds)]
 
 
 def _significant_end(text: str, start: int, end: int) -> int:
     """``end`` moved back over trailing whitespace and comment-only lines."""
     while True:
-        while end > start and text[end - 1].isspace():
+        while end > start and text[end - 1] in " \t\r\n":
             end -= 1
-        line_start = text.rfind("\n", start, end) + 1
-        line_start = max(line_start, start)
-        if text[line_start:end].lstrip().startswith("//") and line_start > start:
+        line_start = max(text.rfind("\n", start, end), text.rfind("\r", start, end)) + 1
+        if line_start > start and text[line_start:end].lstrip(" \t").startswith("//"):
             end = line_start
             continue
         return end
 
 
-def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The extents of the items (ops, alias definitions, resource sections) between
-    ``start`` and ``end``: an item starts at the first significant character of a line at
-    bracket depth 0 and runs to the next."""
-    starts: list[int] = []
-    depth = 0
-    pos = _skip_blank(text, start, end)
-    if pos < end:
-        starts.append(pos)
-    scanner = _scanner(_TOP, text, pos, end)
-    while (match := scanner.search()) is not None:
-        token = match.group()
-        if token == '"':
-            scanner = _scanner(_TOP, text, string_end(text, match.start(), end), end)
-        elif token == "\n":
-            if depth == 0:
-                following = _skip_blank(text, match.end(), end)
-                # A line that does not start an item continues the last one (a header
-                # written over several lines: `-> (…)`, `attributes {…}` on their own).
-                if (
-                    following < end
-                    and following > starts[-1]
-                    and _ITEM_START.match(text, following)
-                ):
-                    starts.append(following)
-                    scanner = _scanner(_TOP, text, following, end)
-        elif token == "{-#":
-            close = text.find("#-}", match.end(), end)
-            if close < 0:
-                raise ScanError("unterminated resource section")
-            scanner = _scanner(_TOP, text, close + 3, end)
-        elif token in "([{":
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-            if depth < 0:
-                raise ScanError(f"unbalanced '{token}' at offset {match.start()}")
-    if depth != 0:
-        raise ScanError("unbalanced brackets")
-    bounds = [*starts, end]
-    return [(s, _significant_end(text, s, e)) for s, e in itertools.pairwise(bounds)]
+class _Cursor:
+    """The tokens of ``text[pos:end]``, one at a time, with jumps ahead."""
+
+    __slots__ = ("_tokens", "end", "kind", "previous", "start", "stop", "text")
+
+    def __init__(self, text: str, pos: int, end: int) -> None:
+        self.text = text
+        self.end = end
+        self.previous = (PUNCT, pos, pos)
+        self._tokens = tokens(text, pos, end)
+        self.kind = 0
+        self.start = self.stop = pos
+        self._read()
+
+    def _read(self) -> None:
+        token = next(self._tokens, None)
+        if token is None:
+            self.kind, self.start, self.stop = 0, self.end, self.end
+        else:
+            self.kind, self.start, self.stop = token
+
+    def next(self) -> None:
+        self.previous = (self.kind, self.start, self.stop)
+        self._read()
+
+    def jump(self, pos: int) -> None:
+        """Continue at ``pos`` (after a group skipped whole)."""
+        self.previous = (PUNCT, pos - 1, pos)
+        self._tokens = tokens(self.text, pos, self.end)
+        self._read()
+
+    @property
+    def value(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def punct(self, char: str) -> bool:
+        return self.kind == PUNCT and self.text[self.start : self.stop] == char
+
+    def keyword(self, word: str) -> bool:
+        return self.kind == BARE and self.text[self.start : self.stop] == word
+
+    def location(self) -> int | None:
+        """The end of the `loc(…)` at the cursor (`loc`, blanks, a group), if it is one."""
+        if not self.keyword("loc"):
+            return None
+        paren = skip_blank(self.text, self.stop, self.end)
+        if not self.text.startswith("(", paren):
+            return None
+        return group_end(self.text, paren, self.end)
 
 
-def _scan_header(text: str, start: int, end: int, *, with_arguments: bool) -> FuncText:
-    """Find the body region of the op at ``start`` and, for a function, its arguments'
-    names and locations."""
-    func = FuncText(start, end, None, None)
-    depth = 0
-    in_arguments = False
-    arguments_seen = False
-    after_attributes = False
-    attributes_at = start
-    scanner = _scanner(_HEADER, text, start, end)
-    while (match := scanner.search()) is not None:
-        token = match.group()
-        first = token[0]
-        if token == '"':
-            scanner = _scanner(_HEADER, text, string_end(text, match.start(), end), end)
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_STRUCTURED_NAMES = ("!abi.dict", "!iree.list")
+
+
+def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
+    """Read the type at the cursor (up to a `,`, `)`, `{`, `loc(…)` or `attributes` at
+    its own level) and note what it uses in ``func``."""
+    text = cursor.text
+    start = cursor.start
+    stack: list[str] = []
+    owners: list[str] = []
+    while cursor.kind:
+        kind = cursor.kind
+        if kind == PUNCT:
+            token = cursor.value
+            char = token[0]
+            if not stack and char in ",){":
+                break
+            if token == "->":
+                pass
+            elif char == "<":
+                if lexer.opens_angle(text, cursor.previous, cursor.start, cursor.end):
+                    stack.append("<")
+                    previous_kind, previous_start, previous_stop = cursor.previous
+                    owners.append(
+                        text[previous_start:previous_stop] if previous_kind == BARE else ""
+                    )
+            elif char == ">":
+                if stack and stack[-1] == "<" and not text.startswith("=", cursor.stop):
+                    stack.pop()
+                    owners.pop()
+            elif char in "([{":
+                stack.append(char)
+                owners.append("")
+            elif char in ")]}":
+                if not stack or stack.pop() != _CLOSERS[char]:
+                    raise ScanError(f"unbalanced '{char}' at offset {cursor.start}")
+                owners.pop()
+        elif kind == BANG:
+            name = cursor.value
+            if name.startswith(_STRUCTURED_NAMES) or (owners and owners[-1] == "tensor"):
+                func.structured = True
+            elif "." not in name:
+                func.type_alias_uses.add(name)
+        elif kind == BARE:
+            if not stack and (cursor.keyword("attributes") or cursor.location() is not None):
+                break
+            if cursor.keyword("tuple") and text.startswith("<", cursor.stop):
+                func.structured = True
+        cursor.next()
+    if stack or cursor.start == start:
+        raise ScanError(f"not a type at offset {start}")
+    return start, cursor.previous[2]
+
+
+def _attributes(cursor: _Cursor) -> tuple[int, int] | None:
+    """The `{…}` at the cursor, if any (the cursor moves after it)."""
+    if not cursor.punct("{"):
+        return None
+    close = group_end(cursor.text, cursor.start, cursor.end)
+    span = (cursor.start, close)
+    cursor.jump(close)
+    return span
+
+
+def _scan_function(text: str, start: int, end: int) -> FuncText:
+    """The parts of the `func.func` item ``text[start:end]``; of a header MLIR would
+    reject, only its body and locations (`FuncText.plain` is False)."""
+    try:
+        return _function(text, start, end)
+    except ScanError:
+        return _malformed_function(text, start, end)
+
+
+def _malformed_function(text: str, start: int, end: int) -> FuncText:
+    """The body of a function whose header does not read: the first `{` outside any
+    group that does not follow `attributes`; and its trailing locations."""
+    func = FuncText(start, end, plain=False)
+    cursor = _Cursor(text, start, end)
+    cursor.next()  # `func.func`
+    if cursor.kind == BARE and cursor.value in _VISIBILITIES:
+        cursor.next()
+    if cursor.kind == AT:
+        func.name_span = (cursor.start, cursor.stop)
+        func.name = lexer.symbol_name(cursor.value)
+    while cursor.kind:
+        if cursor.keyword("attributes"):
+            cursor.next()
+            _attributes(cursor)
             continue
-        if first == '"':
-            continue  # a short string
-        if token.startswith("//") or token == "->":
+        if cursor.punct("{"):
+            func.body_start = cursor.start
+            func.body_end = group_end(text, cursor.start, end)
+            cursor.jump(func.body_end)
+            break
+        if cursor.kind == PUNCT and cursor.value in ("(", "["):
+            cursor.jump(group_end(text, cursor.start, end))
             continue
-        if token == "loc(":
-            close = match_close(text, match.end() - 1)
-            func.header_locs.append((match.start(), close))
-            if in_arguments and depth == 1 and func.arg_locs:
-                func.arg_locs[-1] = (match.start(), close)
-            scanner = _scanner(_HEADER, text, close, end)
-            continue
-        if first == "%":
-            if in_arguments and depth == 1:
-                func.arg_names.append(token[1:])
-                func.arg_locs.append(None)
-            continue
-        if token == "attributes":
-            if depth == 0:
-                after_attributes = True
-                attributes_at = match.start()
-            continue
-        if first == "{" and depth == 0:
-            if after_attributes:
-                after_attributes = False
-                close = match_close(text, match.start())
-                func.attributes = (attributes_at, close)
-                scanner = _scanner(_HEADER, text, close, end)
-                continue
-            func.body_start = match.start()
-            # The item is balanced and this `{` opens at depth 0: when the item ends with
-            # a `}`, that one closes the body (nothing but a `loc(…)` or a comment may
-            # follow a function's body), and the body need not be scanned again.
-            if text[end - 1] == "}" and end - 1 > match.start():
-                func.body_end = end
-            else:
-                func.body_end = match_close(text, match.start())
-            return func
-        if first in "([{<":
-            if first == "(" and depth == 0 and with_arguments and not arguments_seen:
-                in_arguments = arguments_seen = True
-            depth += 1
-        elif first in ")]}>":
-            depth -= 1
-            if depth < 0:
-                raise ScanError(f"unbalanced '{token}' at offset {match.start()}")
-            if depth == 0:
-                in_arguments = False
+        cursor.next()
+    func.header_locs = locations(text, start, func.body_start or end)
+    if func.body_end is not None:
+        func.header_locs += locations(text, func.body_end, end)
     return func
 
 
-def _symbol_of(text: str, start: int, end: int) -> str | None:
-    """The symbol a custom-form op defines: `name [keyword …] @symbol`."""
-    match = _NAME.match(text, start, end)
-    if match is None:
+# Most types in one match: a name, then a `<…>` holding no string, bracket, comment or
+# deeper group than one (`tensor<?x8xf32>`, `tensor<4x!util.list<?>>`); where MLIR's
+# rules and these agree, and what follows is what may follow a type. Others are read
+# token by token (`_type`).
+_SIMPLE_TYPE = re.compile(
+    rf"(?:{lexer.BARE_ID}|!{SUFFIX_ID})"
+    r'(?:<(?:[^<>"(){}\[\]/]|<[^<>"(){}\[\]/]*>)*>)?'
+)
+_AFTER_TYPE = re.compile(rf"[,){{]|(?:loc|attributes){_ID_END}|\Z")
+# In a simple type's text (no strings): what makes it structured, and type alias names.
+_STRUCTURED_TYPE = re.compile(
+    r"tuple<|!(?:abi\.dict|iree\.list)(?![A-Za-z0-9_$.\-])|tensor<[^<>]*!"
+)
+_TYPE_NAME = re.compile("!" + SUFFIX_ID)
+_WORD = re.compile(lexer.BARE_ID)
+
+
+def _type_at(text: str, pos: int, end: int, func: FuncText) -> tuple[int, int]:
+    """The type at ``pos`` (noted in ``func`` as `_type` notes it): its range."""
+    simple = _SIMPLE_TYPE.match(text, pos, end)
+    if simple is not None and _AFTER_TYPE.match(text, skip_blank(text, simple.end(), end), end):
+        written = simple.group()
+        if _STRUCTURED_TYPE.search(written):
+            func.structured = True
+        if "!" in written:
+            func.type_alias_uses.update(
+                name for name in _TYPE_NAME.findall(written) if "." not in name
+            )
+        return pos, simple.end()
+    return _type(_Cursor(text, pos, end), func)
+
+
+def _location_at(text: str, pos: int, end: int) -> int | None:
+    """The end of the `loc(…)` at ``pos``, if one is there."""
+    if not text.startswith("loc", pos) or _ID_CHAR.match(text, pos + 3):
         return None
-    pos = match.end()
-    while True:
-        pos = _skip_blank(text, pos, end)
-        if text.startswith("@", pos):
-            return _symbol_token(text, pos + 1, end)
-        keyword = _KEYWORD.match(text, pos, end)
-        if keyword is None:
-            return None
-        pos = keyword.end()
+    paren = skip_blank(text, pos + 3, end)
+    return group_end(text, paren, end) if text.startswith("(", paren) else None
 
 
-def _symbol_token(text: str, pos: int, end: int) -> str | None:
-    if text.startswith('"', pos):
-        return unquote(text[pos : string_end(text, pos, end)])
-    bare = _NAME.match(text, pos, end)
-    return None if bare is None else bare.group()
+_ID_CHAR = re.compile(r"[A-Za-z0-9_$.]")
 
 
-def unquote(literal: str) -> str:
-    """The text of a string literal (escapes `\\"`, `\\\\`, `\\n`, `\\t`, `\\XX`)."""
-    body = literal[1:-1]
-    if "\\" not in body:
-        return body
-    out = bytearray()
-    i = 0
-    raw = body.encode("utf-8")
-    while i < len(raw):
-        if raw[i] == 0x5C and i + 1 < len(raw):
-            nxt = chr(raw[i + 1])
-            if nxt in '"\\':
-                out.append(raw[i + 1])
-                i += 2
-            elif nxt == "n":
-                out.append(10)
-                i += 2
-            elif nxt == "t":
-                out.append(9)
-                i += 2
-            else:
-                out += bytes.fromhex(body.encode()[i + 1 : i + 3].decode())
-                i += 3
+def _attributes_at(text: str, pos: int, end: int) -> tuple[int, int] | None:
+    """The `attributes {…}` at ``pos``, if there."""
+    if not text.startswith("attributes", pos) or _ID_CHAR.match(text, pos + 10):
+        return None
+    brace = skip_blank(text, pos + 10, end)
+    if not text.startswith("{", brace):
+        raise ScanError(f"'attributes' without a dictionary at offset {pos}")
+    return pos, group_end(text, brace, end)
+
+
+def _typed_values(
+    text: str, pos: int, end: int, func: FuncText, *, arguments: bool
+) -> tuple[list[ArgText], int]:
+    """The `(…)` list of arguments or results at ``pos`` (after its `(`): each with its
+    range, attributes and location; and the position after the `)`."""
+    values: list[ArgText] = []
+    pos = skip_blank(text, pos, end)
+    while not text.startswith(")", pos):
+        value_start = pos
+        name = None
+        if arguments and text.startswith("%", pos):
+            match = lexer.SSA_NAME.match(text, pos, end)
+            if match is None:
+                raise ScanError(f"not an argument at offset {pos}")
+            name = match.group()[1:]
+            pos = skip_blank(text, match.end(), end)
+            if not text.startswith(":", pos):
+                raise ScanError(f"an argument without a type at offset {value_start}")
+            pos = skip_blank(text, pos + 1, end)
+        value = ArgText(value_start, name, _type_at(text, pos, end, func))
+        pos = skip_blank(text, value.type[1], end)
+        if text.startswith("{", pos):
+            brace = group_end(text, pos, end)
+            value.attributes = (pos, brace)
+            pos = skip_blank(text, brace, end)
+        if arguments and (close := _location_at(text, pos, end)) is not None:
+            value.loc = (pos, close)
+            func.header_locs.append(value.loc)
+            pos = skip_blank(text, close, end)
+        values.append(value)
+        if text.startswith(",", pos):
+            pos = skip_blank(text, pos + 1, end)
+            if text.startswith(")", pos):
+                raise ScanError(f"a trailing ',' at offset {pos}")
+        elif not text.startswith(")", pos):
+            raise ScanError(f"unexpected text at offset {pos}")
+    return values, pos + 1
+
+
+def _function(text: str, start: int, end: int) -> FuncText:
+    func = FuncText(start, end)
+    pos = skip_blank(text, start + len("func.func"), end)
+    word = _WORD.match(text, pos, end)
+    if word is not None and word.group() in _VISIBILITIES:
+        func.visibility = word.group()
+        pos = skip_blank(text, word.end(), end)
+    name = lexer.SYMBOL_REFERENCE.match(text, pos, end)
+    if name is None:
+        raise ScanError(f"a function without a name at offset {start}")
+    name_end = string_end(text, pos + 1, end) if name.group() == '@"' else name.end()
+    func.name_span = (pos, name_end)
+    func.name = lexer.symbol_name(text[pos:name_end])
+    pos = skip_blank(text, name_end, end)
+    if not text.startswith("(", pos):
+        raise ScanError(f"a function without arguments at offset {start}")
+    func.args, pos = _typed_values(text, pos + 1, end, func, arguments=True)
+    func.signature_end = pos
+    pos = skip_blank(text, pos, end)
+    if text.startswith("->", pos):
+        pos = skip_blank(text, pos + 2, end)
+        if text.startswith("(", pos):
+            func.results_parenthesized = True
+            results, pos = _typed_values(text, pos + 1, end, func, arguments=False)
         else:
-            out.append(raw[i])
-            i += 1
-    return out.decode("utf-8", "replace")
+            result = _type_at(text, pos, end, func)
+            results, pos = [ArgText(pos, None, result)], result[1]
+        func.results = [ResultText(r.type, r.attributes) for r in results]
+        func.signature_end = pos
+        pos = skip_blank(text, pos, end)
+    if (attributes := _attributes_at(text, pos, end)) is not None:
+        func.attributes = attributes
+        pos = skip_blank(text, attributes[1], end)
+    if text.startswith("{", pos):
+        func.body_start = pos
+        # The item is balanced and this `{` opens at depth 0: when the item ends with a
+        # `}`, that one closes the body (only a `loc(…)` may follow a function's body),
+        # and the body need not be scanned again.
+        if text[end - 1] == "}" and end - 1 > pos:
+            func.body_end = end
+        else:
+            func.body_end = group_end(text, pos, end)
+        pos = skip_blank(text, func.body_end, end)
+    while pos < end:
+        close = _location_at(text, pos, end)
+        if close is None:
+            raise ScanError(f"unexpected text after a function at offset {pos}")
+        func.header_locs.append((pos, close))
+        pos = skip_blank(text, close, end)
+    return func
+
+
+def _scan_module(text: str, start: int, end: int) -> ModuleText:
+    cursor = _Cursor(text, start, end)
+    cursor.next()  # `module`
+    if cursor.kind == AT:
+        cursor.next()
+    attributes = None
+    if cursor.keyword("attributes"):
+        keyword = cursor.start
+        cursor.next()
+        span = _attributes(cursor)
+        if span is None:
+            raise ScanError(f"'attributes' without a dictionary at offset {keyword}")
+        attributes = (keyword, span[1])
+    if not cursor.punct("{"):
+        raise ScanError("module without a body")
+    body_start = cursor.start
+    body_end = group_end(text, body_start, end)
+    cursor.jump(body_end)
+    locations: list[tuple[int, int]] = []
+    while cursor.kind:
+        close = cursor.location()
+        if close is None:
+            raise ScanError(f"unexpected text after a module at offset {cursor.start}")
+        locations.append((cursor.start, close))
+        cursor.jump(close)
+    return ModuleText(start, body_start, body_end, end, attributes, locations)
+
+
+def _symbol_of(text: str, start: int, end: int) -> str | None:
+    """The symbol an op defines: `name [keyword | "keyword" …] @symbol` in custom form,
+    `sym_name = "…"` in a generic op's properties or attributes."""
+    cursor = _Cursor(text, start, end)
+    if cursor.kind == STRING_TOKEN:
+        return _generic_symbol(text, start, end)
+    if cursor.kind != BARE:
+        return None
+    cursor.next()
+    while cursor.kind == BARE or cursor.kind == STRING_TOKEN:
+        cursor.next()
+    return lexer.symbol_name(cursor.value) if cursor.kind == AT else None
+
+
+def _generic_symbol(text: str, start: int, end: int) -> str | None:
+    if text.find("sym_name", start, end) < 0:
+        return None
+    cursor = _Cursor(text, start, end)
+    stack: list[str] = []
+    while cursor.kind:
+        if cursor.kind == PUNCT:
+            char = cursor.value[0]
+            if char == "<" and lexer.opens_angle(text, cursor.previous, cursor.start, end):
+                stack.append("<")
+            elif char == ">" and stack and stack[-1] == "<":
+                stack.pop()
+            elif char in "([{":
+                stack.append(char)
+            elif char in ")]}" and stack:
+                stack.pop()
+        elif cursor.keyword("sym_name") and stack in (["{"], ["<", "{"]):
+            cursor.next()
+            if cursor.punct("="):
+                cursor.next()
+                if cursor.kind == STRING_TOKEN:
+                    return lexer.unquote(cursor.value)
+            continue
+        cursor.next()
+    return None
 
 
 def scan(text: str) -> Layout:
     """The top-level layout of one chunk. Raises ScanError for shapes it does not know."""
-    items = split_items(text, 0, len(text))
-    aliases: list[tuple[int, int]] = []
+    try:
+        return _scan(text)
+    except LexError as error:
+        raise ScanError(str(error)) from None
+
+
+def _scan(text: str) -> Layout:
+    aliases: list[AliasText] = []
+    sections: list[tuple[int, int]] = []  # resource sections
     ops: list[tuple[int, int]] = []
-    for start, end in items:
-        if text.startswith("{-#", start) or _ALIAS.match(text, start):
-            aliases.append((start, end))
+    for start, end in split_items(text, 0, len(text)):
+        if text.startswith("{-#", start):
+            sections.append((start, end))
+        elif (alias := lexer.ALIAS_DEFINITION.match(text, start)) is not None:
+            value_start = skip_blank(text, alias.end(), end)
+            cursor = _Cursor(text, value_start, end)
+            location = cursor.location() is not None
+            aliases.append(AliasText(start, end, alias.group(1), value_start, location))
         else:
             ops.append((start, end))
-    type_aliases = {
-        text[s : text.index("=", s)].strip(): text[text.index("=", s) + 1 : e]
-        for s, e in aliases
-        if text.startswith("!", s)
-    }
     module: ModuleText | None = None
     if len(ops) == 1 and _MODULE.match(text, ops[0][0]):
-        start, end = ops[0]
-        header = _scan_header(text, start, end, with_arguments=False)
-        if header.body_start is None or header.body_end is None:
-            raise ScanError("module without a body")
-        attributes = _attribute_dict(text, start, header.body_start)
-        module = ModuleText(
-            start, header.body_start, header.body_end, end, attributes, header.header_locs
-        )
-        ops = split_items(text, header.body_start + 1, header.body_end - 1)
-    elif any(_MODULE.match(text, s) for s, _ in ops):
-        raise ScanError("a module among other top-level ops")
-    prologue = [a for a in aliases if module is None or a[0] < module.start]
-    epilogue = [a for a in aliases if a not in prologue]
-    if module is None and ops:
-        # Implicit module: aliases after its first op print after it.
-        prologue = [a for a in aliases if a[0] < ops[0][0]]
-        epilogue = [a for a in aliases if a[0] > ops[0][0]]
+        module = _scan_module(text, *ops[0])
+        ops = split_items(text, module.body_start + 1, module.body_end - 1)
     layout_ops: list[FuncText | OpText] = []
     for start, end in ops:
         if _FUNC.match(text, start):
-            layout_ops.append(_scan_header(text, start, end, with_arguments=True))
+            layout_ops.append(_scan_function(text, start, end))
         elif text.startswith('"builtin.module"', start):
             raise ScanError("generic-form module")
         elif not _OP_START.match(text, start):
             raise ScanError(f"not an operation at offset {start}")
         else:
             layout_ops.append(OpText(start, end, _symbol_of(text, start, end)))
-    return Layout(text, module, prologue, epilogue, layout_ops, type_aliases)
+    outside = sorted([(a.start, a.end) for a in aliases] + sections)
+    if module is not None:
+        prologue = [item for item in outside if item[0] < module.start]
+    else:
+        # An implicit module: what is defined between its ops prints before it, except
+        # location aliases and resource sections (which may come after their uses).
+        first = ops[0][0] if ops else len(text)
+        late = {(a.start, a.end) for a in aliases if a.location} | set(sections)
+        prologue = [item for item in outside if item[0] < first or item not in late]
+    epilogue = [item for item in outside if item not in prologue]
+    type_aliases = {a.name: text[a.value_start : a.end] for a in aliases if a.name[0] == "!"}
+    layout = Layout(text, module, prologue, epilogue, layout_ops, type_aliases, aliases)
+    layout.structured_aliases = _structured_aliases(text, aliases)
+    return layout
 
 
-def _attribute_dict(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The range of `attributes {…}` in an op header, if present."""
-    scanner = _scanner(_HEADER, text, start, end)
-    while (match := scanner.search()) is not None:
-        if match.group() == '"':
-            scanner = _scanner(_HEADER, text, string_end(text, match.start(), end), end)
-        elif match.group() == "attributes":
-            brace = text.find("{", match.end(), end)
-            if brace < 0:
-                return None
-            return match.start(), match_close(text, brace)
-    return None
+def _structured_aliases(text: str, aliases: list[AliasText]) -> set[str]:
+    """The type aliases whose type is structured, directly or through other aliases."""
+    uses: dict[str, set[str]] = {}
+    structured: set[str] = set()
+    for alias in aliases:
+        if alias.name[0] != "!":
+            continue
+        probe = FuncText(alias.start, alias.end)
+        try:
+            _type(_Cursor(text, alias.value_start, alias.end), probe)
+        except (ScanError, LexError):
+            continue
+        if probe.structured:
+            structured.add(alias.name)
+        uses[alias.name] = probe.type_alias_uses
+    changed = True
+    while changed:
+        changed = False
+        for name, used in uses.items():
+            if name not in structured and used & structured:
+                structured.add(name)
+                changed = True
+    return structured
+
+
+# -- Locations ------------------------------------------------------------------------------
+
+# A `loc(…)` after one of these is an attribute (`[loc(…)]`, `{a = loc(…)}`, `<loc(…)>`),
+# not the location of an op or an argument.
+_VALUE_BEFORE = frozenset("=[,(<{:")
 
 
 def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Every `loc(…)` range between ``start`` and ``end`` (not inside strings/comments)."""
+    """Every location MLIR reads as one between ``start`` and ``end``: the trailing
+    `loc(…)` of an op, an argument or a block argument. A `loc(…)` that is an attribute
+    (in an array, a dictionary, a dialect body) is a value, and not among them."""
     found: list[tuple[int, int]] = []
-    scanner = _scanner(_LOCS, text, start, end)
-    while (match := scanner.search()) is not None:
-        if match.group() == '"':
-            scanner = _scanner(_LOCS, text, string_end(text, match.start(), end), end)
-        elif match.group() == "loc(":
-            close = match_close(text, match.end() - 1)
-            found.append((match.start(), close))
-            scanner = _scanner(_LOCS, text, close, end)
+    cursor = _Cursor(text, start, end)
+    while cursor.kind:
+        close = cursor.location()
+        if close is None:
+            cursor.next()
+            continue
+        kind, previous_start, _ = cursor.previous
+        if not (kind == PUNCT and text[previous_start] in _VALUE_BEFORE):
+            found.append((cursor.start, close))
+        cursor.jump(close)
     return found
 
 
-def _symbol_tokens(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
-    """(start, end, name) of each symbol reference (`@name`, `@"name"`)."""
-    scanner = _scanner(_SYMBOL_REF, text, start, end)
+# -- Symbol references ----------------------------------------------------------------------
+
+#: Ops that are symbol tables of their own (MLIR's `SymbolTable` trait): a flat symbol
+#: reference inside their region names one of their own symbols.
+SYMBOL_TABLE_OPS = frozenset(
+    (
+        "module",
+        "builtin.module",
+        "gpu.module",
+        "spirv.module",
+        "hal.executable",
+        "hal.executable.source",
+        "hal.executable.variant",
+        "stream.executable",
+        "flow.executable",
+    )
+)
+_TABLES = "|".join(re.escape(name) for name in sorted(SYMBOL_TABLE_OPS, key=len, reverse=True))
+_REFERENCE = rf'@(?:{lexer.BARE_ID}|")'
+_PLAIN_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|{_REFERENCE}')
+# … and the symbol tables' op names, for a text that spells one (`str.find` says).
+_SYMBOLS = re.compile(
+    rf'"(?:{_TABLES})"(?=[ \t\r\n]*\()|{_PLAIN_SYMBOLS.pattern}'
+    rf"|(?<![A-Za-z0-9_$.%@#!^\-])(?:{_TABLES}){_ID_END}"
+)
+# Inside a dialect body: no comments, and no ops.
+_BODY_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{DIALECT_BODY_START}|{_REFERENCE}')
+
+
+def _has_table(text: str, start: int, end: int) -> bool:
+    """Whether the text may hold a symbol table op (every name holds one of these)."""
+    return text.find("module", start, end) >= 0 or text.find("executable", start, end) >= 0
+
+
+def _symbol_tokens(
+    text: str, start: int, end: int, *, body: bool = False
+) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of each symbol reference (`@name`, `@"name"`) of the symbol
+    table the text is in: not in strings or comments, and not inside the region of a
+    nested symbol table (`module @x {…}`)."""
+    if body:
+        pattern = _BODY_SYMBOLS
+    else:
+        pattern = _SYMBOLS if _has_table(text, start, end) else _PLAIN_SYMBOLS
+    scanner = lexer.scanner(pattern, text, start, end)
     while (match := scanner.search()) is not None:
         token = match.group()
-        if token == '"':
-            scanner = _scanner(_SYMBOL_REF, text, string_end(text, match.start(), end), end)
-        elif token == '@"':
-            close = string_end(text, match.start() + 1, end)
-            yield match.start(), close, unquote(text[match.start() + 1 : close])
-            scanner = _scanner(_SYMBOL_REF, text, close, end)
-        elif token.startswith("@"):
-            yield match.start(), match.end(), token[1:]
+        char = token[0]
+        if char == "@":
+            if token == '@"':
+                close = string_end(text, match.start() + 1, end)
+                name = lexer.unquote(text[match.start() + 1 : close])
+                if name is not None:
+                    yield match.start(), close, name
+                scanner = lexer.scanner(pattern, text, close, end)
+            else:
+                yield match.start(), match.end(), token[1:]
+        elif char == "#" or char == "!":
+            close = lexer.dialect_body_end(text, match.end() - 1, end)
+            yield from _symbol_tokens(text, match.end(), close - 1, body=True)
+            scanner = lexer.scanner(pattern, text, close, end)
+        elif char == '"':
+            if token == '"':
+                scanner = lexer.scanner(pattern, text, string_end(text, match.start(), end), end)
+            elif len(token) > 2 and token[1:-1] in SYMBOL_TABLE_OPS:
+                scanner = lexer.scanner(pattern, text, _after_table(text, match.end(), end), end)
+        elif char != "/":
+            scanner = lexer.scanner(pattern, text, _after_table(text, match.end(), end), end)
+
+
+def _after_table(text: str, pos: int, end: int) -> int:
+    """Where references of the outer table continue after the symbol-table op whose name
+    ends at ``pos``: after its region, or at ``pos`` when it has none (the word was no
+    op name)."""
+    cursor = _Cursor(text, pos, end)
+    while cursor.kind:
+        if cursor.keyword("attributes"):
+            cursor.next()
+            if _attributes(cursor) is None:
+                return pos
+            continue
+        if cursor.punct("{"):
+            return group_end(text, cursor.start, end)
+        if cursor.punct("(") or cursor.punct("["):
+            if text.startswith("{", skip_blank(text, cursor.stop, end)):
+                cursor.next()  # a generic op's `({`: the region is next
+                continue
+            cursor.jump(group_end(text, cursor.start, end))
+            continue
+        if cursor.kind in (AT, BARE, STRING_TOKEN, HASH, BANG, BODY):
+            cursor.next()
+            continue
+        return pos
+    return pos
 
 
 def symbol_references(text: str, start: int = 0, end: int | None = None) -> set[str]:
-    """The root names of the symbol references (`@name`, `@"name"`) in a text."""
+    """The root names of the symbol references (`@name`, `@"name"`) in a text, of the
+    symbol table it is in."""
     end = len(text) if end is None else end
     if text.find("@", start, end) < 0:
         return set()
-    return {name for _, _, name in _symbol_tokens(text, start, end)}
+    try:
+        return {name for _, _, name in _symbol_tokens(text, start, end)}
+    except LexError:
+        return set()
+
+
+#: Ops whose symbol operand is a function they call or take as a value: when that
+#: function's signature changes, the op must be rewritten (its body parsed).
+CALL_OPS = frozenset(("call", "func.call", "util.call", "constant", "func.constant"))
+
+
+def called_symbols(text: str, start: int, end: int) -> set[str]:
+    """The functions the ops of a text call or take as a value (`call @f(…)`,
+    `func.constant @f`, a generic op's `callee = @f`), and the attribute aliases in those
+    places (`callee = #c`, with their `#`): references for which an op must be rewritten,
+    unlike a reference in another attribute (`{foo.r = @f}`), which is redirected in the
+    text."""
+    found: set[str] = set()
+    before: tuple[int, int, int] = (0, start, start)
+    try:
+        cursor = _Cursor(text, start, end)
+        while cursor.kind:
+            if cursor.kind == AT or cursor.kind == HASH:
+                kind, previous_start, previous_stop = cursor.previous
+                previous = text[previous_start:previous_stop]
+                if (kind == BARE and previous in CALL_OPS) or (
+                    previous == "="
+                    and before[0] == BARE
+                    and text[before[1] : before[2]] == "callee"
+                ):
+                    name = lexer.symbol_name(cursor.value) if cursor.kind == AT else cursor.value
+                    if name is not None:
+                        found.add(name)
+            before = cursor.previous
+            cursor.next()
+    except LexError:
+        return symbol_references(text, start, end)
+    return found
 
 
 def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
-    """``text`` with every symbol reference to a key of ``renames`` redirected."""
+    """``text`` with every symbol reference to a key of ``renames`` redirected (in the
+    symbol table the text is in)."""
     if not renames or "@" not in text:
         return text
     pieces: list[str] = []
@@ -452,74 +886,47 @@ def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
         new = renames.get(name)
         if new is not None:
             pieces.append(text[pos:start])
-            pieces.append(symbol_text(new))
+            pieces.append(lexer.symbol_text(new))
             pos = end
     pieces.append(text[pos:])
     return "".join(pieces)
 
 
-def string_end(text: str, quote_at: int, end: int | None = None) -> int:
-    """The end of the string literal whose opening quote is at ``quote_at``: after its
-    closing quote, or at the end of its line when it is not closed there (MLIR strings
-    do not span lines)."""
-    end = len(text) if end is None else end
-    pos = quote_at + 1
-    while True:
-        close = text.find('"', pos, end)
-        if close < 0:
-            close = end
-            break
-        backslashes = 0
-        while text[close - 1 - backslashes] == "\\":
-            backslashes += 1
-        if backslashes % 2 == 0:
-            break
-        pos = close + 1
-    newline = text.find("\n", quote_at, close)
-    return newline if newline >= 0 else min(close + 1, end)
+# -- Comments -------------------------------------------------------------------------------
 
-
-def symbol_text(name: str) -> str:
-    """``@name`` as MLIR prints a symbol reference: bare when it is an identifier, else a
-    string literal."""
-    return "@" + (name if BARE_IDENTIFIER.fullmatch(name) else quote(name))
-
-
-def quote(name: str) -> str:
-    """A string literal for ``name`` as MLIR prints one: a backslash doubled, a quote and
-    every byte outside printable ASCII as a backslash and two hex digits."""
-    out = []
-    for byte in name.encode("utf-8"):
-        char = chr(byte)
-        if char == "\\":
-            out.append("\\\\")
-        elif 0x20 <= byte < 0x7F and char != '"':
-            out.append(char)
-        else:
-            out.append(f"\\{byte:02X}")
-    return '"' + "".join(out) + '"'
+_COMMENTS = re.compile(
+    rf'{SHORT_STRING}|"|{DIALECT_BODY_START}'
+    rf"|(?:^|(?<=[\r\n]))[ \t]*{COMMENT}(?:\r\n|[\r\n])?|[ \t]*{COMMENT}"
+)
 
 
 def drop_comments(text: str) -> str:
-    """``text`` without its comments (and without lines that held only a comment)."""
+    """``text`` without its comments (a line that held only a comment goes whole);
+    `//` in a string or a dialect body is no comment."""
     if "//" not in text:
         return text
     pieces: list[str] = []
     pos = 0
-    scanner = _scanner(_COMMENT_LINE, text)
+    scanner = lexer.scanner(_COMMENTS, text)
     while (match := scanner.search()) is not None:
-        if match.group() == '"':
-            scanner = _scanner(_COMMENT_LINE, text, string_end(text, match.start()))
+        token = match.group()
+        char = token[0]
+        if char == '"':
+            if token == '"':
+                scanner = lexer.scanner(_COMMENTS, text, string_end(text, match.start()))
+            continue
+        if char == "#" or char == "!":
+            scanner = lexer.scanner(
+                _COMMENTS, text, lexer.dialect_body_end(text, match.end() - 1, len(text))
+            )
             continue
         pieces.append(text[pos : match.start()])
         pos = match.end()
     pieces.append(text[pos:])
-    stripped = "".join(pieces)
-    return "\n".join(
-        line
-        for line, original in zip(stripped.split("\n"), text.split("\n"), strict=True)
-        if line.strip() or not original.strip()
-    )
+    return "".join(pieces)
+
+
+# -- Masking and structure ------------------------------------------------------------------
 
 
 def mask(text: str, ranges: Iterable[tuple[int, int]]) -> str:
@@ -537,22 +944,69 @@ def mask(text: str, ranges: Iterable[tuple[int, int]]) -> str:
     return "".join(pieces)
 
 
-def has_structured_signature(text: str, func: FuncText, type_aliases: Mapping[str, str]) -> bool:
+def has_structured_signature(layout: Layout, func: FuncText) -> bool:
     """Whether a function's header spells a structured type (directly or through a type
     alias): a pass that lowers structures must rewrite its body."""
-    end = func.end if func.body_start is None else func.body_start
-    header = text[func.start : end]
-    if _STRUCTURED_TYPE.search(header):
-        return True
-    return any(
-        _STRUCTURED_TYPE.search(type_aliases[name])
-        for name in set(_TYPE_ALIAS_USE.findall(header))
-        if name in type_aliases
-    )
+    return func.structured or not func.type_alias_uses.isdisjoint(layout.structured_aliases)
+
+
+# Body text that works with structured values, found with `str.find` and confirmed by
+# its tokens.
+_STRUCTURED_BODY = ("tuple<", "!abi.", "abi.tuple.", "abi.dict.", "abi.ref_array.", "!iree.list<")
+_STRUCTURED_OPS = ("abi.tuple.", "abi.dict.", "abi.ref_array.")
 
 
 def has_structured_body(text: str, func: FuncText) -> bool:
     """Whether a body works with structured values (`abi` ops, tuple or dict types)."""
     if func.body_start is None or func.body_end is None:
         return False
-    return any(text.find(word, func.body_start, func.body_end) >= 0 for word in _STRUCTURED_BODY)
+    start, end = func.body_start, func.body_end
+    if not any(text.find(word, start, end) >= 0 for word in _STRUCTURED_BODY):
+        return False
+    try:
+        for kind, token_start, token_end in tokens(text, start, end):
+            token = text[token_start:token_end]
+            if kind == BARE:
+                if token.startswith(_STRUCTURED_OPS) or (
+                    token == "tuple" and text.startswith("<", token_end)
+                ):
+                    return True
+            elif kind == BANG:
+                if token.startswith("!abi.") or token == "!iree.list":
+                    return True
+            elif kind == STRING_TOKEN and token[1:].startswith(_STRUCTURED_OPS):
+                return True
+    except LexError:
+        return True
+    return False
+
+
+def alias_uses(text: str, start: int, end: int, names: Iterable[str]) -> set[str]:
+    """Which of the aliases ``names`` (with `#`/`!`) the text uses."""
+    wanted = set(names)
+    if not any(text.find(name, start, end) >= 0 for name in wanted):
+        return set()
+    found: set[str] = set()
+    try:
+        for kind, token_start, token_end in tokens(text, start, end):
+            if kind in (HASH, BANG):
+                name = text[token_start:token_end]
+                if name in wanted:
+                    found.add(name)
+            elif kind == BODY:
+                found |= _body_alias_uses(text, token_start + 1, token_end - 1, wanted)
+    except LexError:
+        return wanted
+    return found
+
+
+def _body_alias_uses(text: str, start: int, end: int, wanted: set[str]) -> set[str]:
+    found: set[str] = set()
+    for kind, token_start, token_end in tokens(text, start, end, pretty=True):
+        if kind in (HASH, BANG):
+            name = text[token_start:token_end]
+            if name in wanted:
+                found.add(name)
+        elif kind == BODY:
+            found |= _body_alias_uses(text, token_start + 1, token_end - 1, wanted)
+    return found

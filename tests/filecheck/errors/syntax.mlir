@@ -21,7 +21,7 @@ func.func @missing_comma(%a: i32) -> i32 {
 func.func @extra_brace() {
   func.return
 }
-// expected-error @+1 {{Could not parse entire input!}}
+// expected-error @+1 {{Could not parse entire input: expected an operation, an alias definition or a resource section, found '}'}}
 }
 
 // -----

@@ -1,0 +1,459 @@
+"""MLIR's lexical grammar: the one reader of MLIR text in abi-compiler that every other
+reader goes through (carried text, headers, symbol references, aliases, locations,
+resources, the type cache; docs/carried-text.md). No xDSL import.
+
+The rules are those of MLIR's lexer (`mlir/lib/AsmParser/Lexer.cpp`), and of its parser
+where the parser reads characters itself:
+
+* whitespace is space, tab, `\\n` and `\\r`: `\\r\\n` and CR-only line ends are line ends;
+* a comment runs from `//` to the next `\\n` or `\\r`;
+* a string literal runs from `"` to the next `"` not escaped, on one line (`\\n`, `\\v`
+  and `\\f` end it in error); its escapes are `\\"`, `\\\\`, `\\n`, `\\t` and `\\XX`;
+* identifiers: bare `[A-Za-z_][A-Za-z0-9_$.]*` (keywords and op names are bare
+  identifiers); `@` and a bare identifier or a string (symbol references); `#`, `!`, `%`
+  and `^` and a suffix id, `[0-9]+` or `[A-Za-z_$.-][A-Za-z0-9_$.-]*`;
+* numbers, `->`, `...`, one-character punctuation, `{-#` and `#-}` (resource sections);
+* a dialect body, `#name<…>` or `!name<…>` with the `<` right after the name, is read as
+  MLIR's `parseDialectSymbolBody` reads it: `<>`, `()`, `[]` and `{}` nest and must
+  match, strings are lexed, `->` is one token, and nothing else is special — `//` is
+  text there, not a comment;
+* the `<…>` of a builtin type or attribute (`tensor<…>`, `dense<…>`, `affine_set<…>`,
+  an op's properties `<{…}>`) is ordinary tokens: `group_end` pairs a `<` that follows
+  a name (or a `]`, or precedes a `{`) with the `>` that closes it, and takes `>=`, `<=`
+  and a `>` inside `(…)` for the comparisons they are.
+
+Everything is linear in the text. A string is skipped with `str.find` (a 128 MB hex
+constant is one string literal): the patterns below see a long string, or one with
+escapes, as its opening quote only, and `string_end` finds its end.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+# -- Lexemes: the one home of every pattern of MLIR's lexical grammar ---------------------
+
+#: A bare identifier (keywords, op names in custom form, dictionary keys, type names).
+BARE_ID = r"[A-Za-z_][A-Za-z0-9_$.]*"
+#: What follows `#`, `!`, `%` and `^`.
+SUFFIX_ID = r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+#: A complete string literal, as MLIR's lexer reads one (unrolled: linear, each
+#: character matched one way only). For validating a literal; scanning skips strings with
+#: `string_end`.
+STRING_LITERAL = r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"'
+#: One escape of a string literal.
+STRING_ESCAPE = r'\\(?:["nt\\]|[0-9A-Fa-f]{2})'
+#: A string short and plain enough to be one match (longer ones: `string_end`).
+SHORT_STRING = r'"[^"\\\n\v\f]{0,128}"'
+#: A comment, to its line end.
+COMMENT = r"//[^\n\r]*"
+#: What opens a dialect body: `#name<`, `!name<`.
+DIALECT_BODY_START = rf"#{SUFFIX_ID}<|!{SUFFIX_ID}<"
+#: An op name in custom form: a bare identifier with a dot (`func.func`).
+OP_NAME = r"[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z0-9_$.]*"
+_NUMBER = r"0x[0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?)?"
+
+BARE_IDENTIFIER = re.compile(BARE_ID)
+SUFFIX_IDENTIFIER = re.compile(SUFFIX_ID)
+#: `%name` (an SSA value).
+SSA_NAME = re.compile("%" + SUFFIX_ID)
+#: `#name` / `!name`: an alias, or a dialect attribute or type name.
+ALIAS_NAME = re.compile("[#!]" + SUFFIX_ID)
+#: An alias definition: `#name =` or `!name =`.
+ALIAS_DEFINITION = re.compile(rf"([#!]{SUFFIX_ID})[ \t\r\n]*=")
+#: A symbol reference, `@name` or the opening of `@"name"`.
+SYMBOL_REFERENCE = re.compile(rf'@(?:{BARE_ID}|")')
+STRING = re.compile(STRING_LITERAL)
+_ESCAPE = re.compile(STRING_ESCAPE)
+
+# -- Tokens ---------------------------------------------------------------------------------
+
+BARE = 1  # bare identifier or keyword
+AT = 2  # symbol reference (`@f`, `@"f"`)
+HASH = 3  # `#…`
+BANG = 4  # `!…`
+PERCENT = 5  # `%…`
+CARET = 6  # `^…`
+STRING_TOKEN = 7
+NUMBER = 8
+PUNCT = 9  # `->`, `...`, and one character of `:,(){}[]<>=+*?|-`
+BODY = 10  # a dialect body `<…>`, right after its HASH or BANG token
+META_BEGIN = 11  # `{-#`
+META_END = 12  # `#-}`
+OTHER = 13  # a character MLIR's lexer rejects (only a dialect body may hold one)
+COMMENT_TOKEN = 14  # only with ``comments=True``
+
+_BLANK = r"[ \t\r\n]*"
+_TOKEN_BODY = (
+    rf'({SHORT_STRING})|(")'  # 1, 2
+    rf'|(@{BARE_ID})|(@")'  # 3, 4
+    rf"|([#!]{SUFFIX_ID})(<?)"  # 5, 6
+    rf"|(%{SUFFIX_ID})|(\^{SUFFIX_ID})"  # 7, 8
+    rf"|({BARE_ID})"  # 9
+    rf"|({_NUMBER})"  # 10
+    r"|(->|\.\.\.|[:,(){}\[\]<>=+*?|\-])"  # 11
+    r"|([^ \t\r\n])"  # 12
+)
+# Outside dialect bodies: comments (1) and resource sections (2, 3) first, then the
+# groups above (shifted by 3).
+_TOKEN = re.compile(rf"{_BLANK}(?:({COMMENT})|(\{{-#)|(#-\}})|{_TOKEN_BODY})")
+_PRETTY_TOKEN = re.compile(rf"{_BLANK}(?:{_TOKEN_BODY})")
+
+# Group number -> kind (`_TOKEN`: three groups before the shared ones).
+_KINDS = {
+    1: STRING_TOKEN,
+    2: STRING_TOKEN,
+    3: AT,
+    4: AT,
+    5: HASH,
+    6: HASH,
+    7: PERCENT,
+    8: CARET,
+    9: BARE,
+    10: NUMBER,
+    11: PUNCT,
+    12: OTHER,
+}
+
+
+class LexError(Exception):
+    """Text that MLIR's lexer or parser rejects before any grammar applies: an
+    unbalanced dialect body or bracket, an unterminated resource section."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(f"{message} at offset {offset}")
+        self.message = message
+        self.offset = offset
+
+
+def scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None = None) -> Any:
+    """``pattern``'s scanner over ``text[pos:end]``: its `search`/`match` continue where
+    the last match ended (restarted to skip a string or a group)."""
+    return pattern.scanner(text, pos, len(text) if end is None else end)  # type: ignore[attr-defined]
+
+
+def tokens(
+    text: str,
+    start: int = 0,
+    end: int | None = None,
+    *,
+    pretty: bool = False,
+    comments: bool = False,
+) -> Iterator[tuple[int, int, int]]:
+    """(kind, start, end) of each token of ``text[start:end]``, whitespace and comments
+    left out (comments as `COMMENT_TOKEN` tokens with ``comments``). A dialect body is one
+    `BODY` token after its `HASH`/`BANG` (``pretty``: lex the inside of one, where `//`
+    is text). A string not closed on its line ends at the line end."""
+    end = len(text) if end is None else end
+    pattern = _PRETTY_TOKEN if pretty else _TOKEN
+    shift = 0 if pretty else 3
+    pos = start
+    walk = scanner(pattern, text, pos, end)
+    while (match := walk.match()) is not None:
+        index = match.lastindex
+        assert index is not None
+        if index <= shift:
+            if index == 1:
+                if comments:
+                    yield COMMENT_TOKEN, match.start(1), match.end()
+            elif index == 2:
+                yield META_BEGIN, match.start(2), match.end()
+            else:
+                yield META_END, match.start(3), match.end()
+            continue
+        group = index - shift
+        kind = _KINDS[group]
+        if group == 2 or group == 4:
+            # A string literal (or `@"…"`) whose end needs `string_end`.
+            close = string_end(text, match.end() - 1, end)
+            yield kind, match.start(index), close
+            walk = scanner(pattern, text, close, end)
+        elif group == 6:
+            # `#name` / `!name`, then maybe a dialect body.
+            token_start = match.start(index - 1)
+            name_end = match.start(index)
+            if text[token_start] == "!":
+                kind = BANG
+            yield kind, token_start, name_end
+            if match.end() > name_end:
+                close = dialect_body_end(text, name_end, end)
+                yield BODY, name_end, close
+                walk = scanner(pattern, text, close, end)
+        else:
+            yield kind, match.start(index), match.end()
+
+
+def string_end(text: str, quote_at: int, end: int | None = None) -> int:
+    """The end of the string literal whose opening quote is at ``quote_at``: after its
+    closing quote; at its line end (or ``end``) when it is not closed there."""
+    end = len(text) if end is None else end
+    pos = quote_at + 1
+    while True:
+        close = text.find('"', pos, end)
+        if close < 0:
+            close = end
+            break
+        backslashes = 0
+        while text[close - 1 - backslashes] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            close += 1
+            break
+        pos = close + 1
+    for stop in "\n\v\f":
+        if (found := text.find(stop, quote_at, close)) >= 0:
+            close = found
+    return close
+
+
+def unquote(literal: str) -> str | None:
+    """The text of a string literal (with its quotes); None when it is not one MLIR's
+    lexer accepts (an unknown escape, not closed). Bytes that are not UTF-8 are kept as
+    surrogates (`surrogateescape`)."""
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        return None
+    body = literal[1:-1]
+    if "\\" not in body:
+        return None if '"' in body or "\n" in body else body
+    if STRING.fullmatch(literal) is None:
+        return None
+    out = bytearray()
+    pos = 0
+    for match in _ESCAPE.finditer(body):
+        out += body[pos : match.start()].encode("utf-8", "surrogateescape")
+        escape = match.group()[1:]
+        out += _SIMPLE_ESCAPES.get(escape) or bytes.fromhex(escape)
+        pos = match.end()
+    out += body[pos:].encode("utf-8", "surrogateescape")
+    return out.decode("utf-8", "surrogateescape")
+
+
+_SIMPLE_ESCAPES = {'"': b'"', "\\": b"\\", "n": b"\n", "t": b"\t"}
+
+
+def quote(name: str) -> str:
+    """A string literal for ``name`` as MLIR prints one: a backslash doubled, a quote and
+    every byte outside printable ASCII as a backslash and two hex digits."""
+    out = []
+    for byte in name.encode("utf-8", "surrogateescape"):
+        char = chr(byte)
+        if char == "\\":
+            out.append("\\\\")
+        elif 0x20 <= byte < 0x7F and char != '"':
+            out.append(char)
+        else:
+            out.append(f"\\{byte:02X}")
+    return '"' + "".join(out) + '"'
+
+
+def symbol_text(name: str) -> str:
+    """``@name`` as MLIR prints a symbol reference: bare when it is a bare identifier,
+    else a string literal."""
+    return "@" + (name if BARE_IDENTIFIER.fullmatch(name) else quote(name))
+
+
+def symbol_name(token: str) -> str | None:
+    """The name a symbol reference token (`@f`, `@"f"`) refers to; None when its string
+    is not one MLIR accepts."""
+    if token.startswith('@"'):
+        return unquote(token[1:])
+    return token[1:]
+
+
+# -- Groups ---------------------------------------------------------------------------------
+#
+# The views below find only what a reader needs (brackets, line ends, symbol references)
+# and what may hold one without being one (strings, comments, dialect bodies, resource
+# sections); `re` skips everything else in C. Each alternative starts with a literal
+# character, never a class (`\(|\)`, not `[()]`), and holds no capture group: only then
+# does `re` look for the next match by its first characters (three to five times faster).
+
+
+def literals(chars: str) -> str:
+    """A pattern of alternatives, one per character of ``chars``."""
+    return "|".join(re.escape(char) for char in chars)
+
+
+# Brackets, and what may hold one that is no bracket.
+_GROUP_VIEW = rf'{SHORT_STRING}|"|{COMMENT}|\{{-#|#-\}}|{DIALECT_BODY_START}|{literals("(){}[]")}'
+GROUPS = re.compile(_GROUP_VIEW)
+#: `GROUPS` and line ends (item boundaries).
+LINES = re.compile(rf"{_GROUP_VIEW}|{literals(chr(13) + chr(10))}")
+_BODY_VIEW = re.compile(rf'{SHORT_STRING}|"|->|{literals("<>(){}[]")}')
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def dialect_body_end(text: str, pos: int, end: int | None = None) -> int:
+    """The end of the dialect body whose `<` is at ``pos`` (after its `>`). Raises
+    LexError when its brackets do not match."""
+    end = len(text) if end is None else end
+    stack: list[str] = []
+    walk = scanner(_BODY_VIEW, text, pos, end)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        char = token[0]
+        if token == '"':
+            walk = scanner(_BODY_VIEW, text, string_end(text, match.start(), end), end)
+        elif char == '"' or token == "->":
+            continue
+        elif char in "<([{":
+            stack.append(char)
+        elif not stack or stack.pop() != _CLOSERS[char]:
+            raise LexError(f"unbalanced '{char}' in a dialect body", match.start())
+        elif not stack:
+            return match.end()
+    raise LexError("unterminated dialect body", pos)
+
+
+def skip(text: str, match: re.Match[str], end: int) -> int | None:
+    """Where a view's scan continues after ``match`` (a match of `GROUPS` or `LINES`)
+    when it is a string, a dialect body or a resource section; None for any other
+    token."""
+    token = match.group()
+    char = token[0]
+    if token == '"':
+        return string_end(text, match.start(), end)
+    if char == "#" or char == "!":
+        if token[-1] == "<" and token != "#-}":
+            return dialect_body_end(text, match.end() - 1, end)
+        return None
+    if token == "{-#":
+        return metadata_end(text, match.start(), end)
+    return None
+
+
+def group_end(text: str, pos: int, end: int | None = None) -> int:
+    """The end of the group whose `(`, `[`, `{` or `<` is at ``pos`` (after its closing
+    bracket), skipping strings, comments and dialect bodies. Raises LexError when it is
+    not closed."""
+    end = len(text) if end is None else end
+    if text[pos] == "<":
+        return _angle_end(text, pos, end)
+    depth = 0
+    search = scanner(GROUPS, text, pos, end).search
+    while (match := search()) is not None:
+        token = match.group()
+        char = token[0]
+        if char == "(" or char == "[" or char == "{":
+            if token == "{-#":
+                search = scanner(GROUPS, text, metadata_end(text, match.start(), end), end).search
+                continue
+            depth += 1
+        elif char == ")" or char == "]" or char == "}":
+            depth -= 1
+            if depth == 0:
+                return match.end()
+            if depth < 0:
+                break
+        elif char == '"':
+            if len(token) == 1:
+                search = scanner(GROUPS, text, string_end(text, match.start(), end), end).search
+        elif token[-1] == "<":  # a dialect body
+            close = dialect_body_end(text, match.end() - 1, end)
+            search = scanner(GROUPS, text, close, end).search
+    raise LexError(f"unbalanced '{text[pos]}'", pos)
+
+
+def _angle_end(text: str, pos: int, end: int) -> int:
+    stack: list[str] = []
+    previous = (PUNCT, pos, pos)
+    for token in tokens(text, pos, end):
+        kind, start, stop = token
+        if kind == PUNCT:
+            char = text[start]
+            if char == "<":
+                if opens_angle(text, previous, start, end) or start == pos:
+                    stack.append("<")
+            elif char == ">":
+                if stack and stack[-1] == "<" and not text.startswith("=", stop):
+                    stack.pop()
+                    if not stack:
+                        return stop
+            elif char in "([{":
+                stack.append(char)
+            elif char in ")]}" and (not stack or stack.pop() != _CLOSERS[char]):
+                break
+        previous = token
+    raise LexError("unbalanced '<'", pos)
+
+
+def opens_angle(text: str, previous: tuple[int, int, int], pos: int, end: int) -> bool:
+    """Whether the `<` at ``pos`` opens a group: right after a name or a `]`
+    (`tensor<`, `distinct[0]<`), or before a `{` (properties `<{`); not `<=`."""
+    if text.startswith("=", pos + 1):
+        return False
+    kind, _, previous_end = previous
+    if previous_end == pos and (kind == BARE or (kind == PUNCT and text[pos - 1] == "]")):
+        return True
+    after = skip_blank(text, pos + 1, end)
+    return text.startswith("{", after) and not text.startswith("{-#", after)
+
+
+def metadata_end(text: str, pos: int, end: int | None = None) -> int:
+    """The end of the resource section `{-# … #-}` at ``pos`` (strings and comments in
+    it skipped: a `#-}` inside a string does not end it). Raises LexError when it is not
+    closed."""
+    end = len(text) if end is None else end
+    walk = scanner(GROUPS, text, pos + 3, end)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        if token == "#-}":
+            return match.end()
+        if token == '"':
+            walk = scanner(GROUPS, text, string_end(text, match.start(), end), end)
+    raise LexError("unterminated resource section", pos)
+
+
+_BLANKS = re.compile(rf"[ \t\r\n]*(?:{COMMENT}[ \t\r\n]*)*")
+
+
+def skip_blank(text: str, pos: int, end: int | None = None) -> int:
+    """The first position at or after ``pos`` that is not whitespace or a comment."""
+    end = len(text) if end is None else end
+    if pos < end and text[pos] not in _BLANK_STARTS:
+        return pos
+    match = _BLANKS.match(text, pos, end)
+    assert match is not None
+    return match.end()
+
+
+_BLANK_STARTS = frozenset(" \t\r\n/")
+
+
+def is_line_start(text: str, pos: int, start: int = 0) -> bool:
+    """Whether only whitespace lies between the line start (or ``start``) and ``pos``."""
+    line = max(text.rfind("\n", start, pos), text.rfind("\r", start, pos)) + 1
+    return not text[max(line, start) : pos].strip(" \t")
+
+
+def value_end(text: str, pos: int, end: int | None = None, stops: str = ",}") -> int:
+    """Where the attribute or type value at ``pos`` ends: at the first token of
+    ``stops`` (one-character punctuation) outside any group, or at ``end``. Raises
+    LexError for unbalanced text."""
+    end = len(text) if end is None else end
+    stack: list[str] = []
+    previous = (PUNCT, pos, pos)
+    for token in tokens(text, pos, end):
+        kind, start, stop = token
+        if kind == PUNCT:
+            char = text[start]
+            if not stack and stop - start == 1 and char in stops:
+                return start
+            if stop - start > 1:
+                pass
+            elif char == "<":
+                if opens_angle(text, previous, start, end):
+                    stack.append("<")
+            elif char == ">":
+                if stack and stack[-1] == "<" and not text.startswith("=", stop):
+                    stack.pop()
+            elif char in "([{":
+                stack.append(char)
+            elif char in ")]}" and (not stack or stack.pop() != _CLOSERS[char]):
+                raise LexError(f"unbalanced '{char}'", start)
+        previous = token
+    if stack:
+        raise LexError("unbalanced brackets", pos)
+    return end
