@@ -1,14 +1,15 @@
 // Everything a pass does not need is kept as written: alias definitions (types and
 // attributes of other dialects), top-level ops of other dialects (`sdy.mesh`,
 // `ml_program.global`, `util.global` with a `dense_resource`), module attributes xDSL
-// cannot read (`#hal.device.target<…> : !hal.device`: the module header is printed as
-// written), hex and NaN constants, and the `{-# dialect_resources … #-}` section.
+// cannot read (the typed `#hal.device.target<…> : !hal.device`, kept as its text in the
+// module's attributes), hex and NaN constants, and the `{-# dialect_resources … #-}`
+// section.
 // RUN: abi-opt %s -p iree-abi-v1 | filecheck %s --match-full-lines --strict-whitespace
 // RUN: abi-opt %s -p iree-abi-v1 > %t && abi-opt %t -p iree-abi-v1 | diff %t -
 
 //      CHECK:#map = affine_map<(d0) -> (d0)>
 // CHECK-NEXT:!token = !stablehlo.token
-// CHECK-NEXT:module @tops attributes {hal.device.targets = [#hal.device.target<"local", {ordinal = 0 : index}> : !hal.device], torch.debug_module_name = "Net"} {
+// CHECK-NEXT:builtin.module @tops attributes {hal.device.targets = [#hal.device.target<"local", {ordinal = 0 : index}> : !hal.device], torch.debug_module_name = "Net"} {
 // CHECK-NEXT:  sdy.mesh @mesh = <["x"=2, "y"=4]>
 // CHECK-NEXT:  ml_program.global private mutable @state(dense<0.000000e+00> : tensor<4xf32>) : tensor<4xf32>
 // CHECK-NEXT:  util.global private @weights = dense_resource<weights_blob> : tensor<4xf32>
