@@ -9,9 +9,12 @@ module loses `tf_saved_model.semantics`. An empty exported name (`[""]`) is an e
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.dialects.func import CallOp, FuncOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
+from xdsl.traits import SymbolTable
 
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.errors import AbiError
@@ -47,7 +50,9 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
     any other op's attributes or properties (`tf_saved_model.session_initializer
     {initializers = [@f]}`, a generic `func.constant @f`), also inside arrays and
     dictionaries — in one walk of the module (a walk per function would make a pass
-    quadratic in the module size)."""
+    quadratic in the module size). The uses are those of the module's symbol table: a
+    nested symbol table (a nested `builtin.module`) resolves its own names, and is left
+    alone."""
     redirected: dict[str, StringAttr] = {}
     for func, new_name in renames:
         redirected[func.sym_name.data] = StringAttr(new_name)
@@ -58,7 +63,7 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
     # Parsed IR shares its attribute objects (one per distinct text): each is looked at
     # once.
     seen: IdentityCache[Attribute | None] = IdentityCache()
-    for op in module.walk():
+    for op in _table_ops(module):
         if isinstance(op, CallOp):
             callee = op.callee
             new = redirected.get(callee.root_reference.data)
@@ -73,6 +78,19 @@ def rename_functions(module: ModuleOp, renames: list[tuple[FuncOp, str]]) -> Non
                         replaced = seen.put(_redirect(value, redirected), value)
                     if replaced is not None:
                         table[key] = replaced
+
+
+def _table_ops(table: Operation) -> Iterator[Operation]:
+    """The ops inside ``table`` whose flat symbol references resolve in it: all but those
+    inside a nested symbol table (whose own attributes are still the outer table's)."""
+    stack = [table]
+    while stack:
+        for region in stack.pop().regions:
+            for block in region.blocks:
+                for op in block.ops:
+                    yield op
+                    if not op.has_trait(SymbolTable, value_if_unregistered=False):
+                        stack.append(op)
 
 
 def _redirect(attr: Attribute, redirected: dict[str, StringAttr]) -> Attribute | None:

@@ -80,18 +80,15 @@ from abi_compiler.passes.contract import BodyAccess, OpsBefore, contract_of
 from abi_compiler.pipeline import carried_ir
 from abi_compiler.pipeline.locations import LocatingParser, SourceFile, is_isolated
 from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups
-from abi_compiler.text import carry
+from abi_compiler.text import carry, lexer
 from abi_compiler.text.carry import ScanError, scan
 from abi_compiler.text.lexer import symbol_text
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
 SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|\Z)", re.MULTILINE)
-# A comment runs to the end of its line: `//[^\n]*` alone could end anywhere and let the
-# next `//` start inside it, which made a line of many slashes backtrack exponentially.
-# Whitespace is matched in runs (`\s*`), not one character per repetition of a group,
-# which costs a regex frame per character.
-BLANK = re.compile(r"\s*(?://[^\n]*(?:\n|\Z)\s*)*")
+# Whitespace and comments, as MLIR reads them (a comment ends at `\n` or `\r`).
+BLANK = lexer.BLANKS
 
 #: Dialects `abi-opt` knows: name -> (module, attribute holding the `Dialect`).
 DIALECTS: dict[str, tuple[str, str]] = {

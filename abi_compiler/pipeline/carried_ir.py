@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnregisteredAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, traits_def
@@ -84,6 +84,10 @@ class Carried:
     #: The chunk's aliases (`#name`/`!name` -> what it stands for), defined before the
     #: chunk is parsed.
     aliases: dict[str, Attribute] = field(default_factory=dict)
+    #: Index into `layout.ops` of a nested module carried whole -> the `builtin.module`
+    #: that stands for it in the IR, holding the headers of its functions (passes see
+    #: them as they see a parsed nested module's; it prints as written).
+    nested: dict[int, ModuleOp] = field(default_factory=dict)
 
     def reason_at(self, offset: int) -> str | None:
         """Why the body holding ``offset`` (relative to the chunk) had to be parsed."""
@@ -121,29 +125,61 @@ def prepare(ctx: Context, carried: Carried, table: LocationTable, base: int) -> 
             func = reader.read(text, item, table, base)
             if func is not None:
                 carried.headers[index] = func
+        elif isinstance(item, OpText) and item.functions and index not in carried.parsed:
+            functions = [reader.read(text, inner, table, base) for inner in item.functions]
+            built = [func for func in functions if func is not None]
+            name = None if item.symbol is None else StringAttr(item.symbol)
+            carried.nested[index] = ModuleOp(built, sym_name=name)
+            table.record(carried.nested[index], base + item.start)
+            for func, inner in zip(functions, item.functions, strict=True):
+                if func is not None:
+                    carried.functions[func] = CarriedFunction(
+                        inner, dict(func.properties), dict(func.attributes)
+                    )
     return carry.mask(text, masked_ranges(carried))
 
 
 def masked_ranges(carried: Carried) -> list[tuple[int, int]]:
     """What xDSL does not see of the chunk: alias definitions and resource sections
     (defined or carried), carried ops and bodies, headers already built, and every
-    location of what it parses."""
+    location and comment of what it parses."""
     layout = carried.layout
     text = layout.text
     ranges = [*layout.prologue, *layout.epilogue]
+    # What lies between items is blanks and comments: masked whole (xDSL's lexer ends a
+    # comment at `\n` only).
+    items = [*layout.prologue, *layout.epilogue]
     if layout.module is not None:
         module = layout.module
         ranges.append((module.body_end, module.end))
+        items.append((module.start, module.end))
+        ranges += _gaps(
+            module.body_start + 1, [(op.start, op.end) for op in layout.ops], module.body_end - 1
+        )
+    else:
+        items += [(op.start, op.end) for op in layout.ops]
+    ranges += _gaps(0, sorted(items), len(text))
     for index, item in enumerate(layout.ops):
         if index in carried.parsed:
             ranges += carry.locations(text, item.start, item.end)
+            ranges += carry.comments(text, item.start, item.end)
         elif isinstance(item, OpText) or index in carried.headers:
             ranges.append((item.start, item.end))
         else:
             ranges += item.header_locs
-            if item.body_start is not None and item.body_end is not None:
+            if item.body_start is None or item.body_end is None:
+                ranges += carry.comments(text, item.start, item.end)
+            else:
+                ranges += carry.comments(text, item.start, item.body_start)
                 ranges.append((item.body_start + 1, item.body_end - 1))
+                ranges += carry.comments(text, item.body_end, item.end)
     return ranges
+
+
+def _gaps(start: int, items: list[tuple[int, int]], end: int) -> list[tuple[int, int]]:
+    """The ranges between ``start``, the (sorted) ``items`` and ``end``."""
+    bounds = [start, *(bound for item in items for bound in item), end]
+    return [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
 
 
 def parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
@@ -210,7 +246,7 @@ def attach(module: ModuleOp, carried: Carried) -> None:
             op = header
         if op is None:
             assert isinstance(item, OpText)
-            carried_op = _carried_op(index, item)
+            carried_op = carried.nested.get(index) or _carried_op(index, item)
             carried.carried_ops[index] = item
             _insert_after(block, previous, carried_op)
             previous = carried_op
@@ -259,6 +295,19 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
     carried: Carried | None = None
     _renames: dict[str, str] | None = None
 
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, UnregisteredAttr) and "\n" in attribute.value.data:
+            # The body of a dialect attribute or type is its text: a line break in it
+            # is not indented again (xDSL's printer would).
+            self.print_string("!" if attribute.is_type.data else "#")
+            name = attribute.attr_name.data
+            if attribute.is_opaque.data:
+                self.print_string(f"{name.replace('.', '<', 1)}{attribute.value.data}>", indent=0)
+            else:
+                self.print_string(f"{name}<{attribute.value.data}>", indent=0)
+            return
+        super().print_attribute(attribute)
+
     def renames(self) -> dict[str, str]:
         if self._renames is None:
             self._renames = {} if self.carried is None else self.carried.renames()
@@ -270,6 +319,8 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
         if carried is None:
             return False
         index = carried_index(op)
+        if index is None and isinstance(op, ModuleOp) and op.parent is not None:
+            index = next((i for i, stand_in in carried.nested.items() if stand_in is op), None)
         if index is not None:
             item = carried.carried_ops[index]
             self._write_text(carried.layout.text[item.start : item.end])

@@ -12,7 +12,7 @@ forms are kept as text: any other value xDSL rejects is still its error, at its 
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import BuiltinAttribute, StringAttr, UnitAttr
+from xdsl.dialects.builtin import BuiltinAttribute, LocationAttr, StringAttr, UnitAttr, UnknownLoc
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.printer import Printer
@@ -55,7 +55,35 @@ _UNREAD_BUILTINS = frozenset(("sparse", "distinct", "loc"))
 
 
 class TextValueParser(HookedParser):
-    """xDSL's parser, reading the values xDSL cannot read as `TextAttr`/`TextType`."""
+    """xDSL's parser, reading the values xDSL cannot read as `TextAttr`/`TextType`, and
+    the location of an op or argument it cannot read (`loc(#loc3)` before `#loc3` is
+    defined, `loc("f.py":1:2 to :5)`) as an unknown one: `abi-opt` prints no location of
+    a parsed op (but with `--print-debuginfo`)."""
+
+    _attribute_depth = 0
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        self._attribute_depth += 1
+        try:
+            return super().parse_optional_attribute()
+        finally:
+            self._attribute_depth -= 1
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        start = self.pos
+        try:
+            return super().parse_optional_location()
+        except ParseError:
+            # As an attribute, a location is a value: its dictionary keeps it as text.
+            if self._attribute_depth or not self._content.startswith("loc", start):
+                raise
+            paren = lexer.skip_blank(self._content, start + 3)
+            try:
+                end = lexer.group_end(self._content, paren)
+            except LexError:
+                raise
+        self.resume_at(end)
+        return UnknownLoc()
 
     def parse_optional_type(self) -> TypeAttribute | None:
         start = self.pos

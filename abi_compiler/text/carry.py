@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from abi_compiler.text import lexer
 from abi_compiler.text.lexer import (
@@ -132,6 +133,8 @@ class OpText:
     #: The symbol it defines (custom form `dialect.op [keywords] @name …`, or a generic
     #: op's `sym_name`), if any.
     symbol: str | None
+    #: A nested module (custom form): the functions of its body.
+    functions: list[FuncText] | None = None
 
 
 @dataclass(slots=True)
@@ -657,16 +660,19 @@ def _scan(text: str) -> Layout:
     if len(ops) == 1 and _MODULE.match(text, ops[0][0]):
         module = _scan_module(text, *ops[0])
         ops = split_items(text, module.body_start + 1, module.body_end - 1)
+    elif len(ops) == 1 and text.startswith('"builtin.module"', ops[0][0]):
+        raise ScanError("generic-form module")
     layout_ops: list[FuncText | OpText] = []
     for start, end in ops:
         if _FUNC.match(text, start):
             layout_ops.append(_scan_function(text, start, end))
-        elif text.startswith('"builtin.module"', start):
-            raise ScanError("generic-form module")
         elif not _OP_START.match(text, start):
             raise ScanError(f"not an operation at offset {start}")
         else:
-            layout_ops.append(OpText(start, end, _symbol_of(text, start, end)))
+            op = OpText(start, end, _symbol_of(text, start, end))
+            if _MODULE.match(text, start):
+                op.functions = _nested_functions(text, start, end)
+            layout_ops.append(op)
     outside = sorted([(a.start, a.end) for a in aliases] + sections)
     if module is not None:
         prologue = [item for item in outside if item[0] < module.start]
@@ -681,6 +687,17 @@ def _scan(text: str) -> Layout:
     layout = Layout(text, module, prologue, epilogue, layout_ops, type_aliases, aliases)
     layout.structured_aliases = _structured_aliases(text, aliases)
     return layout
+
+
+def _nested_functions(text: str, start: int, end: int) -> list[FuncText]:
+    """The functions of the nested module ``text[start:end]`` (carried whole, but its
+    functions are there: passes see them, as they see a parsed nested module's)."""
+    try:
+        module = _scan_module(text, start, end)
+        items = split_items(text, module.body_start + 1, module.body_end - 1)
+    except (ScanError, LexError):
+        return []
+    return [_scan_function(text, s, e) for s, e in items if _FUNC.match(text, s)]
 
 
 def _structured_aliases(text: str, aliases: list[AliasText]) -> set[str]:
@@ -731,6 +748,19 @@ def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
             found.append((cursor.start, close))
         cursor.jump(close)
     return found
+
+
+def comments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Every comment between ``start`` and ``end`` (`//` in a string or a dialect body
+    is none). xDSL's lexer ends a comment at `\\n` only, so the text it parses has them
+    masked (a CR-only file would be one comment to it)."""
+    if text.find("//", start, end) < 0:
+        return []
+    return [
+        (token_start, token_end)
+        for kind, token_start, token_end in tokens(text, start, end, comments=True)
+        if kind == lexer.COMMENT_TOKEN
+    ]
 
 
 # -- Symbol references ----------------------------------------------------------------------
@@ -798,24 +828,39 @@ def _symbol_tokens(
             if token == '"':
                 scanner = lexer.scanner(pattern, text, string_end(text, match.start(), end), end)
             elif len(token) > 2 and token[1:-1] in SYMBOL_TABLE_OPS:
-                scanner = lexer.scanner(pattern, text, _after_table(text, match.end(), end), end)
+                scanner = yield from _outside_region(text, match.end(), end, pattern)
         elif char != "/":
-            scanner = lexer.scanner(pattern, text, _after_table(text, match.end(), end), end)
+            scanner = yield from _outside_region(text, match.end(), end, pattern)
 
 
-def _after_table(text: str, pos: int, end: int) -> int:
-    """Where references of the outer table continue after the symbol-table op whose name
-    ends at ``pos``: after its region, or at ``pos`` when it has none (the word was no
-    op name)."""
+def _outside_region(
+    text: str, pos: int, end: int, pattern: re.Pattern[str]
+) -> Generator[tuple[int, int, str], None, Any]:
+    """`_symbol_tokens` of what precedes the region of the symbol-table op whose name ends
+    at ``pos``; the scanner that continues after the region."""
+    region = _table_region(text, pos, end)
+    if region is None:
+        return lexer.scanner(pattern, text, pos, end)
+    yield from _symbol_tokens(text, pos, region[0])
+    return lexer.scanner(pattern, text, region[1], end)
+
+
+def _table_region(text: str, pos: int, end: int) -> tuple[int, int] | None:
+    """The region of the symbol-table op whose name ends at ``pos`` (its references are
+    its own), or None when it has none (the word was no op name). What comes before the
+    region (the op's name, attributes, properties) is the outer table's."""
     cursor = _Cursor(text, pos, end)
     while cursor.kind:
         if cursor.keyword("attributes"):
             cursor.next()
             if _attributes(cursor) is None:
-                return pos
+                return None
             continue
         if cursor.punct("{"):
-            return group_end(text, cursor.start, end)
+            return cursor.start, group_end(text, cursor.start, end)
+        if cursor.punct("<"):  # a generic op's properties
+            cursor.jump(group_end(text, cursor.start, end))
+            continue
         if cursor.punct("(") or cursor.punct("["):
             if text.startswith("{", skip_blank(text, cursor.stop, end)):
                 cursor.next()  # a generic op's `({`: the region is next
@@ -825,8 +870,8 @@ def _after_table(text: str, pos: int, end: int) -> int:
         if cursor.kind in (AT, BARE, STRING_TOKEN, HASH, BANG, BODY):
             cursor.next()
             continue
-        return pos
-    return pos
+        return None
+    return None
 
 
 def symbol_references(text: str, start: int = 0, end: int | None = None) -> set[str]:
@@ -857,6 +902,15 @@ def called_symbols(text: str, start: int, end: int) -> set[str]:
     try:
         cursor = _Cursor(text, start, end)
         while cursor.kind:
+            if (cursor.kind == BARE and cursor.value in SYMBOL_TABLE_OPS) or (
+                cursor.kind == STRING_TOKEN and cursor.value[1:-1] in SYMBOL_TABLE_OPS
+            ):
+                # A nested symbol table resolves the names in its region.
+                region = _table_region(text, cursor.stop, end)
+                if region is not None:
+                    found |= called_symbols(text, cursor.stop, region[0])
+                    cursor.jump(region[1])
+                    continue
             if cursor.kind == AT or cursor.kind == HASH:
                 kind, previous_start, previous_stop = cursor.previous
                 previous = text[previous_start:previous_stop]

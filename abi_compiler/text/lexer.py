@@ -406,7 +406,8 @@ def metadata_end(text: str, pos: int, end: int | None = None) -> int:
     raise LexError("unterminated resource section", pos)
 
 
-_BLANKS = re.compile(rf"[ \t\r\n]*(?:{COMMENT}[ \t\r\n]*)*")
+#: Whitespace and comments (linear: every repetition starts with `//`).
+BLANKS = re.compile(rf"[ \t\r\n]*(?:{COMMENT}[ \t\r\n]*)*")
 
 
 def skip_blank(text: str, pos: int, end: int | None = None) -> int:
@@ -414,7 +415,7 @@ def skip_blank(text: str, pos: int, end: int | None = None) -> int:
     end = len(text) if end is None else end
     if pos < end and text[pos] not in _BLANK_STARTS:
         return pos
-    match = _BLANKS.match(text, pos, end)
+    match = BLANKS.match(text, pos, end)
     assert match is not None
     return match.end()
 
