@@ -348,23 +348,18 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
         if tail is None:
             trailing = [start for start, _ in item.header_locs if start >= item.signature_end]
             tail = trailing[0] if trailing else item.end
-        signature = text[item.start : item.signature_end]
         self.print_string("func.func")
         if op.sym_visibility is not None:
             self.print_string(f" {op.sym_visibility.data}")
         self.print_string(" ")
         self.print_symbol_name(op.sym_name.data)
-        if (
-            all(
-                op.properties.get(key) == function.properties.get(key)
-                for key in ("function_type", "arg_attrs", "res_attrs")
-            )
-            and "\n" not in signature
-            and "\r" not in signature
+        if item.plain and all(
+            op.properties.get(key) == function.properties.get(key)
+            for key in ("function_type", "arg_attrs", "res_attrs")
         ):
             # The signature did not change (reflection added, a rename, the visibility):
-            # the name from the IR, the one-line signature as written (a header written
-            # over several lines is printed from the IR, on one), the new attributes.
+            # the name from the IR, the signature as written (the carried body spells its
+            # types as the header does), the new attributes.
             self._write_text(text[item.name_span[1] : item.signature_end])
             self.print_op_attributes(op.attributes, print_keyword=True)
         else:

@@ -210,8 +210,8 @@ def string_end(text: str, quote_at: int, end: int | None = None) -> int:
 
 def unquote(literal: str) -> str | None:
     """The text of a string literal (with its quotes); None when it is not one MLIR's
-    lexer accepts (an unknown escape, not closed). Bytes that are not UTF-8 are kept as
-    surrogates (`surrogateescape`)."""
+    lexer accepts (an unknown escape, not closed), or when its bytes are not UTF-8 (no
+    name abi-compiler gives or reads: xDSL reports such a literal where it reads one)."""
     if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
         return None
     body = literal[1:-1]
@@ -227,7 +227,10 @@ def unquote(literal: str) -> str | None:
         out += _SIMPLE_ESCAPES.get(escape) or bytes.fromhex(escape)
         pos = match.end()
     out += body[pos:].encode("utf-8", "surrogateescape")
-    return out.decode("utf-8", "surrogateescape")
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 _SIMPLE_ESCAPES = {'"': b'"', "\\": b"\\", "n": b"\n", "t": b"\t"}

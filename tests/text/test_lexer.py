@@ -129,6 +129,7 @@ def test_a_long_string_is_one_token() -> None:
         ('"\\5C\\n\\t"', "\\\n\t"),
         ('"\\C3\\A9"', "é"),
         ('"\\zz"', None),
+        ('"\\FF"', None),  # not UTF-8
         ('"a"b"', None),
         ('"abc', None),
     ],
