@@ -28,8 +28,8 @@
 //      V1:#typed = #foo.attr<1> : !foo.type
 // V1-NEXT:!verbose = !foo<"a>b">
 // V1-NEXT:builtin.module {
-// V1-NEXT:  func.func @header(%a: tensor<2xf32> {foo.a = #foo<"x">, foo.b = sparse<[[0]], [1.0]> : tensor<2xf32>, foo.c = distinct[0]<>, foo.d = affine_set<(d0) : (d0 >= 0, ((d0 * -1) + 4) >= 0)>, foo.e = #foo.b<a //
-// V1-NEXT: b>, foo.f = "x" : i32, foo.g = [#foo.t<1> : i32], foo.h = #foo.attr<1> : !foo.type}, %b: !foo<"a>b">) -> !foo.attributes attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],\22unknown\22],\22r\22:[\22unknown\22],\22v\22:1}"}} {
+// V1-NEXT:  func.func @header(%a: tensor<2xf32> {foo.a = #foo<"x">, foo.b = sparse<[[0]], [1.0]> : tensor<2xf32>, foo.c = distinct[0]<>, foo.d = affine_set<(d0) : (d0 >= 0, -d0 + 4 >= 0)>, foo.e = #foo.b<a //
+// V1-NEXT: b>, foo.f = "x" : i32, foo.g = [#foo.t<1> : i32], foo.h = #typed}, %b: !verbose) -> !foo.attributes attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],\22unknown\22],\22r\22:[\22unknown\22],\22v\22:1}"}} {
 // V1-NEXT:  %0 = stablehlo.add %a, %a {foo.c = #foo.c<a // {
 // V1-NEXT:   b}>} : tensor<2xf32>
 // V1-NEXT:  %1 = "foo.cast"(%0) : (tensor<2xf32>) -> !foo.attributes
