@@ -147,7 +147,10 @@ sys.path.insert(0, root)
 import abi_compiler
 abi_compiler.__path__.append(root)
 sys.argv = ["abi-opt", *sys.argv[2:]]
-from abi_compiler.opt_main import console_main
+try:
+    from abi_compiler.driver.opt_main import console_main
+except ImportError:  # before the driver was a package of its own
+    from abi_compiler.opt_main import console_main
 console_main()
 """
 
@@ -223,6 +226,8 @@ def main() -> None:
         print("\n## Model-shaped: one function of 20 000 ops (native iree-opt parses and prints)")
         path = write(work, "model.mlir", model_module(2000 if args.quick else 20000))
         commands = {"carried": [abi_opt, path, "-p", "iree-abi-v1"]}
+        if before is not None:
+            commands["before"] = v1_commands(abi_opt, path, before)["before"]
         if iree_opt is not None:
             commands["iree-opt"] = [iree_opt, "--mlir-disable-threading", path]
         commands["xdsl-opt"] = [xdsl_opt, "--disable-verify", path]
@@ -234,12 +239,15 @@ def main() -> None:
         for megabytes in (16,) if args.quick else (16, 128):
             path = write(work, f"constant-{megabytes}.mlir", constant_module(megabytes))
             commands = {"carried": [abi_opt, path, "-p", "iree-abi-v1"]}
+            if before is not None:
+                commands["before"] = v1_commands(abi_opt, path, before)["before"]
             if iree_opt is not None:
                 commands["iree-opt"] = [iree_opt, "--mlir-disable-threading", path]
             m = measure_together(commands, 1)
-            if "iree-opt" in m:
-                print(line(f"{megabytes} MB", m, "carried", "iree-opt"))
-            else:
+            for other in commands:
+                if other != "carried":
+                    print(line(f"{megabytes} MB", m, "carried", other))
+            if len(commands) == 1:
                 print(f"  {megabytes} MB: carried {m['carried'].cpu:.2f} s")
             os.unlink(path)
         print("\n## Structured signatures (bodies parsed): carried vs --parse-all")
