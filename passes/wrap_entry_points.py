@@ -8,7 +8,6 @@ one `!util.list<?>`, unpacks it, calls `_<name>` and packs the result structures
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable
 from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
@@ -101,6 +100,7 @@ from abi_compiler.passes.structure import (
     structure_source,
     type_text,
 )
+from abi_compiler.text import lexer
 
 
 def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = None) -> Attribute:
@@ -215,9 +215,10 @@ def _written_by_legacy_pipeline(func: FuncOp, entries: dict[str, Attribute]) -> 
     return isinstance(f, StringAttr) and f.data == own
 
 
-# What the lexer reads as an SSA name after `%`. xDSL's `SSAValue.is_valid_name` also
-# admits non-ASCII word characters (`%A¹`), which print but do not parse back.
-_SSA_NAME = re.compile(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*")
+# What MLIR's lexer reads as an SSA name after `%` (not a number, which the printer
+# gives). xDSL's `SSAValue.is_valid_name` also admits non-ASCII word characters (`%A¹`),
+# which print but do not parse back.
+_SSA_NAME = lexer.NAMED_SUFFIX_IDENTIFIER
 
 
 def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:

@@ -148,15 +148,17 @@ from xdsl.utils.hints import isa
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
+from abi_compiler.text import lexer
+
 RECURSION_LIMIT = 10_000
 
 _ORIGINAL_LEX_STRING_LITERAL = MLIRLexer._lex_string_literal  # pyright: ignore[reportPrivateUsage]
-_ESCAPE = re.compile(r'\\(?:["nt\\]|[0-9A-Fa-f]{2})')
+_ESCAPE = re.compile(lexer.STRING_ESCAPE)
 # xDSL's `"(?:[^"\\\n\v\f]+|\\(?:…))*"` nests a `+` in a `*`: on a literal with no closing
 # quote the regex engine tries every split of the text, exponential in its length (30
 # characters took minutes). The same language, unrolled so that each character can be
-# matched one way only: linear.
-_STRING_LITERAL = re.compile(r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
+# matched one way only (`abi_compiler.text.lexer`): linear.
+_STRING_LITERAL = lexer.STRING
 
 
 def _unknown_escape(text: str, start_pos: int) -> int | None:

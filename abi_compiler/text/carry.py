@@ -57,25 +57,17 @@ class ScanError(Exception):
 
 @dataclass(slots=True)
 class ArgText:
-    """One argument of a `func.func` header, as written."""
+    """One argument (or result) of a `func.func` header, as written."""
 
-    #: Where it starts: its `%`, or its type in a declaration.
+    #: Where it starts: its `%`, or its type in a declaration (or a result).
     start: int
-    #: Its name without `%` (None in a declaration).
+    #: Its name without `%` (None in a declaration, and for a result).
     name: str | None
     type: tuple[int, int]
     #: Its attribute dictionary `{…}`, if written.
     attributes: tuple[int, int] | None = None
     #: Its location `loc(…)`, if written.
     loc: tuple[int, int] | None = None
-
-
-@dataclass(slots=True)
-class ResultText:
-    """One result of a `func.func` header, as written."""
-
-    type: tuple[int, int]
-    attributes: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)
@@ -96,7 +88,7 @@ class FuncText:
     visibility: str | None = None
     args: list[ArgText] = field(default_factory=list[ArgText])
     #: The results after `->` (None: no `->`), and whether they are in parentheses.
-    results: list[ResultText] | None = None
+    results: list[ArgText] | None = None
     results_parenthesized: bool = False
     #: End of the signature: after the arguments' `)` or the last result.
     signature_end: int = 0
@@ -108,7 +100,7 @@ class FuncText:
     #: Whether an argument or result type spells a structured value (SPEC §3.1).
     structured: bool = False
     #: The type aliases (`!name`) the argument and result types use.
-    type_alias_uses: set[str] = field(default_factory=set[str])
+    type_alias_uses: frozenset[str] = frozenset()
     #: False when the header is not as MLIR writes one (xDSL then reads it, and says
     #: what is wrong): only its body and locations are known.
     plain: bool = True
@@ -359,7 +351,7 @@ def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
             if name.startswith(_STRUCTURED_NAMES) or (owners and owners[-1] == "tensor"):
                 func.structured = True
             elif "." not in name:
-                func.type_alias_uses.add(name)
+                func.type_alias_uses |= {name}
         elif kind == BARE:
             if not stack and (cursor.keyword("attributes") or cursor.location() is not None):
                 break
@@ -445,10 +437,10 @@ def _type_at(text: str, pos: int, end: int, func: FuncText) -> tuple[int, int]:
         written = simple.group()
         if _STRUCTURED_TYPE.search(written):
             func.structured = True
-        if "!" in written:
-            func.type_alias_uses.update(
-                name for name in _TYPE_NAME.findall(written) if "." not in name
-            )
+        if "!" in written and (
+            aliases := {name for name in _TYPE_NAME.findall(written) if "." not in name}
+        ):
+            func.type_alias_uses |= aliases
         return pos, simple.end()
     return _type(_Cursor(text, pos, end), func)
 
@@ -540,7 +532,7 @@ def _function(text: str, start: int, end: int) -> FuncText:
         else:
             result = _type_at(text, pos, end, func)
             results, pos = [ArgText(pos, None, result)], result[1]
-        func.results = [ResultText(r.type, r.attributes) for r in results]
+        func.results = results
         func.signature_end = pos
         pos = skip_blank(text, pos, end)
     if (attributes := _attributes_at(text, pos, end)) is not None:
@@ -581,7 +573,10 @@ def _scan_module(text: str, start: int, end: int) -> ModuleText:
     if not cursor.punct("{"):
         raise ScanError("module without a body")
     body_start = cursor.start
-    body_end = group_end(text, body_start, end)
+    # As for a function: the item is balanced, so a last `}` closes the body.
+    body_end = (
+        end if text[end - 1] == "}" and end - 1 > body_start else group_end(text, body_start, end)
+    )
     cursor.jump(body_end)
     locations: list[tuple[int, int]] = []
     while cursor.kind:
@@ -714,7 +709,7 @@ def _structured_aliases(text: str, aliases: list[AliasText]) -> set[str]:
             continue
         if probe.structured:
             structured.add(alias.name)
-        uses[alias.name] = probe.type_alias_uses
+        uses[alias.name] = set(probe.type_alias_uses)
     changed = True
     while changed:
         changed = False
@@ -732,21 +727,45 @@ def _structured_aliases(text: str, aliases: list[AliasText]) -> set[str]:
 _VALUE_BEFORE = frozenset("=[,(<{:")
 
 
+_LOCATIONS = re.compile(rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|loc')
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.%@#!^-")
+
+
 def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Every location MLIR reads as one between ``start`` and ``end``: the trailing
     `loc(…)` of an op, an argument or a block argument. A `loc(…)` that is an attribute
     (in an array, a dictionary, a dialect body) is a value, and not among them."""
     found: list[tuple[int, int]] = []
-    cursor = _Cursor(text, start, end)
-    while cursor.kind:
-        close = cursor.location()
-        if close is None:
-            cursor.next()
+    if text.find("loc", start, end) < 0:
+        return found
+    walk = lexer.scanner(_LOCATIONS, text, start, end)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        char = token[0]
+        if char == '"':
+            if len(token) == 1:
+                walk = lexer.scanner(_LOCATIONS, text, string_end(text, match.start(), end), end)
             continue
-        kind, previous_start, _ = cursor.previous
-        if not (kind == PUNCT and text[previous_start] in _VALUE_BEFORE):
-            found.append((cursor.start, close))
-        cursor.jump(close)
+        if char == "#" or char == "!":
+            close = lexer.dialect_body_end(text, match.end() - 1, end)
+            walk = lexer.scanner(_LOCATIONS, text, close, end)
+            continue
+        if char == "/":
+            continue
+        # The keyword `loc`, then blanks and a `(`.
+        pos = match.start()
+        if (pos > start and text[pos - 1] in _WORD_CHARS) or _ID_CHAR.match(text, pos + 3):
+            continue
+        paren = skip_blank(text, pos + 3, end)
+        if not text.startswith("(", paren):
+            continue
+        close = group_end(text, paren, end)
+        before = pos - 1
+        while before >= start and text[before] in " \t\r\n":
+            before -= 1
+        if before < start or text[before] not in _VALUE_BEFORE:
+            found.append((pos, close))
+        walk = lexer.scanner(_LOCATIONS, text, close, end)
     return found
 
 

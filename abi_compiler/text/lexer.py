@@ -37,8 +37,10 @@ from typing import Any
 
 #: A bare identifier (keywords, op names in custom form, dictionary keys, type names).
 BARE_ID = r"[A-Za-z_][A-Za-z0-9_$.]*"
+#: A suffix id that is not a number (a name the printer does not give itself).
+NAMED_SUFFIX_ID = r"[A-Za-z_$.\-][A-Za-z0-9_$.\-]*"
 #: What follows `#`, `!`, `%` and `^`.
-SUFFIX_ID = r"(?:[0-9]+|[A-Za-z_$.\-][A-Za-z0-9_$.\-]*)"
+SUFFIX_ID = rf"(?:[0-9]+|{NAMED_SUFFIX_ID})"
 #: A complete string literal, as MLIR's lexer reads one (unrolled: linear, each
 #: character matched one way only). For validating a literal; scanning skips strings with
 #: `string_end`.
@@ -57,6 +59,7 @@ _NUMBER = r"0x[0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?)?"
 
 BARE_IDENTIFIER = re.compile(BARE_ID)
 SUFFIX_IDENTIFIER = re.compile(SUFFIX_ID)
+NAMED_SUFFIX_IDENTIFIER = re.compile(NAMED_SUFFIX_ID)
 #: `%name` (an SSA value).
 SSA_NAME = re.compile("%" + SUFFIX_ID)
 #: `#name` / `!name`: an alias, or a dialect attribute or type name.
@@ -359,26 +362,44 @@ def group_end(text: str, pos: int, end: int | None = None) -> int:
     raise LexError(f"unbalanced '{text[pos]}'", pos)
 
 
+_ANGLE_VIEW = re.compile(
+    rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|->|{literals("<>()[]{}")}'
+)
+_NAME_END = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.]")
+
+
 def _angle_end(text: str, pos: int, end: int) -> int:
+    """`group_end` of a `<`: the rules of `opens_angle`, a character at a time."""
     stack: list[str] = []
-    previous = (PUNCT, pos, pos)
-    for token in tokens(text, pos, end):
-        kind, start, stop = token
-        if kind == PUNCT:
-            char = text[start]
-            if char == "<":
-                if opens_angle(text, previous, start, end) or start == pos:
-                    stack.append("<")
-            elif char == ">":
-                if stack and stack[-1] == "<" and not text.startswith("=", stop):
-                    stack.pop()
-                    if not stack:
-                        return stop
-            elif char in "([{":
-                stack.append(char)
-            elif char in ")]}" and (not stack or stack.pop() != _CLOSERS[char]):
+    walk = scanner(_ANGLE_VIEW, text, pos, end)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        char = token[0]
+        start = match.start()
+        if char == "<":
+            if start == pos or (
+                not text.startswith("=", start + 1)
+                and (
+                    text[start - 1] in _NAME_END
+                    or text.startswith("{", skip_blank(text, start + 1, end))
+                )
+            ):
+                stack.append("<")
+        elif char == ">":
+            if stack and stack[-1] == "<" and not text.startswith("=", start + 1):
+                stack.pop()
+                if not stack:
+                    return start + 1
+        elif char == "(" or char == "[" or char == "{":
+            stack.append(char)
+        elif char == ")" or char == "]" or char == "}":
+            if not stack or stack.pop() != _CLOSERS[char]:
                 break
-        previous = token
+        elif char == '"':
+            if len(token) == 1:
+                walk = scanner(_ANGLE_VIEW, text, string_end(text, start, end), end)
+        elif char == "#" or char == "!":
+            walk = scanner(_ANGLE_VIEW, text, dialect_body_end(text, match.end() - 1, end), end)
     raise LexError("unbalanced '<'", pos)
 
 
