@@ -430,8 +430,10 @@ def metadata_end(text: str, pos: int, end: int | None = None) -> int:
     raise LexError("unterminated resource section", pos)
 
 
-#: Whitespace and comments (linear: every repetition starts with `//`).
-BLANKS = re.compile(rf"[ \t\r\n]*(?:{COMMENT}[ \t\r\n]*)*")
+#: Whitespace and comments. A comment must run to its line end here: `//[^\n\r]*` alone
+#: could end anywhere and let the next repetition's `//` start inside it, which made a
+#: line of many slashes backtrack exponentially when the match fails.
+BLANKS = re.compile(rf"[ \t\r\n]*(?:{COMMENT}(?:[\r\n]|\Z)[ \t\r\n]*)*")
 
 
 def skip_blank(text: str, pos: int, end: int | None = None) -> int:
