@@ -967,10 +967,7 @@ def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
 
 # -- Comments -------------------------------------------------------------------------------
 
-_COMMENTS = re.compile(
-    rf'{SHORT_STRING}|"|{DIALECT_BODY_START}'
-    rf"|(?:^|(?<=[\r\n]))[ \t]*{COMMENT}(?:\r\n|[\r\n])?|[ \t]*{COMMENT}"
-)
+_COMMENTS = re.compile(rf'{SHORT_STRING}|"|{DIALECT_BODY_START}|{COMMENT}')
 
 
 def drop_comments(text: str) -> str:
@@ -980,21 +977,28 @@ def drop_comments(text: str) -> str:
         return text
     pieces: list[str] = []
     pos = 0
-    scanner = lexer.scanner(_COMMENTS, text)
-    while (match := scanner.search()) is not None:
+    walk = lexer.scanner(_COMMENTS, text)
+    while (match := walk.search()) is not None:
         token = match.group()
         char = token[0]
         if char == '"':
             if token == '"':
-                scanner = lexer.scanner(_COMMENTS, text, string_end(text, match.start()))
+                walk = lexer.scanner(_COMMENTS, text, string_end(text, match.start()))
             continue
         if char == "#" or char == "!":
-            scanner = lexer.scanner(
-                _COMMENTS, text, lexer.dialect_body_end(text, match.end() - 1, len(text))
-            )
+            close = lexer.dialect_body_end(text, match.end() - 1, len(text))
+            walk = lexer.scanner(_COMMENTS, text, close)
             continue
-        pieces.append(text[pos : match.start()])
-        pos = match.end()
+        # The comment, and the blanks before it; with its line end when it is alone on
+        # its line.
+        cut = match.start()
+        while cut > pos and text[cut - 1] in " \t":
+            cut -= 1
+        after = match.end()
+        if cut == 0 or text[cut - 1] in "\r\n":
+            after += 2 if text.startswith("\r\n", after) else int(after < len(text))
+        pieces.append(text[pos:cut])
+        pos = after
     pieces.append(text[pos:])
     return "".join(pieces)
 
