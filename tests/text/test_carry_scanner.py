@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from abi_compiler.text import carry
+from abi_compiler.text import carry, lexer
 from abi_compiler.text.carry import FuncText, OpText
 
 
@@ -269,3 +269,24 @@ def test_structured_bodies_by_their_tokens(body: str, structured: bool) -> None:
     (func,) = carry.scan(text).ops
     assert isinstance(func, FuncText)
     assert carry.has_structured_body(text, func) is structured
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x.a @a" + " " * 200_000 + "b // c\n",  # blanks, then no comment
+        "/" * 200_000 + "\nx.a @a\n",  # a line of slashes
+        "x.a " + "#a.b<" * 2_000 + ">" * 2_000 + " // c\n",  # nested dialect bodies
+        'x.a "' + "\\\\" * 100_000 + '" // c\n',  # a string of escapes
+        "x.a " + "(" * 50_000 + ")" * 50_000 + "\n" + "x.b @b // c\n" * 1_000,
+    ],
+)
+def test_hostile_shapes_are_read_in_linear_time(text: str) -> None:
+    """Each of these took minutes or more with a pattern that backtracks (a quadratic
+    search or an exponential match); read linearly, they take milliseconds."""
+    layout = carry.scan(text)
+    for item in layout.ops:
+        carry.drop_comments(text[item.start : item.end])
+        carry.rename_symbols(text[item.start : item.end], {"a": "b"})
+        carry.locations(text, item.start, item.end)
+    assert lexer.skip_blank(text, 0) >= 0
