@@ -359,8 +359,10 @@ class CarriedPrinter(xdsl_compat.HookedPrinter):
         ):
             # The signature did not change (reflection added, a rename, the visibility):
             # the name from the IR, the signature as written (the carried body spells its
-            # types as the header does), the new attributes.
-            self._write_text(text[item.name_span[1] : item.signature_end])
+            # types as the header does; one written over several lines on one), the new
+            # attributes.
+            signature = carry.one_line(text[item.name_span[1] : item.signature_end])
+            self.print_string(carry.rename_symbols(signature, self.renames()), indent=0)
             self.print_op_attributes(op.attributes, print_keyword=True)
         else:
             self._print_signature(op, item, text)

@@ -1003,6 +1003,24 @@ def drop_comments(text: str) -> str:
     return "".join(pieces)
 
 
+def one_line(text: str) -> str:
+    """``text`` without its comments and on one line: each run of blanks that holds a line
+    break becomes one space (not in a string, nor in a dialect body, whose text is its
+    value)."""
+    text = drop_comments(text)
+    if "\n" not in text and "\r" not in text:
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for _, start, end in tokens(text):
+        gap = text[pos:start]
+        pieces.append(" " if "\n" in gap or "\r" in gap else gap)
+        pieces.append(text[start:end])
+        pos = end
+    pieces.append(text[pos:].rstrip(" \t\r\n"))
+    return "".join(pieces)
+
+
 # -- Masking and structure ------------------------------------------------------------------
 
 

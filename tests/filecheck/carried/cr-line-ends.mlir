@@ -4,8 +4,7 @@
 // RUN: sed 's/$/\r/' %s | abi-opt -p iree-abi-v1 | tr -d '\r' | filecheck %s --match-full-lines --strict-whitespace
 
 //      CHECK:builtin.module {
-// CHECK-NEXT:  func.func @a(%x: tensor<2xf32>,
-// CHECK-NEXT:             %y: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
+// CHECK-NEXT:  func.func @a(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
 // CHECK-NEXT:  %0 = stablehlo.add %x, %y : tensor<2xf32>
 // CHECK-NEXT:  return %0 : tensor<2xf32>
 // CHECK-NEXT:}
