@@ -37,11 +37,8 @@ docs/calling.md is the reference for users.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import subprocess
-import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -235,7 +232,7 @@ _BufferView = _rt.HalBufferView
 _DeviceArray = _rt.DeviceArray
 
 
-class _ResultArray(_rt.DeviceArray):  # type: ignore[misc]
+class _ResultArray(_rt.DeviceArray):
     """A device-resident result (``results="device"``): IREE's `DeviceArray`, whose
     shape is read from its buffer view instead of by a transfer to the host."""
 
@@ -995,7 +992,10 @@ class Module:
     def adapt(self, name: str, adapter: CallAdapter) -> None:
         """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
         the original call of a framework's function (`abi_compiler.frontends`)."""
-        self._adapted[name] = AdaptedFunction(self[name], adapter)
+        self._adapted.pop(name, None)
+        function = self[name]
+        assert isinstance(function, Function)
+        self._adapted[name] = AdaptedFunction(function, adapter)
 
     def __getitem__(self, name: str) -> Function | AdaptedFunction:
         adapted = self._adapted.get(name)
@@ -1093,49 +1093,35 @@ class CompileWarning(UserWarning):
     """A warning of abi-opt or iree-compile during `compile` (the module was built)."""
 
 
-_driver_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _std_streams(stdin: bytes) -> Iterator[tuple[io.StringIO, io.StringIO]]:
-    """abi-opt's standard streams, in memory (it reads stdin, writes stdout/stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    sys.stdout, sys.stderr = out, err
-    try:
-        yield out, err
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved
-
-
 def lower(
     source: str | bytes | os.PathLike[str],
     pipeline: str = "iree-abi-v1",
     *,
     name: str = "<source>",
 ) -> str:
-    """Run ``abi-opt -p <pipeline>`` in-process on MLIR text (or a file) and return the
-    output. Errors raise `CompileError` with abi-opt's located diagnostics; a text source
-    is named ``name`` in them. Warnings become `CompileWarning`s."""
-    from abi_compiler.driver.opt_main import AbiOptMain
+    """Run the pipeline ``pipeline`` (`abi-opt -p` text) on MLIR text (or a file) with the
+    pipeline library (`abi_compiler.pipeline.run_pipeline`) and return the output. Errors
+    raise `CompileError` with the located diagnostics; a text source is named ``name``
+    in them, a file by its path. Warnings become one `CompileWarning`."""
+    from abi_compiler.pipeline import PipelineError, PipelineWarning, run_pipeline
 
     if isinstance(source, os.PathLike):
-        argv, stdin, label = [os.fspath(source)], b"", None
-    else:
-        data = source.encode("utf-8") if isinstance(source, str) else source
-        argv, stdin, label = ["-"], data, name
-    argv += ["-p", pipeline]
-    with _driver_lock, _std_streams(stdin) as (out, err):
-        status = AbiOptMain.main(argv)
-    diagnostics = err.getvalue()
-    if label is not None:
-        diagnostics = "".join(
-            label + line[len("<stdin>") :] if line.startswith("<stdin>:") else line
-            for line in diagnostics.splitlines(keepends=True)
-        )
-    _report("abi-opt", status != 0, diagnostics)
-    return out.getvalue()
+        name = os.fspath(source)
+        with open(source, "rb") as stream:
+            source = stream.read()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PipelineWarning)
+            text = run_pipeline(source, pipeline, name=name)
+    except PipelineError as error:
+        lines = [line for item in error.diagnostics for line in item.lines("abi-opt")]
+        raise CompileError("abi-opt", "".join(line + "\n" for line in lines)) from None
+    found = [str(item.message) for item in caught if issubclass(item.category, PipelineWarning)]
+    for item in caught:
+        if not issubclass(item.category, PipelineWarning):
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    _report("abi-opt", False, "".join(line + "\n" for line in found))
+    return text
 
 
 def _report(tool: str, failed: bool, diagnostics: str) -> None:

@@ -179,7 +179,7 @@ def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {_type_name(value)}")
     if len(value) != count:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {len(value)}")
-    return value
+    return cast(SequenceABC[Any], value)
 
 
 def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
@@ -272,7 +272,7 @@ def _float_converter(scalar: Scalar, convert: bool) -> Converter:
     def convert_float(value: Any) -> float:
         cls = type(value)
         if cls is float:
-            return value
+            return cast(float, value)
         if cls is bool and not convert:
             raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
         if cls is int or cls is bool or isinstance(value, numbers.Real):
@@ -748,7 +748,7 @@ def _results_list(results: Any, expected: int) -> SequenceABC[Any]:
     if len(results) != expected:
         noun = "result" if expected == 1 else "results"
         raise AbiError(f"expected {expected} {noun}, got {len(results)}")
-    return results
+    return cast(SequenceABC[Any], results)
 
 
 def _collect(values: list[Any]) -> Any:
