@@ -71,6 +71,7 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from abi_compiler import bytecode
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
 from abi_compiler.driver.carry import BodyAccess, ScanError, scan, symbol_text
@@ -471,6 +472,11 @@ class AbiOptMain(xDSLOptMain):
                 raise UsageError(
                     f"could not open input file '{path}': {error.strerror or error}"
                 ) from None
+        if bytecode.is_bytecode(data):  # e.g. from iree-import-tf: read through IREE's bindings
+            try:
+                data = bytecode.to_text(data).encode("utf-8")
+            except bytecode.BytecodeError as error:
+                raise UsageError(error.message, name) from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
