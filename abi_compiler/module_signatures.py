@@ -135,9 +135,19 @@ def read_module(data: bytes, name: str) -> list[FunctionSignature]:
             data = bytecode.to_text(data).encode("utf-8")
         except bytecode.BytecodeError as error:
             raise ReadError(error.message, name) from None
+    functions = read_functions(data, name)
+    seen: dict[str, str] = {}
+    for function in functions:
+        if function.name in seen:  # MLIR's verifier says so; the header reader does not
+            raise ReadError(
+                f"redefinition of symbol named '{function.name}'",
+                function.position,
+                [(seen[function.name], "see existing symbol definition here")],
+            )
+        seen[function.name] = function.position
     return [
         _signature(function.name, function.reflection, function.types, function.position)
-        for function in read_functions(data, name)
+        for function in functions
         if function.exported
     ]
 
@@ -222,7 +232,9 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
         raise ReadError(f"input '{name}' is empty")
     source = SourceFile(name, text)
     table = LocationTable()
-    driver = opt_main.AbiOptMain(args=[])  # no passes: headers parsed, bodies carried
+    # No passes: headers parsed, bodies carried. Any dialect (also where the driver
+    # parses a whole module because the scanner does not know its shape).
+    driver = opt_main.AbiOptMain(args=["--allow-unregistered-dialect"])
     try:
         module = driver._parse_chunk(source, opt_main._Chunk(0, len(text)), text, table)
     except opt_main._Failure as failure:
