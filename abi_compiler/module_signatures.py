@@ -212,9 +212,9 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
 
     from abi_compiler.dialects import tf_saved_model
     from abi_compiler.driver import opt_main
-    from abi_compiler.driver.location_table import LocationTable
-    from abi_compiler.driver.locations import SourceFile
+    from abi_compiler.ir.location_table import LocationTable
     from abi_compiler.passes import structure
+    from abi_compiler.pipeline.locations import SourceFile
 
     if isinstance(data, bytes):
         try:
