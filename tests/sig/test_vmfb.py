@@ -128,14 +128,19 @@ def test_async_variants_and_initializers_are_not_caller_visible() -> None:
     ]
 
 
-def test_diff_of_two_compiled_versions(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pipeline", ["iree-abi-v1", "iree-abi-legacy"])
+def test_diff_of_two_compiled_versions(pipeline: str) -> None:
     version2 = EXAMPLE.read_text().replace("tensor<16x16xf32>", "tensor<16x32xf32>")
-    old = {f.name: f.signature for f in read_module(compile_vmfb(EXAMPLE, "iree-abi-v1"), "a")}
-    new = {f.name: f.signature for f in read_module(compile_vmfb(version2, "iree-abi-v1"), "b")}
+    old = {f.name: f.signature for f in read_module(compile_vmfb(EXAMPLE, pipeline), "a")}
+    new = {f.name: f.signature for f in read_module(compile_vmfb(version2, pipeline), "b")}
     assert [finding.line() for finding in diff_modules(old, new)] == [
         "breaking: update: argument 0['weights']: shape 16x16 -> 16x32",
         "breaking: update: result[0]['weights']: shape 16x16 -> 16x32",
     ]
+
+
+def test_diff_across_formats(tmp_path: Path) -> None:
+    version2 = EXAMPLE.read_text().replace("tensor<16x16xf32>", "tensor<16x32xf32>")
     # The command line, across formats: the old version as MLIR, the new compiled.
     (tmp_path / "old.mlir").write_text(EXAMPLE.read_text())
     (tmp_path / "new.vmfb").write_bytes(compile_vmfb(version2, "iree-abi-v1"))
