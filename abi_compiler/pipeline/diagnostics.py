@@ -54,8 +54,9 @@ def one_line(message: str) -> str:
 @dataclass(frozen=True)
 class Diagnostic:
     """One message of a run. ``offset`` is a position in the input text; ``file``,
-    ``line`` and ``column`` say where that is (`located`); all are None for a problem
-    with no position (an unknown pass, an empty input)."""
+    ``line`` and ``column`` say where that is (`located`). A problem with no position
+    has no offset and no line: with a ``file`` it is that whole file's (bytecode that
+    cannot be read), without one the run's (an unknown pass, an empty input)."""
 
     severity: Severity
     message: str
@@ -69,7 +70,7 @@ class Diagnostic:
         """This diagnostic (and its notes) with the file, line and column of its offset."""
         notes = tuple(note.located(source) for note in self.notes)
         if self.offset is None:
-            return replace(self, notes=notes, file=source.name)
+            return replace(self, notes=notes)
         line, column = source.line_col(self.offset)
         return replace(self, notes=notes, file=source.name, line=line, column=column)
 
@@ -82,8 +83,9 @@ class Diagnostic:
 
     def format(self, program: str | None = None) -> str:
         """The line a tool prints: `file:line:col: <severity>: <message>`; without a
-        position, ``program`` (or the file name) takes its place."""
-        where = self.position or program or self.file
+        position, the file when the problem is the whole file's (`file: error: …`), else
+        ``program`` (`abi-opt: error: …`)."""
+        where = self.position or self.file or program
         prefix = f"{where}: " if where else ""
         return f"{prefix}{self.severity}: {one_line(self.message)}"
 

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from abi_compiler import bytecode
 from abi_compiler.errors import AbiError
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline import xdsl_fixes
@@ -76,9 +77,15 @@ class Options:
 
 
 def read_source(data: bytes, name: str) -> SourceFile:
-    """Input bytes as a `SourceFile`: UTF-8 (a byte order mark is not part of the text:
+    """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
+    it (`abi_compiler.bytecode`), else UTF-8 (a byte order mark is not part of the text:
     positions are counted after it, as an editor shows them), not empty; otherwise a
     `PipelineError`."""
+    if bytecode.is_bytecode(data):  # e.g. from iree-import-tf
+        try:
+            data = bytecode.to_text(data).encode("utf-8")
+        except bytecode.BytecodeError as error:
+            raise PipelineError([Diagnostic("error", error.message, file=name)]) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -96,7 +103,7 @@ def checked_source(name: str, text: str) -> SourceFile:
     """``text`` as a `SourceFile`; a `PipelineError` when it is empty (nothing but
     whitespace and comments)."""
     if BLANK.fullmatch(text):
-        raise PipelineError([Diagnostic("error", f"input '{name}' is empty", file=name)])
+        raise PipelineError([Diagnostic("error", f"input '{name}' is empty")])
     return SourceFile(name, text)
 
 
@@ -168,6 +175,19 @@ class Pipeline:
                 # Frozen by `_run`: the chunk's IR becomes collectable once printed.
                 gc.unfreeze()
         return [diagnostic.located(source) for diagnostic in found]
+
+    def read(self, source: SourceFile) -> tuple[ModuleOp, LocationTable]:
+        """The module of ``source`` as this pipeline's passes would see it, and the
+        offsets of its ops: only what they need parsed (with no passes: the function
+        headers; every body carried), not verified, no pass run. A `PipelineError` when
+        it does not parse. For tools that read signatures (`abi-sig show`)."""
+        table = LocationTable()
+        with xdsl_fixes.applied():
+            try:
+                module, _ = self._parse(Chunk(source.name, source.text, 0), table)
+            except Failure as failure:
+                raise PipelineError([failure.diagnostic.located(source)]) from None
+        return module, table
 
     def _run(
         self, chunk: Chunk, sink: TextIO, found: list[Diagnostic], dump: TextIO | None
