@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from abi_compiler.errors import AbiError
 from abi_compiler.frontends.pytree import Structure
 from abi_compiler.model import IndexPath, ValueType
 
@@ -29,7 +30,14 @@ except ImportError as _error:  # pragma: no cover - the frontends' own errors na
         "pip install 'abi-compiler[iree]'"
     ) from _error
 
-__all__ = ["annotate", "find_function", "leaf_types", "lower_torch"]
+__all__ = [
+    "annotate",
+    "find_function",
+    "functions",
+    "leaf_types",
+    "lower_torch",
+    "write_index_paths",
+]
 
 # `torch-func-backend-type-conversion` gives the functions builtin tensors at their
 # boundary; `torch-to-iree` is iree-compile's torch input pipeline; its last pass,
@@ -95,10 +103,26 @@ def leaf_types(func: Any) -> tuple[list[ValueType], list[ValueType]]:
 def annotate(func: Any, found: Structure) -> None:
     """Write ``found`` on ``func``: `abi.index_path` on every argument and result (other
     attributes kept) and the `iree.abi` JSON."""
+    write_index_paths(func, found.argument_paths, found.result_paths)
     with func.context:
-        func.attributes["arg_attrs"] = _with_paths(func, "arg_attrs", found.argument_paths)
-        func.attributes["res_attrs"] = _with_paths(func, "res_attrs", found.result_paths)
         func.attributes["iree.abi"] = ir.StringAttr.get(found.abi)
+
+
+def write_index_paths(
+    func: Any, argument_paths: tuple[IndexPath, ...], result_paths: tuple[IndexPath, ...]
+) -> None:
+    """`abi.index_path` on every argument and result of ``func`` (other attributes
+    kept); a count that disagrees with the function type is an `AbiError`."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    counts = (len(function_type.inputs), len(function_type.results))
+    if counts != (len(argument_paths), len(result_paths)):
+        raise AbiError(
+            f"the imported function takes {counts[0]} values and returns {counts[1]}, the "
+            f"model describes {len(argument_paths)} and {len(result_paths)}"
+        )
+    with func.context:
+        func.attributes["arg_attrs"] = _with_paths(func, "arg_attrs", argument_paths)
+        func.attributes["res_attrs"] = _with_paths(func, "res_attrs", result_paths)
 
 
 def _with_paths(func: Any, name: str, paths: tuple[IndexPath, ...]) -> Any:
