@@ -83,6 +83,7 @@ def _load(model: ModelSource) -> onnx.ModelProto:
     if isinstance(model, onnx.ModelProto):
         copy = onnx.ModelProto()
         copy.CopyFrom(model)
+        copy.graph.name = copy.graph.name or "main"  # ONNX's checker wants a name
         onnx.checker.check_model(copy)
         return onnx.shape_inference.infer_shapes(copy, data_prop=True)
     if not isinstance(model, (str, os.PathLike)):

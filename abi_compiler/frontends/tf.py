@@ -110,7 +110,7 @@ def _signature_paths(
         ]
         results = [_path(attrs) for attrs in _value_attrs(func, "res_attrs")]
         return tuple(arguments), tuple(results)
-    raise AbiError(f"the SavedModel has no signature {signature!r}")
+    raise AbiError(f"the SavedModel has no signature {signature!r}")  # converted to nothing
 
 
 def _value_attrs(func: Any, name: str) -> list[Any]:
