@@ -143,8 +143,8 @@ def structure(
     expected = sum(tree.leaf_count for tree in roots) + sum(t.leaf_count for _, t in named)
     if expected != len(argument_types) or result.leaf_count != len(result_types):
         raise AbiError(
-            f"the exported function takes {len(argument_types)} values and returns "
-            f"{len(result_types)}, its program's trees describe {expected} and "
+            f"the exported function takes {_count(len(argument_types), 'value')} and "
+            f"returns {len(result_types)}, its program's trees describe {expected} and "
             f"{result.leaf_count}"
         )
     argument_paths: list[IndexPath] = []
@@ -161,6 +161,10 @@ def structure(
         tuple(result_paths),
         encode_json(Signature(tuple(arguments), results)),
     )
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class _Records:

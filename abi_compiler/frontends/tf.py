@@ -18,8 +18,8 @@ function as `abi.index_path`, from which `-p iree-abi-v1` makes each input a `na
 and the outputs one `sdict` (returned as a dict). The function is named after the
 signature.
 
-Needs TensorFlow (2.14 or newer; ``pip install 'abi-compiler[tensorflow]'``) and IREE's
-compiler.
+Needs TensorFlow 2.14 or newer (``pip install tensorflow-cpu``; tested with 2.21) and
+IREE's compiler (``pip install 'abi-compiler[iree]'``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ try:
 except ImportError as _error:  # pragma: no cover - exercised without TensorFlow installed
     raise ImportError(
         "abi_compiler.frontends.tf needs TensorFlow 2.14 or newer and IREE's compiler: "
-        "pip install 'abi-compiler[tensorflow]'"
+        "pip install tensorflow-cpu 'abi-compiler[iree]'"
     ) from _error
 
 from abi_compiler.errors import AbiError
@@ -110,7 +110,7 @@ def _signature_paths(
         ]
         results = [_path(attrs) for attrs in _value_attrs(func, "res_attrs")]
         return tuple(arguments), tuple(results)
-    raise AbiError(f"the SavedModel has no signature {signature!r}")  # converted to nothing
+    raise AbiError(f"the SavedModel has no signature {signature!r}")
 
 
 def _value_attrs(func: Any, name: str) -> list[Any]:

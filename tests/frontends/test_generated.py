@@ -105,3 +105,20 @@ def test_function_names_leave_out_what_iree_adds(modules: dict[str, abi_iree.Mod
     weights = module["global$vars.Variable$get"]()
     np.testing.assert_array_equal(weights, np.arange(12, dtype=np.float32).reshape(4, 3) / 4)
     assert modules["torch_mlp"].function_names == ["main"]
+
+
+@pytest.mark.parametrize(
+    ("name", "visible"),
+    [
+        ("main", True),
+        ("main$async", False),
+        ("__init", False),
+        ("__deinit", False),
+        ("global$vars.Variable$get", False),
+        ("global$state$set", False),
+        ("global_step", True),
+        ("session_initializer", True),
+    ],
+)
+def test_caller_visible(name: str, visible: bool) -> None:
+    assert abi_iree.caller_visible(name) is visible

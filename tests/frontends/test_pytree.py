@@ -92,7 +92,7 @@ def test_structure_of_a_leaf_result_and_of_no_result() -> None:
 
 def test_structure_counts_must_match_the_function() -> None:
     with pytest.raises(
-        AbiError, match="takes 1 values and returns 2, its program's trees describe 5 and 2"
+        AbiError, match="takes 1 value and returns 2, its program's trees describe 5 and 2"
     ):
         structure(POSITIONAL, KEYWORDS, RESULT, [F32], [F32, F32])
 
