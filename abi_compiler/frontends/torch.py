@@ -82,9 +82,11 @@ def program(program: torch.export.ExportedProgram) -> Program:
 def _program(exported: torch.export.ExportedProgram) -> Program:
     if not isinstance(exported, torch.export.ExportedProgram):
         raise TypeError(f"expected a torch.export.ExportedProgram, got {type(exported).__name__}")
-    # Functional ATen IR: iree-turbine does not import in-place ops (a buffer updated
-    # in forward), which torch.export's default (training) IR keeps.
-    exported = exported.run_decompositions({})
+    # iree-turbine does not import in-place ops (a buffer updated in forward), which
+    # torch.export's default (training) IR keeps: those programs are made functional
+    # first (which retraces them, about a second for a small model).
+    if _mutates(exported):
+        exported = exported.run_decompositions({})
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
@@ -109,6 +111,15 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
     return Program(str(module), "main", TreeAdapter(positional, keywords, result, _tensor))
+
+
+def _mutates(exported: torch.export.ExportedProgram) -> bool:
+    """Whether the program's graph calls an op that writes one of its operands."""
+    for node in exported.graph.nodes:
+        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+        if schema is not None and schema.is_mutable:
+            return True
+    return False
 
 
 def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]:
