@@ -1035,7 +1035,10 @@ class Module:
     def adapt(self, name: str, adapter: CallAdapter) -> None:
         """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
         the original call of a framework's function (`abi_compiler.frontends`)."""
-        self._adapted[name] = AdaptedFunction(self[name], adapter)
+        function = self[name]
+        if isinstance(function, AdaptedFunction):  # adapted again: the new adapter wins
+            function = function.function
+        self._adapted[name] = AdaptedFunction(function, adapter)
 
     def __getitem__(self, name: str) -> Function | AdaptedFunction:
         adapted = self._adapted.get(name)
