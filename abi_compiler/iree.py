@@ -78,7 +78,8 @@ from abi_compiler.model import (
     ValueType,
     leaf_paths,
 )
-from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.module_signatures import caller_visible
+from abi_compiler.runtime import pack, pack_legacy, torch_array, unpack, unpack_legacy
 
 __all__ = [
     "COMPILE_FLAGS",
@@ -87,6 +88,7 @@ __all__ = [
     "CompileWarning",
     "Function",
     "Module",
+    "caller_visible",
     "compile",
     "compile_vmfb",
     "load",
@@ -340,13 +342,21 @@ class _Marshal:
         element = _element_for(t)
         allocate, device, convert = self.allocator.allocate_buffer_copy, self.device, self.convert
         if element is None:
+            # The record does not say which element type (`"unknown"`: complex, index,
+            # opaque): an array goes as a buffer view of its own dtype, which the VM
+            # checks when the function imports it.
             record = _record_name(t)
+            push_dynamic = self.push_dynamic
 
             def push_unsupported(lst: Any, value: Any) -> None:
-                if isinstance(value, _BufferView):
-                    lst.push_ref(value)
+                value = _host_value(value)
+                if isinstance(value, (_BufferView, _DeviceArray, np.ndarray)):
+                    push_dynamic(lst, value)
                     return
-                raise _Misfit(f"arrays of {record} cannot be made from Python values")
+                raise _Misfit(
+                    f"expected an array (element type {record}), got {_type_name(value)}: "
+                    "nested lists say nothing of its element type"
+                )
 
             return push_unsupported
         dtype, accepted, hal_type = element.dtype, element.accepted, element.hal_type
@@ -373,6 +383,7 @@ class _Marshal:
         """`"unknown"` (and untyped) values: VM lists, buffer views and VM references as
         they are; arrays as buffer views of their own dtype; Python numbers; sequences as
         VM lists of dynamic values."""
+        value = _host_value(value)
         if isinstance(value, _VmList):
             lst.push_list(value)
         elif isinstance(value, _BufferView):
@@ -580,8 +591,21 @@ def _list_pusher(push_element: Pusher) -> Pusher:
     return push_list
 
 
+def _host_value(value: Any) -> Any:
+    """A torch tensor as the numpy array sharing its memory (`runtime.torch_array`);
+    any other value as it is."""
+    if type(value) is np.ndarray:
+        return value
+    try:
+        array = torch_array(value)
+    except TypeError as error:
+        raise _Misfit(f"expected an array, got {error}") from None
+    return value if array is None else array
+
+
 def _host_array(value: Any, element: _Element, convert: bool) -> Any:
     """A numpy array of ``element``'s dtype (or one it accepts) for ``value``."""
+    value = _host_value(value)
     if not isinstance(value, (list, tuple)) and hasattr(value, "__array__"):
         array = np.asarray(value)
         if array.dtype in element.accepted:
@@ -986,15 +1010,17 @@ class Module:
 
     @property
     def function_names(self) -> list[str]:
-        """The exported functions, without the VM's own (``__init``)."""
-        return [name for name in self.vm_module.function_names if not name.startswith("__")]
+        """The functions a caller calls: the exports without those IREE's compiler adds
+        for itself (`caller_visible`). Those are still reachable by name
+        (``module["main$async"]``)."""
+        return [name for name in self.vm_module.function_names if caller_visible(name)]
 
     def adapt(self, name: str, adapter: CallAdapter) -> None:
         """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
         the original call of a framework's function (`abi_compiler.frontends`)."""
-        self._adapted.pop(name, None)
         function = self[name]
-        assert isinstance(function, Function)
+        if isinstance(function, AdaptedFunction):  # adapted again: the new adapter wins
+            function = function.function
         self._adapted[name] = AdaptedFunction(function, adapter)
 
     def __getitem__(self, name: str) -> Function | AdaptedFunction:

@@ -70,11 +70,18 @@ class FunctionSignature:
         return f"{self.name}{format_declaration(self.signature)}{suffix}"
 
 
+# `global$<name>$get` / `global$<name>$set`: the accessors IREE exports for a public
+# `ml_program.global` (TensorFlow variables).
+_GLOBAL_ACCESSOR = re.compile(r"global\$.*\$(?:get|set)")
+
+
 def caller_visible(name: str) -> bool:
-    """Whether a caller calls this function, as opposed to IREE's own: the ``$async``
-    variant IREE's compiler adds next to a function (coarse-fences ABI, torch input) and
-    the VM's ``__init``/``__deinit`` are not."""
-    return not (name.endswith("$async") or name.startswith("__"))
+    """Whether a caller calls the function ``name``, as opposed to what IREE's compiler
+    exports for itself: the VM's ``__init``/``__deinit``, the ``$async`` variant of a
+    function (coarse-fences ABI, torch input), a global's accessors."""
+    return not (
+        name.startswith("__") or name.endswith("$async") or _GLOBAL_ACCESSOR.fullmatch(name)
+    )
 
 
 class ReadError(Exception):
