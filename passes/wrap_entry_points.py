@@ -230,7 +230,10 @@ def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     if source == JAX_ARG_INFO:
         jax = jax_paths(func, warn=False)
         assert jax is not None  # `structure_source` just read them
-        return [name if _SSA_NAME.fullmatch(name) else None for name in jax.parameters]
+        return [
+            name if name is not None and _SSA_NAME.fullmatch(name) else None
+            for name in jax.parameters
+        ]
     return [
         arg.name if arg.name is not None and _SSA_NAME.fullmatch(arg.name) else None
         for arg in signature.arguments

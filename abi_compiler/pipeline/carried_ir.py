@@ -13,6 +13,7 @@ back when the module is printed (SPEC §8.6; the text side is `carry`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -27,7 +28,7 @@ from abi_compiler.ir import xdsl_compat
 from abi_compiler.passes.contract import BodyAccess
 from abi_compiler.pipeline.headers import HeaderReader
 from abi_compiler.pipeline.locations import LocationTable
-from abi_compiler.text import carry
+from abi_compiler.text import carry, name_locations
 from abi_compiler.text.carry import FuncText, Layout, OpText, ScanError
 
 
@@ -236,6 +237,31 @@ def attach(module: ModuleOp, carried: Carried) -> None:
                     item, dict(op.properties), dict(op.attributes)
                 )
         previous = op
+
+
+def record_argument_names(module: ModuleOp, carried: Carried, table: LocationTable) -> None:
+    """Tell ``table`` where to read the name location of each top-level function's
+    arguments (SPEC §3.3): the `loc(…)` after each argument in the text, resolved through
+    the chunk's location aliases — read only for the functions a pass asks about
+    (`abi_compiler.ir.name_locations`). Right after `attach`, whose ops follow the
+    layout one to one."""
+    layout = carried.layout
+    aliases = name_locations.LocationAliases(layout.text, layout.prologue + layout.epilogue)
+    for item, op in zip(layout.ops, module.body.block.ops, strict=True):
+        if isinstance(item, FuncText) and isinstance(op, FuncOp) and any(item.arg_locs):
+            table.argument_names.record_reader(op, _names_reader(item, aliases))
+
+
+def _names_reader(
+    item: FuncText, aliases: name_locations.LocationAliases
+) -> Callable[[], tuple[str | None, ...]]:
+    def read() -> tuple[str | None, ...]:
+        return tuple(
+            None if at is None else name_locations.location_name(aliases.text, at[0], aliases)
+            for at in item.arg_locs
+        )
+
+    return read
 
 
 def _insert_after(block: Block, previous: Operation | None, op: Operation) -> None:
