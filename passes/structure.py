@@ -74,6 +74,8 @@ ABI_STUB = "iree.abi.stub"
 JAX_ARG_INFO = "jax.arg_info"
 JAX_RESULT_INFO = "jax.result_info"
 JAX_GLOBAL_CONSTANT = "jax.global_constant"
+# JAX's donation of an argument's buffer to a result (`donate_argnums`), as XLA reads it.
+ALIASING_OUTPUT = "tf.aliasing_output"
 JAX_TOKEN = "jax.token"
 # `jax.global_constant` of a multi-platform export's first argument (SPEC §3.3).
 JAX_PLATFORM_INDEX = "_platform_index"
