@@ -5,12 +5,16 @@ the key string of its path (`jax.tree_util.keystr`): each key is `[<int>]` (a se
 index), `[<Python repr of a str>]` (a dict key: `['k']`, `["it's"]`) or `.<name>` (an
 attribute, read as the dict key `name`). Arguments are prefixed with the parameter name
 (`params['dense']['w']`); results are the bare keys (`""` is the single-leaf root), or,
-as JAX writes them since 2025, prefixed with `result` (`result['loss']`).
+as JAX writes them since 0.5.3, prefixed with `result` (`result['loss']`).
+
+(Argument names come from `jax.arg_info` or, since JAX 0.4.14, from the argument's name
+location; the passes find them, this module reads the texts.)
 
 This module reads that grammar in one linear pass and turns the texts into the index
 paths of SPEC §3.2: argument `<name><keys>` → `[<position of name>, <keys>…]`, each
-distinct name one positional root argument in order of first appearance; result
-`<keys>` → `[<keys>…]`. Keys JAX writes for pytree nodes without keys
+distinct name one positional root argument in order of first appearance, after the
+platform index and effect token arguments; result `<keys>` → `[<keys>…]`. `first_gap`
+finds where JAX dropped a `None` leaf or an empty container among the results. Keys JAX writes for pytree nodes without keys
 (`[<flat index 0>]`) and custom keys (`[('i', 'k')]`, `[1.5]`) do not read: they are
 `AbiError`s, which the passes turn into a warning and a flat signature.
 
