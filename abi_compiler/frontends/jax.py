@@ -39,6 +39,7 @@ jaxlib, so the text is printed by MLIR itself, locations and all.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,7 @@ from abi_compiler.model import (
     Unknown,
     ValueType,
 )
+from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
 __all__ = ["JaxCallAdapter", "program", "to_mlir"]
@@ -82,6 +84,8 @@ __all__ = ["JaxCallAdapter", "program", "to_mlir"]
 INDEX_PATH = "abi.index_path"
 IREE_ABI = "iree.abi"
 MAIN = "main"
+ARG_INFO = "jax.arg_info"
+_MAIN_HEADER = re.compile(r"func\.func\s+(?:public\s+)?@main\(")
 # The platform `abi_compiler.iree` compiles for.
 CPU = "cpu"
 
@@ -319,8 +323,9 @@ def _main_function(module: Any) -> Any:
 def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | None, ...]]:
     """The module text with the structure written on `@main`, and each `@main`
     argument's name location (None where it has none)."""
+    text = exported.mlir_module()
     with jax_mlir.make_ir_context():
-        module = ir.Module.parse(exported.mlir_module())
+        module = ir.Module.parse(text)
         main = _main_function(module)
         arguments = list(main.arguments)
         if len(arguments) != len(convention.argument_paths):
@@ -328,7 +333,7 @@ def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | N
                 f"@main takes {len(arguments)} arguments, the Exported object describes "
                 f"{len(convention.argument_paths)}"
             )
-        names = tuple(_name_of(str(argument.location)) for argument in arguments)
+        names = _argument_names(text, main)
         main.arg_attrs = ir.ArrayAttr.get(
             [
                 _with_path(a, p)
@@ -345,9 +350,34 @@ def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | N
         return module.operation.get_asm(enable_debug_info=True), names
 
 
-def _name_of(location: str) -> str | None:
-    """The name of a printed location (`loc("x['a']")`; the bindings print it whole)."""
-    return location_name(location, 0, LocationAliases(location, ()))
+def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
+    """The name of each `@main` argument as the export writes it: its `jax.arg_info`
+    (JAX before 0.4.14), else its name location, read from the text as `abi-opt` reads
+    it (the MLIR bindings of older jaxlibs do not give block arguments' locations).
+    None where there is neither."""
+    count = len(list(main.arguments))
+    locations: list[str | None] = [None] * count
+    try:
+        layout = carry.scan(text)
+    except carry.ScanError:
+        layout = None
+    if layout is not None:
+        aliases = LocationAliases(text, layout.prologue + layout.epilogue)
+        for item in layout.ops:
+            if isinstance(item, carry.FuncText) and _MAIN_HEADER.match(text, item.start):
+                found = [
+                    None if at is None else location_name(text, at[0], aliases)
+                    for at in item.arg_locs
+                ]
+                if len(found) == count:
+                    locations = found
+                break
+    names: list[str | None] = []
+    for attrs, location in zip(main.arg_attrs, locations, strict=True):
+        entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
+        info = entries.get(ARG_INFO)
+        names.append(ir.StringAttr(info).value if info is not None else location)
+    return tuple(names)
 
 
 def to_mlir(exported: Any) -> str:

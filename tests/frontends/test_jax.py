@@ -10,6 +10,7 @@ without it).
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections import namedtuple
 from typing import Any
@@ -100,17 +101,17 @@ def test_to_mlir_writes_the_structure(everything_export: Any) -> None:
     text = jax_frontend.to_mlir(everything_export)
     main = next(line for line in text.splitlines() if "func.func public @main(" in line)
     # Unused leaves (`unused_weight`, `pair.b`, `unused`, `extra`) are not in the module.
-    assert main.startswith(
-        '  func.func public @main(%arg0: tensor<2xf32> {abi.index_path = [0, "dense", "bias"]} '
-        "loc(\"params['dense']['bias']\"), "
-        '%arg1: tensor<4x2xf32> {abi.index_path = [0, "dense", "kernel"]} '
-        "loc(\"params['dense']['kernel']\"), "
-        '%arg2: tensor<3x4xf32> {abi.index_path = [1, 0]} loc("xs[0]"), '
-        '%arg3: tensor<5xf32> {abi.index_path = [1, 1]} loc("xs[1]"), '
-        '%arg4: tensor<2x2xf32> {abi.index_path = [2, 0]} loc("pair.w"), '
-        '%arg5: tensor<f32> {abi.index_path = ["scale"]} loc("scale"), '
-        '%arg6: tensor<3xf32> {abi.index_path = ["w"]} loc("kwargs[\'w\']")) -> ('
-    )
+    # (JAX versions differ in the other attributes: `mhlo.layout_mode` in 0.4.30.)
+    arguments = re.findall(r"%arg\d+: tensor<[^>]*> \{abi\.index_path = \[[^\]]*\]", main)
+    assert arguments == [
+        '%arg0: tensor<2xf32> {abi.index_path = [0, "dense", "bias"]',
+        '%arg1: tensor<4x2xf32> {abi.index_path = [0, "dense", "kernel"]',
+        "%arg2: tensor<3x4xf32> {abi.index_path = [1, 0]",
+        "%arg3: tensor<5xf32> {abi.index_path = [1, 1]",
+        "%arg4: tensor<2x2xf32> {abi.index_path = [2, 0]",
+        '%arg5: tensor<f32> {abi.index_path = ["scale"]',
+        '%arg6: tensor<3xf32> {abi.index_path = ["w"]',
+    ]
     abi = main[main.index('iree.abi = "') + len('iree.abi = "') : main.rindex('"}')]
     assert abi.replace("\\22", '"') == (
         '{"a":[["sdict",["dense",["sdict",["bias",["ndarray","f32",1,2]],'
@@ -212,11 +213,12 @@ def test_multi_platform_passes_the_cpu_index() -> None:
 
 
 def test_registered_dataclass_is_a_tuple_of_its_children() -> None:
-    @jax.tree_util.register_dataclass
     @dataclasses.dataclass
     class State:
         step: Any
         weights: Any
+
+    jax.tree_util.register_dataclass(State, data_fields=["step", "weights"], meta_fields=[])
 
     fun = lambda s: State(step=s.step + 1, weights=s.weights * 2)  # noqa: E731
     state = State(step=np.int32(3), weights=f32(2))
@@ -269,6 +271,7 @@ def test_ordered_effects_are_refused_by_program() -> None:
     mlir.register_lowering(doubled, lower)
     exported = _export(lambda x: doubled.bind(x), f32(3))
     text = jax_frontend.to_mlir(exported)
-    assert "!stablehlo.token {abi.index_path = [0], jax.token = true}" in text
+    main = next(line for line in text.splitlines() if "func.func public @main(" in line)
+    assert re.search(r"%arg0: !stablehlo\.token \{abi\.index_path = \[0\], jax\.token = true", main)
     with pytest.raises(ValueError, match="IREE cannot load a module with a token at its boundary"):
         jax_frontend.program(exported)
