@@ -1,5 +1,5 @@
 """JAX exports as JAX writes them (SPEC §3.3), compiled and called without JAX: the
-files tests/filecheck/jax-exports/Inputs/generate.py wrote with JAX 0.10.2 go through
+files tests/jax_exports/generate.py wrote with JAX 0.10.2 go through
 `abi_compiler.iree.compile` (`-p iree-abi-v1`, then iree-compile), and the compiled
 `main` is called with the pytrees the function was traced with; the results are JAX's
 own (saved next to each export: `in<i>`/`out<i>` in JAX's flat leaf order).
@@ -23,7 +23,7 @@ pytest.importorskip("iree.runtime")
 
 from abi_compiler import iree as abi_iree
 
-INPUTS = Path(__file__).resolve().parents[1] / "filecheck" / "jax-exports" / "Inputs"
+INPUTS = Path(__file__).resolve().parents[1] / "jax_exports"
 
 
 def _load(case: str) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
@@ -129,7 +129,7 @@ def test_dropped_leaf_keeps_the_flat_signature() -> None:
 
 
 def _step(b: np.ndarray, w: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The donated step in numpy (Inputs/generate.py: `donated_step`)."""
+    """The donated step in numpy (tests/jax_exports/generate.py: `donated_step`)."""
     y = x @ w + b
     g = 2 * y
     return b - 0.01 * g.sum(axis=0), w - 0.01 * (x.T @ g), (y * y).sum()

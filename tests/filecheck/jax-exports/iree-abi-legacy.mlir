@@ -1,25 +1,25 @@
-// JAX exports as JAX 0.10.2 writes them (Inputs/generate.py) through `-p iree-abi-legacy`
+// JAX exports as JAX 0.10.2 writes them (tests/jax_exports/generate.py) through `-p iree-abi-legacy`
 // (SPEC §3.3, §8.1): the flat signature is kept, each value gets the index path read from
 // its name location or `jax.result_info`, and the SIP describes the pytrees.
 
-// RUN: abi-opt %S/Inputs/train_step.mlir -p iree-abi-legacy | filecheck %s --check-prefix=TRAIN-STEP
+// RUN: abi-opt %S/../../jax_exports/train_step.mlir -p iree-abi-legacy | filecheck %s --check-prefix=TRAIN-STEP
 // TRAIN-STEP: {{^}}  func.func public @main(%arg0: tensor<2xf32> {abi.index_path = [0 : i64, "dense", "bias"]} loc("params['dense']['bias']"), %arg1: tensor<4x2xf32> {abi.index_path = [0 : i64, "dense", "kernel"]} loc("params['dense']['kernel']"), %arg2: tensor<f32> {abi.index_path = [0 : i64, "scale"]} loc("params['scale']"), %arg3: tensor<3x4xf32> {abi.index_path = [1 : i64]} loc("x")) -> (tensor<4x2xf32> {abi.index_path = ["grads", 0 : i64]}, tensor<2xf32> {abi.index_path = ["grads", 1 : i64]}, tensor<f32> {abi.index_path = ["loss"]}) attributes {iree.reflection = {abi = "sip", f = "I23!B3!d2B5!d4d2B1!B5!d3d4R16!B5!d4d2B3!d2B1!", fv = "1", sip = "I57!S53!k0D43!K6!denseD21!K5!bias_0K7!kernel_1K6!scale_2k1_3R33!D29!K6!gradsS9!k0_0k1_1K5!loss_2", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/containers.mlir -p iree-abi-legacy | filecheck %s --check-prefix=CONTAINERS
+// RUN: abi-opt %S/../../jax_exports/containers.mlir -p iree-abi-legacy | filecheck %s --check-prefix=CONTAINERS
 // CONTAINERS: {{^}}  func.func public @main(%arg0: tensor<3xf32> {abi.index_path = [0 : i64, 0 : i64]} loc("pair[0]"), %arg1: tensor<3xf32> {abi.index_path = [0 : i64, 1 : i64]} loc("pair[1]"), %arg2: tensor<2x2xf32> {abi.index_path = [1 : i64, 0 : i64]} loc("triple[0]"), %arg3: tensor<4xf32> {abi.index_path = [1 : i64, 1 : i64]} loc("triple[1]"), %arg4: tensor<4xf32> {abi.index_path = [1 : i64, 2 : i64]} loc("triple[2]")) -> (tensor<3xf32> {abi.index_path = [0 : i64, 0 : i64]}, tensor<3xf32> {abi.index_path = [0 : i64, 1 : i64]}, tensor<f32> {abi.index_path = [1 : i64, 0 : i64]}, tensor<4xf32> {abi.index_path = [1 : i64, 1 : i64]}) attributes {iree.reflection = {abi = "sip", f = "I28!B3!d3B3!d3B5!d2d2B3!d4B3!d4R19!B3!d3B3!d3B1!B3!d4", fv = "1", sip = "I36!S32!k0S9!k0_0k1_1k1S13!k0_2k1_3k2_4R31!S27!k0S9!k0_0k1_1k1S9!k0_2k1_3", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/named.mlir -p iree-abi-legacy | filecheck %s --check-prefix=NAMED
+// RUN: abi-opt %S/../../jax_exports/named.mlir -p iree-abi-legacy | filecheck %s --check-prefix=NAMED
 // NAMED: {{^}}  func.func public @main(%arg0: tensor<4x2xf32> {abi.index_path = [0 : i64, "w"]} loc("p.w"), %arg1: tensor<2xf32> {abi.index_path = [0 : i64, "b"]} loc("p.b"), %arg2: tensor<3x4xf32> {abi.index_path = [1 : i64]} loc("x")) -> (tensor<3x2xf32> {abi.index_path = ["w"]}, tensor<2xf32> {abi.index_path = ["b"]}) attributes {iree.reflection = {abi = "sip", f = "I20!B5!d4d2B3!d2B5!d3d4R13!B5!d3d2B3!d2", fv = "1", sip = "I27!S23!k0D13!K2!b_1K2!w_0k1_2R17!D13!K2!b_1K2!w_0", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/keywords.mlir -p iree-abi-legacy | filecheck %s --check-prefix=KEYWORDS
+// RUN: abi-opt %S/../../jax_exports/keywords.mlir -p iree-abi-legacy | filecheck %s --check-prefix=KEYWORDS
 // KEYWORDS: {{^}}  func.func public @main(%arg0: tensor<3xf32> {abi.index_path = [0 : i64]} loc("x"), %arg1: tensor<f32> {abi.index_path = [1 : i64]} loc("scale"), %arg2: tensor<3xf32> {abi.index_path = [2 : i64, "w"]} loc("kwargs['w']")) -> (tensor<3xf32> {abi.index_path = [0 : i64]}) attributes {iree.reflection = {abi = "sip", f = "I14!B3!d3B1!B3!d3R6!B3!d3", fv = "1", sip = "I24!S20!k0_0k1_1k2D7!K2!w_2R8!S5!k0_0", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/shape_poly.mlir -p iree-abi-legacy | filecheck %s --check-prefix=SHAPE-POLY
+// RUN: abi-opt %S/../../jax_exports/shape_poly.mlir -p iree-abi-legacy | filecheck %s --check-prefix=SHAPE-POLY
 // SHAPE-POLY: {{^}}  func.func public @main(%arg0: tensor<?x4xf32> {abi.index_path = [0 : i64]} loc(unknown), %arg1: tensor<3xf32> {abi.index_path = [1 : i64]} loc(unknown)) -> (tensor<?xf32> {abi.index_path = ["rows"]}, tensor<?x4xf32> {abi.index_path = ["scaled"]}) attributes {iree.reflection = {abi = "sip", f = "I14!B6!d-1d4B3!d3R15!B4!d-1B6!d-1d4", fv = "1", sip = "I12!S9!k0_0k1_1R25!D21!K5!rows_0K7!scaled_1", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/multi_platform.mlir -p iree-abi-legacy | filecheck %s --check-prefix=MULTI-PLATFORM
+// RUN: abi-opt %S/../../jax_exports/multi_platform.mlir -p iree-abi-legacy | filecheck %s --check-prefix=MULTI-PLATFORM
 // MULTI-PLATFORM: {{^}}  func.func public @main(%arg0: tensor<i32> {abi.index_path = [0 : i64], jax.global_constant = "_platform_index"} loc(unknown), %arg1: tensor<4xf32> {abi.index_path = [1 : i64]} loc("x")) -> (tensor<4xf32> {abi.index_path = []}) attributes {iree.reflection = {abi = "sip", f = "I11!B3!t6B3!d4R6!B3!d4", fv = "1", sip = "I12!S9!k0_0k1_1R3!_0", sipv = "1"}} {
 
-// RUN: abi-opt %S/Inputs/flax_mlp.mlir -p iree-abi-legacy | filecheck %s --check-prefix=FLAX-MLP
+// RUN: abi-opt %S/../../jax_exports/flax_mlp.mlir -p iree-abi-legacy | filecheck %s --check-prefix=FLAX-MLP
 // FLAX-MLP: {{^}}  func.func public @main(%arg0: tensor<16xf32> {abi.index_path = [0 : i64, "params", "Dense_0", "bias"]} loc("variables['params']['Dense_0']['bias']"), %arg1: tensor<8x16xf32> {abi.index_path = [0 : i64, "params", "Dense_0", "kernel"]} loc("variables['params']['Dense_0']['kernel']"), %arg2: tensor<3xf32> {abi.index_path = [0 : i64, "params", "Dense_1", "bias"]} loc("variables['params']['Dense_1']['bias']"), %arg3: tensor<16x3xf32> {abi.index_path = [0 : i64, "params", "Dense_1", "kernel"]} loc("variables['params']['Dense_1']['kernel']"), %arg4: tensor<2x8xf32> {abi.index_path = [1 : i64, 0 : i64]} loc("args[0]")) -> (tensor<2x3xf32> {abi.index_path = []}) attributes {iree.reflection = {abi = "sip", f = "I35!B4!d16B6!d8d16B3!d3B6!d16d3B5!d2d8R8!B5!d2d3", fv = "1", sip = "I101!S97!k0D82!K7!paramsD69!K8!Dense_0D21!K5!bias_0K7!kernel_1K8!Dense_1D21!K5!bias_2K7!kernel_3k1S5!k0_4R3!_0", sipv = "1"}} {
 
