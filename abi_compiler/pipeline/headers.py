@@ -25,14 +25,15 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from abi_compiler.identity import IdentityCache
-from abi_compiler.pipeline.locations import LocationTable
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.pipeline.carried_ir import Carried, CarriedFunction
 from abi_compiler.pipeline.text_values import TextValueParser
-from abi_compiler.text.carry import FuncText
+from abi_compiler.text.carry import FuncText, OpText
 from abi_compiler.text.lexer import skip_blank
 
 _T = TypeVar("_T")
@@ -105,7 +106,7 @@ class HeaderReader:
         if signature.res_attrs is not None:
             properties["res_attrs"] = signature.res_attrs
         region = Region() if declaration else Region(Block(arg_types=signature.inputs))
-        func = FuncOp.create(
+        func: FuncOp = FuncOp.create(
             properties=properties,
             attributes={} if signature.attributes is None else dict(signature.attributes.data),
             regions=[region],
@@ -202,3 +203,30 @@ def _key(text: str, item: FuncText) -> tuple[str | bool | None, ...]:
 
 _EMPTY = DictionaryAttr({})
 _ARROW = object()  # between the inputs and the outputs of a `_function_type` key
+
+
+def read_headers(carried: Carried, reader: HeaderReader, table: LocationTable, base: int) -> None:
+    """Build the headers of the carried functions that ``reader`` takes (into
+    ``carried.headers``; xDSL then does not see those functions), and the stand-in of
+    each nested module carried whole, with the headers of its functions (into
+    ``carried.nested``)."""
+    layout = carried.layout
+    text = layout.text
+    for index, item in enumerate(layout.ops):
+        if index in carried.parsed:
+            continue
+        if isinstance(item, FuncText):
+            func = reader.read(text, item, table, base)
+            if func is not None:
+                carried.headers[index] = func
+        elif isinstance(item, OpText) and item.functions:
+            functions = [reader.read(text, inner, table, base) for inner in item.functions]
+            name = None if item.symbol is None else StringAttr(item.symbol)
+            stand_in = ModuleOp([func for func in functions if func is not None], sym_name=name)
+            carried.nested[index] = stand_in
+            table.record(stand_in, base + item.start)
+            for func, inner in zip(functions, item.functions, strict=True):
+                if func is not None:
+                    carried.functions[func] = CarriedFunction(
+                        inner, dict(func.properties), dict(func.attributes)
+                    )

@@ -19,7 +19,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from abi_compiler.ir.xdsl_compat import HookedParser
+from abi_compiler.pipeline.xdsl_fixes import FixedParser
 from abi_compiler.text import lexer
 from abi_compiler.text.lexer import BANG, BARE, BODY, HASH, PUNCT, STRING_TOKEN, LexError
 
@@ -54,7 +54,7 @@ class TextType(ParametrizedAttribute, BuiltinAttribute, TypeAttribute):
 _UNREAD_BUILTINS = frozenset(("sparse", "distinct", "loc"))
 
 
-class TextValueParser(HookedParser):
+class TextValueParser(FixedParser):
     """xDSL's parser, reading the values xDSL cannot read as `TextAttr`/`TextType`, and
     the location of an op or argument it cannot read (`loc(#loc3)` before `#loc3` is
     defined, `loc("f.py":1:2 to :5)`) as an unknown one: `abi-opt` prints no location of

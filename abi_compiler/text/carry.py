@@ -1021,6 +1021,36 @@ def one_line(text: str) -> str:
     return "".join(pieces)
 
 
+_LINE_BREAKS = re.compile(rf'{SHORT_STRING}|"|{DIALECT_BODY_START}|\r\n|\r|\n')
+
+
+def indented(text: str, indent: str) -> str:
+    """``text`` with ``indent`` after each line break that a line with something on it
+    follows (blank lines stay empty); not inside a dialect body, whose text is its value,
+    nor a string (which may hold a `\\r`)."""
+    pieces: list[str] = []
+    pos = 0
+    walk = lexer.scanner(_LINE_BREAKS, text)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        char = token[0]
+        if char == '"':
+            if token == '"':
+                walk = lexer.scanner(_LINE_BREAKS, text, string_end(text, match.start()))
+            continue
+        if char == "#" or char == "!":
+            close = lexer.dialect_body_end(text, match.end() - 1, len(text))
+            walk = lexer.scanner(_LINE_BREAKS, text, close)
+            continue
+        after = match.end()
+        if after < len(text) and text[after] not in "\r\n":
+            pieces.append(text[pos:after])
+            pieces.append(indent)
+            pos = after
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
 # -- Masking and structure ------------------------------------------------------------------
 
 

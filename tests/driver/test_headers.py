@@ -11,11 +11,12 @@ from xdsl.context import Context
 from xdsl.dialects.func import FuncOp
 from xdsl.printer import Printer
 
-from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline import carried_ir
-from abi_compiler.pipeline.headers import HeaderReader
-from abi_compiler.pipeline.locations import LocationTable
-from abi_compiler.pipeline.text_values import TextValueParser
+from abi_compiler.pipeline.dialects import context
+from abi_compiler.pipeline.headers import HeaderReader, read_headers
+from abi_compiler.pipeline.plan import masked_ranges
+from abi_compiler.pipeline.text_values import TextValueParser, define_aliases
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, scan
 
@@ -58,9 +59,7 @@ UNREAD = {
 
 
 def _context() -> Context:
-    main = AbiOptMain(args=["-p", "iree-abi-v1"])
-    main.ctx.allow_unregistered = True
-    return main.ctx
+    return context(allow_unregistered=True)
 
 
 def _generic(op: FuncOp) -> str:
@@ -77,10 +76,14 @@ def _read(text: str) -> tuple[FuncOp | None, FuncText, LocationTable, str, dict]
     layout = scan(text)
     carried = carried_ir.Carried(layout, {})
     table = LocationTable()
-    carried_ir.prepare(_context(), carried, table, 100)
+    parser = TextValueParser(_context(), text)
+    aliases = [(a.name, a.start, a.value_start, a.end) for a in layout.aliases if not a.location]
+    define_aliases(parser, aliases)
+    carried.aliases = parser.attribute_aliases
+    read_headers(carried, HeaderReader(_context(), carried.aliases), table, 100)
     (index, item) = next((i, op) for i, op in enumerate(layout.ops) if isinstance(op, FuncText))
-    without_reader = carried_ir.Carried(layout, {}, aliases=carried.aliases)
-    masked = carry.mask(text, carried_ir.masked_ranges(without_reader))
+    # What xDSL would be given without the reader.
+    masked = carry.mask(text, masked_ranges(layout, (), ()))
     return carried.headers.get(index), item, table, masked, carried.aliases
 
 

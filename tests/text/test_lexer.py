@@ -241,18 +241,18 @@ _BLANK = st.sampled_from([" ", "  ", "\n", "\t", " // comment\n"])
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(_TOKEN, _BLANK), max_size=12))
 def test_tokens_agree_with_xdsls_lexer(pieces: list[tuple[str, str]]) -> None:
-    """Token by token, spans included. (Every token is followed by a blank, so no `<`
+    """Token by token, spans included, against the lexer the pipeline's parser uses
+    (xDSL's, `xdsl_fixes.FixedLexer`). (Every token is followed by a blank, so no `<`
     follows a `#`/`!` name: a dialect body is one token here, several in xDSL's lexer.)"""
     from xdsl.utils.lexer import Input
-    from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-    from abi_compiler.ir import xdsl_compat
+    from abi_compiler.pipeline.xdsl_fixes import FixedLexer
 
-    xdsl_compat.install()
     text = "".join(token + blank for token, blank in pieces)
     ours = [(start, end) for _, start, end in lexer.tokens(text)]
     theirs = []
-    xdsl = MLIRLexer(Input(text, "x"))
+    xdsl = FixedLexer(Input(text, "x"))
     while (token := xdsl.lex()).kind is not MLIRTokenKind.EOF:
         theirs.append((token.span.start, token.span.end))
     assert ours == theirs

@@ -10,12 +10,12 @@
 // NONE-NEXT:#note = {foo.k = "between"}
 // NONE-NEXT:builtin.module {
 // NONE-NEXT:  func.func @first(%x: tensor<2xf32>) -> tensor<2xf32> {
-// NONE-NEXT:  %0 = stablehlo.add %x, %x : tensor<2xf32>
-// NONE-NEXT:  return %0 : tensor<2xf32>
-// NONE-NEXT:} loc(#loc1)
+// NONE-NEXT:    %0 = stablehlo.add %x, %x : tensor<2xf32>
+// NONE-NEXT:    return %0 : tensor<2xf32>
+// NONE-NEXT:  } loc(#loc1)
 // NONE-NEXT:  func.func @second(%p: !pair {foo.n = #note}) -> !pair {
-// NONE-NEXT:  return %p : !pair
-// NONE-NEXT:} loc(#loc2)
+// NONE-NEXT:    return %p : !pair
+// NONE-NEXT:  } loc(#loc2)
 // NONE-NEXT:}
 // NONE-NEXT:#loc2 = loc("a.py":2:2)
 // NONE-NEXT:{-#
@@ -31,9 +31,9 @@
 // V1-NEXT:#note = {foo.k = "between"}
 // V1-NEXT:builtin.module {
 // V1-NEXT:  func.func @first(%x: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.add %x, %x : tensor<2xf32>
-// V1-NEXT:  return %0 : tensor<2xf32>
-// V1-NEXT:} loc(#loc1)
+// V1-NEXT:    %0 = stablehlo.add %x, %x : tensor<2xf32>
+// V1-NEXT:    return %0 : tensor<2xf32>
+// V1-NEXT:  } loc(#loc1)
 // V1-NEXT:  func.func @second(%p: !util.list<?>) -> (tensor<2xf32>, tensor<2xf32>) attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2],[\22ndarray\22,\22f32\22,1,2]]],\22r\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2],[\22ndarray\22,\22f32\22,1,2]]],\22v\22:1}"}} {
 // V1-NEXT:    %0 = arith.constant 0 : index
 // V1-NEXT:    %1 = util.list.get %p[%0] : !util.list<?> -> !hal.buffer_view

@@ -5,9 +5,9 @@
 
 //      CHECK:builtin.module {
 // CHECK-NEXT:  func.func @a(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// CHECK-NEXT:  %0 = stablehlo.add %x, %y : tensor<2xf32>
-// CHECK-NEXT:  return %0 : tensor<2xf32>
-// CHECK-NEXT:}
+// CHECK-NEXT:    %0 = stablehlo.add %x, %y : tensor<2xf32>
+// CHECK-NEXT:    return %0 : tensor<2xf32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @b(%x: !util.list<?>) -> tensor<2xf32> attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22r\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22v\22:1}"}} {
 // CHECK-NEXT:    %0 = arith.constant 0 : index
 // CHECK-NEXT:    %1 = util.list.get %x[%0] : !util.list<?> -> !hal.buffer_view

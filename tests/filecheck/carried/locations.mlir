@@ -10,13 +10,13 @@
 //      NONE:#loc0 = loc("m.py":2:2)
 // NONE-NEXT:builtin.module {
 // NONE-NEXT:  func.func @kept(%a: tensor<2xf32> {foo.l = [loc("m.py":10:4)], foo.t = !foo.t<loc(1)>} loc (#loc1)) -> tensor<2xf32> {
-// NONE-NEXT:  %0 = stablehlo.add %a, %a : tensor<2xf32> loc("m.py":11:4 to :20)
-// NONE-NEXT:  return %0 : tensor<2xf32>
-// NONE-NEXT:} loc (#loc1)
+// NONE-NEXT:    %0 = stablehlo.add %a, %a : tensor<2xf32> loc("m.py":11:4 to :20)
+// NONE-NEXT:    return %0 : tensor<2xf32>
+// NONE-NEXT:  } loc (#loc1)
 // NONE-NEXT:  func.func @parsed(%p: tuple<tensor<2xf32>> {foo.l = [loc(#loc0)]} loc("m.py":1:2 to :5)) -> tuple<tensor<2xf32>> {
-// NONE-NEXT:  "foo.op"() {l = [loc("m.py":10:4)], t = !foo.t<loc(1)>} : () -> () loc (#loc1)
-// NONE-NEXT:  return %p : tuple<tensor<2xf32>> loc(fused["a.py":1:2 to :5, #loc0])
-// NONE-NEXT:} loc(#loc1)
+// NONE-NEXT:    "foo.op"() {l = [loc("m.py":10:4)], t = !foo.t<loc(1)>} : () -> () loc (#loc1)
+// NONE-NEXT:    return %p : tuple<tensor<2xf32>> loc(fused["a.py":1:2 to :5, #loc0])
+// NONE-NEXT:  } loc(#loc1)
 // NONE-NEXT:  func.func private @declared(tensor<2xf32> {foo.l = [loc("m.py":10:4)]}) -> tensor<2xf32> loc (#loc1)
 // NONE-NEXT:}
 // NONE-NEXT:#loc1 = loc("m.py":1:1)
@@ -24,9 +24,9 @@
 //      V1:#loc0 = loc("m.py":2:2)
 // V1-NEXT:builtin.module {
 // V1-NEXT:  func.func @kept(%a: tensor<2xf32> {foo.l = [loc("m.py":10:4)], foo.t = !foo.t<loc(1)>} loc (#loc1)) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.add %a, %a : tensor<2xf32> loc("m.py":11:4 to :20)
-// V1-NEXT:  return %0 : tensor<2xf32>
-// V1-NEXT:} loc (#loc1)
+// V1-NEXT:    %0 = stablehlo.add %a, %a : tensor<2xf32> loc("m.py":11:4 to :20)
+// V1-NEXT:    return %0 : tensor<2xf32>
+// V1-NEXT:  } loc (#loc1)
 // V1-NEXT:  func.func @parsed(%p: !util.list<?>) -> tensor<2xf32> attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22r\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22v\22:1}"}} {
 // V1-NEXT:    %0 = arith.constant 0 : index
 // V1-NEXT:    %1 = util.list.get %p[%0] : !util.list<?> -> !hal.buffer_view

@@ -6,23 +6,23 @@
 
 //      NONE:builtin.module {
 // NONE-NEXT:  func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {
-// NONE-NEXT:  %0 = stablehlo.add %x, %x : tensor<2xf32>
-// NONE-NEXT:  return %0 : tensor<2xf32>
-// NONE-NEXT:}
+// NONE-NEXT:    %0 = stablehlo.add %x, %x : tensor<2xf32>
+// NONE-NEXT:    return %0 : tensor<2xf32>
+// NONE-NEXT:  }
 // NONE-NEXT:  func.func @b(%x: tuple<tensor<2xf32>>) -> tuple<tensor<2xf32>> {
-// NONE-NEXT:  return %x : tuple<tensor<2xf32>>
-// NONE-NEXT:} loc("b.py":1:1)
+// NONE-NEXT:    return %x : tuple<tensor<2xf32>>
+// NONE-NEXT:  } loc("b.py":1:1)
 // NONE-NEXT:  func.func @c(%x: tensor<2xf32>) -> tensor<2xf32> {
-// NONE-NEXT:  %0 = stablehlo.abs %x : tensor<2xf32>
-// NONE-NEXT:  return %0 : tensor<2xf32>
-// NONE-NEXT:}
+// NONE-NEXT:    %0 = stablehlo.abs %x : tensor<2xf32>
+// NONE-NEXT:    return %0 : tensor<2xf32>
+// NONE-NEXT:  }
 // NONE-NEXT:}
 
 //      V1:builtin.module {
 // V1-NEXT:  func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.add %x, %x : tensor<2xf32>
-// V1-NEXT:  return %0 : tensor<2xf32>
-// V1-NEXT:}
+// V1-NEXT:    %0 = stablehlo.add %x, %x : tensor<2xf32>
+// V1-NEXT:    return %0 : tensor<2xf32>
+// V1-NEXT:  }
 // V1-NEXT:  func.func @b(%x: !util.list<?>) -> tensor<2xf32> attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22r\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,2]]],\22v\22:1}"}} {
 // V1-NEXT:    %0 = arith.constant 0 : index
 // V1-NEXT:    %1 = util.list.get %x[%0] : !util.list<?> -> !hal.buffer_view
@@ -34,9 +34,9 @@
 // V1-NEXT:    func.return %0 : tensor<2xf32>
 // V1-NEXT:  }
 // V1-NEXT:  func.func @c(%x: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.abs %x : tensor<2xf32>
-// V1-NEXT:  return %0 : tensor<2xf32>
-// V1-NEXT:}
+// V1-NEXT:    %0 = stablehlo.abs %x : tensor<2xf32>
+// V1-NEXT:    return %0 : tensor<2xf32>
+// V1-NEXT:  }
 // V1-NEXT:}
 
 func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -19,7 +19,7 @@ func.func private @consume(%p: !pair) -> tensor<4xf32>
 func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = func.call @make(%x) : (tensor<4xf32>) -> !pair
   %r = func.call @consume(%t) : (!pair) -> tensor<4xf32>
-  // expected-error @+1 {{Operation stablehlo.multiply is not registered and its custom syntax cannot be parsed: the body is parsed because @caller uses @consume, whose signature is flattened; write it in generic form ("stablehlo.multiply"(…) : (…) -> (…))}}
+  // expected-error @+1 {{Operation stablehlo.multiply is not registered and its custom syntax cannot be parsed: the body is parsed because @caller calls @consume, whose signature is flattened; write it in generic form ("stablehlo.multiply"(…) : (…) -> (…))}}
   %m = stablehlo.multiply %r, %r : tensor<4xf32>
   return %m : tensor<4xf32>
 }

@@ -16,9 +16,9 @@
 // CHECK-NEXT:    func.return %0 : tensor<2xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @"c\22d"(%x: tensor<2xf32>) -> tensor<2xf32> attributes {foo.r = @"_a\22b", iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// CHECK-NEXT:  %0 = stablehlo.add %x, %x {foo.s = @"_a\22b", foo.t = "@\22a\22b\22"} : tensor<2xf32>
-// CHECK-NEXT:  return %0 : tensor<2xf32>
-// CHECK-NEXT:}
+// CHECK-NEXT:    %0 = stablehlo.add %x, %x {foo.s = @"_a\22b", foo.t = "@\22a\22b\22"} : tensor<2xf32>
+// CHECK-NEXT:    return %0 : tensor<2xf32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:}
 // CHECK-NEXT:// -----
 // CHECK-NEXT:builtin.module {
@@ -33,9 +33,9 @@
 // CHECK-NEXT:    func.return %0 : tensor<2xf32>
 // CHECK-NEXT:  }
 // CHECK-NEXT:  func.func @g(%x: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22ndarray\22,\22f32\22,1,2]],\22v\22:1}"}} {
-// CHECK-NEXT:  %0 = stablehlo.add %x, %x {foo.r = @"\zz", foo.s = @_predict} : tensor<2xf32>
-// CHECK-NEXT:  return %0 : tensor<2xf32>
-// CHECK-NEXT:}
+// CHECK-NEXT:    %0 = stablehlo.add %x, %x {foo.r = @"\zz", foo.s = @_predict} : tensor<2xf32>
+// CHECK-NEXT:    return %0 : tensor<2xf32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:}
 
 func.func @"a\22b"(%x: tuple<tensor<2xf32>>) -> tuple<tensor<2xf32>> {

@@ -7,8 +7,8 @@
 //      CHECK:builtin.module {
 // CHECK-NEXT:  func.func @f(%x: !abi.dict<"q\"t": i32>, %y: tensor<2xf32> {foo.b = #foo.b<a //
 // CHECK-NEXT: b>}) -> !abi.dict<"q\"t": i32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]]],\22v\22:1}"}} {
-// CHECK-NEXT:  return %x : !abi.dict<"q\"t": i32>
-// CHECK-NEXT:}
+// CHECK-NEXT:    return %x : !abi.dict<"q\"t": i32>
+// CHECK-NEXT:  }
 // CHECK-NEXT:}
 
 func.func @f(%x: !abi.dict<"q\"t": i32>, // the input

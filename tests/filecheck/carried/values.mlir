@@ -12,17 +12,17 @@
 // NONE-NEXT:builtin.module {
 // NONE-NEXT:  func.func @header(%a: tensor<2xf32> {foo.a = #foo<"x">, foo.b = sparse<[[0]], [1.0]> : tensor<2xf32>, foo.c = distinct[0]<>, foo.d = affine_set<(d0) : (d0 >= 0, -d0 + 4 >= 0)>, foo.e = #foo.b<a //
 // NONE-NEXT: b>, foo.f = "x" : i32, foo.g = [#foo.t<1> : i32], foo.h = #typed}, %b: !verbose) -> !foo.attributes {
-// NONE-NEXT:  %0 = stablehlo.add %a, %a {foo.c = #foo.c<a // {
+// NONE-NEXT:    %0 = stablehlo.add %a, %a {foo.c = #foo.c<a // {
 // NONE-NEXT:   b}>} : tensor<2xf32>
-// NONE-NEXT:  %1 = "foo.cast"(%0) : (tensor<2xf32>) -> !foo.attributes
-// NONE-NEXT:  return %1 : !foo.attributes
-// NONE-NEXT:}
+// NONE-NEXT:    %1 = "foo.cast"(%0) : (tensor<2xf32>) -> !foo.attributes
+// NONE-NEXT:    return %1 : !foo.attributes
+// NONE-NEXT:  }
 // NONE-NEXT:  func.func @parsed(%p: tuple<!foo<"a>b">> {foo.e = #foo.b<a //
 // NONE-NEXT: b>}) -> tuple<!foo<"a>b">> {
-// NONE-NEXT:  "foo.op"() {foo.a = #foo<"x">, foo.c = distinct[0]<>, foo.e = #foo.b<c //
+// NONE-NEXT:    "foo.op"() {foo.a = #foo<"x">, foo.c = distinct[0]<>, foo.e = #foo.b<c //
 // NONE-NEXT: d>, foo.f = "x" : i32} : () -> ()
-// NONE-NEXT:  return %p : tuple<!foo<"a>b">>
-// NONE-NEXT:}
+// NONE-NEXT:    return %p : tuple<!foo<"a>b">>
+// NONE-NEXT:  }
 // NONE-NEXT:}
 
 //      V1:#typed = #foo.attr<1> : !foo.type
@@ -30,11 +30,11 @@
 // V1-NEXT:builtin.module {
 // V1-NEXT:  func.func @header(%a: tensor<2xf32> {foo.a = #foo<"x">, foo.b = sparse<[[0]], [1.0]> : tensor<2xf32>, foo.c = distinct[0]<>, foo.d = affine_set<(d0) : (d0 >= 0, -d0 + 4 >= 0)>, foo.e = #foo.b<a //
 // V1-NEXT: b>, foo.f = "x" : i32, foo.g = [#foo.t<1> : i32], foo.h = #typed}, %b: !verbose) -> !foo.attributes attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,2],\22unknown\22],\22r\22:[\22unknown\22],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.add %a, %a {foo.c = #foo.c<a // {
+// V1-NEXT:    %0 = stablehlo.add %a, %a {foo.c = #foo.c<a // {
 // V1-NEXT:   b}>} : tensor<2xf32>
-// V1-NEXT:  %1 = "foo.cast"(%0) : (tensor<2xf32>) -> !foo.attributes
-// V1-NEXT:  return %1 : !foo.attributes
-// V1-NEXT:}
+// V1-NEXT:    %1 = "foo.cast"(%0) : (tensor<2xf32>) -> !foo.attributes
+// V1-NEXT:    return %1 : !foo.attributes
+// V1-NEXT:  }
 // V1-NEXT:  func.func @parsed(%p: !util.list<?>) -> !foo<"a>b"> attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22stuple\22,\22unknown\22]],\22r\22:[[\22stuple\22,\22unknown\22]],\22v\22:1}"}} {
 // V1-NEXT:    %0 = arith.constant 0 : index
 // V1-NEXT:    %1 = util.list.get %p[%0] : !util.list<?> -> !foo<"a>b">
