@@ -44,6 +44,7 @@ from abi_compiler.model import (
     ValueType,
     signature_from_legacy,
 )
+from abi_compiler.text import lexer
 
 Source = Literal["iree.abi", "legacy", "type"]
 
@@ -289,7 +290,7 @@ NEEDS_RUNTIME = (
 # IREE's declaration of a function it gave its own ABI: `sync func @f(%input0: T, …) ->
 # (%output0: T, …)` (`async` for the coarse-fences model).
 _DECLARATION = re.compile(r"(?:a?sync )?func @[^(]*\((?P<arguments>.*)\) -> \((?P<results>.*)\)")
-_VALUE_NAME = re.compile(r"%[A-Za-z0-9_$.\-]+\s*:\s*")
+_VALUE_NAME = re.compile(rf"{lexer.SSA_NAME.pattern}\s*:\s*")
 # The VM calling convention's value codes (`0rIi_r`: version 0, arguments, `_`, results).
 _CALLING_CONVENTION_TYPES: dict[str, ValueType] = {
     "i": Scalar("i", 32),

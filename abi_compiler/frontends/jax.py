@@ -39,7 +39,6 @@ jaxlib, so the text is printed by MLIR itself, locations and all.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,7 +84,6 @@ INDEX_PATH = "abi.index_path"
 IREE_ABI = "iree.abi"
 MAIN = "main"
 ARG_INFO = "jax.arg_info"
-_MAIN_HEADER = re.compile(r"func\.func\s+(?:public\s+)?@main\(")
 # The platform `abi_compiler.iree` compiles for.
 CPU = "cpu"
 
@@ -364,7 +362,11 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
     if layout is not None:
         aliases = LocationAliases(text, layout.prologue + layout.epilogue)
         for item in layout.ops:
-            if isinstance(item, carry.FuncText) and _MAIN_HEADER.match(text, item.start):
+            if (
+                isinstance(item, carry.FuncText)
+                and item.name == MAIN
+                and item.visibility in (None, "public")
+            ):
                 found = [
                     None if at is None else location_name(text, at[0], aliases)
                     for at in item.arg_locs

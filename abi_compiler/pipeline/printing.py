@@ -93,7 +93,7 @@ class ModulePrinter(FixedPrinter):
             assert layout.module is not None
             self.print_string(layout.text[layout.module.start : layout.module.body_start].rstrip())
             self.print_string(" ")
-            self.print_region(module.body)
+            self.print_region(module.body, print_empty_block=False)
             return
         if op.parent is not module.body.block:
             super().print_op(op)

@@ -309,7 +309,7 @@ def dialect_body_end(text: str, pos: int, end: int | None = None) -> int:
         elif not stack or stack.pop() != _CLOSERS[char]:
             raise LexError(f"unbalanced '{char}' in a dialect body", match.start())
         elif not stack:
-            return match.end()
+            return int(match.end())
     raise LexError("unterminated dialect body", pos)
 
 
@@ -350,7 +350,7 @@ def group_end(text: str, pos: int, end: int | None = None) -> int:
         elif char == ")" or char == "]" or char == "}":
             depth -= 1
             if depth == 0:
-                return match.end()
+                return int(match.end())
             if depth < 0:
                 break
         elif char == '"':
@@ -389,7 +389,7 @@ def _angle_end(text: str, pos: int, end: int) -> int:
             if stack and stack[-1] == "<" and not text.startswith("=", start + 1):
                 stack.pop()
                 if not stack:
-                    return start + 1
+                    return int(start) + 1
         elif char == "(" or char == "[" or char == "{":
             stack.append(char)
         elif char == ")" or char == "]" or char == "}":
@@ -424,7 +424,7 @@ def metadata_end(text: str, pos: int, end: int | None = None) -> int:
     while (match := walk.search()) is not None:
         token = match.group()
         if token == "#-}":
-            return match.end()
+            return int(match.end())
         if token == '"':
             walk = scanner(GROUPS, text, string_end(text, match.start(), end), end)
     raise LexError("unterminated resource section", pos)
