@@ -148,9 +148,12 @@ import abi_compiler
 abi_compiler.__path__.append(root)
 sys.argv = ["abi-opt", *sys.argv[2:]]
 try:
-    from abi_compiler.driver.opt_main import console_main
-except ImportError:  # before the driver was a package of its own
-    from abi_compiler.opt_main import console_main
+    from abi_compiler.driver.console import abi_opt as console_main
+except ImportError:
+    try:  # before the console entry was a module of its own
+        from abi_compiler.driver.opt_main import console_main
+    except ImportError:  # before the driver was a package of its own
+        from abi_compiler.opt_main import console_main
 console_main()
 """
 
