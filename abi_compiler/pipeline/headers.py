@@ -184,7 +184,11 @@ class HeaderReader:
 
 
 def _key(text: str, item: FuncText) -> tuple[str | bool | None, ...]:
-    """What a header's signature is read from: its types and dictionaries, as written."""
+    """What a header's signature is read from: its types and dictionaries, as written
+    (the text after the name when it holds no location, else each part)."""
+    if not item.header_locs or item.header_locs[0][0] >= item.signature_end:
+        end = item.signature_end if item.attributes is None else item.attributes[1]
+        return (text[item.name_span[1] : end],)
     parts: list[str | bool | None] = [item.results_parenthesized]
     for arg in item.args:
         parts.append(text[arg.type[0] : arg.type[1]])

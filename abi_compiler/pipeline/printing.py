@@ -24,6 +24,8 @@ from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, Layout
 from abi_compiler.text.lexer import symbol_text
 
+_UNREGISTERED = UnregisteredAttr.name
+
 
 @dataclass(frozen=True)
 class Wrappers:
@@ -149,7 +151,13 @@ class ModulePrinter(FixedPrinter):
         return self._renames
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, UnregisteredAttr) and "\n" in attribute.value.data:
+        # (By name first: `isinstance` of an ABC costs, and this runs for every attribute
+        # and type printed.)
+        if (
+            attribute.name == _UNREGISTERED
+            and isinstance(attribute, UnregisteredAttr)
+            and "\n" in attribute.value.data
+        ):
             # The body of a dialect attribute or type is its text: a line break in it
             # is not indented again (xDSL's printer would).
             self.print_string("!" if attribute.is_type.data else "#")

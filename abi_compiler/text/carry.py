@@ -434,15 +434,19 @@ def _type_at(text: str, pos: int, end: int, func: FuncText) -> tuple[int, int]:
     """The type at ``pos`` (noted in ``func`` as `_type` notes it): its range."""
     simple = _SIMPLE_TYPE.match(text, pos, end)
     if simple is not None and _AFTER_TYPE.match(text, skip_blank(text, simple.end(), end), end):
-        written = simple.group()
-        if _STRUCTURED_TYPE.search(written):
-            func.structured = True
-        if "!" in written and (
-            aliases := {name for name in _TYPE_NAME.findall(written) if "." not in name}
-        ):
-            func.type_alias_uses |= aliases
+        _note_type(simple.group(), func)
         return pos, simple.end()
     return _type(_Cursor(text, pos, end), func)
+
+
+def _note_type(written: str, func: FuncText) -> None:
+    """Note in ``func`` what the simple type ``written`` (no strings) uses."""
+    if _STRUCTURED_TYPE.search(written):
+        func.structured = True
+    if "!" in written and (
+        aliases := {name for name in _TYPE_NAME.findall(written) if "." not in name}
+    ):
+        func.type_alias_uses |= aliases
 
 
 def _location_at(text: str, pos: int, end: int) -> int | None:
@@ -466,15 +470,48 @@ def _attributes_at(text: str, pos: int, end: int) -> tuple[int, int] | None:
     return pos, group_end(text, brace, end)
 
 
+# Most values of a header in one match: `%name: T {…}` (or `T {…}`) with a simple type
+# (`_SIMPLE_TYPE`) and a dictionary holding no group of braces and no string with an
+# escape, up to the `,` or `)` after it. Others are read a part at a time.
+_BLANK_RUN = r"[ \t\r\n]*"
+_SIMPLE_DICT = r'\{(?:[^{}"/]|"[^"\\\n\v\f]*")*\}'
+_SIMPLE_ARGUMENT = re.compile(
+    rf"%({SUFFIX_ID}){_BLANK_RUN}:{_BLANK_RUN}({_SIMPLE_TYPE.pattern})"
+    rf"(?:{_BLANK_RUN}({_SIMPLE_DICT}))?{_BLANK_RUN}(?=[,)])"
+)
+_SIMPLE_RESULT = re.compile(
+    rf"({_SIMPLE_TYPE.pattern})(?:{_BLANK_RUN}({_SIMPLE_DICT}))?{_BLANK_RUN}(?=[,)])"
+)
+
+
 def _typed_values(
     text: str, pos: int, end: int, func: FuncText, *, arguments: bool
 ) -> tuple[list[ArgText], int]:
     """The `(…)` list of arguments or results at ``pos`` (after its `(`): each with its
     range, attributes and location; and the position after the `)`."""
     values: list[ArgText] = []
+    simple = _SIMPLE_ARGUMENT if arguments else _SIMPLE_RESULT
+    first = 2 if arguments else 1
     pos = skip_blank(text, pos, end)
     while not text.startswith(")", pos):
         value_start = pos
+        if (match := simple.match(text, pos, end)) is not None:
+            _note_type(match.group(first), func)
+            attributes = match.span(first + 1) if match.start(first + 1) >= 0 else None
+            values.append(
+                ArgText(
+                    value_start,
+                    match.group(1) if arguments else None,
+                    match.span(first),
+                    attributes,
+                )
+            )
+            pos = match.end()
+            if text.startswith(",", pos):
+                pos = skip_blank(text, pos + 1, end)
+                if text.startswith(")", pos):
+                    raise ScanError(f"a trailing ',' at offset {pos}")
+            continue
         name = None
         if arguments and text.startswith("%", pos):
             match = lexer.SSA_NAME.match(text, pos, end)
