@@ -33,11 +33,16 @@ def make_plan(layout: Layout, access: BodyAccess) -> Plan:
 def parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
     """Which items xDSL parses whole (index into ``layout.ops``), with the reason."""
     text = layout.text
-    if access is BodyAccess.SIGNATURES:
-        return {}
     if access is BodyAccess.ALL:
         return {i: "every body is parsed" for i in range(len(layout.ops))}
-    parsed: dict[int, str] = {}
+    # A function in generic form is a function: parsed whole (it has no header apart).
+    parsed: dict[int, str] = {
+        i: "a function in generic form is parsed whole"
+        for i, item in enumerate(layout.ops)
+        if isinstance(item, OpText) and text.startswith('"func.func"', item.start)
+    }
+    if access is BodyAccess.SIGNATURES:
+        return parsed
     structured: set[str] = set()
     for index, item in enumerate(layout.ops):
         if not isinstance(item, FuncText):

@@ -28,6 +28,13 @@ def texts(text: str, ranges: list[tuple[int, int]]) -> list[str]:
             'func.func @a() {\n} loc("a":1:1) "foo.op"() : () -> ()',
             ['func.func @a() {\n} loc("a":1:1)', '"foo.op"() : () -> ()'],
         ),
+        # A function after blanks on the line of another op is a function of its own.
+        (
+            "func.func private @d(i32) -> i32  func.func @f() {\n  return\n}",
+            ["func.func private @d(i32) -> i32", "func.func @f() {\n  return\n}"],
+        ),
+        # ... but not inside a string on that line.
+        ('x.a {k = " func.func @f"}', ['x.a {k = " func.func @f"}']),
         # CR-only and CR LF line ends.
         ("x.a @a\rx.b @b\r\nx.c @c", ["x.a @a", "x.b @b", "x.c @c"]),
         # A comment ends at `\r`; comment lines between items belong to none.
