@@ -14,9 +14,9 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute
 
 from abi_compiler.dialects import tf_saved_model
-from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir import changes
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     check_bound_inputs,

@@ -40,9 +40,9 @@ from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import ListType
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir import diagnostics
 from abi_compiler.model import (
     INDEX_PATH_COMPONENT_MESSAGE,
     Argument,

@@ -50,9 +50,9 @@ from abi_compiler.dialects.util import (
     ListSetOp,
     ListType,
 )
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir import diagnostics
 from abi_compiler.model import (
     IndexPath,
     Leaf,

@@ -6,7 +6,7 @@ diagnostics (SPEC §11).
   traceback, and no output written (output is buffered and written only on success, in
   place, by `abi_compiler.driver.output`, which also handles closed or full standard
   streams and signals).
-* Warnings (`abi_compiler.driver.diagnostics.warn`) are printed the same way; the output is still
+* Warnings (`abi_compiler.ir.diagnostics.warn`) are printed the same way; the output is still
   written and the exit status is 0.
 * `--verify-diagnostics` has mlir-opt's meaning: `// expected-error {{text}}` annotations
   (also `expected-warning`, `expected-note`, `expected-remark`; `@+N`, `@-N`, `@above`,
@@ -22,8 +22,8 @@ start-up costs what `xdsl-opt`'s does.
 
 Pass API: a pass raises `abi_compiler.errors.AbiError(message, op=<operation>,
 where=("argument" | "result", i))` for an error, calls
-`abi_compiler.driver.diagnostics.warn(message, op, where)` for a warning, and may call
-`abi_compiler.driver.location_table.inherit_location(new_op, old_op)` so that
+`abi_compiler.ir.diagnostics.warn(message, op, where)` for a warning, and may call
+`abi_compiler.ir.location_table.inherit_location(new_op, old_op)` so that
 diagnostics about an operation it created point at the source of the one it replaces.
 """
 
@@ -72,14 +72,17 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.driver import carried_ir, changes, diagnostics, output, xdsl_compat
-from abi_compiler.driver.carry import BodyAccess, ScanError, scan, symbol_text
-from abi_compiler.driver.headers import HeaderReader
-from abi_compiler.driver.location_table import LocationTable, tracking
-from abi_compiler.driver.locations import LocatingParser, SourceFile, is_isolated
-from abi_compiler.driver.symbol_cache import cached_symbol_lookups
+from abi_compiler.driver import output
 from abi_compiler.errors import AbiError
-from abi_compiler.passes.contract import OpsBefore, contract_of
+from abi_compiler.ir import changes, diagnostics, xdsl_compat
+from abi_compiler.ir.location_table import LocationTable, tracking
+from abi_compiler.passes.contract import BodyAccess, OpsBefore, contract_of
+from abi_compiler.pipeline import carried_ir
+from abi_compiler.pipeline.headers import HeaderReader
+from abi_compiler.pipeline.locations import LocatingParser, SourceFile, is_isolated
+from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups
+from abi_compiler.text import carry
+from abi_compiler.text.carry import ScanError, scan, symbol_text
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -653,7 +656,7 @@ class AbiOptMain(xDSLOptMain):
                     or not attributes[0] <= offset - chunk.start < attributes[1]
                 ):
                     raise
-                masked = carried_ir.carry.mask(masked, [attributes])
+                masked = carry.mask(masked, [attributes])
                 carried.module_header_kept = True
                 module = self._parse(source, chunk, masked, table, carried)
         finally:
@@ -727,7 +730,7 @@ class AbiOptMain(xDSLOptMain):
 
     def _verify_changed(self, module: ModuleOp, operations: list[Operation]) -> None:
         """`_verify` of the module op itself (its symbol table) and of the top-level
-        operations a pass reports it changed (`abi_compiler.driver.changes`)."""
+        operations a pass reports it changed (`abi_compiler.ir.changes`)."""
         kept = [op for op in operations if op.parent is module.body.block]
         with cached_symbol_lookups():
             try:
@@ -848,9 +851,7 @@ class AbiOptMain(xDSLOptMain):
             layout = carried.layout
             assert layout.module is not None
             printer.print_string(
-                carried_ir.carry.drop_comments(
-                    layout.text[layout.module.body_end : layout.module.end]
-                ),
+                carry.drop_comments(layout.text[layout.module.body_end : layout.module.end]),
                 indent=0,
             )
         printer.print_metadata(self.ctx.loaded_dialects)

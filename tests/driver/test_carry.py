@@ -1,4 +1,4 @@
-"""The lexical scanner behind carried text (`abi_compiler.driver.carry`) and the driver's
+"""The lexical scanner behind carried text (`abi_compiler.text.carry`) and the driver's
 use of it: items and bodies found whatever strings and comments hold, symbol references
 redirected as whole tokens only, and a text the scanner does not understand parsed whole
 (so that xDSL reports what is wrong with it)."""
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.driver import carry
-from abi_compiler.driver.carry import FuncText, OpText, ScanError
+from abi_compiler.text import carry
+from abi_compiler.text.carry import FuncText, OpText, ScanError
 from tests.driver.test_opt_main import run as run_driver
 
 MODULE = """\
@@ -197,7 +197,7 @@ def test_string_literals_print_as_mlir_prints_them(data: bytes) -> None:
     every other byte as `\\XX`."""
     from xdsl.printer import Printer
 
-    from abi_compiler.driver import xdsl_compat
+    from abi_compiler.ir import xdsl_compat
 
     xdsl_compat.install()
     expected = "".join(
@@ -234,7 +234,7 @@ def test_symbol_text_is_how_the_printer_spells_a_symbol(name: str) -> None:
     function (quoted unless a bare identifier; `"` and non-ASCII bytes as `\\XX`)."""
     from xdsl.printer import Printer
 
-    from abi_compiler.driver import xdsl_compat
+    from abi_compiler.ir import xdsl_compat
 
     xdsl_compat.install()
     stream = io.StringIO()

@@ -1,4 +1,4 @@
-"""Re-verification after a pass that reports its changes (`abi_compiler.driver.changes`): the
+"""Re-verification after a pass that reports its changes (`abi_compiler.ir.changes`): the
 driver verifies the module op and the reported functions; a pass that reports nothing,
 or everything, is verified in full."""
 
@@ -14,8 +14,8 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, f32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
-from abi_compiler.driver import changes
 from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.ir import changes
 from abi_compiler.passes import registry
 from abi_compiler.passes.contract import AbiPass
 from abi_compiler.passes.structure import functions

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 
 from abi_compiler.driver.opt_main import AbiOptMain
-from abi_compiler.driver.xdsl_compat import (
+from abi_compiler.ir.xdsl_compat import (
     float_bits,
     float_value,
     format_float,

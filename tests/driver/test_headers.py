@@ -1,4 +1,4 @@
-"""`HeaderReader` (abi_compiler/driver/headers.py): a plain `func.func` header becomes the
+"""`HeaderReader` (abi_compiler/pipeline/headers.py): a plain `func.func` header becomes the
 same op xDSL's parser makes of it — properties, attributes, entry block, source offsets —
 and every other header is left to xDSL (None)."""
 
@@ -12,12 +12,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from abi_compiler.driver import carried_ir
-from abi_compiler.driver.carry import BodyAccess, FuncText, scan
-from abi_compiler.driver.headers import _SIMPLE_TYPE, HeaderReader
-from abi_compiler.driver.locations import LocationTable
 from abi_compiler.driver.opt_main import AbiOptMain
-from abi_compiler.driver.type_cache import type_extent
+from abi_compiler.passes.contract import BodyAccess
+from abi_compiler.pipeline import carried_ir
+from abi_compiler.pipeline.headers import _SIMPLE_TYPE, HeaderReader
+from abi_compiler.pipeline.locations import LocationTable
+from abi_compiler.pipeline.type_cache import type_extent
+from abi_compiler.text.carry import FuncText, scan
 
 PLAIN = [
     "func.func @f() {\n  return\n}",

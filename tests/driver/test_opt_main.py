@@ -19,11 +19,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from abi_compiler.driver import diagnostics
-from abi_compiler.driver.location_table import inherit_location
-from abi_compiler.driver.locations import SourceFile
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
+from abi_compiler.ir.location_table import inherit_location
+from abi_compiler.pipeline.locations import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "structured.mlir"

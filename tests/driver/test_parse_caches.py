@@ -1,6 +1,6 @@
 """The driver's performance caches change nothing but speed: the type cache of its
-parser (`abi_compiler.driver.type_cache`) and the symbol lookups while verifying
-(`abi_compiler.driver.symbol_cache`)."""
+parser (`abi_compiler.pipeline.type_cache`) and the symbol lookups while verifying
+(`abi_compiler.pipeline.symbol_cache`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 
 from abi_compiler.driver.opt_main import AbiOptMain, register_dialects
-from abi_compiler.driver.symbol_cache import cached_symbol_lookups
-from abi_compiler.driver.type_cache import TypeCachingParser, type_extent
+from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups
+from abi_compiler.pipeline.type_cache import TypeCachingParser, type_extent
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """What the project uses of xDSL (0.74) although xDSL does not promise it: private names,
 internal attributes, methods it replaces. All of it is in one module,
-`abi_compiler/driver/xdsl_compat.py` (`HOOK_MODULE`); every other module uses xDSL's
+`abi_compiler/ir/xdsl_compat.py` (`HOOK_MODULE`); every other module uses xDSL's
 public names only (`test_no_private_xdsl_name_outside_the_hook_module`).
 
 Each name the hook module uses is listed here with the parameters it relies on
@@ -39,7 +39,7 @@ from xdsl.utils import arg_spec
 from xdsl.utils.mlir_lexer import MLIRLexer, StringLiteral
 
 ROOT = Path(__file__).resolve().parents[2]
-HOOK_MODULE = "abi_compiler/driver/xdsl_compat.py"
+HOOK_MODULE = "abi_compiler/ir/xdsl_compat.py"
 
 # (owner, name, parameters) of the functions the hook module calls, overrides or
 # replaces; what for is in the comment.

@@ -2,7 +2,7 @@
 
 MLIR prints a string attribute's bytes outside printable ASCII as `\\XX` escapes; xDSL's
 lexer used to read such a literal back as a `BytesAttr`, so `abi.name = "é"` stopped being
-a name after one print/parse round trip. `abi_compiler.driver.xdsl_compat` (installed by
+a name after one print/parse round trip. `abi_compiler.ir.xdsl_compat` (installed by
 `abi-opt`) reads a literal whose bytes are UTF-8 as a string. These tests pin that, and
 that every encoding carries the text exactly: JSON with `\\uXXXX` escapes (Python's
 `ensure_ascii`), SIP `K` spans that count UTF-8 bytes, raw signatures unaffected.
@@ -25,8 +25,8 @@ from xdsl.printer import Printer
 
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.driver import xdsl_compat
 from abi_compiler.driver.opt_main import AbiOptMain, register_dialects
+from abi_compiler.ir import xdsl_compat
 from abi_compiler.model import Dict
 
 xdsl_compat.install()

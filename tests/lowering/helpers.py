@@ -29,8 +29,8 @@ from xdsl.utils.exceptions import InterpretationError
 
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
-from abi_compiler.driver import diagnostics, xdsl_compat
 from abi_compiler.driver.opt_main import register_dialects
+from abi_compiler.ir import diagnostics, xdsl_compat
 from abi_compiler.passes.registry import PASSES, PIPELINES
 from abi_compiler.passes.structure import REFLECTION
 

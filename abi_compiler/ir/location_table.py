@@ -1,7 +1,7 @@
 """Where each IR object was written, and the one thing passes do with it.
 
 `LocationTable` maps parsed operations and block arguments to offsets into the input
-file; the driver's parser (`abi_compiler.driver.locations.LocatingParser`) fills it and the
+file; the driver's parser (`abi_compiler.pipeline.locations.LocatingParser`) fills it and the
 driver turns offsets into `file:line:col` when it prints a diagnostic. An object without
 an offset (created by a pass) is located at its nearest ancestor that has one.
 
@@ -25,7 +25,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 class LocationTable:
     """Maps parsed IR objects (operations, block arguments) to offsets into the input file
-    (`abi_compiler.driver.locations.SourceFile`)."""
+    (`abi_compiler.pipeline.locations.SourceFile`)."""
 
     def __init__(self) -> None:
         # Weak keys: an operation a pass erases (and nothing else refers to) is freed

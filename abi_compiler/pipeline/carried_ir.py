@@ -23,10 +23,12 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def,
 from xdsl.printer import Printer
 from xdsl.traits import SymbolOpInterface
 
-from abi_compiler.driver import carry, xdsl_compat
-from abi_compiler.driver.carry import BodyAccess, FuncText, Layout, OpText, ScanError
-from abi_compiler.driver.headers import HeaderReader
-from abi_compiler.driver.locations import LocationTable
+from abi_compiler.ir import xdsl_compat
+from abi_compiler.passes.contract import BodyAccess
+from abi_compiler.pipeline.headers import HeaderReader
+from abi_compiler.pipeline.locations import LocationTable
+from abi_compiler.text import carry
+from abi_compiler.text.carry import FuncText, Layout, OpText, ScanError
 
 
 @irdl_op_definition

@@ -24,7 +24,7 @@ from typing import Any
 from xdsl.ir import TypeAttribute
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from abi_compiler.driver.xdsl_compat import HookedParser
+from abi_compiler.ir.xdsl_compat import HookedParser
 
 _NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
 _SPECIAL = re.compile(r'->|[<>"]')

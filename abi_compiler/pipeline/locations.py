@@ -3,7 +3,7 @@ side.
 
 xDSL's parser does not record where an operation came from, so `abi-opt` parses with
 `LocatingParser`, which writes the start offset of every operation (and of every named
-block argument) into a `LocationTable` (`abi_compiler.driver.location_table`, which also
+block argument) into a `LocationTable` (`abi_compiler.ir.location_table`, which also
 holds what passes use: `inherit_location`). Offsets are plain integers into the whole
 input file; they become `line:col` only when a diagnostic is printed
 (`SourceFile.line_col`), so parsing stays linear however many operations the file holds.
@@ -25,8 +25,8 @@ from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
-from abi_compiler.driver.location_table import LocationTable
-from abi_compiler.driver.type_cache import TypeCachingParser
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.pipeline.type_cache import TypeCachingParser
 
 _NEWLINE = re.compile("\n")
 
@@ -62,7 +62,7 @@ def is_isolated(op_type: type[Operation]) -> bool:
 
 class LocatingParser(TypeCachingParser):
     """xDSL's MLIR parser, recording where each operation and block argument starts
-    (and parsing each distinct type text once, `abi_compiler.driver.type_cache`).
+    (and parsing each distinct type text once, `abi_compiler.pipeline.type_cache`).
 
     ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
     ``--split-input-file``), so recorded offsets are file offsets.

@@ -19,7 +19,6 @@ printer drops them) and references to a symbol a pass renamed are redirected
 
 from __future__ import annotations
 
-import enum
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -71,19 +70,6 @@ def _scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None 
     """``pattern``'s scanner over ``text[pos:end]`` (its `search` finds the next token and
     continues from there; a tokenizer restarts it to skip a string)."""
     return pattern.scanner(text, pos, len(text) if end is None else end)  # type: ignore[attr-defined]
-
-
-class BodyAccess(enum.Enum):
-    """What a pass reads and rewrites of function bodies (a pass states it as its
-    `body_access`; a pass that does not is taken to need `ALL`)."""
-
-    #: Signatures and attributes only (the reflection passes).
-    SIGNATURES = "signatures"
-    #: The bodies of functions whose signature holds structured values, of their callers,
-    #: and of functions that work with structured values (the lowering passes).
-    STRUCTURED = "structured"
-    #: Every body.
-    ALL = "all"
 
 
 class ScanError(Exception):

@@ -34,10 +34,10 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.parser import Parser
 
-from abi_compiler.driver.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
-from abi_compiler.driver.locations import LocationTable
-from abi_compiler.driver.type_cache import type_extent
 from abi_compiler.identity import IdentityCache
+from abi_compiler.pipeline.locations import LocationTable
+from abi_compiler.pipeline.type_cache import type_extent
+from abi_compiler.text.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
 
 _T = TypeVar("_T")
 _SPACE = re.compile(r"\s*")
