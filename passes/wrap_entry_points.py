@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
@@ -646,20 +647,23 @@ class DeferredWrappers:
     def __init__(self, by_impl: dict[Operation, _Plan], as_text: bool = True) -> None:
         self._by_impl = by_impl
         self._as_text = as_text
+        self._texts: AttributeTexts | None = None  # of the last printer given to `text`
 
     def __call__(self, top: Operation) -> FuncOp | None:
         plan = self._by_impl.get(top)
         return None if plan is None else _build_wrapper(plan, plan.func)
 
-    def text(self, top: Operation, texts: AttributeTexts, indent: str) -> str | None:
-        """The wrapper of ``top`` as xDSL prints the op `__call__` builds, at ``indent``
-        (`wrapper_text`), from `func.func` to its closing brace; None when ``top`` has no
-        wrapper, or when the pass was asked to build them (``ir-wrappers``). Raises the
-        errors `__call__` raises."""
+    def text(self, top: Operation, printer: Printer, indent: str) -> str | None:
+        """The wrapper of ``top`` as ``printer`` prints the op `__call__` builds, at
+        ``indent`` (`wrapper_text`), from `func.func` to its closing brace; None when
+        ``top`` has no wrapper, or when the pass was asked to build them
+        (``ir-wrappers``). Raises the errors `__call__` raises."""
         plan = self._by_impl.get(top)
         if plan is None or not self._as_text:
             return None
-        ops = TextOps(texts, indent)
+        if self._texts is None or self._texts.printer is not printer:
+            self._texts = AttributeTexts(printer)
+        ops = TextOps(self._texts, indent)
         arg_types, result_types = write_wrapper(plan, plan.func, ops)
         return ops.function(
             plan.name, result_types, wrapper_attributes(plan, arg_types, result_types)

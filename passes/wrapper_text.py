@@ -45,13 +45,13 @@ class AttributeTexts:
     together here as xDSL prints them, any other type is printed by ``printer``."""
 
     def __init__(self, printer: Printer | None = None) -> None:
-        self._printer = Printer() if printer is None else printer
+        self.printer = Printer() if printer is None else printer
         # id -> (the type, kept alive so that its id is not reused; its text)
         self._types: dict[int, tuple[Attribute, str]] = {}
         self._bare: dict[type[Attribute], str] = {}  # types without parameters, by class
 
     def _capture(self, write: Callable[[Printer], None]) -> str:
-        printer = self._printer
+        printer = self.printer
         stream, capture = printer.stream, StringIO()
         printer.stream = capture
         try:

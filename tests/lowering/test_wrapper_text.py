@@ -23,8 +23,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from abi_compiler.dialects.util import ListGetOp, ListSetOp, ListType
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
 from abi_compiler.passes.structure import functions
 from abi_compiler.passes.wrap_entry_points import DeferredWrappers, WrapEntryPointsPass
 from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps
@@ -75,10 +75,10 @@ def _outcome(write: Callable[[], object]) -> object:
 def assert_same_wrappers(deferred: DeferredWrappers, funcs: list[FuncOp]) -> int:
     """Every wrapper's text equals the printed IR (or both raise the same error);
     returns how many wrappers there were."""
-    texts = AttributeTexts()
+    printer = Printer()
     count = 0
     for func in funcs:
-        text = _outcome(lambda func=func: deferred.text(func, texts, "  "))
+        text = _outcome(lambda func=func: deferred.text(func, printer, "  "))
         built = _outcome(lambda func=func: deferred(func))
         if built is None:
             assert text is None
