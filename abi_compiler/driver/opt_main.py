@@ -61,6 +61,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import (
@@ -815,19 +816,23 @@ class AbiOptMain(xDSLOptMain):
                     )
                     self.print_new_line()
                     return
-                wrapper = driver._wrapper(module, op, wrapper_before)
-                if wrapper is None:
-                    return
-                stream, capture = self.stream, io.StringIO()
-                self.stream = capture
-                try:
-                    super().print_op(wrapper)
-                finally:
-                    self.stream = stream
-                text = capture.getvalue()
+                # (issue 25) Written as text by the pass when it can (`OpsBefore.text`):
+                # valid by construction, so not verified; otherwise built and verified.
+                text = driver._wrapper_text(module, op, wrapper_before, self, as_text)
+                if text is None:
+                    wrapper = driver._wrapper(module, op, wrapper_before)
+                    if wrapper is None:
+                        return
+                    stream, capture = self.stream, io.StringIO()
+                    self.stream = capture
+                    try:
+                        super().print_op(wrapper)
+                    finally:
+                        self.stream = stream
+                    text = capture.getvalue()
+                    self._forget(wrapper)
+                    wrapper.detach()
                 self.print_string(text, indent=0)
-                self._forget(wrapper)
-                wrapper.detach()
                 self.print_new_line()
                 if shape is not None:
                     parts = _template(text, shape[1], shape[2])
@@ -839,6 +844,9 @@ class AbiOptMain(xDSLOptMain):
                     self.forget_names(op)
 
         templates: dict[Hashable, tuple[str, str]] = {}
+        # Wrapper texts number their values from 0, as in a fresh scope: not when a
+        # top-level op has results (the printer numbers those in the module's scope).
+        as_text = not any(op.results for op in module.body.block.ops)
         printer = ModulePrinter(
             stream=stream,
             print_generic_format=self.args.print_op_generic,
@@ -858,6 +866,23 @@ class AbiOptMain(xDSLOptMain):
         stream.write("\n")
         if carried is not None:
             carried_ir.write_items(stream, carried.layout, carried.layout.epilogue)
+
+    def _wrapper_text(
+        self,
+        module: ModuleOp,
+        top: Operation,
+        wrapper_before: _WrapperBefore,
+        printer: Printer,
+        as_text: bool,
+    ) -> str | None:
+        """The deferred wrapper of ``top`` as the pass writes its text (a top-level op
+        of ``module``: indented once); None when it has none, or builds it."""
+        if not as_text:
+            return None
+        try:
+            return wrapper_before.text(top, printer, "  ")
+        except AbiError as error:
+            raise self._located(error, module) from None
 
     def _wrapper(
         self, module: ModuleOp, top: Operation, wrapper_before: _WrapperBefore
