@@ -101,10 +101,12 @@ class AttributeTexts:
 
 
 class Value(NamedTuple):
-    """A value of the wrapper being written: its printed name (`%3`) and its type."""
+    """A value of the wrapper being written: its printed name (`%3`), its type and the
+    type's text."""
 
     name: str
     type: Attribute
+    text: str
 
 
 class TextOps:
@@ -118,11 +120,14 @@ class TextOps:
         self.lines: list[str] = []
         self._next_number = 0
         self._hints: dict[str, int] = {}
+        self._index = texts.type(_INDEX)
+        self._list = texts.type(_VARIANT_LIST)
+        self._buffer_view = texts.type(_BUFFER_VIEW)
 
-    def _number(self, type: Attribute) -> Value:
-        value = Value(f"%{self._next_number}", type)
-        self._next_number += 1
-        return value
+    def _number(self, type: Attribute, text: str | None = None) -> Value:
+        number = self._next_number
+        self._next_number = number + 1
+        return Value(f"%{number}", type, self.texts.type(type) if text is None else text)
 
     def _named(self, name: str | None, type: Attribute) -> Value:
         """As xDSL's printer names a value with this name hint (`SSAValue.name_hint`
@@ -132,17 +137,16 @@ class TextOps:
             return self._number(type)
         count = self._hints.get(hint, 0)
         self._hints[hint] = count + 1
-        return Value(f"%{hint}_{count}" if count else f"%{hint}", type)
+        return Value(f"%{hint}_{count}" if count else f"%{hint}", type, self.texts.type(type))
 
-    def _result(self, type: Attribute, text: str) -> Value:
-        value = self._number(type)
-        self.lines.append(f"{value.name} = {text}")
+    def _result(self, type: Attribute, line: str, text: str | None = None) -> Value:
+        """A value of ``type`` (whose text is ``text`` when given) defined by ``line``."""
+        value = self._number(type, text)
+        self.lines.append(f"{value.name} = {line}")
         return value
 
-    def _types(self, types: list[Attribute]) -> str:
-        return ", ".join(map(self.texts.type, types))
-
-    def _dims(self, dims: list[Value]) -> str:
+    @staticmethod
+    def _dims(dims: list[Value]) -> str:
         return "{" + ", ".join(dim.name for dim in dims) + "}" if dims else ""
 
     # -- WrapperOps ----------------------------------------------------------------------
@@ -156,62 +160,69 @@ class TextOps:
         return value.type
 
     def index(self, value: int) -> Value:
-        return self._result(_INDEX, f"arith.constant {value} : index")
+        return self._result(_INDEX, f"arith.constant {value} : index", self._index)
 
     def list_get(self, lst: Value, index: Value, type: Attribute) -> Value:
-        return self._result(
-            type, f"util.list.get {lst.name}[{index.name}] : {self._element(lst.type, type, False)}"
+        result = self._number(type)
+        self.lines.append(
+            f"{result.name} = util.list.get {lst.name}[{index.name}] : "
+            + self._element(lst, result, element_first=False)
         )
+        return result
 
     def buffer_view_dim(self, view: Value, axis: int) -> Value:
-        t = self.texts.type(view.type)
-        return self._result(_INDEX, f"hal.buffer_view.dim<{view.name} : {t}>[{axis}] : index")
+        return self._result(
+            _INDEX, f"hal.buffer_view.dim<{view.name} : {view.text}>[{axis}] : index", self._index
+        )
 
     def tensor_import(self, view: Value, type: Attribute, dims: list[Value]) -> Value:
-        t = self.texts.type
-        return self._result(
-            type,
-            f"hal.tensor.import {view.name} : {t(view.type)} -> {t(type)}{self._dims(dims)}",
+        result = self._number(type)
+        self.lines.append(
+            f"{result.name} = hal.tensor.import {view.name} : {view.text} -> "
+            f"{result.text}{self._dims(dims)}"
         )
+        return result
 
     def ref_array_from_lists(self, lists: Value, type: Attribute) -> Value:
-        t = self.texts.type
-        return self._result(
-            type, f"abi.ref_array.from_lists {lists.name} : {t(lists.type)} -> {t(type)}"
+        result = self._number(type)
+        self.lines.append(
+            f"{result.name} = abi.ref_array.from_lists {lists.name} : {lists.text} -> "
+            + result.text
         )
+        return result
 
     def ref_array_to_lists(self, value: Value) -> Value:
-        t = self.texts.type
         return self._result(
             _VARIANT_LIST,
-            f"abi.ref_array.to_lists {value.name} : {t(value.type)} -> {t(_VARIANT_LIST)}",
+            f"abi.ref_array.to_lists {value.name} : {value.text} -> {self._list}",
+            self._list,
         )
 
     def list_create(self, size: Value) -> Value:
         return self._result(
-            _VARIANT_LIST, f"util.list.create {size.name} : {self.texts.type(_VARIANT_LIST)}"
+            _VARIANT_LIST, f"util.list.create {size.name} : {self._list}", self._list
         )
 
     def list_resize(self, lst: Value, size: Value) -> None:
-        self.lines.append(f"util.list.resize {lst.name}, {size.name} : {self.texts.type(lst.type)}")
+        self.lines.append(f"util.list.resize {lst.name}, {size.name} : {lst.text}")
 
     def list_set(self, lst: Value, index: Value, value: Value) -> None:
         self.lines.append(
             f"util.list.set {lst.name}[{index.name}], {value.name} : "
-            + self._element(lst.type, value.type, True)
+            + self._element(lst, value, element_first=True)
         )
 
     def tensor_dim(self, value: Value, index: Value) -> Value:
         return self._result(
-            _INDEX, f"tensor.dim {value.name}, {index.name} : {self.texts.type(value.type)}"
+            _INDEX, f"tensor.dim {value.name}, {index.name} : {value.text}", self._index
         )
 
     def tensor_export(self, value: Value, dims: list[Value]) -> Value:
-        t = self.texts.type
         return self._result(
             _BUFFER_VIEW,
-            f"hal.tensor.export {value.name} : {t(value.type)}{self._dims(dims)} -> "
-            + t(_BUFFER_VIEW),
+            f"hal.tensor.export {value.name} : {value.text}{self._dims(dims)} -> "
+            + self._buffer_view,
+            self._buffer_view,
         )
 
     def call(self, callee: str, operands: list[Value], types: list[Attribute]) -> list[Value]:
@@ -220,7 +231,7 @@ class TextOps:
         self.lines.append(
             (f"{names} = " if results else "")
             + f"func.call {self.texts.symbol(callee)}({', '.join(v.name for v in operands)})"
-            + f" : ({self._types([v.type for v in operands])}) -> {self._outputs(types)}"
+            + f" : ({', '.join(v.text for v in operands)}) -> {_outputs(results)}"
         )
         return results
 
@@ -230,7 +241,7 @@ class TextOps:
             return
         self.lines.append(
             f"func.return {', '.join(v.name for v in values)} : "
-            + self._types([v.type for v in values])
+            + ", ".join(v.text for v in values)
         )
 
     # -- the function --------------------------------------------------------------------
@@ -244,12 +255,12 @@ class TextOps:
         """The `func.func` with the arguments and ops written so far, from `func.func`
         to its closing brace (the text xDSL prints for it at ``indent``)."""
         t = self.texts.type
-        args = ", ".join(f"{arg.name}: {t(arg.type)}" for arg in self.args)
+        args = ", ".join(f"{arg.name}: {arg.text}" for arg in self.args)
         outputs = ""
         if len(result_types) == 1:
             outputs = f" -> {t(result_types[0])}"
         elif result_types:
-            outputs = f" -> ({self._types(result_types)})"
+            outputs = f" -> ({', '.join(map(t, result_types))})"
         body = "\n" + self.indent + "  "
         return (
             f"func.func {self.texts.symbol(name)}({args}){outputs}"
@@ -264,23 +275,24 @@ class TextOps:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _element(self, list_type: Attribute, element: Attribute, element_first: bool) -> str:
+    @staticmethod
+    def _element(lst: Value, element: Value, element_first: bool) -> str:
         """A list type with the element type it gets or sets (`util` dialect's
         `ListTypeGet` / `ListTypeSet`): the arrow only when the list type does not imply
-        the element type."""
-        t = self.texts.type
-        if implied_element_type(list_type) == element:
-            return t(list_type)
+        the element type (a variant list, `!util.list<?>`, implies none)."""
+        if lst.type is not _VARIANT_LIST and implied_element_type(lst.type) == element.type:
+            return lst.text
         if element_first:
-            return f"{t(element)} -> {t(list_type)}"
-        return f"{t(list_type)} -> {t(element)}"
+            return f"{element.text} -> {lst.text}"
+        return f"{lst.text} -> {element.text}"
 
-    def _outputs(self, types: list[Attribute]) -> str:
-        """The results of a function type: `()`, one type, or a parenthesized list (one
-        function type in parentheses too)."""
-        if len(types) == 1 and not isinstance(types[0], FunctionType):
-            return self.texts.type(types[0])
-        return f"({self._types(types)})"
+
+def _outputs(results: list[Value]) -> str:
+    """The results of a function type: `()`, one type, or a parenthesized list (one
+    function type in parentheses too)."""
+    if len(results) == 1 and not isinstance(results[0].type, FunctionType):
+        return results[0].text
+    return f"({', '.join(value.text for value in results)})"
 
 
 _SIGNEDNESS = {Signedness.SIGNLESS: "i", Signedness.SIGNED: "si", Signedness.UNSIGNED: "ui"}
