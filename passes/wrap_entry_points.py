@@ -30,7 +30,15 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Data,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+)
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -110,14 +118,44 @@ def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = 
     object when nothing changes. ``seen`` remembers the answer for each object looked at
     (parsed IR shares its attribute objects: each distinct type or dictionary text is
     parsed once)."""
+    if _holds_no_type(attr):
+        return attr  # (most of what a module holds: tensor dims, element types, …)
     cache = IdentityCache[Attribute]() if seen is None else seen
     return cache.answer(lambda: _respelled(attr, cache), attr)
+
+
+# Per attribute class: True when none of its values holds a type or attribute that
+# `_respelled` could change: data other than arrays and dictionaries (integers, strings,
+# …), attributes without parameters (`f32`, `index`, …) and integer types.
+_HOLD_NO_TYPE: dict[type[Attribute], bool] = {}
+
+
+def _holds_no_type(attr: Attribute) -> bool:
+    cls = attr.__class__
+    known = _HOLD_NO_TYPE.get(cls)
+    if known is None:
+        if issubclass(cls, Data):
+            known = not issubclass(cls, (ArrayAttr, DictionaryAttr))
+        elif issubclass(cls, ParametrizedAttribute):
+            definition = cls.get_irdl_definition()
+            known = cls is IntegerType or (definition is not None and not definition.parameters)
+        else:
+            known = False
+        _HOLD_NO_TYPE[cls] = known
+    return known
 
 
 def _respelled(attr: Attribute, seen: IdentityCache[Attribute]) -> Attribute:
     if isinstance(attr, IreeListType):
         return ListType(util_list_spelling(attr.element_type, seen))
-    if isinstance(attr, ParametrizedAttribute):
+    if attr.__class__ is TensorType:
+        # (Its shape is integers: only the element type and the encoding can change.)
+        assert isinstance(attr, TensorType)
+        element = util_list_spelling(attr.element_type, seen)
+        encoding = util_list_spelling(attr.encoding, seen)
+        if element is not attr.element_type or encoding is not attr.encoding:
+            return TensorType.new([attr.shape, element, encoding])
+    elif isinstance(attr, ParametrizedAttribute):
         params = [util_list_spelling(p, seen) for p in attr.parameters]
         if any(new is not old for new, old in zip(params, attr.parameters, strict=True)):
             return type(attr).new(params)
