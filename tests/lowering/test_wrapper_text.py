@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -27,7 +27,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.ir import diagnostics
 from abi_compiler.passes.structure import functions
 from abi_compiler.passes.wrap_entry_points import DeferredWrappers, WrapEntryPointsPass
-from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps
+from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps, print_function
 from tests.lowering.generators import (
     DICT_KEYS,
     FunctionSpec,
@@ -297,3 +297,72 @@ def test_type_texts_are_xdsls() -> None:
         Printer(stream=stream).print_attribute(type)
         assert texts.type(type) == stream.getvalue(), text
         assert texts.type(type) == stream.getvalue()  # the cached text
+
+
+# --------------------------------------------------------------------------------------
+# Function headers (`print_function`): every function as xDSL prints it.
+# --------------------------------------------------------------------------------------
+
+
+class HeaderPrinter(Printer):
+    """Prints functions with `print_function`, everything else as xDSL does."""
+
+    texts: AttributeTexts
+
+    def print_op(self, op: Operation) -> None:
+        if not (isinstance(op, FuncOp) and print_function(self, op, self.texts)):
+            super().print_op(op)
+
+
+def assert_same_functions(module: ModuleOp) -> None:
+    expected = StringIO()
+    Printer(stream=expected).print_op(module)
+    got = StringIO()
+    printer = HeaderPrinter(stream=got)
+    printer.texts = AttributeTexts(printer)
+    printer.print_op(module)
+    assert got.getvalue() == expected.getvalue()
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    specs=st.lists(function_specs(), min_size=1, max_size=3),
+    indexed=st.lists(st.integers(0, 2**16), max_size=3),
+    pipeline=st.sampled_from([(), ("iree-abi-v1",), ("iree-abi-legacy",)]),
+    data=st.data(),
+)
+def test_generated_functions_print_as_xdsl_prints_them(
+    specs: list, indexed: list, pipeline: tuple[str, ...], data: st.DataObject
+) -> None:
+    lines = [
+        line
+        for i, spec in enumerate(specs)
+        for line in function_texts(spec, name=f"f{i}", helper_name=f"h{i}")
+    ]
+    for i in range(len(indexed)):
+        function = data.draw(index_path_functions(f"p{i}"))
+        if function is not None:
+            lines.append(function)
+    module = parse("builtin.module {\n" + "\n".join(lines) + "\n}\n")
+    apply_passes(module, pipeline)
+    assert_same_functions(module)
+
+
+def test_lit_modules_functions_print_as_xdsl_prints_them() -> None:
+    """Every chunk of the lit files that parses, as it is and after each pipeline."""
+    printed_functions = 0
+    for path in LIT_FILES:
+        for chunk in re.split(r"^// -----$", path.read_text(encoding="utf-8"), flags=re.M):
+            for pipeline in ((), ("iree-abi-v1",), ("iree-abi-legacy",)):
+                try:
+                    module = parse(chunk, allow_unregistered=True)
+                    apply_passes(module, pipeline)
+                except NOT_WRAPPED:
+                    continue
+                assert_same_functions(module)
+                printed_functions += len(list(functions(module)))
+    assert printed_functions > 500, printed_functions
