@@ -59,6 +59,7 @@ from typing import (
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
@@ -78,6 +79,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.ir import changes, diagnostics, xdsl_compat
 from abi_compiler.ir.location_table import LocationTable, tracking
 from abi_compiler.passes.contract import BodyAccess, OpsBefore, contract_of
+from abi_compiler.passes.wrapper_text import AttributeTexts, print_function
 from abi_compiler.pipeline import carried_ir
 from abi_compiler.pipeline.headers import HeaderReader
 from abi_compiler.pipeline.locations import LocatingParser, SourceFile, is_isolated
@@ -799,7 +801,9 @@ class AbiOptMain(xDSLOptMain):
                     self._print_wrapper(op, wrapper_before)
                 # (A function printed from carried text named no value.)
                 if not self.print_carried(op):
-                    super().print_op(op)
+                    # (issue 25) A parsed function: its header as text, its body by xDSL.
+                    if not (isinstance(op, FuncOp) and print_function(self, op, texts)):
+                        super().print_op(op)
                     self._forget(op)
 
             def _print_wrapper(self, op: Operation, wrapper_before: _WrapperBefore) -> None:
@@ -853,6 +857,7 @@ class AbiOptMain(xDSLOptMain):
             print_debuginfo=self.args.print_debuginfo,
         )
         printer.carried = carried
+        texts = AttributeTexts(printer)
         with cached_symbol_lookups():
             printer.print_op(module)
         if carried is not None and carried.layout.module is not None:
