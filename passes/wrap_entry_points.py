@@ -20,7 +20,9 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
     DictionaryAttr,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     Signedness,
@@ -126,8 +128,9 @@ def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = 
 
 # Per attribute class: True when none of its values holds a type or attribute that
 # `_respelled` could change: data other than arrays and dictionaries (integers, strings,
-# …), attributes without parameters (`f32`, `index`, …) and integer types.
+# …), attributes without parameters (`f32`, `index`, …), integer types and numbers.
 _HOLD_NO_TYPE: dict[type[Attribute], bool] = {}
+_SCALARS = (IntegerType, IntegerAttr, FloatAttr)
 
 
 def _holds_no_type(attr: Attribute) -> bool:
@@ -138,7 +141,7 @@ def _holds_no_type(attr: Attribute) -> bool:
             known = not issubclass(cls, (ArrayAttr, DictionaryAttr))
         elif issubclass(cls, ParametrizedAttribute):
             definition = cls.get_irdl_definition()
-            known = cls is IntegerType or (definition is not None and not definition.parameters)
+            known = cls in _SCALARS or (definition is not None and not definition.parameters)
         else:
             known = False
         _HOLD_NO_TYPE[cls] = known
