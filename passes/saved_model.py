@@ -131,7 +131,7 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
                 # TensorFlow exports the function under no name: not exported.
                 func.sym_visibility = StringAttr("private")
             if names.data:
-                exported = names.data[0].data  # type: ignore[union-attr]
+                exported = names.data[0].data
                 if not exported:
                     raise AbiError(
                         f"{tf_saved_model.EXPORTED_NAMES} must not contain an empty name",

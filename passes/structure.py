@@ -11,6 +11,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from io import StringIO
+from typing import TypeGuard
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -185,7 +186,7 @@ def is_structured_type(type: Attribute) -> bool:
     return type.__class__ in _STRUCTURED_TYPES
 
 
-def is_ref_array_type(type: Attribute) -> bool:
+def is_ref_array_type(type: Attribute) -> TypeGuard[TensorType[Attribute]]:
     """A tensor whose element is a reference type (SPEC §8.3)."""
     return isinstance(type, TensorType) and isinstance(type.element_type, (ListType, IreeListType))
 

@@ -158,10 +158,7 @@ class AttributeTexts:
         a declaration's function type). The arguments get their names from the
         printer (`value_names`), which keeps them for the body."""
         visibility = f" {op.sym_visibility.data}" if op.sym_visibility else ""
-        attributes = {
-            key: value for key, value in op.attributes.items() if key not in _FUNC_RESERVED
-        }
-        attrs = self.op_attributes(attributes)
+        attrs = self.function_attributes(op)
         name = self.symbol(op.sym_name.data)
         if not op.body.blocks:
             return f"{visibility} {name}{self.type(op.function_type)}{attrs}"
@@ -173,9 +170,17 @@ class AttributeTexts:
             + (self.op_attributes(attrs.data, keyword=False) if attrs is not None else "")
             for arg_name, arg, attrs in zip(names, args, arg_attrs, strict=False)  # (as xDSL)
         )
-        return f"{visibility} {name}({arguments}){self._func_outputs(op)}{attrs}"
+        return f"{visibility} {name}({arguments}){self.func_outputs(op)}{attrs}"
 
-    def _func_outputs(self, op: FuncOp) -> str:
+    def function_attributes(self, op: FuncOp) -> str:
+        """` attributes {…}` of a function header (`print_func_op_like`: the attributes
+        but those named like its properties)."""
+        attributes = op.attributes
+        if any(key in _FUNC_RESERVED for key in attributes):
+            attributes = {k: v for k, v in attributes.items() if k not in _FUNC_RESERVED}
+        return self.op_attributes(attributes)
+
+    def func_outputs(self, op: FuncOp) -> str:
         """` -> T`, ` -> (T, U)`, ` -> (T {…})` (`_print_func_outputs`)."""
         outputs = op.function_type.outputs.data
         if not outputs:

@@ -47,11 +47,18 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.runtime",
+        "abi_compiler.bytecode",
+        "abi_compiler.signature_diff",
     ),
     ("abi_compiler.ir", "abi_compiler.dialects"),
     ("abi_compiler.passes",),
     ("abi_compiler.pipeline", "abi_compiler.docgen", "abi_compiler.frontends"),
-    ("abi_compiler.driver", "abi_compiler.sig_main", "abi_compiler.iree"),
+    (
+        "abi_compiler.driver",
+        "abi_compiler.sig_main",
+        "abi_compiler.iree",
+        "abi_compiler.module_signatures",
+    ),
 ]
 
 

@@ -6,14 +6,12 @@ xDSL's parser does not record where an operation came from, so `abi-opt` parses 
 block argument) into a `LocationTable` (`abi_compiler.ir.location_table`, which also
 holds what passes use: `inherit_location`). Offsets are plain integers into the whole
 input file; they become `line:col` only when a diagnostic is printed
-(`SourceFile.line_col`), so parsing stays linear however many operations the file holds.
+(`abi_compiler.pipeline.diagnostics.SourceFile.line_col`), so parsing stays linear however many operations the file holds.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -27,31 +25,6 @@ from xdsl.utils.lexer import Span
 
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline.type_cache import TypeCachingParser
-
-_NEWLINE = re.compile("\n")
-
-
-class SourceFile:
-    """The text of one input file and its display name (`<stdin>` for standard input)."""
-
-    def __init__(self, name: str, text: str) -> None:
-        self.name = name
-        self.text = text
-        self._line_starts: list[int] | None = None
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and column of a character offset (the line index is built once).
-        The column counts UTF-8 bytes, as MLIR's do."""
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
-        line = bisect_right(self._line_starts, offset)
-        start = self._line_starts[line - 1]
-        return line, len(self.text[start:offset].encode("utf-8", "surrogatepass")) + 1
-
-    def position(self, offset: int) -> str:
-        """`file:line:col` of an offset."""
-        line, col = self.line_col(offset)
-        return f"{self.name}:{line}:{col}"
 
 
 @functools.cache

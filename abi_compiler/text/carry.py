@@ -152,7 +152,7 @@ def match_close(text: str, pos: int) -> int:
         elif char in ")]}":
             depth -= 1
             if depth == 0:
-                return match.end()
+                return int(match.end())
     raise ScanError(f"unbalanced bracket at offset {pos}")
 
 
@@ -342,6 +342,22 @@ def unquote(literal: str) -> str:
             out.append(raw[i])
             i += 1
     return out.decode("utf-8", "replace")
+
+
+#: `func.func [keywords] @name` at the start of a function item; group 1 is the name.
+
+
+#: `func.func [keywords] @name` at the start of a function item; group 1 is the name.
+FUNC_NAME = re.compile(r'func\.func\s+(?:[a-z]+\s+)*@("[^"\n]*"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
+
+
+def function_name(text: str, item: FuncText) -> str | None:
+    """The name of the function ``item`` defines, as written (unquoted)."""
+    match = FUNC_NAME.match(text, item.start, item.end)
+    if match is None:
+        return None
+    name = match.group(1)
+    return unquote(name) if name.startswith('"') else name
 
 
 def scan(text: str) -> Layout:

@@ -28,6 +28,7 @@ from abi_compiler.ir import diagnostics
 from abi_compiler.passes.structure import functions
 from abi_compiler.passes.wrap_entry_points import DeferredWrappers, WrapEntryPointsPass
 from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps, print_function
+from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
 from tests.lowering.generators import (
     DICT_KEYS,
     FunctionSpec,
@@ -58,7 +59,7 @@ def prepared(
 def printed(op: FuncOp) -> str:
     """The op as xDSL prints it as a top-level op of a module."""
     stream = StringIO()
-    printer = Printer(stream=stream)
+    printer = FixedPrinter(stream=stream)
     with printer.indented():
         printer.print_op(op)
     return stream.getvalue()
@@ -75,7 +76,7 @@ def _outcome(write: Callable[[], object]) -> object:
 def assert_same_wrappers(deferred: DeferredWrappers, funcs: list[FuncOp]) -> int:
     """Every wrapper's text equals the printed IR (or both raise the same error);
     returns how many wrappers there were."""
-    printer = Printer()
+    printer = FixedPrinter()
     count = 0
     for func in funcs:
         text = _outcome(lambda func=func: deferred.text(func, printer, "  "))
@@ -304,7 +305,7 @@ def test_type_texts_are_xdsls() -> None:
 # --------------------------------------------------------------------------------------
 
 
-class HeaderPrinter(Printer):
+class HeaderPrinter(FixedPrinter):
     """Prints functions with `print_function`, everything else as xDSL does."""
 
     texts: AttributeTexts
@@ -316,7 +317,7 @@ class HeaderPrinter(Printer):
 
 def assert_same_functions(module: ModuleOp) -> None:
     expected = StringIO()
-    Printer(stream=expected).print_op(module)
+    FixedPrinter(stream=expected).print_op(module)
     got = StringIO()
     printer = HeaderPrinter(stream=got)
     printer.texts = AttributeTexts(printer)
