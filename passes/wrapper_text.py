@@ -67,49 +67,49 @@ class AttributeTexts:
             printer.stream = stream
         return capture.getvalue()
 
-    def type(self, type: Attribute) -> str:
-        known = self._types.get(id(type))
-        if known is not None and known[0] is type:
+    def type(self, attr: Attribute) -> str:
+        """What xDSL's printer prints for the type ``attr``."""
+        known = self._types.get(id(attr))
+        if known is not None and known[0] is attr:
             return known[1]
-        text = self._compose(type)
-        self._types[id(type)] = (type, text)
+        text = self._compose(attr)
+        self._types[id(attr)] = (attr, text)
         return text
 
-    def _compose(self, type: Attribute) -> str:
-        """What xDSL's printer prints for ``type`` (`TensorType.print_builtin`,
-        `IntegerType.print_builtin`, `ListType.print_parameters`)."""
-        cls = type.__class__
-        if cls is TensorType and isinstance(type.encoding, NoneAttr):
+    def _compose(self, attr: Attribute) -> str:
+        """What xDSL's printer prints for the type ``attr`` (`TensorType.print_builtin`,
+        `IntegerType.print_builtin`, `ListType.print_parameters`). (Exact classes, as
+        `isinstance` against xDSL's generic classes is slow.)"""
+        if type(attr) is TensorType and type(attr.encoding) is NoneAttr:
             dims = "".join(
-                ("?" if d == DYNAMIC_INDEX else f"{d:d}") + "x" for d in type.get_shape()
+                ("?" if d == DYNAMIC_INDEX else f"{d:d}") + "x" for d in attr.get_shape()
             )
-            return f"tensor<{dims}{self.type(type.element_type)}>"
-        if cls is IntegerType:
-            return _SIGNEDNESS[type.signedness.data] + f"{type.width.data:d}"
-        if cls is ListType:
-            element = "?" if type.is_variant else self.type(type.element_type)
+            return f"tensor<{dims}{self.type(attr.element_type)}>"
+        if type(attr) is IntegerType:
+            return _SIGNEDNESS[attr.signedness.data] + f"{attr.width.data:d}"
+        if type(attr) is ListType:
+            element = "?" if attr.is_variant else self.type(attr.element_type)
             return f"!util.list<{element}>"
-        if isinstance(type, ParametrizedAttribute) and not type.parameters:
-            bare = self._bare.get(cls)
+        if isinstance(attr, ParametrizedAttribute) and not attr.parameters:
+            bare = self._bare.get(type(attr))
             if bare is None:
-                bare = self._bare[cls] = self._capture(lambda p: p.print_attribute(type))
+                bare = self._bare[type(attr)] = self._capture(lambda p: p.print_attribute(attr))
             return bare
-        return self._capture(lambda p: p.print_attribute(type))
+        return self._capture(lambda p: p.print_attribute(attr))
 
     def attribute(self, attr: Attribute) -> str:
         """What xDSL's printer prints for ``attr``: strings, integers, arrays,
         dictionaries and types put together here (`StringAttr`, `IntegerAttr`,
         `ArrayAttr`, `DictionaryAttr` `print_builtin`), anything else printed."""
-        cls = attr.__class__
-        if cls is StringAttr:
+        if type(attr) is StringAttr:
             return self.string(attr.data)
-        if cls is IntegerAttr:
+        if type(attr) is IntegerAttr:
             if attr.type == _I1:
                 return "true" if attr.value.data else "false"
             return f"{attr.value.data:d} : {self.type(attr.type)}"
-        if cls is ArrayAttr:
+        if type(attr) is ArrayAttr:
             return "[" + ", ".join(map(self.attribute, attr.data)) + "]"
-        if cls is DictionaryAttr:
+        if type(attr) is DictionaryAttr:
             return self.dictionary(attr.data)
         if isinstance(attr, TypeAttribute):
             return self.type(attr)
