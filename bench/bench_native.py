@@ -54,7 +54,6 @@ from bench_pipelines import (
     Tup,
     Type,
     generate,
-    leaves,
     machine,
     measure_together,
     tool,
@@ -126,9 +125,7 @@ def _index_path_function(gen: Generator, name: str) -> list[str]:
     for k in range(rng.randint(1, 4)):
         t = gen.structure(1) if rng.random() < 0.6 else gen.leaf()
         flat.extend(leaf_paths(t, (k,)))
-    args = [
-        f"%a{i}: {leaf.text} {_path_attr(path)}" for i, (path, leaf) in enumerate(flat)
-    ]
+    args = [f"%a{i}: {leaf.text} {_path_attr(path)}" for i, (path, leaf) in enumerate(flat)]
     picked = sorted(rng.sample(range(len(flat)), rng.randint(1, min(3, len(flat)))))
     roll = rng.random()
     if len(picked) == 1 and roll < 0.3:
@@ -217,9 +214,7 @@ def case(
     native = m["iree-opt"]
     for key, measured in m.items():
         ratio = "" if key == "iree-opt" else f"  {measured.cpu / native.cpu:7.2f}x iree-opt"
-        report.add(
-            f"  {key:26} {measured.cpu:8.2f} s cpu {measured.rss_mb:7.0f} MB{ratio}"
-        )
+        report.add(f"  {key:26} {measured.cpu:8.2f} s cpu {measured.rss_mb:7.0f} MB{ratio}")
     for pipeline in pipelines:
         if f"{pipeline} before" in m:
             before, now = m[f"{pipeline} before"].cpu, m[pipeline].cpu
@@ -265,9 +260,7 @@ def bench_model(report: Report, tools: Tools, work: str, ops: int, repeat: int) 
     os.unlink(path)
 
 
-def bench_constant(
-    report: Report, tools: Tools, work: str, megabytes: int, repeat: int
-) -> None:
+def bench_constant(report: Report, tools: Tools, work: str, megabytes: int, repeat: int) -> None:
     path = write(work, f"constant-{megabytes}.mlir", constant_module(megabytes))
     case(report, tools, f"a {megabytes} MB constant", path, ("iree-abi-v1",), repeat)
     os.unlink(path)
