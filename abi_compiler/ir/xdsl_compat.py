@@ -33,6 +33,7 @@ from typing import Any, TypeAlias
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    LocationAttr,
     StringAttr,
     SymbolRefAttr,
 )
@@ -45,7 +46,7 @@ from xdsl.utils.arg_spec import (
     _convert_arg_to_type,  # pyright: ignore[reportPrivateUsage]
 )
 from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRToken
+from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
 # -- Symbol lookups ----------------------------------------------------------------------
 
@@ -85,8 +86,8 @@ def symbol_lookup_replaced(lookup: SymbolLookup) -> Iterator[None]:
 class HookedParser(Parser):
     """xDSL's `Parser`, with what the driver's parsers (`type_cache.TypeCachingParser`,
     `locations.LocatingParser`) use of its internals under public names: the current
-    token, the dialect stack, resuming at an offset, and two methods to override,
-    `operation_type` and `ssa_defined`."""
+    token, the dialect stack, resuming at an offset, and three methods to override,
+    `operation_type`, `ssa_defined` and `location_alias_before_definition`."""
 
     @property
     def current_token(self) -> MLIRToken:
@@ -117,6 +118,20 @@ class HookedParser(Parser):
     def _register_ssa_definition(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         super()._register_ssa_definition(name, values, span)
         self.ssa_defined(name, values, span)
+
+    def location_alias_before_definition(self, name: str, span: Span) -> LocationAttr:
+        """The location for `loc(#name)` (or a child `#name` inside a location) when
+        ``name`` is not defined yet, written at ``span``. MLIR allows location aliases
+        to be used before their definition (printers put them at the end of the file);
+        xDSL does not: by default this is xDSL's error."""
+        self.raise_error(f"undefined symbol alias '{name}'", span)
+
+    def _parse_location(self) -> LocationAttr:
+        token = self._current_token
+        if token.kind == MLIRTokenKind.HASH_IDENT and token.text not in self.attribute_aliases:
+            self._consume_token(MLIRTokenKind.HASH_IDENT)
+            return self.location_alias_before_definition(token.text, token.span)
+        return super()._parse_location()
 
 
 class HookedPrinter(Printer):

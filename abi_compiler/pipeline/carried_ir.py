@@ -9,6 +9,7 @@ defines a symbol, so that passes see the name as taken). `Carried` is what the p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -17,6 +18,8 @@ from xdsl.ir import Attribute, Block, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.traits import SymbolOpInterface
 
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.text import name_locations
 from abi_compiler.text.carry import FuncText, Layout, OpText, ScanError
 
 
@@ -122,6 +125,31 @@ def attach(module: ModuleOp, carried: Carried) -> None:
                     item, dict(op.properties), dict(op.attributes)
                 )
         previous = op
+
+
+def record_argument_names(module: ModuleOp, carried: Carried, table: LocationTable) -> None:
+    """Tell ``table`` where to read the name location of each top-level function's
+    arguments (SPEC §3.3): the `loc(…)` after each argument in the text, resolved through
+    the chunk's location aliases — read only for the functions a pass asks about
+    (`abi_compiler.ir.name_locations`). Right after `attach`, whose ops follow the
+    layout one to one."""
+    layout = carried.layout
+    aliases = name_locations.LocationAliases(layout.text, layout.prologue + layout.epilogue)
+    for item, op in zip(layout.ops, module.body.block.ops, strict=True):
+        if isinstance(item, FuncText) and isinstance(op, FuncOp) and any(item.arg_locs):
+            table.argument_names.record_reader(op, _names_reader(item, aliases))
+
+
+def _names_reader(
+    item: FuncText, aliases: name_locations.LocationAliases
+) -> Callable[[], tuple[str | None, ...]]:
+    def read() -> tuple[str | None, ...]:
+        return tuple(
+            None if at is None else name_locations.location_name(aliases.text, at[0], aliases)
+            for at in item.arg_locs
+        )
+
+    return read
 
 
 def _insert_after(block: Block, previous: Operation | None, op: Operation) -> None:

@@ -15,8 +15,9 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, NameLoc, UnknownLoc, UnregisteredOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
@@ -49,6 +50,9 @@ class LocatingParser(TypeCachingParser):
         self._base = base
         # Uses of values not defined yet, in order: (name, span of the first use).
         self._forward_uses: list[tuple[str, Span]] = []
+        # Location aliases used before their definition: the location object standing
+        # in for each use -> the alias name (resolved once the whole text is parsed).
+        self._later_aliases: dict[int, tuple[LocationAttr, str]] = {}
 
     def parse_operation(self) -> Operation:
         start = self._base + self.pos
@@ -127,6 +131,37 @@ class LocatingParser(TypeCachingParser):
             if isinstance(value, BlockArgument):
                 self._table.record(value, self._base + span.start)
 
+    def location_alias_before_definition(self, name: str, span: Span) -> LocationAttr:
+        """As MLIR, a location alias may be used before its definition: an unknown
+        location stands in for it, and argument names are read through the definition
+        once the text is parsed (`_record_argument_names`). `abi-opt` prints no
+        location of a parsed op, so nothing else needs it."""
+        standing_in = UnknownLoc()
+        self._later_aliases[id(standing_in)] = (standing_in, name)
+        return standing_in
+
+    def _location_name(self, location: Attribute | None) -> str | None:
+        """The name of a name location (SPEC §3.3), through aliases used before their
+        definition; None for any other location."""
+        for _ in range(len(self._later_aliases) + 1):
+            if isinstance(location, NameLoc):
+                return location.desc.data
+            later = self._later_aliases.get(id(location))
+            if later is None or later[0] is not location:
+                return None
+            location = self.attribute_aliases.get(later[1])
+        return None
+
+    def _record_argument_names(self, module: ModuleOp) -> None:
+        """The name location of each argument of every top-level function with a body
+        (xDSL keeps it on the entry block's arguments), for the passes
+        (`abi_compiler.ir.name_locations`). Functions without any are not recorded."""
+        for op in module.body.block.ops:
+            if isinstance(op, FuncOp) and op.body.blocks:
+                names = [self._location_name(arg.location) for arg in op.args]
+                if any(name is not None for name in names):
+                    self._table.argument_names.record(op, names)
+
     def parse_located_module(
         self, allow_implicit_module: bool = True, *, ops_carried: bool = False
     ) -> ModuleOp:
@@ -147,6 +182,7 @@ class LocatingParser(TypeCachingParser):
             ):
                 raise
             module = ModuleOp([])
+        self._record_argument_names(module)
         if self._table.offset_of(module) is None:
             first = module.body.block.first_op
             first_offset = self._table.offset_of(first) if first is not None else None

@@ -65,6 +65,7 @@ def parse_carried(
         carried_ir.attach(module, carried)
     except ScanError:
         return None
+    carried_ir.record_argument_names(module, carried, table)
     if layout.module is None and layout.ops:
         # An implicit module is located at its first operation, which xDSL may not have
         # seen (carried, or a header built without it).

@@ -51,6 +51,8 @@ FUNCTIONS: list[tuple[Any, str, list[str]]] = [
     (Parser, "_get_op_by_name", ["self", "name"]),
     (Parser, "_register_ssa_definition", ["self", "name", "values", "span"]),
     (Parser, "_resume_from", ["self", "pos"]),
+    # HookedParser: a location alias used before its definition (`loc(#loc3)`)
+    (AttrParser, "_parse_location", ["self"]),
     # public methods the driver's parsers override (type_cache, locations)
     (Parser, "parse_operation", ["self"]),
     (Parser, "resolve_operand", ["self", "operand", "type"]),
