@@ -49,7 +49,6 @@ from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
     BufferViewDimOp,
-    BufferViewType,
     TensorExportOp,
     TensorImportOp,
 )
@@ -64,6 +63,7 @@ from abi_compiler.dialects.util import (
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import diagnostics
+from abi_compiler.ir.attribute_text import AttributeTexts
 from abi_compiler.model import (
     IndexPath,
     Leaf,
@@ -113,7 +113,7 @@ from abi_compiler.passes.structure import (
     structure_source,
     type_text,
 )
-from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps
+from abi_compiler.passes.wrapper_text import BUFFER_VIEW, VARIANT_LIST, TextOps
 
 
 def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = None) -> Attribute:
@@ -367,8 +367,8 @@ class _WrapperBody(Generic[V]):
     def boundary_arg_type(self, node: Node) -> Attribute:
         if isinstance(node, Leaf):
             type = self.impl_inputs[node.index]
-            return _VARIANT_LIST if is_ref_array_type(type) else type
-        return _VARIANT_LIST
+            return VARIANT_LIST if is_ref_array_type(type) else type
+        return VARIANT_LIST
 
     def unpack_root(self, value: V, node: Node, leaves: dict[int, V]) -> None:
         if isinstance(node, Leaf):
@@ -387,15 +387,15 @@ class _WrapperBody(Generic[V]):
             if isinstance(child, Leaf):
                 leaves[child.index] = self.read_leaf(lst, index, self.impl_inputs[child.index])
             else:
-                sub = self.ops.list_get(lst, index, _VARIANT_LIST)
+                sub = self.ops.list_get(lst, index, VARIANT_LIST)
                 self.unpack_structure(sub, child, leaves)
 
     def read_leaf(self, lst: V, index: V, type: Attribute) -> V:
         ops = self.ops
         if is_ref_array_type(type):
-            return ops.ref_array_from_lists(ops.list_get(lst, index, _VARIANT_LIST), type)
+            return ops.ref_array_from_lists(ops.list_get(lst, index, VARIANT_LIST), type)
         if isinstance(type, (TensorType, UnrankedTensorType)):
-            view = ops.list_get(lst, index, _BUFFER_VIEW)
+            view = ops.list_get(lst, index, BUFFER_VIEW)
             dims: list[V] = []
             if isinstance(type, TensorType):
                 for axis, size in enumerate(type.get_shape()):
@@ -443,10 +443,6 @@ class _WrapperBody(Generic[V]):
                         dims.append(ops.tensor_dim(value, self.index(axis)))
             return ops.tensor_export(value, dims)
         return value
-
-
-_VARIANT_LIST = ListType()
-_BUFFER_VIEW = BufferViewType()
 
 
 def write_wrapper(

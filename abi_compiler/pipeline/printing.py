@@ -15,8 +15,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Dialect, Operation
 from xdsl.printer import Printer
 
+from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.contract import OpsBefore
-from abi_compiler.passes.wrapper_text import AttributeTexts, print_function
 from abi_compiler.pipeline.carried_ir import Carried, CarriedFunction, carried_index
 from abi_compiler.pipeline.locations import is_isolated
 from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups

@@ -25,9 +25,10 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from abi_compiler.dialects.util import ListGetOp, ListSetOp, ListType
 from abi_compiler.errors import AbiError
 from abi_compiler.ir import diagnostics
+from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.structure import functions
 from abi_compiler.passes.wrap_entry_points import DeferredWrappers, WrapEntryPointsPass
-from abi_compiler.passes.wrapper_text import AttributeTexts, TextOps, print_function
+from abi_compiler.passes.wrapper_text import TextOps
 from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
 from tests.lowering.generators import (
     DICT_KEYS,
