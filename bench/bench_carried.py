@@ -139,23 +139,25 @@ def line(label: str, measured: dict, first: str, second: str) -> str:
 
 # Runs the `abi-opt` of a source tree extracted from git (argv[1]), with the installed
 # dependencies: its `abi_compiler` package first on the path, its `passes/` and `dialects/`
-# folders mapped to `abi_compiler.passes` / `abi_compiler.dialects` as pyproject.toml does.
+# folders mapped to `abi_compiler.passes` / `abi_compiler.dialects` as pyproject.toml does,
+# and the `abi-opt` entry point its pyproject.toml names (the driver moved over time).
 _RUN_TREE = """
-import sys
+import importlib, os, re, sys
 root = sys.argv[1]
 sys.path.insert(0, root)
 import abi_compiler
 abi_compiler.__path__.append(root)
+with open(os.path.join(root, "pyproject.toml")) as stream:
+    entry = re.search(r'^abi-opt = "([\\w.]+):(\\w+)"', stream.read(), re.M)
 sys.argv = ["abi-opt", *sys.argv[2:]]
-try:
-    from abi_compiler.driver.console import abi_opt as console_main
-except ImportError:
-    try:  # before the console entry was a module of its own
-        from abi_compiler.driver.opt_main import console_main
-    except ImportError:  # before the driver was a package of its own
-        from abi_compiler.opt_main import console_main
-console_main()
+getattr(importlib.import_module(entry[1]), entry[2])()
 """
+
+
+def run_tree_command(tree: str, args: list[str]) -> list[str]:
+    """The command running the `abi-opt` of the extracted ``tree`` with ``args``."""
+    return [sys.executable, "-c", _RUN_TREE, tree, *args]
+
 
 # The last commit before carried text: `abi-opt` as it was when the work began ("today"
 # in the targets).
@@ -185,7 +187,7 @@ def v1_commands(abi_opt: str, path: str, before: str | None) -> dict[str, list[s
         "parse-all": [abi_opt, path, "-p", "iree-abi-v1", "--parse-all"],
     }
     if before is not None:
-        commands["before"] = [sys.executable, "-c", _RUN_TREE, before, path, "-p", "iree-abi-v1"]
+        commands["before"] = run_tree_command(before, [path, "-p", "iree-abi-v1"])
     return commands
 
 

@@ -102,7 +102,7 @@ def is_list_element_compatible(list_type: ListType, value_type: Attribute) -> bo
     return list_type.is_variant or list_type.element_type == value_type
 
 
-def _implied_element_type(list_type: Attribute) -> Attribute | None:
+def implied_element_type(list_type: Attribute) -> Attribute | None:
     """The element type the short form `: !util.list<T>` implies, if any."""
     if isinstance(list_type, ListType) and not list_type.is_variant:
         return list_type.element_type
@@ -136,7 +136,7 @@ class ListTypeArrow(CustomDirective):
         if parser.parse_optional_punctuation("->") is not None:
             second = parser.parse_type()
             list_type, element_type = (second, first) if self.ELEMENT_FIRST else (first, second)
-        elif (implied := _implied_element_type(first)) is not None:
+        elif (implied := implied_element_type(first)) is not None:
             list_type, element_type = first, implied
         else:
             parser.raise_error(self.MISSING_ARROW, start, end)
@@ -147,7 +147,7 @@ class ListTypeArrow(CustomDirective):
         (list_type,) = self.list_type.get(op)
         (element_type,) = self.element_type.get(op)
         state.print_whitespace(printer)
-        if _implied_element_type(list_type) == element_type:
+        if implied_element_type(list_type) == element_type:
             printer.print_attribute(list_type)
         elif self.ELEMENT_FIRST:
             printer.print_attribute(element_type)
@@ -275,7 +275,7 @@ class ListGetOp(IRDLOperation):
         """`result_type` may be omitted for a typed list (it is the element type)."""
         if result_type is None:
             list_type = SSAValue.get(list_value).type
-            result_type = _implied_element_type(list_type)
+            result_type = implied_element_type(list_type)
             if result_type is None:
                 raise ValueError("util.list.get on a variant list needs a result type")
         super().__init__(operands=[list_value, index], result_types=[result_type])

@@ -19,7 +19,11 @@
   `apply` gives. Its ``shape(top)`` may say that the op before ``top`` is a function
   calling one callee that prints exactly like every other op of the same shape key but
   for its own name and that callee's: ``(key, name, callee)``; the driver then builds,
-  verifies and prints one op per key and prints the others from that text.
+  verifies and prints one op per key and prints the others from that text. Its
+  ``text(top, printer, indent)`` may give the op before ``top`` as the text ``printer``
+  would print for it at ``indent`` (from its name to its end, types and attributes
+  printed by ``printer``) without building it; the driver then prints that text as
+  it is (None: build the op).
 
 The driver reads these only through `contract_of`, which gives a pass that does not
 derive from `AbiPass` the safe answers: it preserves nothing, reports nothing, needs
@@ -39,6 +43,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 
 __all__ = ["AbiPass", "BodyAccess", "Contract", "OpsBefore", "contract_of"]
 
@@ -58,11 +63,14 @@ class BodyAccess(enum.Enum):
 
 class OpsBefore(Protocol):
     """Given a top-level op, the op a pass puts right before it, or None
-    (`AbiPass.prepare`); ``shape`` as in the module docstring (None: build it)."""
+    (`AbiPass.prepare`); ``shape`` and ``text`` as in the module docstring (None: build
+    it)."""
 
     def __call__(self, top: Operation) -> Operation | None: ...
 
     def shape(self, top: Operation) -> tuple[Hashable, str, str] | None: ...
+
+    def text(self, top: Operation, printer: Printer, indent: str) -> str | None: ...
 
 
 class AbiPass(ModulePass):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from collections.abc import Sequence as SequenceABC  # `Sequence` is the model's node
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, tensor
@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
     DictionaryAttr,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -30,7 +31,16 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
 )
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Attribute, Block, Operation, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Data,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+)
+from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.codecs.json_abi import decode_json, encode_json
@@ -38,7 +48,6 @@ from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
     BufferViewDimOp,
-    BufferViewType,
     TensorExportOp,
     TensorImportOp,
 )
@@ -53,6 +62,7 @@ from abi_compiler.dialects.util import (
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import diagnostics
+from abi_compiler.ir.attribute_text import AttributeTexts
 from abi_compiler.model import (
     IndexPath,
     Leaf,
@@ -102,6 +112,7 @@ from abi_compiler.passes.structure import (
     structure_source,
     type_text,
 )
+from abi_compiler.passes.wrapper_text import BUFFER_VIEW, VARIANT_LIST, TextOps
 from abi_compiler.text import lexer
 
 
@@ -110,14 +121,45 @@ def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = 
     object when nothing changes. ``seen`` remembers the answer for each object looked at
     (parsed IR shares its attribute objects: each distinct type or dictionary text is
     parsed once)."""
+    if _holds_no_type(attr):
+        return attr  # (most of what a module holds: tensor dims, element types, …)
     cache = IdentityCache[Attribute]() if seen is None else seen
     return cache.answer(lambda: _respelled(attr, cache), attr)
+
+
+# Per attribute class: True when none of its values holds a type or attribute that
+# `_respelled` could change: data other than arrays and dictionaries (integers, strings,
+# …), attributes without parameters (`f32`, `index`, …), integer types and numbers.
+_HOLD_NO_TYPE: dict[type[Attribute], bool] = {}
+_SCALARS = (IntegerType, IntegerAttr, FloatAttr)
+
+
+def _holds_no_type(attr: Attribute) -> bool:
+    cls = attr.__class__
+    known = _HOLD_NO_TYPE.get(cls)
+    if known is None:
+        if issubclass(cls, Data):
+            known = not issubclass(cls, (ArrayAttr, DictionaryAttr))
+        elif issubclass(cls, ParametrizedAttribute):
+            definition = cls.get_irdl_definition()
+            known = cls in _SCALARS or (definition is not None and not definition.parameters)
+        else:
+            known = False
+        _HOLD_NO_TYPE[cls] = known
+    return known
 
 
 def _respelled(attr: Attribute, seen: IdentityCache[Attribute]) -> Attribute:
     if isinstance(attr, IreeListType):
         return ListType(util_list_spelling(attr.element_type, seen))
-    if isinstance(attr, ParametrizedAttribute):
+    if attr.__class__ is TensorType:
+        # (Its shape is integers: only the element type and the encoding can change.)
+        assert isinstance(attr, TensorType)
+        element = util_list_spelling(attr.element_type, seen)
+        encoding = util_list_spelling(attr.encoding, seen)
+        if element is not attr.element_type or encoding is not attr.encoding:
+            return TensorType.new([attr.shape, element, encoding])
+    elif isinstance(attr, ParametrizedAttribute):
         params = [util_list_spelling(p, seen) for p in attr.parameters]
         if any(new is not old for new, old in zip(params, attr.parameters, strict=True)):
             return type(attr).new(params)
@@ -229,7 +271,8 @@ def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     for JAX-path ones (when it is one)."""
     source = structure_source(func)
     if source is None:
-        return [arg.name_hint for arg in func.args]
+        # (xDSL's parser gives `%_1` the hint "", which it then refuses as a name.)
+        return [arg.name_hint or None for arg in func.args]
     if source == JAX_ARG_INFO:
         jax = jax_paths(func, warn=False)
         assert jax is not None  # `structure_source` just read them
@@ -260,24 +303,64 @@ def _warn_rejected_types(plan: _Plan) -> None:
                     )
 
 
-class _WrapperBuilder:
-    """Builds the body of one wrapper, appending ops to its block."""
+V = TypeVar("V")
 
-    def __init__(self, block: Block, impl_inputs: list[Attribute], impl_outputs: list[Attribute]):
-        self.block = block
+
+class WrapperOps(Protocol[V]):
+    """What a wrapper is written with: one method per op the wrapper uses (SPEC §8.2),
+    each appending the op and returning its result. ``V`` is a value: an `SSAValue` when
+    the wrapper is built as IR (`_IrOps`), a name and a type when it is written as text
+    (`wrapper_text.TextOps`). `write_wrapper` decides which ops, in which order."""
+
+    def arguments(self, types: list[Attribute], names: list[str | None]) -> list[V]: ...
+
+    def type_of(self, value: V) -> Attribute: ...
+
+    def index(self, value: int) -> V:
+        """`arith.constant <value> : index`."""
+        ...
+
+    def list_get(self, lst: V, index: V, type: Attribute) -> V: ...
+
+    def buffer_view_dim(self, view: V, axis: int) -> V: ...
+
+    def tensor_import(self, view: V, type: Attribute, dims: list[V]) -> V: ...
+
+    def ref_array_from_lists(self, lists: V, type: Attribute) -> V: ...
+
+    def ref_array_to_lists(self, value: V) -> V: ...
+
+    def list_create(self, size: V) -> V: ...
+
+    def list_resize(self, lst: V, size: V) -> None: ...
+
+    def list_set(self, lst: V, index: V, value: V) -> None: ...
+
+    def tensor_dim(self, value: V, index: V) -> V: ...
+
+    def tensor_export(self, value: V, dims: list[V]) -> V: ...
+
+    def call(self, callee: str, operands: list[V], types: list[Attribute]) -> list[V]: ...
+
+    def return_(self, values: list[V]) -> None: ...
+
+
+class _WrapperBody(Generic[V]):
+    """The body of one wrapper, written through ``ops``: arguments unpacked, the call,
+    results packed. One `arith.constant` per distinct index, at its first use."""
+
+    def __init__(
+        self, ops: WrapperOps[V], impl_inputs: list[Attribute], impl_outputs: list[Attribute]
+    ) -> None:
+        self.ops = ops
         self.impl_inputs = impl_inputs
         self.impl_outputs = impl_outputs
-        self.constants: dict[int, SSAValue] = {}
+        self.constants: dict[int, V] = {}
 
-    def add(self, op: Operation) -> Operation:
-        self.block.add_op(op)
-        return op
-
-    def index(self, value: int) -> SSAValue:
+    def index(self, value: int) -> V:
         found = self.constants.get(value)
         if found is None:
-            found = self.add(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
-            self.constants[value] = found
+            found = self.constants[value] = self.ops.index(value)
         return found
 
     # -- arguments ---------------------------------------------------------------------
@@ -285,19 +368,19 @@ class _WrapperBuilder:
     def boundary_arg_type(self, node: Node) -> Attribute:
         if isinstance(node, Leaf):
             type = self.impl_inputs[node.index]
-            return ListType() if is_ref_array_type(type) else type
-        return ListType()
+            return VARIANT_LIST if is_ref_array_type(type) else type
+        return VARIANT_LIST
 
-    def unpack_root(self, value: SSAValue, node: Node, leaves: dict[int, SSAValue]) -> None:
+    def unpack_root(self, value: V, node: Node, leaves: dict[int, V]) -> None:
         if isinstance(node, Leaf):
             type = self.impl_inputs[node.index]
             if is_ref_array_type(type):
-                value = self.add(RefArrayFromListsOp(value, type)).results[0]
+                value = self.ops.ref_array_from_lists(value, type)
             leaves[node.index] = value
             return
         self.unpack_structure(value, node, leaves)
 
-    def unpack_structure(self, lst: SSAValue, node: Node, leaves: dict[int, SSAValue]) -> None:
+    def unpack_structure(self, lst: V, node: Node, leaves: dict[int, V]) -> None:
         for slot, (_, child) in enumerate(slots(node)):
             if child is None or not leaves_of(child):
                 continue  # gaps and empty structures carry no value to read
@@ -305,40 +388,39 @@ class _WrapperBuilder:
             if isinstance(child, Leaf):
                 leaves[child.index] = self.read_leaf(lst, index, self.impl_inputs[child.index])
             else:
-                sub = self.add(ListGetOp(lst, index, ListType())).results[0]
+                sub = self.ops.list_get(lst, index, VARIANT_LIST)
                 self.unpack_structure(sub, child, leaves)
 
-    def read_leaf(self, lst: SSAValue, index: SSAValue, type: Attribute) -> SSAValue:
+    def read_leaf(self, lst: V, index: V, type: Attribute) -> V:
+        ops = self.ops
         if is_ref_array_type(type):
-            lists = self.add(ListGetOp(lst, index, ListType())).results[0]
-            return self.add(RefArrayFromListsOp(lists, type)).results[0]
+            return ops.ref_array_from_lists(ops.list_get(lst, index, VARIANT_LIST), type)
         if isinstance(type, (TensorType, UnrankedTensorType)):
-            view = self.add(ListGetOp(lst, index, BufferViewType())).results[0]
-            dims: list[SSAValue] = []
+            view = ops.list_get(lst, index, BUFFER_VIEW)
+            dims: list[V] = []
             if isinstance(type, TensorType):
                 for axis, size in enumerate(type.get_shape()):
                     if size < 0:
-                        dims.append(self.add(BufferViewDimOp(view, axis)).results[0])
-            return self.add(TensorImportOp(view, type, dims)).results[0]
-        return self.add(ListGetOp(lst, index, type)).results[0]
+                        dims.append(ops.buffer_view_dim(view, axis))
+            return ops.tensor_import(view, type, dims)
+        return ops.list_get(lst, index, type)
 
     # -- results -----------------------------------------------------------------------
 
-    def pack_root(self, node: Node, results: SequenceABC[SSAValue], path: IndexPath) -> SSAValue:
+    def pack_root(self, node: Node, results: SequenceABC[V], path: IndexPath) -> V:
         if isinstance(node, Leaf):
             value = results[node.index]
-            if is_ref_array_type(value.type):
-                return self.add(RefArrayToListsOp(value)).results[0]
+            if is_ref_array_type(self.ops.type_of(value)):
+                return self.ops.ref_array_to_lists(value)
             return value
         return self.pack_structure(node, results, path)
 
-    def pack_structure(
-        self, node: Node, results: SequenceABC[SSAValue], path: IndexPath
-    ) -> SSAValue:
+    def pack_structure(self, node: Node, results: SequenceABC[V], path: IndexPath) -> V:
+        ops = self.ops
         items = slots(node)
         size = self.index(len(items))
-        lst = self.add(ListCreateOp(ListType(), size)).results[0]
-        self.add(ListResizeOp(lst, size))
+        lst = ops.list_create(size)
+        ops.list_resize(lst, size)
         for slot, (key, child) in enumerate(items):
             if child is None:
                 raise AbiError(f"no value at result path {format_index_path((*path, key))}")
@@ -346,61 +428,145 @@ class _WrapperBuilder:
                 value = self.write_leaf(results[child.index])
             else:
                 value = self.pack_structure(child, results, (*path, key))
-            self.add(ListSetOp(lst, self.index(slot), value))
+            ops.list_set(lst, self.index(slot), value)
         return lst
 
-    def write_leaf(self, value: SSAValue) -> SSAValue:
-        type = value.type
+    def write_leaf(self, value: V) -> V:
+        ops = self.ops
+        type = ops.type_of(value)
         if is_ref_array_type(type):
-            return self.add(RefArrayToListsOp(value)).results[0]
+            return ops.ref_array_to_lists(value)
         if isinstance(type, (TensorType, UnrankedTensorType)):
-            dims: list[SSAValue] = []
+            dims: list[V] = []
             if isinstance(type, TensorType):
                 for axis, size in enumerate(type.get_shape()):
                     if size < 0:
-                        dims.append(self.add(tensor.DimOp(value, self.index(axis))).results[0])
-            return self.add(TensorExportOp(value, dims)).results[0]
+                        dims.append(ops.tensor_dim(value, self.index(axis)))
+            return ops.tensor_export(value, dims)
         return value
 
 
-def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
+def write_wrapper(
+    plan: _Plan, impl: FuncOp, ops: WrapperOps[V]
+) -> tuple[list[Attribute], list[Attribute]]:
+    """Write the body of ``plan``'s wrapper of ``impl`` through ``ops`` (SPEC §8.2);
+    returns the wrapper's argument and result types. A gap in a result structure is
+    the `AbiError` `no value at result path <path>`, at ``impl``."""
     signature = plan.signature
-    builder = _WrapperBuilder(
-        Block(), list(impl.function_type.inputs.data), list(impl.function_type.outputs.data)
+    body = _WrapperBody(
+        ops, list(impl.function_type.inputs.data), list(impl.function_type.outputs.data)
     )
-    arg_types = [builder.boundary_arg_type(arg.node) for arg in signature.arguments]
-    block = Block(arg_types=arg_types)
-    for value, name in zip(block.args, plan.arg_names, strict=False):
-        value.name_hint = name
-    builder.block = block
-    leaves: dict[int, SSAValue] = {}
-    for arg, value in zip(signature.arguments, block.args, strict=True):
-        builder.unpack_root(value, arg.node, leaves)
-    operands = [leaves[i] for i in range(len(builder.impl_inputs))]
-    call = builder.add(CallOp(impl.sym_name.data, operands, builder.impl_outputs))
-    results = list(call.results)
+    arg_types = [body.boundary_arg_type(arg.node) for arg in signature.arguments]
+    args = ops.arguments(arg_types, plan.arg_names)
+    leaves: dict[int, V] = {}
+    for arg, value in zip(signature.arguments, args, strict=True):
+        body.unpack_root(value, arg.node, leaves)
+    operands = [leaves[i] for i in range(len(body.impl_inputs))]
+    results = ops.call(impl.sym_name.data, operands, body.impl_outputs)
     try:
         if signature.inlined_result:
-            root = signature.results[0]
             returned = []
-            for key, child in slots(root):
+            for key, child in slots(signature.results[0]):
                 if child is None:
                     raise AbiError(f"no value at result path {format_index_path((key,))}")
-                returned.append(builder.pack_root(child, results, (key,)))
+                returned.append(body.pack_root(child, results, (key,)))
         else:
             returned = [
-                builder.pack_root(node, results, (i,)) for i, node in enumerate(signature.results)
+                body.pack_root(node, results, (i,)) for i, node in enumerate(signature.results)
             ]
     except AbiError as error:
         error.op = impl
         raise
-    builder.add(ReturnOp(*returned))
-    wrapper = FuncOp(plan.name, (arg_types, [value.type for value in returned]), Region(block))
-    wrapper.attributes[ABI_STUB] = UnitAttr()
-    wrapper.attributes[REFLECTION] = _sorted_dict(plan.reflection)
-    if plan.recompute_legacy:
-        _recompute_legacy_reflection(wrapper, plan.reflection)
+    ops.return_(returned)
+    return arg_types, [ops.type_of(value) for value in returned]
+
+
+class _IrOps:
+    """`WrapperOps` building IR: the ops appended to one block."""
+
+    def __init__(self) -> None:
+        self.block = Block()
+
+    def _add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def arguments(self, types: list[Attribute], names: list[str | None]) -> list[SSAValue]:
+        self.block = Block(arg_types=types)
+        for value, name in zip(self.block.args, names, strict=False):
+            value.name_hint = name
+        return list(self.block.args)
+
+    def type_of(self, value: SSAValue) -> Attribute:
+        return value.type
+
+    def index(self, value: int) -> SSAValue:
+        return self._add(arith.ConstantOp.from_int_and_width(value, IndexType()))
+
+    def list_get(self, lst: SSAValue, index: SSAValue, type: Attribute) -> SSAValue:
+        return self._add(ListGetOp(lst, index, type))
+
+    def buffer_view_dim(self, view: SSAValue, axis: int) -> SSAValue:
+        return self._add(BufferViewDimOp(view, axis))
+
+    def tensor_import(self, view: SSAValue, type: Attribute, dims: list[SSAValue]) -> SSAValue:
+        assert isinstance(type, (TensorType, UnrankedTensorType))
+        return self._add(TensorImportOp(view, type, dims))
+
+    def ref_array_from_lists(self, lists: SSAValue, type: Attribute) -> SSAValue:
+        assert isinstance(type, TensorType)
+        return self._add(RefArrayFromListsOp(lists, type))
+
+    def ref_array_to_lists(self, value: SSAValue) -> SSAValue:
+        return self._add(RefArrayToListsOp(value))
+
+    def list_create(self, size: SSAValue) -> SSAValue:
+        return self._add(ListCreateOp(ListType(), size))
+
+    def list_resize(self, lst: SSAValue, size: SSAValue) -> None:
+        self.block.add_op(ListResizeOp(lst, size))
+
+    def list_set(self, lst: SSAValue, index: SSAValue, value: SSAValue) -> None:
+        self.block.add_op(ListSetOp(lst, index, value))
+
+    def tensor_dim(self, value: SSAValue, index: SSAValue) -> SSAValue:
+        return self._add(tensor.DimOp(value, index))
+
+    def tensor_export(self, value: SSAValue, dims: list[SSAValue]) -> SSAValue:
+        return self._add(TensorExportOp(value, dims))
+
+    def call(self, callee: str, operands: list[SSAValue], types: list[Attribute]) -> list[SSAValue]:
+        call = CallOp(callee, operands, types)
+        self.block.add_op(call)
+        return list(call.results)
+
+    def return_(self, values: list[SSAValue]) -> None:
+        self.block.add_op(ReturnOp(*values))
+
+
+def _build_wrapper(plan: _Plan, impl: FuncOp) -> FuncOp:
+    ops = _IrOps()
+    arg_types, result_types = write_wrapper(plan, impl, ops)
+    wrapper = FuncOp(plan.name, (arg_types, result_types), Region(ops.block))
+    wrapper.attributes.update(wrapper_attributes(plan, arg_types, result_types))
     return wrapper
+
+
+def wrapper_attributes(
+    plan: _Plan, arg_types: list[Attribute], result_types: list[Attribute]
+) -> dict[str, Attribute]:
+    """The wrapper's attributes, in order: `iree.abi.stub` and its `iree.reflection`."""
+    attributes: dict[str, Attribute] = {
+        ABI_STUB: UnitAttr(),
+        REFLECTION: _sorted_dict(plan.reflection),
+    }
+    if plan.recompute_legacy:
+        # The entries describe the wrapper's types: a declaration of them is enough.
+        header = FuncOp(plan.name, (arg_types, result_types), Region())
+        header.attributes.update(attributes)
+        _recompute_legacy_reflection(header, plan.reflection)
+        attributes = dict(header.attributes)
+    return attributes
 
 
 # The legacy entries (SPEC §5, §6), by the pass that writes each.
@@ -500,6 +666,11 @@ class WrapEntryPointsPass(AbiPass):
     name = "wrap-entry-points"
     body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED
 
+    #: When last in a pipeline, build each wrapper as IR and have xDSL verify and print
+    #: it, instead of writing its text (`wrapper_text`); the output is the same. For
+    #: debugging (`-p 'materialize-iree-abi,wrap-entry-points{ir-wrappers=true}'`).
+    ir_wrappers: bool = False
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         wrapper_before = self.prepare(ctx, op)
         for func in functions(op):
@@ -535,19 +706,37 @@ class WrapEntryPointsPass(AbiPass):
             renames.append((plan.func, _make_private_impl(plan, taken)))
         rename_functions(op, renames)
         decompose_module(op)
-        return DeferredWrappers({plan.func: plan for plan in plans})
+        return DeferredWrappers({plan.func: plan for plan in plans}, as_text=not self.ir_wrappers)
 
 
 class DeferredWrappers:
     """What `WrapEntryPointsPass.prepare` leaves to build: calling it with a top-level op
     gives the wrapper that goes right before it (None if it has none)."""
 
-    def __init__(self, by_impl: dict[Operation, _Plan]) -> None:
+    def __init__(self, by_impl: dict[Operation, _Plan], as_text: bool = True) -> None:
         self._by_impl = by_impl
+        self._as_text = as_text
+        self._texts: AttributeTexts | None = None  # of the last printer given to `text`
 
     def __call__(self, top: Operation) -> FuncOp | None:
         plan = self._by_impl.get(top)
         return None if plan is None else _build_wrapper(plan, plan.func)
+
+    def text(self, top: Operation, printer: Printer, indent: str) -> str | None:
+        """The wrapper of ``top`` as ``printer`` prints the op `__call__` builds, at
+        ``indent`` (`wrapper_text`), from `func.func` to its closing brace; None when
+        ``top`` has no wrapper, or when the pass was asked to build them
+        (``ir-wrappers``). Raises the errors `__call__` raises."""
+        plan = self._by_impl.get(top)
+        if plan is None or not self._as_text:
+            return None
+        if self._texts is None or self._texts.printer is not printer:
+            self._texts = AttributeTexts(printer)
+        ops = TextOps(self._texts, indent)
+        arg_types, result_types = write_wrapper(plan, plan.func, ops)
+        return ops.function(
+            plan.name, result_types, wrapper_attributes(plan, arg_types, result_types)
+        )
 
     def shape(self, top: Operation) -> tuple[Hashable, str, str] | None:
         """(shape, name, callee) of the wrapper of ``top``: two wrappers of the same shape

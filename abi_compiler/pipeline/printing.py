@@ -14,7 +14,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.printer import Printer
 
-from abi_compiler.ir import xdsl_compat
+from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.contract import OpsBefore
 from abi_compiler.pipeline.carried_ir import Carried, CarriedFunction, carried_index
 from abi_compiler.pipeline.locations import is_isolated
@@ -31,10 +31,13 @@ _UNREGISTERED = UnregisteredAttr.name
 class Wrappers:
     """The ops a deferred last pass puts before top-level ops (`AbiPass.prepare`), and
     how to build one: ``build(top)`` builds the op before ``top`` with
-    ``ops_before``, inserts and verifies it (None when there is none)."""
+    ``ops_before``, inserts and verifies it (None when there is none); ``write(top,
+    printer)`` gives its text instead when the pass writes it (`OpsBefore.text`; None:
+    build it). Both raise located errors."""
 
     ops_before: OpsBefore
     build: Callable[[Operation], Operation | None]
+    write: Callable[[Operation, Printer], str | None]
 
 
 class ModulePrinter(FixedPrinter):
@@ -63,6 +66,9 @@ class ModulePrinter(FixedPrinter):
         # Wrapper shape -> its text around its name and callee (`_template`).
         self._templates: dict[Hashable, tuple[str, str]] = {}
         self._module: ModuleOp | None = None
+        # Types, attributes and function headers as text (issue 25).
+        self._texts = AttributeTexts(self)
+        self._wrappers_as_text = False
 
     def print_module(self, module: ModuleOp, loaded_dialects: Iterable[Dialect]) -> None:
         """The whole output of a chunk: aliases and resources before the module, the
@@ -71,6 +77,9 @@ class ModulePrinter(FixedPrinter):
         if carried is not None:
             write_items(self.output, carried.layout, carried.layout.prologue, self.renames())
         self._module = module
+        # A wrapper's text numbers its values from 0, as in a fresh scope: not when a
+        # top-level op has results (the printer numbers a function's values after those).
+        self._wrappers_as_text = not any(op.results for op in module.body.block.ops)
         with cached_symbol_lookups():
             self.print_op(module)
         if carried is not None and carried.layout.module is not None:
@@ -104,13 +113,16 @@ class ModulePrinter(FixedPrinter):
             self._print_wrapper(op, self.wrappers)
         # (A function printed from carried text named no value.)
         if not self.print_carried(op):
-            super().print_op(op)
+            # A parsed function: its header as text, its body by xDSL's printer.
+            if not (isinstance(op, FuncOp) and print_function(self, op, self._texts)):
+                super().print_op(op)
             self._forget(op)
 
     def _print_wrapper(self, op: Operation, wrappers: Wrappers) -> None:
         """The deferred wrapper of ``op``, if it has one. The first wrapper of each shape
-        is built (and verified, by ``wrappers.build``) and printed; the others of that
-        shape are its text with their own names (one build per distinct signature)."""
+        is written as text by the pass (``wrappers.write``: valid by construction, not
+        verified) or built (and verified, by ``wrappers.build``) and printed; the others
+        of that shape are its text with their own names (one per distinct signature)."""
         shape = wrappers.ops_before.shape(op)
         if shape is not None and (template := self._templates.get(shape[0])) is not None:
             head, call = template
@@ -120,21 +132,23 @@ class ModulePrinter(FixedPrinter):
             )
             self.print_new_line()
             return
-        wrapper = wrappers.build(op)
-        if wrapper is None:
-            return
-        stream, capture = self.stream, io.StringIO()
-        self.stream = capture
-        try:
-            super().print_op(wrapper)
-        finally:
-            self.stream = stream
-        text = capture.getvalue()
+        text = wrappers.write(op, self) if self._wrappers_as_text else None
+        if text is None:
+            wrapper = wrappers.build(op)
+            if wrapper is None:
+                return
+            stream, capture = self.stream, io.StringIO()
+            self.stream = capture
+            try:
+                super().print_op(wrapper)
+            finally:
+                self.stream = stream
+            text = capture.getvalue()
+            self._forget(wrapper)
+            block = wrapper.parent_block()
+            if block is not None:
+                block.detach_op(wrapper)
         self.print_string(text, indent=0)
-        self._forget(wrapper)
-        block = wrapper.parent_block()
-        if block is not None:
-            block.detach_op(wrapper)
         self.print_new_line()
         if shape is not None:
             parts = _template(text, shape[1], shape[2])
@@ -223,7 +237,7 @@ class ModulePrinter(FixedPrinter):
             # attributes.
             signature = carry.one_line(text[item.name_span[1] : item.signature_end])
             self.print_string(carry.rename_symbols(signature, self.renames()), indent=0)
-            self.print_op_attributes(op.attributes, print_keyword=True)
+            self.print_string(self._texts.op_attributes(op.attributes))
         else:
             self._print_signature(op, item, text)
         if tail < item.end:
@@ -233,33 +247,24 @@ class ModulePrinter(FixedPrinter):
     def _print_signature(self, op: FuncOp, item: FuncText, text: str) -> None:
         """The arguments, results and attributes from the IR, with the argument names
         and locations of the original (the carried body still refers to its arguments)."""
-        self.print_string("(")
+        texts = self._texts
         inputs = op.function_type.inputs.data
         arg_attrs = op.arg_attrs.data if op.arg_attrs is not None else (None,) * len(inputs)
         declaration = item.body_start is None
+        arguments = []
         for i, (type, attrs) in enumerate(zip(inputs, arg_attrs, strict=True)):
-            if i:
-                self.print_string(", ")
-            if not declaration:
-                self.print_string(f"%{item.arg_names[i]}: ")
-            self.print_attribute(type)
-            if attrs is not None and attrs.data:
-                self.print_op_attributes(attrs.data)
+            argument = (
+                texts.type(type) if declaration else f"%{item.arg_names[i]}: {texts.type(type)}"
+            )
+            if attrs is not None:
+                argument += texts.op_attributes(attrs.data, keyword=False)
             location = item.arg_locs[i] if i < len(item.arg_locs) else None
             if location is not None:
-                self.print_string(" " + text[location[0] : location[1]])
-        self.print_string(")")
-        print_outputs(self, op)
-        self.print_op_attributes(
-            op.attributes,
-            reserved_attr_names=("sym_name", "function_type", "sym_visibility", "arg_attrs"),
-            print_keyword=True,
+                argument += " " + text[location[0] : location[1]]
+            arguments.append(argument)
+        self.print_string(
+            f"({', '.join(arguments)}){texts.func_outputs(op)}{texts.function_attributes(op)}"
         )
-
-
-def print_outputs(printer: Printer, op: FuncOp) -> None:
-    """` -> …` of a function header, as xDSL's `func.func` printer writes it."""
-    xdsl_compat.print_func_outputs(printer, op.function_type.outputs.data, op.res_attrs)
 
 
 def write_items(

@@ -29,6 +29,7 @@ from typing import TextIO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.printer import Printer
 
 from abi_compiler.errors import AbiError
 from abi_compiler.ir.location_table import LocationTable
@@ -191,7 +192,13 @@ class Pipeline:
                     verifier.new(wrapper)
                 return wrapper
 
-            wrappers = Wrappers(deferred, build)
+            def write(top: Operation, printer: Printer) -> str | None:
+                try:
+                    return deferred.text(top, printer, "  ")  # (a top-level op)
+                except AbiError as error:
+                    raise located(error, table, module) from None
+
+            wrappers = Wrappers(deferred, build, write)
         timer.charge(None)
         self._printer(sink, carried, wrappers).print_module(module, self.ctx.loaded_dialects)
         timer.charge("Output")

@@ -78,6 +78,44 @@ def test_wrappers_of_one_shape_print_as_if_each_was_built(specs: list) -> None:
     assert abi_opt_stdout(text, "--parse-all", "-p", "iree-abi-v1") == expected
 
 
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(specs=st.lists(function_specs(), min_size=1, max_size=4))
+def test_wrappers_written_as_text_or_built_print_the_same(specs: list) -> None:
+    """Deferred wrappers are written as text (`passes/wrapper_text.py`) unless the pass is
+    asked to build them (``ir-wrappers``): the output is the same, carried or not."""
+    text = "\n".join(
+        line
+        for i, spec in enumerate(specs)
+        for line in function_texts(spec, name=f"f{i}", helper_name=f"h{i}")
+    )
+    for carried in ([], ["--parse-all"]):
+        written = abi_opt_stdout(text, *carried, "-p", "iree-abi-v1")
+        built = abi_opt_stdout(
+            text, *carried, "-p", "materialize-iree-abi,wrap-entry-points{ir-wrappers=true}"
+        )
+        assert written == built
+
+
+def test_wrappers_are_built_when_top_level_values_are_numbered() -> None:
+    """A parsed top-level op with results takes numbers in the module's scope, which the
+    printer continues in every function: the wrappers are then built and printed by
+    xDSL, not written from 0 (the pass's own output, numbers included)."""
+    text = (
+        '%0 = "test.op"() : () -> i32\n'
+        "func.func @f(%t: tuple<i32, tensor<?xf32>>) -> tensor<?xf32> {\n"
+        "  %x = abi.tuple.get %t[1] : tuple<i32, tensor<?xf32>> -> tensor<?xf32>\n"
+        "  func.return %x : tensor<?xf32>\n}\n"
+    )
+    expected = run_passes(text, ["iree-abi-v1"], allow_unregistered=True).text
+    assert "%1 = arith.constant 0 : index" in expected
+    args = ("--parse-all", "--allow-unregistered-dialect", "-p", "iree-abi-v1")
+    assert abi_opt_stdout(text, *args) == expected
+
+
 def test_not_deferred_when_wrap_entry_points_is_not_last() -> None:
     text = (
         "func.func @f(%t: tuple<i32>) -> i32 {\n"
