@@ -48,7 +48,6 @@ import contextlib
 import dataclasses
 import difflib
 import io
-
 import random
 import re
 import shutil
