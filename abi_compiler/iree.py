@@ -20,10 +20,12 @@ reflection:
 * neither: a flat positional call, every value converted dynamically.
 
 Arrays are checked before anything reaches the VM: rank and static dims by `pack`, the
-element type here. A numpy array must have the record's dtype (for a signless integer
-record also the unsigned dtype of the same width; for `i8` also bool); nested lists and
-Python numbers are converted when their values fit (ints into integer or float records,
-floats into float records only). ``convert=True`` converts any numeric array instead
+element type here. A numpy array (an object with `__array__`, a memoryview) must have
+the record's dtype (for a signless integer record also the unsigned dtype of the same
+width; for `i8` also bool); nested lists and Python numbers are converted when their
+values fit (ints into integer or float records, floats into float records only; a
+finite value must stay finite: ``argument 0[1]: value 1e+300 does not fit in f32``).
+``convert=True`` converts any numeric array instead
 (float64 into an f32 slot, as IREE's own invoker does silently). Every problem is an
 `AbiError` naming the argument path, e.g. ``argument 0['w']: expected an array of f32
 (float32), got float64``.
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import subprocess
 import sys
@@ -47,7 +50,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 try:
     import ml_dtypes
@@ -585,7 +588,9 @@ def _list_pusher(push_element: Pusher) -> Pusher:
 
 def _host_array(value: Any, element: _Element, convert: bool) -> Any:
     """A numpy array of ``element``'s dtype (or one it accepts) for ``value``."""
-    if not isinstance(value, (list, tuple)) and hasattr(value, "__array__"):
+    if isinstance(value, memoryview) or (
+        not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
+    ):  # a dtype of its own (a memoryview's is its format)
         array = np.asarray(value)
         if array.dtype in element.accepted:
             return array
@@ -606,8 +611,11 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
     if data.size == 0:
         return np.zeros(data.shape, element.dtype)
     if kind not in _FITS:
+        # Ints beyond int64 (and floats with them): numbers numpy keeps as objects.
+        if kind == "O" and element.kind == "float" and _all_numbers(data):
+            return _finite_floats(data, element)
         if kind == "O" and _all_ints(data):
-            raise _Misfit(f"a value does not fit in {element.record}")
+            _too_wide(data, element)
         raise _Misfit(f"expected an array of {element.describe()}, got non-numeric data")
     if convert:
         return data.astype(element.dtype)
@@ -616,12 +624,59 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
             f"expected an array of {element.describe()}, got {data.dtype.name} data "
             "(convert=True converts it)"
         )
-    if element.kind != "float" and kind != "b":
+    if element.kind == "float":
+        return _finite_floats(data, element)
+    if kind != "b":
         low, high = int(data.min()), int(data.max())
         if low < element.low or high > element.high:
-            bad = low if low < element.low else high
-            raise _Misfit(f"value {bad} does not fit in {element.record}")
+            _does_not_fit(data, (data < element.low) | (data > element.high), element)
     return data.astype(element.dtype)
+
+
+def _finite_floats(data: Any, element: _Element) -> Any:
+    """Nested-list ``data`` (numbers) in a float record's dtype: a finite value that
+    becomes infinite there does not fit (as `pack` says of a scalar)."""
+    if data.dtype.kind == "O":
+        doubles = np.array([_double(item) for item in data.flat]).reshape(data.shape)
+        finite = np.array([_is_finite(item) for item in data.flat]).reshape(data.shape)
+    else:
+        doubles, finite = data, np.isfinite(data)
+    with np.errstate(over="ignore"):
+        converted = doubles.astype(element.dtype)
+    overflow = np.isinf(converted) & finite
+    if overflow.any():
+        _does_not_fit(data, overflow, element)
+    return converted
+
+
+def _double(number: Any) -> float:
+    try:
+        return float(number)
+    except OverflowError:  # an int beyond the doubles
+        return math.copysign(math.inf, number)
+
+
+def _is_finite(number: Any) -> bool:
+    return isinstance(number, int) or math.isfinite(number)
+
+
+def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
+    """The error for the first element of the nested lists ``data`` where ``bad`` is
+    true, located at that element."""
+    position = int(np.argmax(bad))
+    value = data.flat[position]
+    shown = repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+    if len(shown) > 100:
+        shown = f"<an integer of {abs(int(value)).bit_length()} bits>"
+    misfit = _Misfit(f"value {shown} does not fit in {element.record}")
+    misfit.reversed_path.extend(reversed(np.unravel_index(position, data.shape)))
+    raise misfit
+
+
+def _too_wide(data: Any, element: _Element) -> NoReturn:
+    """An object array of ints, one of which int64 and uint64 cannot hold."""
+    wide = np.frompyfunc(lambda item: not -(1 << 63) <= item < 1 << 64, 1, 1)(data)
+    _does_not_fit(data, wide.astype(bool), element)
 
 
 _BF16 = _dtype(ml_dtypes.bfloat16)
@@ -633,6 +688,10 @@ def _numeric(dtype: np.dtype[Any]) -> bool:
 
 def _all_ints(data: Any) -> bool:
     return all(isinstance(item, int) for item in data.flat)
+
+
+def _all_numbers(data: Any) -> bool:
+    return all(isinstance(item, (int, float)) for item in data.flat)
 
 
 def _checked_view(value: Any, element: _Element) -> Any:

@@ -19,20 +19,24 @@ got 3``):
   record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
   positions of the other items never shift.
 * `sdict`: a mapping with exactly the record's keys.
-* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), nested lists/tuples
-  (at most `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a
-  bare number for rank 0. Rank and static dims are checked. A value with a ``.dtype``
-  must have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or
-  uint<w>; `i1`: bool), or ``convert=True`` casts it with ``.astype``; nested lists have
-  no dtype and are not checked (IREE converts them). The value is passed through
-  unchanged. An ND-array of
+* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), an object with
+  ``__array__`` (replaced by the array it gives), nested lists/tuples (at most
+  `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a bare
+  number for rank 0. Rank and static dims are checked. A value with a ``.dtype`` must
+  have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or uint<w>;
+  `i1`: bool), or ``convert=True`` casts it with ``.astype``; a memoryview's struct
+  ``format`` is its element type, checked the same way (``convert=True`` takes its
+  values, ``tolist()``); nested lists have no dtype and are not checked (IREE converts
+  them). The value is passed through unchanged. An ND-array of
   reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
   ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
   needs a ``.shape`` and ``.tolist()`` (a numpy object array).
 * integers (`i<w>`, `si<w>`, `ui<w>`): an int (numpy integers included; a ``bool`` only
   with ``convert=True``) in the type's range (signless: either interpretation), packed as
   ``int``; `i1` takes a bool or 0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a
-  real number other than a bool (unless ``convert=True``), packed as ``float``.
+  real number other than a bool (unless ``convert=True``), packed as ``float``; a finite
+  number that the record's type would round to infinity (`1e300` for `f32`, `70000` for
+  `f16`) does not fit (infinities and NaNs pass).
 * `py_homogeneous_list`: a sequence of any length, each element checked against the
   element record. `"unknown"`: anything, unchanged.
 
@@ -63,10 +67,12 @@ Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
   ``expected a mapping with keys 'a', 'b', got <type>``; ``missing key 'b'``;
   ``unexpected key 'c'``; ``expected None (a gap in the structure), got <type>``;
 * leaves: ``expected an int (i32), got <type>``; ``expected a bool (i1), …``;
-  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``expected an array,
-  got <type>``; ``expected an array, got ragged nested lists``; ``expected an array of
+  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``value 1e+300 does
+  not fit in f32``; ``expected an array, got <type>``; ``expected an array, <type>.__array__()
+  raised <error>``; ``expected an array, got ragged nested lists``; ``expected an array of
   rank 2, got rank 1``; ``expected an array of shape [?x4], got [2x3]``; ``expected an
-  array of f32 (float32), got dtype int32 (convert=True converts it)``; ``expected an
+  array of f32 (float32), got dtype int32 (convert=True converts it)`` (a memoryview:
+  ``got a memoryview of format 'd'``); ``expected an
   array, got lists nested deeper than 64 levels``; ``an empty reference array of shape
   [100000000x0] would unpack to more than 1048576 nested lists`` (`MAX_EMPTY_LISTS`);
   ``expected a sequence, got <type>`` (`py_homogeneous_list`);
@@ -82,6 +88,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import numbers
 import operator
 from collections.abc import Callable, Mapping
@@ -266,21 +273,40 @@ def _int_converter(scalar: Scalar, convert: bool) -> Converter:
     return convert_int
 
 
+# The magnitude from which a double rounds to infinity in each narrower float record
+# (round to nearest, ties to even: halfway between the largest finite value and the next
+# power of two). A finite value at or beyond it does not fit; inf and nan pass as they are.
+_FLOAT_OVERFLOW = {
+    Scalar("f", 16): (2 - 2**-11) * 2.0**15,
+    Scalar("bf", 16): (2 - 2**-8) * 2.0**127,
+    Scalar("f", 32): (2 - 2**-24) * 2.0**127,
+}
+
+
 def _float_converter(scalar: Scalar, convert: bool) -> Converter:
     name = _scalar_name(scalar)
+    limit = _FLOAT_OVERFLOW.get(scalar, math.inf)
+
+    def too_large(value: Any, number: float) -> _Mismatch:
+        shown = _show_int(value) if isinstance(value, int) else repr(number)
+        return _Mismatch(f"value {shown} does not fit in {name}")
 
     def convert_float(value: Any) -> float:
         cls = type(value)
         if cls is float:
-            return value
+            if -limit < value < limit or not math.isfinite(value):
+                return value
+            raise too_large(value, value)
         if cls is bool and not convert:
             raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
         if cls is int or cls is bool or isinstance(value, numbers.Real):
             try:
-                return float(value)
+                number = float(value)
             except OverflowError:
-                shown = _show_int(value) if isinstance(value, int) else value
-                raise _Mismatch(f"value {shown} does not fit in {name}") from None
+                raise too_large(value, math.inf) from None
+            if -limit < number < limit or (not math.isfinite(number) and cls is not int):
+                return number
+            raise too_large(value, number)
         raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
 
     return convert_float
@@ -304,11 +330,26 @@ def _numpy_dtype_name(scalar: Scalar) -> str:
     return f"{'uint' if scalar.kind == 'ui' else 'int'}{scalar.width}"
 
 
+# A buffer's element format (`memoryview.format`, struct syntax) → numpy's dtype kind.
+_FORMAT_KINDS = {"?": "b", **dict.fromkeys("bhilqn", "i"), **dict.fromkeys("BHILQN", "u")}
+_FORMAT_KINDS.update(dict.fromkeys("efd", "f"))
+
+
+def _buffer_kind(view: memoryview) -> str | None:
+    """The dtype kind of a memoryview's elements (None: not numbers)."""
+    code = view.format.lstrip("@=<>!")
+    return _FORMAT_KINDS.get(code) if len(code) == 1 else None
+
+
 def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
     kind = getattr(dtype, "kind", None)
     bits = 8 * int(getattr(dtype, "itemsize", 0) or 0)
+    return _kind_matches(kind, bits, getattr(dtype, "name", None), scalar)
+
+
+def _kind_matches(kind: str | None, bits: int, name: str | None, scalar: Scalar) -> bool:
     if scalar.kind == "bf":
-        return getattr(dtype, "name", None) == _numpy_dtype_name(scalar)
+        return name == _numpy_dtype_name(scalar)
     if scalar.kind == "f":
         return kind == "f" and bits == scalar.width
     if scalar.width == 1 and scalar.kind == "i":
@@ -328,7 +369,11 @@ def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Conve
 
     def check(value: Any) -> Any:
         dtype = getattr(value, "dtype", None)
-        if dtype is None or _dtype_matches(dtype, element):
+        if dtype is None:
+            if type(value) is memoryview:
+                return check_buffer(value)
+            return value
+        if _dtype_matches(dtype, element):
             return value
         if bools and getattr(dtype, "kind", None) == "b":
             return value
@@ -348,6 +393,25 @@ def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Conve
                 f"cannot convert an array of dtype {getattr(dtype, 'name', dtype)} to "
                 f"{wanted}: {error}"
             ) from None
+
+    def check_buffer(view: memoryview) -> Any:
+        """A memoryview's elements have a type too (its struct ``format``)."""
+        kind = _buffer_kind(view)
+        if _kind_matches(kind, 8 * view.itemsize, None, element):
+            return view
+        if bools and kind == "b":
+            return view
+        if kind is None:
+            raise _Mismatch(
+                f"expected an array of {_scalar_name(element)} ({wanted}), got a memoryview "
+                f"of format {view.format!r}"
+            )
+        if not convert:
+            raise _Mismatch(
+                f"expected an array of {_scalar_name(element)} ({wanted}), got a memoryview "
+                f"of format {view.format!r} (convert=True converts it)"
+            )
+        return view.tolist()  # numbers without a dtype, converted by value
 
     return check
 
@@ -407,6 +471,24 @@ def _array_shape(value: Any, dims: tuple[int | None, ...] | None = None) -> tupl
     raise _Mismatch(f"expected an array, got {_type_name(value)}")
 
 
+def _as_array(value: Any) -> Any:
+    """An object that is an array only through ``__array__`` (no ``.shape``): the array it
+    gives, which is then checked and passed on (no numpy import here)."""
+    if (
+        getattr(value, "shape", None) is None
+        and not isinstance(value, (list, tuple))
+        and hasattr(value, "__array__")
+    ):
+        try:
+            return value.__array__()
+        except Exception as error:  # whatever the object raises
+            raise _Mismatch(
+                f"expected an array, {_type_name(value)}.__array__() raised "
+                f"{type(error).__name__}: {error}"
+            ) from None
+    return value
+
+
 def _format_shape(dims: SequenceABC[int | None]) -> str:
     return "[" + "x".join("?" if dim is None else _show_int(dim) for dim in dims) + "]"
 
@@ -430,6 +512,7 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     if dims is None:
 
         def convert_unranked(value: Any) -> Any:
+            value = _as_array(value)
             _array_shape(value)
             return finish(value)
 
@@ -440,6 +523,7 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         shape = getattr(value, "shape", None)
         if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
+            value = _as_array(value)
             shape = _array_shape(value)
         if len(shape) != rank:
             _check_shape(shape, dims)

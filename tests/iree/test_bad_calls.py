@@ -83,7 +83,28 @@ BOTH: list[tuple[str, Call, str]] = [
     (
         "int-out-of-range",
         lambda m: m.elements([True, False], [1, 300], *[[1, 2]] * 7),
-        "argument 1: value 300 does not fit in i8",
+        "argument 1[1]: value 300 does not fit in i8",
+    ),
+    (
+        "float-out-of-range-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [1e300, 0.0, 0.0]], 1.0, []),
+        "argument 0[1][0]: value 1e+300 does not fit in f32",
+    ),
+    (
+        "int-out-of-range-for-float-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 10**40, 0.0]], 1.0, []),
+        "argument 0[1][1]: value 10000000000000000000000000000000000000000 does not fit in f32",
+    ),
+    (
+        "float-out-of-range-scalar",
+        lambda m: m.scalars(True, 1, 1, 1, 1, 1e300, 1.0),
+        "argument 5: value 1e+300 does not fit in f32",
+    ),
+    (
+        "float64-memoryview",
+        lambda m: m.shapes(memoryview(np.ones((1, 3))), 1.0, []),
+        "argument 0: expected an array of f32 (float32), got a memoryview of format 'd' "
+        "(convert=True converts it)",
     ),
     (
         "wrong-dict-key",
@@ -132,7 +153,7 @@ V1_ONLY: list[tuple[str, Call, str]] = [
     (
         "int-for-i1-array",  # legacy: the raw signature calls it sint8
         lambda m: m.elements([2, 0], *[[1, 2]] * 8),
-        "argument 0: value 2 does not fit in i1",
+        "argument 0[0]: value 2 does not fit in i1",
     ),
     (
         "list-element",

@@ -197,6 +197,27 @@ def test_convert_opts_into_dtype_conversion(v1_vmfb: bytes) -> None:
     same(got, (np.array([1, -2], np.int32), {"x": (3, np.array([2, 4], np.float32)), "y": 0.5}))
 
 
+def test_array_likes(lowered: abi_iree.Module) -> None:
+    """Objects with `__array__` and memoryviews of the record's element type are arrays;
+    infinities and NaNs in float data pass as they are (only a finite value that would
+    become infinite is refused, tests/iree/test_bad_calls.py)."""
+
+    class ArrayLike:
+        def __init__(self, array: Any) -> None:
+            self.array = array
+
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return self.array
+
+    matrix = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = lowered.shapes(ArrayLike(matrix), 1.0, memoryview(np.zeros(0, np.int32)))
+    same(got, (matrix * 2, np.array(2.0), np.zeros(0, np.int32)))
+    got = lowered.shapes(memoryview(matrix), 1.0, [])
+    same(got[0], matrix * 2)
+    got = lowered.shapes([[np.inf, -np.inf, 3.4e38]], 1.0, [])
+    same(got[0], np.array([[np.inf, -np.inf, np.inf]], np.float32))
+
+
 def test_load_from_a_path(tmp_path: Any, v1_vmfb: bytes) -> None:
     path = tmp_path / "functions.vmfb"
     path.write_bytes(v1_vmfb)

@@ -288,10 +288,39 @@ def test_scalars(record: str, value: Any, packed: Any) -> None:
         ("f32", 1j, "expected a float (f32), got complex"),
         ("bf16", [1.0], "expected a float (bf16), got list"),
         ("f64", 10**400, f"value {10**400} does not fit in f64"),
+        # A finite value beyond a narrower float type would become infinity there.
+        ("f32", 1e300, "value 1e+300 does not fit in f32"),
+        ("f32", -3.5e38, "value -3.5e+38 does not fit in f32"),
+        ("f32", 10**40, f"value {10**40} does not fit in f32"),
+        ("f16", 65520.0, "value 65520.0 does not fit in f16"),
+        ("f16", 70000, "value 70000 does not fit in f16"),
+        ("bf16", 3.4e38, "value 3.4e+38 does not fit in bf16"),
     ],
 )
 def test_scalar_errors(record: str, value: Any, message: str) -> None:
     assert error_of(pack, abi([record]), value) == f"argument 0: {message}"
+
+
+@pytest.mark.parametrize(
+    ("record", "value"),
+    [
+        ("f32", 3.4028234663852886e38),  # the largest f32
+        ("f32", 3.4028235677973362e38),  # rounds down to it
+        ("f32", float("inf")),
+        ("f32", float("-inf")),
+        ("f16", 65519.0),
+        ("f16", -65504),
+        ("bf16", 3.3895313892515355e38),
+        ("f64", 1e300),
+    ],
+)
+def test_float_scalars_at_the_edge_of_their_range(record: str, value: Any) -> None:
+    assert pack(abi([record]), value) == [float(value)]
+
+
+def test_float_nan_passes() -> None:
+    (packed,) = pack(abi(["f16"]), float("nan"))
+    assert packed != packed
 
 
 def test_numpy_scalars() -> None:
@@ -427,6 +456,62 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
         assert bf16.dtype.name == "bfloat16" and bf16.tolist() == [0.0, 1.0]
     # nested lists have no dtype: IREE converts them
     assert pack(abi([["ndarray", "f32", 1, 2]]), [1, 2]) == [[1, 2]]
+
+
+class ArrayLike:
+    """An array only through `__array__` (no `.shape`), as docs/calling.md accepts."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return self.array
+
+
+def test_objects_with_dunder_array_are_arrays() -> None:
+    np = pytest.importorskip("numpy")
+    array = np.zeros((2, 3), np.float32)
+    assert pack(abi([["ndarray", "f32", 2, None, 3]]), ArrayLike(array))[0] is array
+    assert pack(abi([["ndarray", "f32", None]]), ArrayLike(array))[0] is array
+    assert error_of(pack, abi([["ndarray", "f32", 1, 3]]), ArrayLike(array)) == (
+        "argument 0: expected an array of rank 1, got rank 2"
+    )
+    assert error_of(pack, abi([["ndarray", "f32", 2, 2, 3]]), ArrayLike(array.astype("f8"))) == (
+        "argument 0: expected an array of f32 (float32), got dtype float64 "
+        "(convert=True converts it)"
+    )
+
+
+def test_dunder_array_that_raises() -> None:
+    class Broken:
+        def __array__(self) -> Any:
+            raise RuntimeError("no data")
+
+    assert error_of(pack, abi([["ndarray", "f32", 1, 3]]), Broken()) == (
+        "argument 0: expected an array, Broken.__array__() raised RuntimeError: no data"
+    )
+
+
+def test_memoryviews_have_an_element_type() -> None:
+    """A memoryview's struct format is its dtype: checked like a numpy array's (with
+    convert=True its values are taken as numbers, without a dtype)."""
+    np = pytest.importorskip("numpy")
+    floats = memoryview(np.array([1.0, 2.0], np.float32))
+    assert pack(abi([["ndarray", "f32", 1, 2]]), floats)[0] is floats
+    doubles = memoryview(np.array([1.0, 2.0]))
+    assert error_of(pack, abi([["ndarray", "f32", 1, 2]]), doubles) == (
+        "argument 0: expected an array of f32 (float32), got a memoryview of format 'd' "
+        "(convert=True converts it)"
+    )
+    assert pack(abi([["ndarray", "f32", 1, 2]]), doubles, convert=True) == [[1.0, 2.0]]
+    assert pack(abi([["ndarray", "i8", 1, 3]]), memoryview(b"abc"))[0].tobytes() == b"abc"
+    assert error_of(pack, abi([["ndarray", "i1", 1, 2]]), memoryview(b"ab")) == (
+        "argument 0: expected an array of i1 (bool), got a memoryview of format 'B' "
+        "(convert=True converts it)"
+    )
+    assert error_of(pack, abi([["ndarray", "f32", 1, 2]]), memoryview(b"ab").cast("c")) == (
+        "argument 0: expected an array of f32 (float32), got a memoryview of format 'c'"
+    )
 
 
 def test_bool_is_not_a_number_unless_converting() -> None:
