@@ -27,8 +27,8 @@ values fit (ints into integer or float records, floats into float records only; 
 finite value must stay finite: ``argument 0[1]: value 1e+300 does not fit in f32``).
 ``convert=True`` converts any numeric array instead
 (float64 into an f32 slot, as IREE's own invoker does silently). Every problem is an
-`AbiError` naming the argument path, e.g. ``argument 0['w']: expected an array of f32
-(float32), got float64``.
+`AbiError` naming the argument path and what the value must be, e.g. ``argument 0['w']:
+expected float32[2,4], got float64[2,4] (convert=True converts it)``.
 
 `compile` runs an abi-opt pipeline in-process and IREE's compiler (`iree-compile` from
 `iree-base-compiler`) for the local CPU, and returns the loaded module; a failure of
@@ -84,7 +84,14 @@ from abi_compiler.model import (
     ValueType,
     leaf_paths,
 )
-from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import (
+    describe,
+    describe_shaped,
+    pack,
+    pack_legacy,
+    unpack,
+    unpack_legacy,
+)
 
 __all__ = [
     "COMPILE_FLAGS",
@@ -151,9 +158,6 @@ class _Element:
     kind: Literal["bool", "int", "float"]
     low: int = 0  # integer records: the values nested lists may hold
     high: int = 0
-
-    def describe(self) -> str:
-        return f"{self.record} ({self.dtype.name})"
 
 
 def _dtype(name: Any) -> np.dtype[Any]:
@@ -280,7 +284,7 @@ class _Marshal:
             if isinstance(node.type, NDArray):
                 element = _element_for(node.type.element)
                 assert element is not None  # _iree_record took it
-                return _array_checker(element, self.convert)
+                return _array_checker(element, self.convert, describe(node.type))
             if isinstance(node.type, Scalar) and node.type.kind == "i":
                 return _signed_checker(node.type.width)
             return None
@@ -330,7 +334,7 @@ class _Marshal:
         if isinstance(t, NDArray):
             if isinstance(t.element, ListRef):
                 return self.ref_array_pusher(t.element)
-            return self.array_pusher(t.element)
+            return self.array_pusher(t)
         if isinstance(t, ListRef):
             return _list_pusher(self.value_pusher(t.element))
         return self.push_dynamic  # "unknown", untyped SIP leaves, legacy references
@@ -342,11 +346,12 @@ class _Marshal:
         push_dims = _list_pusher(_push_int)
         return _structure_pusher([0, 1], [push_values, push_dims])
 
-    def array_pusher(self, t: ValueType) -> Pusher:
-        element = _element_for(t)
+    def array_pusher(self, array: NDArray) -> Pusher:
+        element = _element_for(array.element)
+        expected = describe(array)
         allocate, device, convert = self.allocator.allocate_buffer_copy, self.device, self.convert
         if element is None:
-            record = _record_name(t)
+            record = _record_name(array.element)
 
             def push_unsupported(lst: Any, value: Any) -> None:
                 if isinstance(value, _BufferView):
@@ -361,10 +366,10 @@ class _Marshal:
             if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
                 array = value  # the common case, first
             elif isinstance(value, (_BufferView, _DeviceArray)):
-                lst.push_ref(_checked_view(value, element))
+                lst.push_ref(_checked_view(value, element, expected))
                 return
             else:
-                array = _host_array(value, element, convert)
+                array = _host_array(value, element, convert, expected)
             try:
                 view = allocate(_ARG_MEMORY, _ARG_USAGE, device, array, hal_type)
             except ValueError:  # not C-contiguous (rare: checked only when it happens)
@@ -433,13 +438,14 @@ class _Marshal:
             if isinstance(t.element, ListRef):
                 values = _list_reader(self.value_reader(t.element))
                 return _structure_reader([values, _list_reader(_read_variant)], None)
-            return self.array_reader(t.element)
+            return self.array_reader(t)
         if isinstance(t, ListRef):
             return _list_reader(self.value_reader(t.element))
         return self.read_dynamic
 
-    def array_reader(self, t: ValueType) -> Reader:
-        element = _element_for(t)
+    def array_reader(self, array: NDArray) -> Reader:
+        element = _element_for(array.element)
+        expected = describe(array)
         host = self.results == "numpy"
         device = self.device
         if element is None:
@@ -447,11 +453,11 @@ class _Marshal:
         dtype, returned = element.dtype, element.returned
 
         def read_array(lst: Any, index: int) -> Any:
-            view = _view_at(lst, index)
+            view = _view_at(lst, index, expected)
             if view.element_type not in returned:
                 raise _Misfit(
-                    f"expected an array of {element.describe()}, the VM returned "
-                    f"element type {view.element_type}"
+                    f"expected {expected}, the VM returned element type "
+                    f"{_element_type_name(view.element_type)}"
                 )
             if host:
                 return _to_host(view, dtype, device)
@@ -535,16 +541,16 @@ def _signed_checker(width: int) -> Checker:
     return lambda value: value if value <= highest else value - wrap
 
 
-def _array_checker(element: _Element, convert: bool) -> Checker:
+def _array_checker(element: _Element, convert: bool, expected: str) -> Checker:
     dtype, accepted = element.dtype, element.accepted
 
     def check_array(value: Any) -> Any:
         if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
             return value
         if isinstance(value, (_BufferView, _DeviceArray)):
-            _checked_view(value, element)
+            _checked_view(value, element, expected)
             return value
-        return _host_array(value, element, convert)
+        return _host_array(value, element, convert, expected)
 
     return check_array
 
@@ -586,7 +592,7 @@ def _list_pusher(push_element: Pusher) -> Pusher:
     return push_list
 
 
-def _host_array(value: Any, element: _Element, convert: bool) -> Any:
+def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
     """A numpy array of ``element``'s dtype (or one it accepts) for ``value``."""
     if isinstance(value, memoryview) or (
         not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
@@ -594,19 +600,17 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
         array = np.asarray(value)
         if array.dtype in element.accepted:
             return array
+        got = describe_shaped(array, array.shape)
         if not _numeric(array.dtype):
-            raise _Misfit(f"expected an array of {element.describe()}, got {array.dtype} data")
+            raise _Misfit(f"expected {expected}, got {got}")
         if convert:
             return array.astype(element.dtype)
-        raise _Misfit(
-            f"expected an array of {element.describe()}, got dtype {array.dtype} "
-            "(convert=True converts it)"
-        )
+        raise _Misfit(f"expected {expected}, got {got} (convert=True converts it)")
     # Nested lists or a Python number (rank and dims already checked by `pack`).
     try:
         data = np.array(value)
     except (ValueError, TypeError, OverflowError):
-        raise _Misfit(f"expected an array of {element.describe()}, got non-numeric data") from None
+        raise _Misfit(f"expected {expected}, got non-numeric values") from None
     kind = data.dtype.kind
     if data.size == 0:
         return np.zeros(data.shape, element.dtype)
@@ -616,13 +620,12 @@ def _host_array(value: Any, element: _Element, convert: bool) -> Any:
             return _finite_floats(data, element)
         if kind == "O" and _all_ints(data):
             _too_wide(data, element)
-        raise _Misfit(f"expected an array of {element.describe()}, got non-numeric data")
+        raise _Misfit(f"expected {expected}, got non-numeric values")
     if convert:
         return data.astype(element.dtype)
     if element.kind not in _FITS[kind]:
         raise _Misfit(
-            f"expected an array of {element.describe()}, got {data.dtype.name} data "
-            "(convert=True converts it)"
+            f"expected {expected}, got {data.dtype.name} values (convert=True converts it)"
         )
     if element.kind == "float":
         return _finite_floats(data, element)
@@ -694,15 +697,23 @@ def _all_numbers(data: Any) -> bool:
     return all(isinstance(item, (int, float)) for item in data.flat)
 
 
-def _checked_view(value: Any, element: _Element) -> Any:
+def _checked_view(value: Any, element: _Element, expected: str) -> Any:
     """A buffer view (or IREE `DeviceArray`) argument: its element type must match."""
     view = value._buffer_view if isinstance(value, _DeviceArray) else value
     if view.element_type not in element.returned:
         raise _Misfit(
-            f"expected an array of {element.describe()}, got a buffer view of element "
-            f"type {view.element_type}"
+            f"expected {expected}, got a buffer view of element type "
+            f"{_element_type_name(view.element_type)}"
         )
     return view
+
+
+def _element_type_name(element_type: int) -> str:
+    """`FLOAT_64` for a buffer view's element type (its number if IREE has no name)."""
+    try:
+        return str(_E(element_type).name)
+    except ValueError:
+        return str(element_type)
 
 
 def _dynamic_hal_type(dtype: np.dtype[Any]) -> Any:
@@ -718,13 +729,13 @@ def _view_dtype(view: Any) -> np.dtype[Any] | None:
         return None
 
 
-def _view_at(lst: Any, index: int) -> Any:
+def _view_at(lst: Any, index: int, expected: str = "an array") -> Any:
     try:
         view = lst.get_as_object(index, _BufferView)
     except ValueError:  # not a reference
         view = None
     if view is None:
-        raise _Misfit(f"expected an array, the VM returned {_type_name(lst.get_variant(index))}")
+        raise _Misfit(f"expected {expected}, the VM returned {_type_name(lst.get_variant(index))}")
     return view
 
 

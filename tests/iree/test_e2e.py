@@ -9,7 +9,8 @@ empty structures are gaps of the SIP root.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -119,6 +120,25 @@ def test_structures_nested_three_deep(lowered: abi_iree.Module) -> None:
     # A signless i32 takes either interpretation of its bits; it comes back signed.
     got = lowered.nested(({"a": ([1.0, 2.5], 2**32 - 1), "b": 0.5}, values))
     same(got[1]["x"][0], -1)
+
+
+class AB(NamedTuple):
+    b: float
+    a: Any
+
+
+@dataclasses.dataclass
+class ABData:
+    a: Any
+    b: float
+
+
+def test_dicts_from_namedtuples_and_dataclasses(lowered: abi_iree.Module) -> None:
+    """An `sdict` argument takes an object whose fields are exactly its keys (SPEC §10)."""
+    values = np.array([1, 2], np.int32)
+    expected = (values, {"x": (3, np.array([2, 5], np.float32)), "y": 0.5})
+    same(lowered.nested((AB(b=0.5, a=([1.0, 2.5], 3)), values)), expected)
+    same(lowered.nested((ABData(a=([1.0, 2.5], 3), b=0.5), values)), expected)
 
 
 def test_index_paths_slist_gap_and_dict_results(lowered: abi_iree.Module) -> None:
