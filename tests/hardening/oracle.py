@@ -172,6 +172,7 @@ RESTRICTED: frozenset[str] = frozenset(
         "distinct_attributes",  # O15
         "dict_key_spellings",  # O16: `\"` in `!abi.dict` keys re-printed `\22`
         "attributes_type_name",  # O17: `-> !foo.attributes {` read as attributes
+        "symbol_aliases",  # O18: a call through `#callee = @f` left stale by a rename
         "dialect_body_comments",  # issue 21: `//` in `#foo<…>` dropped as a comment
     }
 )
@@ -264,6 +265,8 @@ class ModuleGenerator:
         self.counter = 0
         self.in_parsed_body = False
         self.jax_export: tuple[str, list[str], list[str]] | None = None
+        #: Exports V1 wraps though their signature is flat (paths): name, ins, outs.
+        self.wrapped_exports: list[tuple[str, list[str], list[str]]] = []
 
     # -- small helpers -----------------------------------------------------------------
 
@@ -632,7 +635,9 @@ class ModuleGenerator:
             referenced = self.pick(["", "42 : i32", self.string(1)])
             return f"distinct[{self.counter}]<{referenced}>"
         if kind == "loc":
-            return self.pick(['[loc("m.py":10:4)]', "loc(unknown)", f"[{self.location()}, 1]"])
+            # Inside a value a location may not name an alias defined further down.
+            inner = f"loc({self.loc_body(1, aliases=False)})"
+            return self.pick(['[loc("m.py":10:4)]', "loc(unknown)", f"[{inner}, 1]"])
         if kind == "alias":
             return self.pick(self.attr_aliases)
         if kind == "list":
@@ -1189,6 +1194,7 @@ class ModuleGenerator:
                 )
             )
         self.jax_export = (name, types, result_types)
+        self.wrapped_exports.append(self.jax_export)
         if self.f.symbol_collisions and self.chance(0.2):
             texts.append(self.collision("_" + name))
         return texts
@@ -1213,7 +1219,19 @@ class ModuleGenerator:
         result = [(args[0][1], "{abi.index_path = [0]}")]
         body = self.body([(a[0], a[1]) for a in args], [args[0][1]], "    ", stablehlo=True)
         name = self.symbol_name()
+        self.wrapped_exports.append((name, [a[1] for a in args], [args[0][1]]))
         return self.function(name, args, result, body)
+
+    def caller(self, callee: str, ins: list[str], outs: list[str]) -> str:
+        """A function calling an export V1 wraps (its implementation becomes `@_<name>`):
+        the call, direct, generic or through a symbol alias, must follow."""
+        name = self.symbol_name(["use_export", "caller", "driver"])
+        args = [(f"%arg{i}", type_, "", "") for i, type_ in enumerate(ins)]
+        body = [self.call("%r", callee, [a[0] for a in args], ins, outs)]
+        returned = "%r" if len(outs) == 1 else ", ".join(f"%r#{i}" for i in range(len(outs)))
+        body.append(f"return {returned} : {', '.join(outs)}" if outs else "return")
+        results = [(type_, "") for type_ in outs]
+        return self.function(name, args, results, body, visibility=self.pick(["private", ""]))
 
     def nested_module(self) -> str:
         """`module @inner { … }` defining functions named like top-level symbols."""
@@ -1276,6 +1294,9 @@ class ModuleGenerator:
                 text, ins, outs = self.flat_function(name, calls, public=self.chance(0.6))
                 items.append(text)
                 calls.append((name, ins, outs))
+        for callee, ins, outs in self.wrapped_exports:
+            if self.chance(0.5):
+                items.append(self.caller(callee, ins, outs))
         if self.f.declarations and self.chance(0.4):
             name = self.symbol_name(["ext", "extern_fn", "ext2"])
             types = [self.any_type() for _ in range(self.rng.randint(0, 2))]
