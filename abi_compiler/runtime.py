@@ -454,14 +454,16 @@ def _buffer_kind(view: memoryview) -> str | None:
 
 
 def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
-    kind = getattr(dtype, "kind", None)
-    bits = 8 * int(getattr(dtype, "itemsize", 0) or 0)
-    return _kind_matches(kind, bits, getattr(dtype, "name", None), scalar)
+    if scalar.kind == "bf":  # (``dtype.name`` is slow: only read where needed)
+        return getattr(dtype, "name", None) == _numpy_dtype_name(scalar)
+    return _kind_matches(
+        getattr(dtype, "kind", None), 8 * int(getattr(dtype, "itemsize", 0) or 0), scalar
+    )
 
 
-def _kind_matches(kind: str | None, bits: int, name: str | None, scalar: Scalar) -> bool:
-    if scalar.kind == "bf":
-        return name == _numpy_dtype_name(scalar)
+def _kind_matches(kind: str | None, bits: int, scalar: Scalar) -> bool:
+    """Whether elements of a dtype kind (numpy's letters) and width are ``scalar``'s (not
+    bf16, which numpy knows by name only)."""
     if scalar.kind == "f":
         return kind == "f" and bits == scalar.width
     if scalar.width == 1 and scalar.kind == "i":
@@ -479,6 +481,13 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
     with ``astype`` instead. Values without a dtype (nested lists, numbers) pass.
     ``expected`` describes the whole array (`describe`)."""
     wanted = _numpy_dtype_name(element)
+    # (kind, itemsize) of the dtypes taken as they are, looked up first (the common case).
+    taken = frozenset(
+        (kind, size)
+        for kind in "biuf"
+        for size in (1, 2, 4, 8)
+        if element.kind != "bf" and _kind_matches(kind, 8 * size, element)
+    )
 
     def wrong(value: Any, hint: str = "") -> _Mismatch:
         got = describe_shaped(value, tuple(getattr(value, "shape", ())))
@@ -489,6 +498,8 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
         if dtype is None:
             if type(value) is memoryview:
                 return check_buffer(value)
+            return value
+        if (getattr(dtype, "kind", None), getattr(dtype, "itemsize", None)) in taken:
             return value
         if _dtype_matches(dtype, element):
             return value
@@ -509,7 +520,7 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
     def check_buffer(view: memoryview) -> Any:
         """A memoryview's elements have a type too (its struct ``format``)."""
         kind = _buffer_kind(view)
-        if _kind_matches(kind, 8 * view.itemsize, None, element):
+        if element.kind != "bf" and _kind_matches(kind, 8 * view.itemsize, element):
             return view
         if bools and kind == "b":
             return view
@@ -627,7 +638,8 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         shape = getattr(value, "shape", None)
         if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
-            value = _as_array(value, expected)
+            if shape is None and not isinstance(value, (list, tuple)):
+                value = _as_array(value, expected)
             shape = _array_shape(value, expected)
         if len(shape) != rank:
             _check_shape(value, shape, dims, expected)
@@ -921,10 +933,11 @@ class _Slots:
             if values[slot] is not _MISSING:
                 raise AbiError(f"argument {name!r}: given both positionally and by keyword")
             values[slot] = value
-        for slot, (label, value) in enumerate(zip(self.labels, values, strict=True)):
-            if value is _MISSING:
+        for label, value in zip(self.labels, values, strict=True):
+            if value is _MISSING:  # (identity only: arrays do not compare to a sentinel)
+                expected = self.expected(self.labels.index(label))
                 path = _format_path("argument", label, ())
-                raise AbiError(f"{path}: missing value, expected {self.expected(slot)}")
+                raise AbiError(f"{path}: missing value, expected {expected}")
         return values
 
 
