@@ -6,6 +6,7 @@ builtin `not`. `%examples` is the repository's `examples/` directory.
 """
 
 import contextlib
+import importlib.util
 import os
 import sysconfig
 
@@ -39,5 +40,11 @@ config.environment["PATH"] = os.pathsep.join([*_scripts, os.environ.get("PATH", 
 for _name in ("ABI_OPT_TRACEBACK", "HOME", "PYTHONPATH", "TMPDIR"):
     if _name in os.environ:
         config.environment[_name] = os.environ[_name]
+
+# `REQUIRES: iree-compiler`: IREE's compiler package (`iree-opt`, its MLIR bindings) is
+# installed next to this Python, as the test extra installs it where IREE ships wheels.
+with contextlib.suppress(ImportError):
+    if importlib.util.find_spec("iree.compiler") is not None:
+        config.available_features.add("iree-compiler")
 
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))

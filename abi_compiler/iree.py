@@ -39,12 +39,9 @@ docs/calling.md is the reference for users.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import os
 import subprocess
-import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -84,11 +81,13 @@ from abi_compiler.model import (
     ValueType,
     leaf_paths,
 )
+from abi_compiler.module_signatures import caller_visible
 from abi_compiler.runtime import (
     describe,
     describe_shaped,
     pack,
     pack_legacy,
+    torch_array,
     unpack,
     unpack_legacy,
 )
@@ -100,6 +99,7 @@ __all__ = [
     "CompileWarning",
     "Function",
     "Module",
+    "caller_visible",
     "compile",
     "compile_vmfb",
     "load",
@@ -242,7 +242,7 @@ _BufferView = _rt.HalBufferView
 _DeviceArray = _rt.DeviceArray
 
 
-class _ResultArray(_rt.DeviceArray):  # type: ignore[misc]
+class _ResultArray(_rt.DeviceArray):
     """A device-resident result (``results="device"``): IREE's `DeviceArray`, whose
     shape is read from its buffer view instead of by a transfer to the host."""
 
@@ -351,13 +351,21 @@ class _Marshal:
         expected = describe(array)
         allocate, device, convert = self.allocator.allocate_buffer_copy, self.device, self.convert
         if element is None:
+            # The record does not say which element type (`"unknown"`: complex, index,
+            # opaque): an array goes as a buffer view of its own dtype, which the VM
+            # checks when the function imports it.
             record = _record_name(array.element)
+            push_dynamic = self.push_dynamic
 
             def push_unsupported(lst: Any, value: Any) -> None:
-                if isinstance(value, _BufferView):
-                    lst.push_ref(value)
+                value = _host_value(value)
+                if isinstance(value, (_BufferView, _DeviceArray, np.ndarray)):
+                    push_dynamic(lst, value)
                     return
-                raise _Misfit(f"arrays of {record} cannot be made from Python values")
+                raise _Misfit(
+                    f"expected an array (element type {record}), got {_type_name(value)}: "
+                    "nested lists say nothing of its element type"
+                )
 
             return push_unsupported
         dtype, accepted, hal_type = element.dtype, element.accepted, element.hal_type
@@ -384,6 +392,7 @@ class _Marshal:
         """`"unknown"` (and untyped) values: VM lists, buffer views and VM references as
         they are; arrays as buffer views of their own dtype; Python numbers; sequences as
         VM lists of dynamic values."""
+        value = _host_value(value)
         if isinstance(value, _VmList):
             lst.push_list(value)
         elif isinstance(value, _BufferView):
@@ -592,8 +601,21 @@ def _list_pusher(push_element: Pusher) -> Pusher:
     return push_list
 
 
+def _host_value(value: Any) -> Any:
+    """A torch tensor as the numpy array sharing its memory (`runtime.torch_array`);
+    any other value as it is."""
+    if type(value) is np.ndarray:
+        return value
+    try:
+        array = torch_array(value)
+    except TypeError as error:
+        raise _Misfit(f"expected an array, got {error}") from None
+    return value if array is None else array
+
+
 def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
     """A numpy array of ``element``'s dtype (or one it accepts) for ``value``."""
+    value = _host_value(value)
     if isinstance(value, memoryview) or (
         not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
     ):  # a dtype of its own (a memoryview's is its format)
@@ -1059,13 +1081,18 @@ class Module:
 
     @property
     def function_names(self) -> list[str]:
-        """The exported functions, without the VM's own (``__init``)."""
-        return [name for name in self.vm_module.function_names if not name.startswith("__")]
+        """The functions a caller calls: the exports without those IREE's compiler adds
+        for itself (`caller_visible`). Those are still reachable by name
+        (``module["main$async"]``)."""
+        return [name for name in self.vm_module.function_names if caller_visible(name)]
 
     def adapt(self, name: str, adapter: CallAdapter) -> None:
         """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
         the original call of a framework's function (`abi_compiler.frontends`)."""
-        self._adapted[name] = AdaptedFunction(self[name], adapter)
+        function = self[name]
+        if isinstance(function, AdaptedFunction):  # adapted again: the new adapter wins
+            function = function.function
+        self._adapted[name] = AdaptedFunction(function, adapter)
 
     def __getitem__(self, name: str) -> Function | AdaptedFunction:
         adapted = self._adapted.get(name)
@@ -1163,49 +1190,35 @@ class CompileWarning(UserWarning):
     """A warning of abi-opt or iree-compile during `compile` (the module was built)."""
 
 
-_driver_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _std_streams(stdin: bytes) -> Iterator[tuple[io.StringIO, io.StringIO]]:
-    """abi-opt's standard streams, in memory (it reads stdin, writes stdout/stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-    sys.stdout, sys.stderr = out, err
-    try:
-        yield out, err
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved
-
-
 def lower(
     source: str | bytes | os.PathLike[str],
     pipeline: str = "iree-abi-v1",
     *,
     name: str = "<source>",
 ) -> str:
-    """Run ``abi-opt -p <pipeline>`` in-process on MLIR text (or a file) and return the
-    output. Errors raise `CompileError` with abi-opt's located diagnostics; a text source
-    is named ``name`` in them. Warnings become `CompileWarning`s."""
-    from abi_compiler.driver.opt_main import AbiOptMain
+    """Run the pipeline ``pipeline`` (`abi-opt -p` text) on MLIR text (or a file) with the
+    pipeline library (`abi_compiler.pipeline.run_pipeline`) and return the output. Errors
+    raise `CompileError` with the located diagnostics; a text source is named ``name``
+    in them, a file by its path. Warnings become one `CompileWarning`."""
+    from abi_compiler.pipeline import PipelineError, PipelineWarning, run_pipeline
 
     if isinstance(source, os.PathLike):
-        argv, stdin, label = [os.fspath(source)], b"", None
-    else:
-        data = source.encode("utf-8") if isinstance(source, str) else source
-        argv, stdin, label = ["-"], data, name
-    argv += ["-p", pipeline]
-    with _driver_lock, _std_streams(stdin) as (out, err):
-        status = AbiOptMain.main(argv)
-    diagnostics = err.getvalue()
-    if label is not None:
-        diagnostics = "".join(
-            label + line[len("<stdin>") :] if line.startswith("<stdin>:") else line
-            for line in diagnostics.splitlines(keepends=True)
-        )
-    _report("abi-opt", status != 0, diagnostics)
-    return out.getvalue()
+        name = os.fspath(source)
+        with open(source, "rb") as stream:
+            source = stream.read()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PipelineWarning)
+            text = run_pipeline(source, pipeline, name=name)
+    except PipelineError as error:
+        lines = [line for item in error.diagnostics for line in item.lines("abi-opt")]
+        raise CompileError("abi-opt", "".join(line + "\n" for line in lines)) from None
+    found = [str(item.message) for item in caught if issubclass(item.category, PipelineWarning)]
+    for item in caught:
+        if not issubclass(item.category, PipelineWarning):
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    _report("abi-opt", False, "".join(line + "\n" for line in found))
+    return text
 
 
 def _report(tool: str, failed: bool, diagnostics: str) -> None:

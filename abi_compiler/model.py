@@ -291,6 +291,57 @@ class SipSignature:
     names_dropped: bool = field(default=False, compare=False)
 
 
+def signature_from_legacy(flat: FlatSignature, sip: SipSignature) -> Signature:
+    """The legacy `f` + `sip` pair as the records V1 would give it (SPEC §9.1), each leaf
+    typed by its raw index in ``flat``.
+
+    A sequence input root gives positional root arguments in key order (gaps compressed,
+    as at the V1 argument root); a dict root gives named ones, in the function's argument
+    order (that of each one's first raw index; an empty structure, which has none, after
+    the others by key); a leaf root one positional argument. The result root is the one
+    result record (a structure inlined), an empty root no result. Raises `AbiError` when
+    the SIP leaves are not exactly the raw values of ``flat``.
+    """
+    _check_raw_indices("inputs", sip.inputs, len(flat.inputs))
+    _check_raw_indices("results", sip.results, len(flat.results))
+    roots: list[tuple[IndexPathComponent, Node]]
+    if sip.inputs is None:
+        roots = []
+    elif isinstance(sip.inputs, Leaf):
+        roots = [(0, sip.inputs)]
+    else:
+        roots = list(children(sip.inputs))
+    if isinstance(sip.inputs, Dict):
+        unplaced = len(flat.inputs)
+        roots.sort(key=lambda root: min((leaf.index for leaf in leaves(root[1])), default=unplaced))
+    arguments = tuple(
+        Argument(
+            position,
+            _typed(node, flat.inputs),
+            str(key) if isinstance(sip.inputs, Dict) else None,
+        )
+        for position, (key, node) in enumerate(roots)
+    )
+    results = () if sip.results is None else (_typed(sip.results, flat.results),)
+    return Signature(arguments, results)
+
+
+def _check_raw_indices(side: str, root: Node | None, count: int) -> None:
+    found = sorted(leaf.index for leaf in leaves(root)) if root is not None else []
+    if found != list(range(count)):
+        raise AbiError(f"sip {side} leaf indices {found} do not match the {count} raw {side} of f")
+
+
+def _typed(node: Node, types: tuple[ValueType, ...]) -> Node:
+    if isinstance(node, Leaf):
+        return Leaf(types[node.index], node.index)
+    if isinstance(node, Sequence):
+        return Sequence(
+            node.kind, tuple(None if item is None else _typed(item, types) for item in node.items)
+        )
+    return Dict(tuple((key, _typed(item, types)) for key, item in node.items))
+
+
 # --------------------------------------------------------------------------------------
 # Building a signature from index paths (SPEC §3.2).
 # --------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ got 3``):
   `i1`: bool), or ``convert=True`` casts it with ``.astype``; a memoryview's struct
   ``format`` is its element type, checked the same way (``convert=True`` takes its
   values, ``tolist()``); nested lists have no dtype and are not checked (IREE converts
-  them). The value is passed through unchanged. An ND-array of
+  them). The value is passed through unchanged, except a `torch.Tensor`, which becomes
+  the numpy array sharing its memory (`torch_array`). An ND-array of
   reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
   ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
   needs a ``.shape`` and ``.tolist()`` (a numpy object array).
@@ -56,7 +57,8 @@ the raw type of its flat
 index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
 unpack as tuples, since every result sequence level is a tuple (§3.2).
 
-numpy is never imported: arrays are recognized by their ``.shape``.
+numpy is never imported: arrays are recognized by their ``.shape`` (a torch tensor's
+``.numpy()`` gives numpy arrays; ml_dtypes is imported for a bfloat16 one).
 
 Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
 ``result <position>``, then ``[<index>]`` / ``['<key>']`` per level). Each names what
@@ -99,6 +101,7 @@ import json
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -273,7 +276,7 @@ def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {_type_name(value)}")
     if len(value) != count:
         raise _Mismatch(f"expected a sequence of {_values(count)}, got {len(value)}")
-    return value
+    return cast(SequenceABC[Any], value)
 
 
 def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
@@ -407,7 +410,7 @@ def _float_converter(scalar: Scalar, convert: bool) -> Converter:
         cls = type(value)
         if cls is float:
             if -limit < value < limit or not math.isfinite(value):
-                return value
+                return cast(float, value)
             raise too_large(value, value)
         if cls is bool and not convert:
             raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
@@ -574,6 +577,38 @@ def _nested_list_shape(
     return tuple(shape)
 
 
+def torch_array(value: Any) -> Any:
+    """A `torch.Tensor` as the numpy array that shares its memory (a CPU tensor is not
+    copied; one on another device is copied to the host), or None when ``value`` is not
+    a torch tensor. A bfloat16 tensor becomes an `ml_dtypes.bfloat16` array; a dtype
+    numpy has no counterpart for (float8, quantized, complex32) raises TypeError, since
+    IREE cannot take it either. torch is never imported: a value can only be a torch tensor
+    when torch is loaded."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(value, torch.Tensor):
+        return None
+    tensor = value.detach()
+    if tensor.device.type != "cpu":
+        tensor = tensor.cpu()
+    tensor = tensor.resolve_conj().resolve_neg()
+    if tensor.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    try:
+        return tensor.numpy()
+    except TypeError:  # torch: "Got unsupported ScalarType …"
+        raise TypeError(f"a torch.Tensor of dtype {tensor.dtype}, which IREE cannot take") from None
+
+
+def _host_tensor(value: Any, expected: str) -> Any:
+    """`torch_array` for a leaf converter: its refusal is a mismatch."""
+    try:
+        return torch_array(value)
+    except TypeError as error:
+        raise _Mismatch(f"expected {expected}, got {error}") from None
+
+
 def _array_shape(
     value: Any, expected: str, dims: tuple[int | None, ...] | None = None
 ) -> tuple[int, ...]:
@@ -627,7 +662,8 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     if dims is None:
 
         def convert_unranked(value: Any) -> Any:
-            value = _as_array(value, expected)
+            tensor = _host_tensor(value, expected)
+            value = _as_array(value, expected) if tensor is None else tensor
             _array_shape(value, expected)
             return finish(value)
 
@@ -638,7 +674,10 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         shape = getattr(value, "shape", None)
         if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
-            if shape is None and not isinstance(value, (list, tuple)):
+            tensor = _host_tensor(value, expected)  # a torch.Size is not a plain tuple
+            if tensor is not None:
+                value = tensor
+            elif shape is None and not isinstance(value, (list, tuple)):
                 value = _as_array(value, expected)
             shape = _array_shape(value, expected)
         if len(shape) != rank:
@@ -965,7 +1004,7 @@ def _results_list(results: Any, expected: int) -> SequenceABC[Any]:
     if len(results) != expected:
         noun = "result" if expected == 1 else "results"
         raise AbiError(f"expected {expected} {noun}, got {len(results)}")
-    return results
+    return cast(SequenceABC[Any], results)
 
 
 def _collect(values: list[Any]) -> Any:

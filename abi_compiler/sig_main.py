@@ -1,4 +1,5 @@
-"""`abi-sig`: decode a mangled signature or an `iree.abi` JSON and print it readably.
+"""`abi-sig`: decode a mangled signature or an `iree.abi` JSON and print it readably; show
+the calling convention of a module's functions, and compare two versions of a module.
 
 Usage::
 
@@ -6,6 +7,8 @@ Usage::
     abi-sig sip  'I12!S9!k0_0k1_1R3!_0'
     abi-sig json '{"a":["i32"],"r":[],"v":1}'
     abi-sig --format json raw - < signature.txt
+    abi-sig show model.mlir model.vmfb
+    abi-sig diff old.vmfb new.vmfb
 
 The text forms are SPEC §9's (docs/formats.md): ``raw`` prints one line, ``sip`` prints ``inputs:``, the
 inputs text, ``results:``, the results text, ``json`` prints the declaration form. SIG
@@ -15,15 +18,38 @@ status 1 (usage errors: exit status 2). Closed or full standard streams are hand
 in `abi-opt` (`abi_compiler.driver.output`): a closed stdin or stdout, or a write error
 on stdout, is a one-line error with exit status 1; Ctrl-C exits with 130, silently.
 
+``show FILE...`` (SPEC §9.1) prints one line per exported function of each module, MLIR
+text, MLIR bytecode or a compiled ``.vmfb`` (`abi_compiler.module_signatures`):
+``<name><declaration>``, ending in ``  (no reflection)`` when the function has neither
+V1 nor legacy reflection. With several files, each file's lines follow a ``<file>:``
+line. Functions a caller does not call (``$async`` variants, the VM's ``__init``) only
+with ``--all``. A module that cannot be read: ``<file>[:<line>:<col>]: error: <message>``,
+exit status 1, nothing on standard output.
+
+``diff OLD NEW`` (SPEC §9.1) prints one line per difference between the functions of two
+modules (`abi_compiler.signature_diff`), breaking ones first, each ``breaking: `` or
+``compatible: `` followed by ``<function>: <argument|result> <path>: <what> <old> ->
+<new>``. Exit status 0 when nothing breaks, 1 when something does, 2 when an input cannot
+be read or the output cannot be written.
+
 ``--format json`` prints the decoded model instead, as a JSON document (indented, keys
 sorted) for scripts. Its shape, stable across releases:
 
 * raw: ``{"encoding": "raw", "inputs": [<type>...], "results": [<type>...]}``
 * sip: ``{"encoding": "sip", "inputs": <node or null>, "results": <node or null>}``
-* json: ``{"encoding": "json", "arguments": [{"key": k, "name": "x" | null,
-  "node": <node>}...], "results": [<node>...]}``
+* json: ``{"encoding": "json", "arguments": [<argument>...], "results": [<node>...]}``
+* show: ``{"files": [{"file": "<name>", "functions": [{"name": "main", "source":
+  "iree.abi" | "legacy" | "type", "caller_visible": true, "declaration": "(…) -> (…)",
+  "arguments": [<argument>...], "results": [<node>...]}...]}...]}``
+* diff: ``{"breaking": true, "findings": [{"severity": "breaking" | "compatible",
+  "function": "main", "side": "argument" | "result" | null, "path": [<root>, <key>...],
+  "what": "shape", "old": "4x3" | null, "new": "4x5" | null, "line": "<the text
+  line>"}...]}`` (``what`` is one of ``added``, ``removed``, ``name``, ``position``,
+  ``kind``, ``arity``, ``keys``, ``type``, ``dtype``, ``rank``, ``shape``; an argument's
+  path starts with its name or position, a result's with its first key)
 
-where a ``<type>`` is one of
+where an ``<argument>`` is ``{"key": k, "name": "x" | null, "node": <node>}``, a
+``<type>`` is one of
 
 * ``{"type": "scalar", "kind": "i" | "si" | "ui" | "f" | "bf", "width": 32}``
 * ``{"type": "ndarray", "element": <type>, "dims": [4, null] | null}`` (``null`` dims:
@@ -39,7 +65,8 @@ and a ``<node>`` is one of
   (``null``: a gap)
 * ``{"node": "dict", "items": [["key", <node>]...]}`` (keys sorted)
 
-No xDSL import here: start-up time matters for a command-line decoder.
+No xDSL import here: start-up time matters for a command-line decoder (reading an MLIR
+module imports it, `module_signatures.read_functions`).
 """
 
 from __future__ import annotations
@@ -56,7 +83,19 @@ from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.driver import output
 from abi_compiler.errors import AbiError
-from abi_compiler.model import Dict, Leaf, ListRef, NDArray, Node, Scalar, Sequence, ValueType
+from abi_compiler.model import (
+    Dict,
+    Leaf,
+    ListRef,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+    ValueType,
+)
+from abi_compiler.module_signatures import FunctionSignature, ReadError, read_module
+from abi_compiler.signature_diff import Finding, diff_modules
 
 PROG = "abi-sig"
 
@@ -122,16 +161,18 @@ def _json(text: bytes, as_json: bool) -> str:
     sig = decode_json(text)
     if not as_json:
         return format_declaration(sig) + "\n"
-    return _dump(
-        {
-            "encoding": "json",
-            "arguments": [
-                {"key": arg.key, "name": arg.name, "node": node_to_json(arg.node)}
-                for arg in sig.arguments
-            ],
-            "results": [node_to_json(node) for node in sig.results],
-        }
-    )
+    return _dump({"encoding": "json", **signature_to_json(sig)})
+
+
+def signature_to_json(sig: Signature) -> dict[str, Any]:
+    """The ``--format json`` shape of a signature: its arguments and result records."""
+    return {
+        "arguments": [
+            {"key": arg.key, "name": arg.name, "node": node_to_json(arg.node)}
+            for arg in sig.arguments
+        ],
+        "results": [node_to_json(node) for node in sig.results],
+    }
 
 
 def _dump(document: dict[str, Any]) -> str:
@@ -141,25 +182,165 @@ def _dump(document: dict[str, Any]) -> str:
 _DECODERS: dict[str, Callable[[bytes, bool], str]] = {"raw": _raw, "sip": _sip, "json": _json}
 
 
+# -- show and diff -------------------------------------------------------------------------
+
+
+def _read_file(argument: str) -> tuple[str, bytes]:
+    """The display name and contents of a FILE argument (``-``: standard input)."""
+    if argument == "-":
+        return "<stdin>", output.read_stdin()
+    try:
+        with open(argument, "rb") as stream:
+            return argument, stream.read()
+    except OSError as error:
+        raise ReadError(
+            f"could not open input file '{argument}': {error.strerror or error}"
+        ) from None
+
+
+def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSignature]]:
+    name, data = _read_file(argument)
+    found = read_module(data, name)
+    return name, [function for function in found if everything or function.caller_visible]
+
+
+def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
+    return {
+        "name": function.name,
+        "source": function.source,
+        "caller_visible": function.caller_visible,
+        "declaration": format_declaration(function.signature),
+        **signature_to_json(function.signature),
+    }
+
+
+def _show(args: argparse.Namespace) -> int:
+    shown: list[tuple[str, list[FunctionSignature]]] = []
+    errors: list[str] = []
+    for argument in args.files:
+        try:
+            shown.append(_functions(argument, args.all))
+        except ReadError as error:
+            errors += error.lines(PROG)
+    if errors:
+        for line in errors:
+            output.write_stderr(line)
+        return 1
+    if args.format == "json":
+        text = _dump(
+            {
+                "files": [
+                    {"file": name, "functions": [_function_to_json(f) for f in functions]}
+                    for name, functions in shown
+                ]
+            }
+        )
+    else:
+        lines: list[str] = []
+        for name, functions in shown:
+            if len(shown) > 1:
+                lines.append(f"{name}:")
+            lines += [function.line() for function in functions]
+        text = "".join(line + "\n" for line in lines)
+    _write(text)
+    return 0
+
+
+def _finding_to_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "severity": "breaking" if finding.breaking else "compatible",
+        "function": finding.function,
+        "side": finding.side,
+        "path": list(finding.path),
+        "what": finding.what,
+        "old": finding.old,
+        "new": finding.new,
+        "line": finding.line(),
+    }
+
+
+def _diff(args: argparse.Namespace) -> int:
+    """Exit status 0: nothing breaks, 1: something does, 2: an input cannot be read."""
+    modules: list[dict[str, Signature]] = []
+    errors: list[str] = []
+    for argument in (args.old, args.new):
+        try:
+            _, functions = _functions(argument, args.all)
+        except ReadError as error:
+            errors += error.lines(PROG)
+            continue
+        modules.append({function.name: function.signature for function in functions})
+    if errors:
+        for line in errors:
+            output.write_stderr(line)
+        return 2
+    findings = diff_modules(modules[0], modules[1])
+    breaking = any(finding.breaking for finding in findings)
+    if args.format == "json":
+        text = _dump(
+            {"breaking": breaking, "findings": [_finding_to_json(item) for item in findings]}
+        )
+    else:
+        text = "".join(finding.line() + "\n" for finding in findings)
+    _write(text)
+    return 1 if breaking else 0
+
+
+def _write(text: str) -> None:
+    data = text.encode("utf-8", "backslashreplace")
+    output.write_stdout(lambda stream: stream.buffer.write(data))
+
+
+# -- command line --------------------------------------------------------------------------
+
+
 def _parser() -> argparse.ArgumentParser:
+    # Usage errors exit with argparse's status 2 (for diff also the status of input it
+    # cannot read).
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Decode an IREE ABI signature and print it in readable form.",
-        epilog="The encodings and their readable forms: docs/formats.md in abi-compiler's "
-        "repository.",
+        description="Decode an IREE ABI signature and print it in readable form; show the "
+        "calling convention of a module's functions; compare two versions of a module.",
+        epilog="The encodings, their readable forms and the show and diff output: "
+        "docs/formats.md in abi-compiler's repository.",
     )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text: the readable form (default); json: the decoded model",
+    format_help = "text: the readable form (default); json: the decoded model"
+    parser.add_argument("--format", choices=("text", "json"), default="text", help=format_help)
+    # Also accepted after the command (`abi-sig show --format json m.mlir`).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--format", choices=("text", "json"), default=argparse.SUPPRESS, help=format_help
     )
-    parser.add_argument(
-        "encoding",
-        choices=tuple(_DECODERS),
-        help="raw: an `f` signature; sip: a `sip` signature; json: an `iree.abi` value",
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    encodings = {
+        "raw": "decode an `f` signature",
+        "sip": "decode a `sip` signature",
+        "json": "decode an `iree.abi` value",
+    }
+    for name, summary in encodings.items():
+        command = commands.add_parser(name, parents=[common], help=summary, description=summary)
+        command.add_argument("signature", metavar="SIG", help="the signature, or - for stdin")
+    everything = "also functions a caller does not call ($async variants, the VM's __init)"
+    show = commands.add_parser(
+        "show",
+        parents=[common],
+        help="one line per exported function of each module",
+        description="Print one line per exported function of each module (MLIR text, MLIR "
+        "bytecode or a compiled .vmfb): its name and how it is called.",
     )
-    parser.add_argument("signature", metavar="SIG", help="the signature, or - for stdin")
+    show.add_argument("--all", action="store_true", help=everything)
+    show.add_argument("files", metavar="FILE", nargs="+", help="a module, or - for stdin")
+    diff = commands.add_parser(
+        "diff",
+        parents=[common],
+        help="what changed between two versions of a module, and whether it breaks callers",
+        description="Compare the functions of two modules by name. Exit status 0 when "
+        "nothing breaks a caller of OLD, 1 when something does, 2 when an input cannot be "
+        "read.",
+    )
+    diff.add_argument("--all", action="store_true", help=everything)
+    diff.add_argument("old", metavar="OLD", help="the old module, or - for stdin")
+    diff.add_argument("new", metavar="NEW", help="the new module")
     return parser
 
 
@@ -185,24 +366,28 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
+    # A failure of the tool itself: 1, except for diff, whose 1 means "breaking".
+    failed = 2 if args.command == "diff" else 1
     try:
         output.check_stdout()
+        if args.command == "show":
+            return _show(args)
+        if args.command == "diff":
+            return _diff(args)
         text = _read_signature(args.signature)
-        readable = _DECODERS[args.encoding](text, args.format == "json")
-        data = readable.encode("utf-8", "backslashreplace")
-        output.write_stdout(lambda stream: stream.buffer.write(data))
+        _write(_DECODERS[args.command](text, args.format == "json"))
     except AbiError as error:
         output.write_stderr(f"{PROG}: error: {error}")
         return 1
     except output.StreamError as error:
         output.write_stderr(f"{PROG}: error: {error.message}")
-        return 1
+        return failed
     except BrokenPipeError:  # the reader went away (`abi-sig … | head -0`)
         output.forget_stdout_buffer()
-        return 1
+        return failed
     except OSError as error:
         output.write_stderr(f"{PROG}: error: cannot read the signature: {error.strerror}")
-        return 1
+        return failed
     return 0
 
 

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
+    base,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -126,7 +127,7 @@ class TensorImportOp(IRDLOperation):
     source = operand_def(BufferViewType)
     target_dims = var_operand_def(IndexTypeConstr)
     # Unranked tensors are accepted (SPEC §8.2 lowers them, with a warning).
-    target = result_def(TensorType | UnrankedTensorType)
+    target = result_def(base(TensorType) | base(UnrankedTensorType))
 
     traits = traits_def(Pure())
 

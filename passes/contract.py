@@ -5,7 +5,7 @@
 * ``preserves_validity``: it only adds reflection entries, which no verifier reads, so the
   driver does not verify the module again after it;
 * ``reports_changes``: it reports every top-level op it creates or modifies through
-  `abi_compiler.driver.changes`, so the driver re-verifies only those (and the module op);
+  `abi_compiler.ir.changes`, so the driver re-verifies only those (and the module op);
 * ``body_access``: which function bodies it reads or rewrites (`BodyAccess`); the driver
   parses only those and carries every other body as text (docs/carried-text.md);
 * ``prepare(ctx, module)``: the pass, run as the last of a pipeline. By default it applies
@@ -23,14 +23,15 @@
 
 The driver reads these only through `contract_of`, which gives a pass that does not
 derive from `AbiPass` the safe answers: it preserves nothing, reports nothing, needs
-every body and is applied whole. Warnings go through `abi_compiler.driver.diagnostics`,
+every body and is applied whole. Warnings go through `abi_compiler.ir.diagnostics`,
 errors are raised as `AbiError`s (see `abi_compiler.driver.opt_main`), a pass that
 replaces an op can keep its source position with
-`abi_compiler.driver.location_table.inherit_location`.
+`abi_compiler.ir.location_table.inherit_location`.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Hashable
 from typing import ClassVar, NamedTuple, Protocol
 
@@ -39,9 +40,20 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from abi_compiler.driver.carry import BodyAccess
-
 __all__ = ["AbiPass", "BodyAccess", "Contract", "OpsBefore", "contract_of"]
+
+
+class BodyAccess(enum.Enum):
+    """What a pass reads and rewrites of function bodies (a pass states it as its
+    `body_access`; a pass that does not is taken to need `ALL`)."""
+
+    #: Signatures and attributes only (the reflection passes).
+    SIGNATURES = "signatures"
+    #: The bodies of functions whose signature holds structured values, of their callers,
+    #: and of functions that work with structured values (the lowering passes).
+    STRUCTURED = "structured"
+    #: Every body.
+    ALL = "all"
 
 
 class OpsBefore(Protocol):

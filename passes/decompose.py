@@ -28,10 +28,10 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, SSAVal
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from abi_compiler.dialects.abi import DictGetOp, DictPackOp, TupleGetOp, TuplePackOp
-from abi_compiler.driver import changes, diagnostics
-from abi_compiler.driver.location_table import inherit_location
-from abi_compiler.driver.xdsl_compat import set_block_arguments
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import changes, diagnostics
+from abi_compiler.ir.location_table import inherit_location
+from abi_compiler.ir.xdsl_compat import set_block_arguments
 from abi_compiler.passes.structure import (
     compact_value_attrs,
     functions,

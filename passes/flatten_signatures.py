@@ -10,7 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.dialects.func import FuncOp
 
-from abi_compiler.driver import changes, diagnostics
+from abi_compiler.ir import changes, diagnostics
 from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.decompose import decompose_module, has_structure
@@ -79,7 +79,7 @@ class FlattenSignaturesPass(AbiPass):
     as `abi.index_path` in place of `jax.arg_info`/`jax.result_info`."""
 
     name = "flatten-signatures"
-    # Every function it modifies is reported (`abi_compiler.driver.changes`).
+    # Every function it modifies is reported (`abi_compiler.ir.changes`).
     reports_changes: ClassVar[bool] = True
     body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED
 

@@ -19,8 +19,8 @@ from xdsl.dialects.func import FuncOp
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
 from abi_compiler.codecs.sip import decode_sip, encode_sip
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
 from abi_compiler.model import FlatSignature, Leaf, NDArray, Node, Signature, Unknown, leaves
 from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.reflection import (

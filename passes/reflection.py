@@ -9,8 +9,8 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
 from abi_compiler.passes.structure import IREE_ABI, REFLECTION
 
 T = TypeVar("T")

@@ -14,9 +14,9 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute
 
 from abi_compiler.dialects import tf_saved_model
-from abi_compiler.driver import changes
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir import changes
 from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     check_bound_inputs,
@@ -131,7 +131,7 @@ def adopt_saved_model_exports(module: ModuleOp) -> None:
                 # TensorFlow exports the function under no name: not exported.
                 func.sym_visibility = StringAttr("private")
             if names.data:
-                exported = names.data[0].data  # type: ignore[union-attr]
+                exported = names.data[0].data
                 if not exported:
                     raise AbiError(
                         f"{tf_saved_model.EXPORTED_NAMES} must not contain an empty name",

@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     DictionaryAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     Signedness,
@@ -50,9 +51,9 @@ from abi_compiler.dialects.util import (
     ListSetOp,
     ListType,
 )
-from abi_compiler.driver import diagnostics
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir import diagnostics
 from abi_compiler.model import (
     IndexPath,
     Leaf,
@@ -84,6 +85,7 @@ from abi_compiler.passes.structure import (
     ABI_INDEX_PATH,
     ABI_NAME,
     ABI_STUB,
+    ALIASING_OUTPUT,
     IREE_ABI,
     JAX_ARG_INFO,
     JAX_RESULT_INFO,
@@ -230,7 +232,10 @@ def _root_arg_names(func: FuncOp, signature: Signature) -> list[str | None]:
     if source == JAX_ARG_INFO:
         jax = jax_paths(func, warn=False)
         assert jax is not None  # `structure_source` just read them
-        return [name if _SSA_NAME.fullmatch(name) else None for name in jax.parameters]
+        return [
+            name if name is not None and _SSA_NAME.fullmatch(name) else None
+            for name in jax.parameters
+        ]
     return [
         arg.name if arg.name is not None and _SSA_NAME.fullmatch(arg.name) else None
         for arg in signature.arguments
@@ -459,6 +464,32 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
     return impl_name
 
 
+def drop_result_aliasing(func: FuncOp) -> None:
+    """Remove `tf.aliasing_output` (JAX's donation of an argument to a result) from an
+    exported function's arguments, with a warning (SPEC §3.3): IREE 3.13 honours it on a
+    public function by writing the result into the argument's buffer, so a caller's
+    device array passed there changes under its feet (docs/structure.md has the
+    measurement). `jax.buffer_donor` stays: IREE does not act on it."""
+    attrs = func.arg_attrs
+    if attrs is None or not any(ALIASING_OUTPUT in a.data for a in attrs.data):
+        return
+    kept: list[DictionaryAttr] = []
+    for i, a in enumerate(attrs.data):
+        alias = a.data.get(ALIASING_OUTPUT)
+        if alias is None:
+            kept.append(a)
+            continue
+        target = f"result {alias.value.data}" if isinstance(alias, IntegerAttr) else "a result"
+        diagnostics.warn(
+            f"{ALIASING_OUTPUT} on argument {i} dropped: IREE would write {target} into the "
+            "caller's array",
+            func,
+            ("argument", i),
+        )
+        kept.append(DictionaryAttr({k: v for k, v in a.data.items() if k != ALIASING_OUTPUT}))
+    func.arg_attrs = compact_value_attrs(ArrayAttr(kept))
+
+
 @dataclass(frozen=True)
 class WrapEntryPointsPass(AbiPass):
     """Give every structured export a V1 wrapper taking structures as `!util.list<?>`;
@@ -491,6 +522,7 @@ class WrapEntryPointsPass(AbiPass):
             check_bound_inputs(func)
             if ABI_STUB in func.attributes:
                 continue
+            drop_result_aliasing(func)
             if needs_wrapper(func):
                 plans.append(_plan(func))
             else:

@@ -1,11 +1,10 @@
-"""Which parts of the project may import which.
+"""Which parts of the project may import which (docs/design.md, "Layers").
 
-Passes talk to the driver only through its pass-facing modules (docs/design.md): they
-report changes (`changes`), warn (`diagnostics`), keep source positions
-(`location_table.inherit_location`) and state their contract (`carry.BodyAccess`, through
-`passes/contract.py`); they never import the driver's parser, printer or command line.
-One name of `xdsl_compat`, the one module that uses xDSL's private names, is theirs too:
-`set_block_arguments` (`decompose` rebuilds an argument list in one step).
+From the bottom up: the core (`errors`, `identity`, `model`, `codecs`, `runtime`,
+`text`) imports no xDSL; `ir` (what passes and the pipeline share about IR objects) and
+the dialects build on xDSL; passes use `ir` and the dialects; `pipeline` (a run of passes
+over text) uses all of those; the command line (`driver`) sits on top. No layer imports
+one above it.
 """
 
 from __future__ import annotations
@@ -18,51 +17,87 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PASSES = sorted(path for path in (ROOT / "passes").glob("*.py") if path.name != "__init__.py")
 
-#: Driver module -> the names passes may import from it (None: the module itself).
-PASS_FACING: dict[str, frozenset[str] | None] = {
-    "changes": None,
-    "diagnostics": None,
-    "location_table": frozenset({"inherit_location"}),
-    "carry": frozenset({"BodyAccess"}),
-    "xdsl_compat": frozenset({"set_block_arguments"}),
+#: Source folder -> its package name once installed.
+FOLDERS = {
+    ROOT / "abi_compiler": "abi_compiler",
+    ROOT / "dialects": "abi_compiler.dialects",
+    ROOT / "passes": "abi_compiler.passes",
 }
-DRIVER = "abi_compiler.driver"
 
 
-def _driver_imports(path: Path) -> list[tuple[str, str | None]]:
-    """(driver module, name imported from it or None for the module) of every import
-    of the driver in ``path``."""
-    found: list[tuple[str, str | None]] = []
+def _module_name(path: Path) -> str:
+    for folder, package in FOLDERS.items():
+        if path.is_relative_to(folder):
+            parts = path.relative_to(folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            return ".".join((package, *parts))
+    raise AssertionError(path)
+
+
+MODULES = sorted((_module_name(path), path) for folder in FOLDERS for path in folder.rglob("*.py"))
+
+#: Packages, lowest layer first; a module may import its own layer and the ones before it.
+LAYERS: list[tuple[str, ...]] = [
+    (
+        "abi_compiler.errors",
+        "abi_compiler.identity",
+        "abi_compiler.model",
+        "abi_compiler.codecs",
+        "abi_compiler.text",
+        "abi_compiler.runtime",
+        "abi_compiler.bytecode",
+        "abi_compiler.signature_diff",
+    ),
+    ("abi_compiler.ir", "abi_compiler.dialects"),
+    ("abi_compiler.passes",),
+    ("abi_compiler.pipeline", "abi_compiler.docgen", "abi_compiler.frontends"),
+    (
+        "abi_compiler.driver",
+        "abi_compiler.sig_main",
+        "abi_compiler.iree",
+        "abi_compiler.module_signatures",
+    ),
+]
+
+
+def _layer(module: str) -> int | None:
+    for index, packages in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            return index
+    return None
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module ``path`` imports (at any depth: lazy imports count too)."""
+    found: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.ImportFrom) and node.module is not None:
-            if node.module == DRIVER:
-                found += [(alias.name, None) for alias in node.names]
-            elif node.module.startswith(DRIVER + "."):
-                module = node.module[len(DRIVER) + 1 :]
-                found += [(module, alias.name) for alias in node.names]
+        if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            found.append(node.module)
+            found += [f"{node.module}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith(DRIVER + "."):
-                    found.append((alias.name[len(DRIVER) + 1 :], None))
+            found += [alias.name for alias in node.names]
     return found
 
 
-@pytest.mark.parametrize("path", PASSES, ids=lambda p: p.name)
-def test_passes_import_only_the_pass_facing_driver_modules(path: Path) -> None:
-    for module, name in _driver_imports(path):
-        assert module in PASS_FACING, f"{path.name} imports {DRIVER}.{module}"
-        allowed = PASS_FACING[module]
-        if allowed is not None:
-            assert name in allowed, f"{path.name} imports {name} from {DRIVER}.{module}"
+@pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])
+def test_imports_only_lower_layers(module: str, path: Path) -> None:
+    own = _layer(module)
+    if own is None:
+        return
+    for imported in _imports(path):
+        layer = _layer(imported)
+        if layer is not None:
+            assert layer <= own, f"{module} (layer {own}) imports {imported} (layer {layer})"
 
 
-def test_passes_do_not_load_the_driver_stack() -> None:
-    modules = ", ".join(f"abi_compiler.passes.{path.stem}" for path in PASSES)
+def test_passes_do_not_load_the_pipeline() -> None:
+    passes = sorted(m for m, _ in MODULES if m.startswith("abi_compiler.passes."))
     code = (
-        f"import sys, {modules}; print(sorted(m for m in sys.modules if m.startswith('{DRIVER}.')))"
+        f"import sys, {', '.join(passes)}; "
+        "print(sorted(m for m in sys.modules if m.startswith(('abi_compiler.pipeline', "
+        "'abi_compiler.driver'))))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, text=True)
-    loaded = {name[len(DRIVER) + 1 :] for name in ast.literal_eval(done.stdout)}
-    assert loaded <= set(PASS_FACING), sorted(loaded - set(PASS_FACING))
+    assert ast.literal_eval(done.stdout) == []

@@ -5,12 +5,16 @@ the key string of its path (`jax.tree_util.keystr`): each key is `[<int>]` (a se
 index), `[<Python repr of a str>]` (a dict key: `['k']`, `["it's"]`) or `.<name>` (an
 attribute, read as the dict key `name`). Arguments are prefixed with the parameter name
 (`params['dense']['w']`); results are the bare keys (`""` is the single-leaf root), or,
-as JAX writes them since 2025, prefixed with `result` (`result['loss']`).
+as JAX writes them since 0.5.3, prefixed with `result` (`result['loss']`).
+
+(Argument names come from `jax.arg_info` or, since JAX 0.4.14, from the argument's name
+location; the passes find them, this module reads the texts.)
 
 This module reads that grammar in one linear pass and turns the texts into the index
 paths of SPEC §3.2: argument `<name><keys>` → `[<position of name>, <keys>…]`, each
-distinct name one positional root argument in order of first appearance; result
-`<keys>` → `[<keys>…]`. Keys JAX writes for pytree nodes without keys
+distinct name one positional root argument in order of first appearance, after the
+platform index and effect token arguments; result `<keys>` → `[<keys>…]`. `first_gap`
+finds where JAX dropped a `None` leaf or an empty container among the results. Keys JAX writes for pytree nodes without keys
 (`[<flat index 0>]`) and custom keys (`[('i', 'k')]`, `[1.5]`) do not read: they are
 `AbiError`s, which the passes turn into a warning and a flat signature.
 
@@ -158,31 +162,80 @@ def parse_result_info(text: str) -> IndexPath:
 @dataclass(frozen=True, slots=True)
 class JaxIndexPaths:
     """The index paths read from a function's JAX key strings, by flat position, and the
-    parameter name of each root argument (by root position)."""
+    parameter name of each root argument (by root position; None for a special one)."""
 
     arguments: tuple[IndexPath, ...]
     results: tuple[IndexPath, ...]
-    parameters: tuple[str, ...]
+    parameters: tuple[str | None, ...]
 
 
-def jax_index_paths(arg_infos: Sequence[str], result_infos: Sequence[str]) -> JaxIndexPaths:
-    """The index path of every flat argument and result (SPEC §3.3). A text that does not
-    read raises `AbiError` with ``where`` naming its argument or result."""
+def jax_index_paths(
+    arg_infos: Sequence[str | None], result_infos: Sequence[str | None]
+) -> JaxIndexPaths:
+    """The index path of every flat argument and result (SPEC §3.3). A None argument is a
+    special one (the platform index, an effect token): the special arguments are the
+    first root arguments, in order, and each distinct parameter name one root after them
+    in the order of first appearance. A None result is an effect token: the tokens are
+    the first items of the result root, and the pytree the item after them (the root
+    itself when there are none). A text that does not read raises `AbiError` with
+    ``where`` naming its argument or result."""
+    specials = sum(1 for text in arg_infos if text is None)
     positions: dict[str, int] = {}
     arg_paths: list[IndexPath] = []
+    special = 0
     for i, text in enumerate(arg_infos):
+        if text is None:
+            arg_paths.append((special,))
+            special += 1
+            continue
         try:
             name, keys = parse_arg_info(text)
         except AbiError as error:
             error.where = ("argument", i)
             raise
-        position = positions.setdefault(name, len(positions))
+        position = positions.setdefault(name, specials + len(positions))
         arg_paths.append((position, *keys))
+    tokens = sum(1 for text in result_infos if text is None)
     result_paths: list[IndexPath] = []
+    token = 0
     for i, text in enumerate(result_infos):
+        if text is None:
+            result_paths.append((token,))
+            token += 1
+            continue
         try:
-            result_paths.append(parse_result_info(text))
+            keys = parse_result_info(text)
         except AbiError as error:
             error.where = ("result", i)
             raise
-    return JaxIndexPaths(tuple(arg_paths), tuple(result_paths), tuple(positions))
+        result_paths.append((tokens, *keys) if tokens else keys)
+    parameters: tuple[str | None, ...] = (None,) * specials + tuple(positions)
+    return JaxIndexPaths(tuple(arg_paths), tuple(result_paths), parameters)
+
+
+def first_gap(paths: Sequence[IndexPath]) -> IndexPath | None:
+    """The first path (in path order) at which a sequence of ``paths`` has no item
+    although a later key of the same sequence has one: JAX writes no value for a `None`
+    leaf or an empty container, so `[1]` without `[0]` is a result it dropped."""
+    keys: dict[IndexPath, set[int]] = {}
+    dict_levels: set[IndexPath] = set()
+    for path in paths:
+        for depth, component in enumerate(path):
+            if isinstance(component, int):
+                keys.setdefault(path[:depth], set()).add(component)
+            else:
+                dict_levels.add(path[:depth])
+    # (A level with both kinds of keys is an error the tree's reader reports.)
+    for level in dict_levels:
+        keys.pop(level, None)
+    # With n distinct keys, a sequence has a gap exactly when one of 0..n-1 is missing.
+    gaps = [
+        (*prefix, next(k for k in range(len(found)) if k not in found))
+        for prefix, found in keys.items()
+        if max(found) >= len(found)
+    ]
+    return min(gaps, key=_path_order, default=None)
+
+
+def _path_order(path: IndexPath) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, c) if isinstance(c, int) else (1, c) for c in path)

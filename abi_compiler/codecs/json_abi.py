@@ -557,6 +557,17 @@ def _declare_node(node: Node | None) -> str:
     return f"dict{{{items}}}"
 
 
+def format_value(node: Node | None) -> str:
+    """One record in the declaration form: ``tensor<2x?xf32>``, ``dict{k: i32}``, ``None``
+    for an untyped value or a gap."""
+    return _declare_node(node)
+
+
+def format_value_type(t: ValueType | None) -> str:
+    """A leaf type in the declaration form (``f32``, ``tensor<4xf32>``, ``list<?>``)."""
+    return "None" if t is None else _declare_type(t)
+
+
 def format_declaration(sig: Signature) -> str:
     """``(tensor<?x4xf32>, x: i32) -> (tensor<4xf32>, tensor<4xf32>)``: the signature as a
     Python-like declaration; an inlined single structured result prints its items."""

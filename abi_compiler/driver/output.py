@@ -269,18 +269,14 @@ def interrupted_quietly(run: Callable[[], int]) -> int:
         return 130
 
 
-def abi_opt_console() -> NoReturn:
-    """The `abi-opt` command. Imports the driver (and with it xDSL) only inside the
-    Ctrl-C guard."""
+def run_console(run: Callable[[], int]) -> NoReturn:
+    """A command-line tool's whole process: closed standard streams reopened, ``run()``
+    under the Ctrl-C guard, then exit without tearing the interpreter down. Freeing a
+    large module's IR object by object takes seconds (a tenth of the run at 10 000
+    functions); the operating system reclaims it at once. Only the standard streams need
+    flushing: every file the tools write is closed by then."""
     reopen_closed_streams()
-
-    def run() -> int:
-        from abi_compiler.driver.opt_main import main
-
-        return main()
-
     status = interrupted_quietly(run)
-    # Exit without tearing the interpreter down (see `opt_main.console_main`).
     if not flush_standard_streams():
         status = status or 1
     os._exit(status)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from abi_compiler.codecs.jax_paths import (
     MAX_SEQUENCE_KEY,
+    first_gap,
     jax_index_paths,
     parse_arg_info,
     parse_keys,
@@ -154,6 +155,36 @@ def test_index_paths() -> None:
     assert read.arguments == ((0,), (1, "b"), (1, "a"), (2, 0), (1, "c"), (2, 1))
     assert read.results == (("loss",), ("grads", 0))
     assert read.parameters == ("x", "params", "y")
+
+
+def test_special_arguments_and_token_results_come_first() -> None:
+    """None: the platform index or a token argument, a token result (SPEC §3.3)."""
+    read = jax_index_paths([None, None, "x['a']", "y", "x['b']"], [None, "['loss']"])
+    assert read.arguments == ((0,), (1,), (2, "a"), (3,), (2, "b"))
+    assert read.parameters == (None, None, "x", "y")
+    assert read.results == ((0,), (1, "loss"))
+    # Without tokens the results are the pytree itself.
+    assert jax_index_paths([None, "x"], ["result"]).results == ((),)
+
+
+@pytest.mark.parametrize(
+    ("paths", "gap"),
+    [
+        ([(1,)], (0,)),
+        ([(0,), (2,)], (1,)),
+        ([("a", 0), ("a", 2), ("b", 1)], ("a", 1)),
+        ([("b", 1), ("a", 0), ("a", 2)], ("a", 1)),
+        ([(0, "k"), (2, 3)], (1,)),
+        ([(0,), (1,)], None),
+        ([("a", 0), ("b", 0)], None),
+        ([()], None),
+        # A level with both kinds of keys is the tree reader's error, not a gap.
+        ([("loss",), (1,)], None),
+        ([(MAX_SEQUENCE_KEY,)], (0,)),
+    ],
+)
+def test_first_gap(paths: list[tuple[object, ...]], gap: tuple[object, ...] | None) -> None:
+    assert first_gap(paths) == gap  # type: ignore[arg-type]
 
 
 def test_index_path_errors_name_the_value() -> None:

@@ -1,4 +1,4 @@
-"""The lexical scanner behind carried text (`abi_compiler.driver.carry`) and the driver's
+"""The lexical scanner behind carried text (`abi_compiler.text.carry`) and the driver's
 use of it: items and bodies found whatever strings and comments hold, symbol references
 redirected as whole tokens only, and a text the scanner does not understand parsed whole
 (so that xDSL reports what is wrong with it)."""
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.driver import carry
-from abi_compiler.driver.carry import FuncText, OpText, ScanError
+from abi_compiler.text import carry
+from abi_compiler.text.carry import FuncText, OpText, ScanError
 from tests.driver.test_opt_main import run as run_driver
 
 MODULE = """\
@@ -192,20 +192,17 @@ def test_carried_output_means_what_full_parsing_gives(
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=40))
 def test_string_literals_print_as_mlir_prints_them(data: bytes) -> None:
-    """The printer abi-opt installs (`xdsl_compat`, one `str.translate`) writes what xDSL's
+    """The pipeline's printer (`xdsl_fixes.FixedPrinter`, one `str.translate`) writes what xDSL's
     byte-by-byte loop writes: printable ASCII but `"` and `\\` as itself, `\\` doubled,
     every other byte as `\\XX`."""
-    from xdsl.printer import Printer
+    from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
 
-    from abi_compiler.driver import xdsl_compat
-
-    xdsl_compat.install()
     expected = "".join(
         "\\\\" if b == 0x5C else f"\\{b:02X}" if b < 0x20 or b > 0x7E or b == 0x22 else chr(b)
         for b in data
     )
     stream = io.StringIO()
-    Printer(stream=stream).print_bytes_literal(data)
+    FixedPrinter(stream=stream).print_bytes_literal(data)
     assert stream.getvalue() == f'"{expected}"'
 
 
@@ -232,13 +229,10 @@ def test_a_header_over_several_lines_is_one_item() -> None:
 def test_symbol_text_is_how_the_printer_spells_a_symbol(name: str) -> None:
     """Renames in carried text are spelled exactly as the IR printer spells the renamed
     function (quoted unless a bare identifier; `"` and non-ASCII bytes as `\\XX`)."""
-    from xdsl.printer import Printer
+    from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
 
-    from abi_compiler.driver import xdsl_compat
-
-    xdsl_compat.install()
     stream = io.StringIO()
-    Printer(stream=stream).print_symbol_name(name)
+    FixedPrinter(stream=stream).print_symbol_name(name)
     assert carry.symbol_text(name) == stream.getvalue()
 
 

@@ -1,4 +1,4 @@
-"""Re-verification after a pass that reports its changes (`abi_compiler.driver.changes`): the
+"""Re-verification after a pass that reports its changes (`abi_compiler.ir.changes`): the
 driver verifies the module op and the reported functions; a pass that reports nothing,
 or everything, is verified in full."""
 
@@ -14,11 +14,12 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, f32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
-from abi_compiler.driver import changes
 from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.ir import changes
 from abi_compiler.passes import registry
 from abi_compiler.passes.contract import AbiPass
 from abi_compiler.passes.structure import functions
+from abi_compiler.pipeline.verify import Verifier
 
 SOURCE = """\
 func.func @first(%a: i32) -> i32 {
@@ -161,13 +162,13 @@ def test_only_reported_functions_are_walked_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     walked: list[str] = []
-    verify_ops = AbiOptMain._verify_ops
+    verify_ops = Verifier._ops
 
-    def record(self: AbiOptMain, root: Operation, *rest: Any) -> None:
+    def record(self: Verifier, root: Operation, *rest: Any) -> None:
         walked.append(root.name if isinstance(root, ModuleOp) else root.sym_name.data)
         verify_ops(self, root, *rest)
 
-    monkeypatch.setattr(AbiOptMain, "_verify_ops", record)
+    monkeypatch.setattr(Verifier, "_ops", record)
     assert run(tmp_path, capsys, "test-touch-reported")[0] == 0
     assert walked == ["builtin.module", "first"]
     walked.clear()

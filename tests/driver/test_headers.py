@@ -1,4 +1,4 @@
-"""`HeaderReader` (abi_compiler/driver/headers.py): a plain `func.func` header becomes the
+"""`HeaderReader` (abi_compiler/pipeline/headers.py): a plain `func.func` header becomes the
 same op xDSL's parser makes of it — properties, attributes, entry block, source offsets —
 and every other header is left to xDSL (None)."""
 
@@ -12,12 +12,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from abi_compiler.driver import carried_ir
-from abi_compiler.driver.carry import BodyAccess, FuncText, scan
-from abi_compiler.driver.headers import _SIMPLE_TYPE, HeaderReader
-from abi_compiler.driver.locations import LocationTable
-from abi_compiler.driver.opt_main import AbiOptMain
-from abi_compiler.driver.type_cache import type_extent
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.passes.contract import BodyAccess
+from abi_compiler.pipeline.dialects import context
+from abi_compiler.pipeline.headers import _SIMPLE_TYPE, HeaderReader
+from abi_compiler.pipeline.plan import alias_names, make_plan
+from abi_compiler.pipeline.type_cache import type_extent
+from abi_compiler.text.carry import FuncText, scan
 
 PLAIN = [
     "func.func @f() {\n  return\n}",
@@ -52,9 +53,7 @@ UNREAD = {
 
 
 def _context() -> Context:
-    main = AbiOptMain(args=["-p", "iree-abi-v1"])
-    main.ctx.allow_unregistered = True
-    return main.ctx
+    return context(allow_unregistered=True)
 
 
 def _generic(op: FuncOp) -> str:
@@ -67,10 +66,10 @@ def _generic(op: FuncOp) -> str:
 
 def _read(text: str) -> tuple[FuncOp | None, FuncText, LocationTable, str]:
     layout = scan(text)
-    masked, _ = carried_ir.plan(layout, BodyAccess.SIGNATURES)
+    masked = make_plan(layout, BodyAccess.SIGNATURES).masked
     (item,) = [op for op in layout.ops if isinstance(op, FuncText)]
     table = LocationTable()
-    reader = HeaderReader(_context(), carried_ir.alias_names(layout))
+    reader = HeaderReader(_context(), alias_names(layout))
     return reader.read(masked, item, table, 100), item, table, masked
 
 
@@ -108,7 +107,7 @@ def test_each_distinct_text_is_parsed_once() -> None:
         f'func.func @f{i}(%a: tensor<4xf32> {{k = "v"}}) -> tensor<4xf32> {{\n}}' for i in range(3)
     )
     layout = scan(text)
-    masked, _ = carried_ir.plan(layout, BodyAccess.SIGNATURES)
+    masked = make_plan(layout, BodyAccess.SIGNATURES).masked
     reader = HeaderReader(_context(), ())
     built = [reader.read(masked, item, LocationTable(), 0) for item in layout.ops]
     assert all(isinstance(func, FuncOp) for func in built)

@@ -19,11 +19,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from abi_compiler.driver import diagnostics
-from abi_compiler.driver.location_table import inherit_location
-from abi_compiler.driver.locations import SourceFile
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
+from abi_compiler.ir.location_table import inherit_location
+from abi_compiler.pipeline.diagnostics import SourceFile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "structured.mlir"
@@ -281,9 +281,9 @@ def test_pipeline_table() -> None:
     assert set(PIPELINES) == {"iree-abi-v1", "iree-abi-legacy"}
     for name, pipeline in PIPELINES.items():
         assert all(member in PASSES for member in pipeline.passes)
-        assert tool.pipeline_entries[name] == (",".join(pipeline.passes), pipeline.summary)
-        assert tool.pass_summaries[name] == pipeline.summary
-        cls = tool.available_passes[name]()
+        info = tool.passes[name]
+        assert (info.members, info.summary) == (",".join(pipeline.passes), pipeline.summary)
+        cls = info.load()
         assert cls is pipeline_pass(name)
         assert (cls.name, cls.members, dataclasses.fields(cls)) == (name, pipeline.passes, ())
 

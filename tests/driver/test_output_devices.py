@@ -2,8 +2,9 @@
 links, onto devices and pipes, permissions kept, never a partial file, nothing left behind
 on a signal); closed or full standard streams and an early Ctrl-C in both tools.
 
-The driver runs as the other driver tests run it (this interpreter, `-m`), never a bare
-`abi-opt` from PATH, and nothing here can hang the test run: every process has a timeout,
+The driver runs as the other driver tests run it (this interpreter, `-m`), or as the
+console script installed with this interpreter (never an `abi-opt` found on PATH), and
+nothing here can hang the test run: every process has a timeout,
 and the FIFO's reader is released even when the driver never opens the FIFO."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import signal
 import stat
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from pathlib import Path
@@ -23,6 +25,12 @@ import pytest
 GOOD = "func.func @f() {\n  func.return\n}\n"
 BAD = "func.func @f( {\n"
 TIMEOUT = 120  # seconds; the driver needs about one on an idle machine
+
+
+def _script(name: str) -> str:
+    """The console script ``name`` installed with this interpreter (not found on PATH:
+    the tests run the project's own tools, whatever else PATH holds)."""
+    return os.path.join(sysconfig.get_path("scripts"), name)
 
 
 def _abi_opt(*args: str) -> subprocess.CompletedProcess[str]:
@@ -74,7 +82,7 @@ def test_fifo_receives_the_output(tmp_path: Path) -> None:
     assert not reader.is_alive()
     assert result.returncode == 0, result.stderr
     # The function is carried as written (GOOD is not indented).
-    assert received == ["builtin.module {\n  func.func @f() {\n  func.return\n}\n}\n"]
+    assert received == ["builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
@@ -82,7 +90,7 @@ def test_fifo_receives_the_output(tmp_path: Path) -> None:
 
 WARNS = "func.func @f(%a: index) -> index {\n  func.return %a : index\n}\n"
 # What `abi-opt` prints for GOOD (function bodies are carried as text).
-OUTPUT = "builtin.module {\n  func.func @f() {\n  func.return\n}\n}\n"
+OUTPUT = "builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"
 
 
 def _input(tmp_path: Path, text: str = GOOD) -> str:
@@ -128,7 +136,8 @@ def test_permissions_and_inode_are_kept(tmp_path: Path, mode: int) -> None:
 
 def test_new_file_gets_the_umask_mode(tmp_path: Path) -> None:
     out = tmp_path / "out.mlir"
-    script = f"import os, sys; os.umask(0o027); os.execvp('abi-opt', ['abi-opt', {_input(tmp_path)!r}, '-o', {str(out)!r}])"
+    tool = _script("abi-opt")
+    script = f"import os, sys; os.umask(0o027); os.execv({tool!r}, [{tool!r}, {_input(tmp_path)!r}, '-o', {str(out)!r}])"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
@@ -170,7 +179,7 @@ def test_dev_stdout_writes_to_standard_output(tmp_path: Path) -> None:
     redirected = tmp_path / "redirected.mlir"
     with redirected.open("w") as stdout:
         result = subprocess.run(
-            ["abi-opt", _input(tmp_path), "-o", "/dev/stdout"],
+            [_script("abi-opt"), _input(tmp_path), "-o", "/dev/stdout"],
             stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,
@@ -237,7 +246,7 @@ def test_signal_while_working_leaves_nothing_behind(tmp_path: Path, name: str) -
     )
     process = subprocess.Popen(
         [
-            "abi-opt",
+            _script("abi-opt"),
             _input(tmp_path, source),
             "-p",
             "iree-abi-v1",
@@ -261,8 +270,11 @@ def test_signal_while_working_leaves_nothing_behind(tmp_path: Path, name: str) -
 
 
 def _shell(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` in a shell whose PATH starts with this interpreter's scripts."""
+    path = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     return subprocess.run(
         ["sh", "-c", command],
+        env={**os.environ, "PATH": path},
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -346,7 +358,11 @@ def test_closed_and_full_streams(
 @pytest.mark.parametrize("tool", [["abi-opt", "-"], ["abi-sig", "raw", "-"]])
 def test_ctrl_c_while_reading_is_quiet(tool: list[str]) -> None:
     process = subprocess.Popen(
-        tool, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [_script(tool[0]), *tool[1:]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     time.sleep(2.5)  # started and blocked on standard input
     process.send_signal(signal.SIGINT)

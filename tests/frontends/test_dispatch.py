@@ -4,6 +4,8 @@ put in front of a compiled function by `abi_compiler.iree`."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +73,22 @@ def test_adapted_function() -> None:
     assert result["y"].tolist() == [1.0, 2.0]
     assert module["main"] is module.main
     assert "AdaptedFunction @main(tensor<2xf32>)" in repr(module.main)
+
+
+@pytest.mark.parametrize(
+    ("frontend", "hidden", "extra"),
+    [
+        ("torch", "torch", "pip install 'abi-compiler[torch]'"),
+        ("onnx", "onnx", "pip install 'abi-compiler[onnx]'"),
+        ("tf", "tensorflow", "pip install tensorflow-cpu 'abi-compiler[iree]'"),
+    ],
+)
+def test_a_missing_framework_names_the_extra(frontend: str, hidden: str, extra: str) -> None:
+    # In a fresh interpreter where the framework cannot be imported.
+    code = (
+        f"import sys; sys.modules[{hidden!r}] = None\n"
+        f"try:\n    import abi_compiler.frontends.{frontend}\n"
+        "except ImportError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().endswith(extra), done.stdout + done.stderr

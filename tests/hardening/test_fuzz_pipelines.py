@@ -44,15 +44,11 @@ from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.driver import diagnostics, xdsl_compat
 from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
+from abi_compiler.ir import diagnostics
 from abi_compiler.passes.registry import pipeline_pass
 from tests.lowering import helpers
-
-# The parser needs the project's string literals and recursion limit (set once, here:
-# hypothesis warns about a recursion limit changed during a test).
-xdsl_compat.install()
 
 SLOW = bool(os.environ.get("ABI_SLOW"))
 FUZZ = settings(

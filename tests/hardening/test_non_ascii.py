@@ -2,8 +2,8 @@
 
 MLIR prints a string attribute's bytes outside printable ASCII as `\\XX` escapes; xDSL's
 lexer used to read such a literal back as a `BytesAttr`, so `abi.name = "é"` stopped being
-a name after one print/parse round trip. `abi_compiler.driver.xdsl_compat` (installed by
-`abi-opt`) reads a literal whose bytes are UTF-8 as a string. These tests pin that, and
+a name after one print/parse round trip. The pipeline's lexer
+(`abi_compiler.pipeline.xdsl_fixes`) reads a literal whose bytes are UTF-8 as a string. These tests pin that, and
 that every encoding carries the text exactly: JSON with `\\uXXXX` escapes (Python's
 `ensure_ascii`), SIP `K` spans that count UTF-8 bytes, raw signatures unaffected.
 """
@@ -20,16 +20,14 @@ from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DictionaryAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.driver import xdsl_compat
-from abi_compiler.driver.opt_main import AbiOptMain, register_dialects
+from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.model import Dict
-
-xdsl_compat.install()
+from abi_compiler.pipeline import xdsl_fixes
+from abi_compiler.pipeline.dialects import register_dialects
+from abi_compiler.pipeline.xdsl_fixes import FixedParser, FixedPrinter
 
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 
@@ -42,13 +40,15 @@ def _context() -> Context:
 
 def _print(module: ModuleOp) -> str:
     stream = StringIO()
-    Printer(stream=stream).print_op(module)
+    with xdsl_fixes.applied():
+        FixedPrinter(stream=stream).print_op(module)
     return stream.getvalue()
 
 
 def _module(text: str) -> ModuleOp:
-    module = Parser(_context(), text).parse_module()
-    module.verify()
+    with xdsl_fixes.applied():
+        module = FixedParser(_context(), text).parse_module()
+        module.verify()
     return module
 
 
@@ -84,7 +84,7 @@ def _function(escape: bool) -> str:
     def literal(name: str) -> str:
         if escape:
             out = StringIO()
-            Printer(stream=out).print_string_literal(name)
+            FixedPrinter(stream=out).print_string_literal(name)
             return out.getvalue()
         return json.dumps(name, ensure_ascii=False).replace("\\u0001", "\\01")
 

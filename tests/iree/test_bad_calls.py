@@ -336,7 +336,8 @@ def test_arrays_numpy_has_no_dtype_for(counted: tuple[abi_iree.Module, list[Any]
     check(
         *counted,
         lambda m: m.i4_array([1, 2]),
-        "argument 0: arrays of i4 cannot be made from Python values",
+        "argument 0: expected an array (element type i4), got list: nested lists say "
+        "nothing of its element type",
     )
 
 

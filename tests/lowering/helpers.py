@@ -23,25 +23,25 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.builtin import BuiltinFunctions
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import InterpretationError
 
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
-from abi_compiler.driver import diagnostics, xdsl_compat
-from abi_compiler.driver.opt_main import register_dialects
+from abi_compiler.ir import diagnostics
 from abi_compiler.passes.registry import PASSES, PIPELINES
 from abi_compiler.passes.structure import REFLECTION
+from abi_compiler.pipeline import xdsl_fixes
+from abi_compiler.pipeline.dialects import register_dialects
+from abi_compiler.pipeline.xdsl_fixes import FixedParser, FixedPrinter
 
 # --------------------------------------------------------------------------------------
 # Parsing, passes, printing.
 # --------------------------------------------------------------------------------------
 
 
-# What `abi-opt` installs before parsing: non-ASCII string literals parse as strings, deep
-# nesting parses. At import: hypothesis warns when a test changes the recursion limit.
-xdsl_compat.install()
+# What a run of the pipeline fixes in xDSL (`xdsl_fixes`): non-ASCII string literals parse
+# as strings, deep nesting parses, splats stay compact. Each helper below parses, runs,
+# prints or interprets inside `xdsl_fixes.applied()`, as the pipeline does.
 
 
 def context(allow_unregistered: bool = False) -> Context:
@@ -54,16 +54,18 @@ def context(allow_unregistered: bool = False) -> Context:
 def parse(text: str, allow_unregistered: bool = False) -> ModuleOp:
     """Parse and verify a module, and its `abi.*` / `tf_saved_model.*` attributes (as
     `abi-opt` does)."""
-    module = Parser(context(allow_unregistered), text).parse_module()
-    module.verify()
-    verify_dialect_attributes(module)
+    with xdsl_fixes.applied():
+        module = FixedParser(context(allow_unregistered), text).parse_module()
+        module.verify()
+        verify_dialect_attributes(module)
     return module
 
 
 def print_module(module: ModuleOp) -> str:
     """The module as `abi-opt` prints it."""
     stream = StringIO()
-    Printer(stream=stream).print_op(module)
+    with xdsl_fixes.applied():
+        FixedPrinter(stream=stream).print_op(module)
     stream.write("\n")
     return stream.getvalue()
 
@@ -88,7 +90,7 @@ def apply_passes(module: ModuleOp, passes: Sequence[str]) -> list[str]:
     """Run ``passes`` (pass or pipeline names) on ``module`` in place, verifying after
     each; returns the warnings. Errors propagate as `AbiError`s."""
     ctx = context()
-    with diagnostics.collect() as sink:
+    with xdsl_fixes.applied(), diagnostics.collect() as sink:
         for name in expand(passes):
             PASSES[name].load()().apply(ctx, module)
             module.verify()
@@ -172,7 +174,8 @@ def interpreter(module: ModuleOp) -> Interpreter:
 
 def call(module: ModuleOp, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
     """Run function ``@name`` of ``module`` on ``args``: its results, as a tuple."""
-    return tuple(interpreter(module).call_op(name, tuple(args)))
+    with xdsl_fixes.applied():
+        return tuple(interpreter(module).call_op(name, tuple(args)))
 
 
 def as_unpacked(results: tuple[Any, ...]) -> Any:

@@ -176,7 +176,10 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
 def test_the_flat_fallback_warns_once(passes: list[str]) -> None:
     """The passes that read the structure warn (once per run); a second run finds the
     reflection written and is silent."""
-    message = "argument 0 carries no jax.arg_info: the function keeps its flat signature"
+    message = (
+        "argument 0 has no name (neither jax.arg_info nor a name location): "
+        "the function keeps its flat signature"
+    )
     first = run_passes(SHAPE_POLYMORPHIC, passes, allow_unregistered=True)
     assert first.warnings == [message]
     again = run_passes(first.text, passes, allow_unregistered=True)

@@ -1,7 +1,7 @@
 // Which bodies the lowering passes parse: a function whose signature holds a structure
 // (@pair), and a function that calls one (@caller) — here written in generic form, which
 // parses without --allow-unregistered-dialect. Every other body (@untouched, in custom
-// syntax) is carried as written, indentation included.
+// syntax) is carried as written, one level deeper inside the implicit module.
 // RUN: abi-opt %s -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY --match-full-lines --strict-whitespace
 // RUN: abi-opt %s -p iree-abi-v1 | filecheck %s --check-prefix=V1 --match-full-lines --strict-whitespace
 
@@ -16,9 +16,9 @@
 // LEGACY-NEXT:    func.return %m : tensor<4xf32>
 // LEGACY-NEXT:  }
 // LEGACY-NEXT:  func.func @untouched(%x: tensor<4xf32>) -> tensor<4xf32> attributes {iree.reflection = {abi = "sip", f = "I6!B3!d4R6!B3!d4", fv = "1", sip = "I8!S5!k0_0R3!_0", sipv = "1"}} {
-// LEGACY-NEXT:  %0 = stablehlo.multiply %x, %x : tensor<4xf32>
-// LEGACY-NEXT:  return %0 : tensor<4xf32>
-// LEGACY-NEXT:}
+// LEGACY-NEXT:    %0 = stablehlo.multiply %x, %x : tensor<4xf32>
+// LEGACY-NEXT:    return %0 : tensor<4xf32>
+// LEGACY-NEXT:  }
 // LEGACY-NEXT:}
 
 //      V1:builtin.module {
@@ -42,9 +42,9 @@
 // V1-NEXT:    func.return %m : tensor<4xf32>
 // V1-NEXT:  }
 // V1-NEXT:  func.func @untouched(%x: tensor<4xf32>) -> tensor<4xf32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,4]],\22r\22:[[\22ndarray\22,\22f32\22,1,4]],\22v\22:1}"}} {
-// V1-NEXT:  %0 = stablehlo.multiply %x, %x : tensor<4xf32>
-// V1-NEXT:  return %0 : tensor<4xf32>
-// V1-NEXT:}
+// V1-NEXT:    %0 = stablehlo.multiply %x, %x : tensor<4xf32>
+// V1-NEXT:    return %0 : tensor<4xf32>
+// V1-NEXT:  }
 // V1-NEXT:}
 
 func.func @pair(%p: tuple<tensor<4xf32>, tensor<4xf32>>) -> tensor<4xf32> {

@@ -24,7 +24,7 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from abi_compiler.driver.xdsl_compat import (
+from abi_compiler.ir.xdsl_compat import (
     SymbolLookup,
     nearest_symbol_table,
     symbol_lookup_replaced,

@@ -32,12 +32,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.parser import Parser
 
-from abi_compiler.driver.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
-from abi_compiler.driver.locations import LocationTable
-from abi_compiler.driver.type_cache import type_extent
 from abi_compiler.identity import IdentityCache
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.pipeline.plan import Plan
+from abi_compiler.pipeline.type_cache import type_extent
+from abi_compiler.pipeline.xdsl_fixes import FixedParser
+from abi_compiler.text import carry
+from abi_compiler.text.carry import BARE_IDENTIFIER, FuncText, ScanError, match_close
 
 _T = TypeVar("_T")
 _SPACE = re.compile(r"\s*")
@@ -125,7 +127,7 @@ class HeaderReader:
             properties["arg_attrs"] = signature.arg_attrs
         if signature.res_attrs is not None:
             properties["res_attrs"] = signature.res_attrs
-        func = FuncOp.create(
+        func: FuncOp = FuncOp.create(
             properties=properties,
             attributes={} if signature.attributes is None else dict(signature.attributes.data),
             regions=[Region(block)],
@@ -229,7 +231,7 @@ class HeaderReader:
             raise _Unread
         key = text[pos:end]
         if key not in self._types:
-            self._types[key] = self._parse(key, Parser.parse_optional_type)
+            self._types[key] = self._parse(key, FixedParser.parse_optional_type)
         parsed = self._types[key]
         if parsed is None:
             raise _Unread
@@ -238,20 +240,20 @@ class HeaderReader:
 
     def _dict(self, key: str) -> DictionaryAttr:
         if key not in self._dicts:
-            entries = self._parse(key, Parser.parse_optional_dictionary_attr_dict)
+            entries = self._parse(key, FixedParser.parse_optional_dictionary_attr_dict)
             self._dicts[key] = None if entries is None else DictionaryAttr(entries)
         parsed = self._dicts[key]
         if parsed is None:
             raise _Unread
         return parsed
 
-    def _parse(self, key: str, method: Callable[[Parser], _T | None]) -> _T | None:
+    def _parse(self, key: str, method: Callable[[FixedParser], _T | None]) -> _T | None:
         """``method`` of a parser of ``key`` alone, if it reads all of it (None when the
         text names one of the chunk's aliases, which only the whole chunk's parser
         knows, or does not parse)."""
         if any(use in self._aliases for use in _alias_uses(key)):
             return None
-        parser = Parser(self._ctx, key)
+        parser = FixedParser(self._ctx, key)
         try:
             parsed = method(parser)
         except Exception:
@@ -277,3 +279,22 @@ def _expect(text: str, pos: int, char: str) -> int:
     if text[pos] != char:
         raise _Unread
     return pos + 1
+
+
+def read_headers(
+    plan: Plan, reader: HeaderReader, table: LocationTable, base: int
+) -> dict[int, FuncOp]:
+    """The headers of the carried functions of ``plan`` that ``reader`` takes, by index
+    into the layout's ops; those functions are then masked whole in ``plan.masked``
+    (xDSL does not see them)."""
+    headers: dict[int, FuncOp] = {}
+    ranges = []
+    for index, item in enumerate(plan.layout.ops):
+        if isinstance(item, FuncText) and index not in plan.parsed:
+            func = reader.read(plan.masked, item, table, base)
+            if func is not None:
+                headers[index] = func
+                ranges.append((item.start, item.end))
+    if ranges:
+        plan.masked = carry.mask(plan.masked, ranges)
+    return headers

@@ -24,7 +24,7 @@ from typing import Any
 from xdsl.ir import TypeAttribute
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from abi_compiler.driver.xdsl_compat import HookedParser
+from abi_compiler.pipeline.xdsl_fixes import FixedParser
 
 _NAME = re.compile(r"!?[A-Za-z_][A-Za-z0-9_$.]*")
 _SPECIAL = re.compile(r'->|[<>"]')
@@ -74,7 +74,7 @@ def type_extent(text: str, start: int) -> int | None:
     return None
 
 
-class TypeCachingParser(HookedParser):
+class TypeCachingParser(FixedParser):
     """xDSL's parser, parsing each distinct type text once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

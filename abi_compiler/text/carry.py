@@ -19,7 +19,6 @@ printer drops them) and references to a symbol a pass renamed are redirected
 
 from __future__ import annotations
 
-import enum
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -71,19 +70,6 @@ def _scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None 
     """``pattern``'s scanner over ``text[pos:end]`` (its `search` finds the next token and
     continues from there; a tokenizer restarts it to skip a string)."""
     return pattern.scanner(text, pos, len(text) if end is None else end)  # type: ignore[attr-defined]
-
-
-class BodyAccess(enum.Enum):
-    """What a pass reads and rewrites of function bodies (a pass states it as its
-    `body_access`; a pass that does not is taken to need `ALL`)."""
-
-    #: Signatures and attributes only (the reflection passes).
-    SIGNATURES = "signatures"
-    #: The bodies of functions whose signature holds structured values, of their callers,
-    #: and of functions that work with structured values (the lowering passes).
-    STRUCTURED = "structured"
-    #: Every body.
-    ALL = "all"
 
 
 class ScanError(Exception):
@@ -166,7 +152,7 @@ def match_close(text: str, pos: int) -> int:
         elif char in ")]}":
             depth -= 1
             if depth == 0:
-                return match.end()
+                return int(match.end())
     raise ScanError(f"unbalanced bracket at offset {pos}")
 
 
@@ -356,6 +342,22 @@ def unquote(literal: str) -> str:
             out.append(raw[i])
             i += 1
     return out.decode("utf-8", "replace")
+
+
+#: `func.func [keywords] @name` at the start of a function item; group 1 is the name.
+
+
+#: `func.func [keywords] @name` at the start of a function item; group 1 is the name.
+FUNC_NAME = re.compile(r'func\.func\s+(?:[a-z]+\s+)*@("[^"\n]*"|[A-Za-z_][A-Za-z0-9_$.\-]*)')
+
+
+def function_name(text: str, item: FuncText) -> str | None:
+    """The name of the function ``item`` defines, as written (unquoted)."""
+    match = FUNC_NAME.match(text, item.start, item.end)
+    if match is None:
+        return None
+    name = match.group(1)
+    return unquote(name) if name.startswith('"') else name
 
 
 def scan(text: str) -> Layout:

@@ -3,55 +3,29 @@ side.
 
 xDSL's parser does not record where an operation came from, so `abi-opt` parses with
 `LocatingParser`, which writes the start offset of every operation (and of every named
-block argument) into a `LocationTable` (`abi_compiler.driver.location_table`, which also
+block argument) into a `LocationTable` (`abi_compiler.ir.location_table`, which also
 holds what passes use: `inherit_location`). Offsets are plain integers into the whole
 input file; they become `line:col` only when a diagnostic is printed
-(`SourceFile.line_col`), so parsing stays linear however many operations the file holds.
+(`abi_compiler.pipeline.diagnostics.SourceFile.line_col`), so parsing stays linear however many operations the file holds.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, NameLoc, UnknownLoc, UnregisteredOp
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.core import AttributeInvT
 from xdsl.parser import UnresolvedOperand
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
-from abi_compiler.driver.location_table import LocationTable
-from abi_compiler.driver.type_cache import TypeCachingParser
-
-_NEWLINE = re.compile("\n")
-
-
-class SourceFile:
-    """The text of one input file and its display name (`<stdin>` for standard input)."""
-
-    def __init__(self, name: str, text: str) -> None:
-        self.name = name
-        self.text = text
-        self._line_starts: list[int] | None = None
-
-    def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and column of a character offset (the line index is built once).
-        The column counts UTF-8 bytes, as MLIR's do."""
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
-        line = bisect_right(self._line_starts, offset)
-        start = self._line_starts[line - 1]
-        return line, len(self.text[start:offset].encode("utf-8", "surrogatepass")) + 1
-
-    def position(self, offset: int) -> str:
-        """`file:line:col` of an offset."""
-        line, col = self.line_col(offset)
-        return f"{self.name}:{line}:{col}"
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.pipeline.type_cache import TypeCachingParser
 
 
 @functools.cache
@@ -62,7 +36,7 @@ def is_isolated(op_type: type[Operation]) -> bool:
 
 class LocatingParser(TypeCachingParser):
     """xDSL's MLIR parser, recording where each operation and block argument starts
-    (and parsing each distinct type text once, `abi_compiler.driver.type_cache`).
+    (and parsing each distinct type text once, `abi_compiler.pipeline.type_cache`).
 
     ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
     ``--split-input-file``), so recorded offsets are file offsets.
@@ -76,6 +50,9 @@ class LocatingParser(TypeCachingParser):
         self._base = base
         # Uses of values not defined yet, in order: (name, span of the first use).
         self._forward_uses: list[tuple[str, Span]] = []
+        # Location aliases used before their definition: the location object standing
+        # in for each use -> the alias name (resolved once the whole text is parsed).
+        self._later_aliases: dict[int, tuple[LocationAttr, str]] = {}
 
     def parse_operation(self) -> Operation:
         start = self._base + self.pos
@@ -154,6 +131,37 @@ class LocatingParser(TypeCachingParser):
             if isinstance(value, BlockArgument):
                 self._table.record(value, self._base + span.start)
 
+    def location_alias_before_definition(self, name: str, span: Span) -> LocationAttr:
+        """As MLIR, a location alias may be used before its definition: an unknown
+        location stands in for it, and argument names are read through the definition
+        once the text is parsed (`_record_argument_names`). `abi-opt` prints no
+        location of a parsed op, so nothing else needs it."""
+        standing_in = UnknownLoc()
+        self._later_aliases[id(standing_in)] = (standing_in, name)
+        return standing_in
+
+    def _location_name(self, location: Attribute | None) -> str | None:
+        """The name of a name location (SPEC §3.3), through aliases used before their
+        definition; None for any other location."""
+        for _ in range(len(self._later_aliases) + 1):
+            if isinstance(location, NameLoc):
+                return location.desc.data
+            later = self._later_aliases.get(id(location))
+            if later is None or later[0] is not location:
+                return None
+            location = self.attribute_aliases.get(later[1])
+        return None
+
+    def _record_argument_names(self, module: ModuleOp) -> None:
+        """The name location of each argument of every top-level function with a body
+        (xDSL keeps it on the entry block's arguments), for the passes
+        (`abi_compiler.ir.name_locations`). Functions without any are not recorded."""
+        for op in module.body.block.ops:
+            if isinstance(op, FuncOp) and op.body.blocks:
+                names = [self._location_name(arg.location) for arg in op.args]
+                if any(name is not None for name in names):
+                    self._table.argument_names.record(op, names)
+
     def parse_located_module(
         self, allow_implicit_module: bool = True, *, ops_carried: bool = False
     ) -> ModuleOp:
@@ -174,6 +182,7 @@ class LocatingParser(TypeCachingParser):
             ):
                 raise
             module = ModuleOp([])
+        self._record_argument_names(module)
         if self._table.offset_of(module) is None:
             first = module.body.block.first_op
             first_offset = self._table.offset_of(first) if first is not None else None

@@ -1,7 +1,7 @@
 """Where each IR object was written, and the one thing passes do with it.
 
 `LocationTable` maps parsed operations and block arguments to offsets into the input
-file; the driver's parser (`abi_compiler.driver.locations.LocatingParser`) fills it and the
+file; the driver's parser (`abi_compiler.pipeline.locations.LocatingParser`) fills it and the
 driver turns offsets into `file:line:col` when it prints a diagnostic. An object without
 an offset (created by a pass) is located at its nearest ancestor that has one.
 
@@ -22,15 +22,19 @@ from weakref import WeakKeyDictionary
 
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
+from abi_compiler.ir.name_locations import ArgumentNameTable
+
 
 class LocationTable:
     """Maps parsed IR objects (operations, block arguments) to offsets into the input file
-    (`abi_compiler.driver.locations.SourceFile`)."""
+    (`abi_compiler.pipeline.locations.SourceFile`)."""
 
     def __init__(self) -> None:
         # Weak keys: an operation a pass erases (and nothing else refers to) is freed
         # with its entry, instead of being kept alive by the table until the end.
         self._offsets: WeakKeyDictionary[Any, int] = WeakKeyDictionary()
+        #: The name location of each function argument (`name_locations`).
+        self.argument_names = ArgumentNameTable()
 
     def record(self, node: Operation | SSAValue, offset: int) -> None:
         self._offsets[node] = offset
@@ -79,6 +83,11 @@ def _parent(node: Any) -> Any:
 
 
 _active_table: ContextVar[LocationTable | None] = ContextVar("abi_locations", default=None)
+
+
+def active_table() -> LocationTable | None:
+    """The table `tracking` made active (None outside the driver)."""
+    return _active_table.get()
 
 
 @contextmanager

@@ -1,0 +1,144 @@
+"""What the torch, ONNX and TensorFlow frontends do to a module held by IREE's MLIR
+Python bindings (`iree.compiler.ir`, from the ``iree-base-compiler`` package, which
+iree-turbine and IREE's ONNX importer build their modules with).
+
+* `lower_torch`: torch-dialect functions → builtin tensors and linalg, by IREE's own
+  torch input pipeline (`torch-to-iree`). iree-compile would run that pipeline itself,
+  but it only finishes the conversion in functions it turns into its own ABI (`util.func`
+  with a `$async` variant), never in a function marked `iree.abi.stub` — which is what
+  `wrap-entry-points` makes of the exported function. So the frontend runs it first, on
+  a function with builtin tensors at its boundary.
+* `leaf_types`: the `abi_compiler.model` value type of each argument and result of a
+  function, read by the project's own type mapping (`passes.structure.value_type`).
+* `annotate`: writes a `Structure` (`abi.index_path` on every argument and result, the
+  `iree.abi` JSON) on a function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends.pytree import Structure
+from abi_compiler.model import IndexPath, ValueType
+
+try:
+    from iree.compiler import ir, passmanager
+except ImportError as _error:  # pragma: no cover - the frontends' own errors name their extra
+    raise ImportError(
+        "abi_compiler.frontends needs IREE's compiler (iree-base-compiler 3.13): "
+        "pip install 'abi-compiler[iree]'"
+    ) from _error
+
+__all__ = [
+    "annotate",
+    "find_function",
+    "functions",
+    "leaf_types",
+    "lower_torch",
+    "write_index_paths",
+]
+
+# `torch-func-backend-type-conversion` gives the functions builtin tensors at their
+# boundary; `torch-to-iree` is iree-compile's torch input pipeline; its last pass,
+# the finalizing type conversion, runs on `util.func` only, so it runs again on
+# `func.func` here.
+_TORCH_PIPELINE = (
+    "builtin.module(torch-func-backend-type-conversion,torch-to-iree,"
+    "func.func(torch-finalizing-backend-type-conversion))"
+)
+# ONNX functions first become torch ones (what iree-compile does for ONNX input).
+_ONNX_PIPELINE = "builtin.module(torch-onnx-to-torch-backend-pipeline)"
+
+
+def functions(module: Any) -> list[Any]:
+    """The top-level `func.func` operations of a module (an `ir.Module` or its op)."""
+    op = module.operation
+    return [
+        item for item in op.regions[0].blocks[0].operations if item.operation.name == "func.func"
+    ]
+
+
+def find_function(module: Any, name: str) -> Any:
+    for func in functions(module):
+        if ir.StringAttr(func.attributes["sym_name"]).value == name:
+            return func
+    raise ValueError(f"the imported module has no function @{name}")
+
+
+def lower_torch(module: Any, *, onnx: bool = False) -> None:
+    """Lower every torch-dialect function of ``module`` to builtin tensors, in place.
+    IREE's torch pipeline turns every function not marked `iree.abi.stub` into its own
+    ABI: the mark keeps it off them while the pipeline runs."""
+    op = module.operation
+    marked = []
+    with op.context:
+        for func in functions(module):
+            if "iree.abi.stub" not in func.attributes:
+                func.attributes["iree.abi.stub"] = ir.UnitAttr.get()
+                marked.append(func)
+        if onnx:
+            passmanager.PassManager.parse(_ONNX_PIPELINE).run(op)
+        passmanager.PassManager.parse(_TORCH_PIPELINE).run(op)
+        for func in marked:
+            del func.attributes["iree.abi.stub"]
+
+
+def leaf_types(func: Any) -> tuple[list[ValueType], list[ValueType]]:
+    """The value types of ``func``'s arguments and results."""
+    from xdsl.context import Context
+    from xdsl.parser import Parser
+
+    from abi_compiler.passes.structure import value_type
+
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    context = Context()
+
+    def read(types: Any) -> list[ValueType]:
+        return [value_type(Parser(context, str(t)).parse_type()) for t in types]
+
+    return read(function_type.inputs), read(function_type.results)
+
+
+def annotate(func: Any, found: Structure) -> None:
+    """Write ``found`` on ``func``: `abi.index_path` on every argument and result (other
+    attributes kept) and the `iree.abi` JSON."""
+    write_index_paths(func, found.argument_paths, found.result_paths)
+    with func.context:
+        func.attributes["iree.abi"] = ir.StringAttr.get(found.abi)
+
+
+def write_index_paths(
+    func: Any, argument_paths: tuple[IndexPath, ...], result_paths: tuple[IndexPath, ...]
+) -> None:
+    """`abi.index_path` on every argument and result of ``func`` (other attributes
+    kept); a count that disagrees with the function type is an `AbiError`."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    counts = (len(function_type.inputs), len(function_type.results))
+    if counts != (len(argument_paths), len(result_paths)):
+        raise AbiError(
+            f"the imported function takes {counts[0]} values and returns {counts[1]}, the "
+            f"model describes {len(argument_paths)} and {len(result_paths)}"
+        )
+    with func.context:
+        func.attributes["arg_attrs"] = _with_paths(func, "arg_attrs", argument_paths)
+        func.attributes["res_attrs"] = _with_paths(func, "res_attrs", result_paths)
+
+
+def _with_paths(func: Any, name: str, paths: tuple[IndexPath, ...]) -> Any:
+    existing = ir.ArrayAttr(func.attributes[name]) if name in func.attributes else None
+    i64 = ir.IntegerType.get_signless(64)
+    dicts = []
+    for position, path in enumerate(paths):
+        entries = {}
+        if existing is not None:
+            for attr in ir.DictAttr(existing[position]):
+                entries[attr.name] = attr.attr
+        entries["abi.index_path"] = ir.ArrayAttr.get(
+            [
+                ir.StringAttr.get(key) if isinstance(key, str) else ir.IntegerAttr.get(i64, key)
+                for key in path
+            ]
+        )
+        dicts.append(ir.DictAttr.get(entries))
+    return ir.ArrayAttr.get(dicts)

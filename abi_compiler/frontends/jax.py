@@ -1,0 +1,578 @@
+"""A `jax.export.Exported` → MLIR whose `main` takes the original call (SPEC §3.4).
+
+The text of an export (`exported.mlir_module()`) names each flat argument and result by
+its pytree path (SPEC §3.3), but cannot say everything: tuple or list, which arguments
+were keywords, `None` leaves and empty containers (JAX writes no value for them),
+arguments JAX dropped as unused. The `Exported` object has it all: `in_tree` (the
+`(args, kwargs)` pytree of the call), `out_tree`, `module_kept_var_idx` (which flat
+arguments the module takes), `in_avals`/`out_avals`, `platforms` and `ordered_effects`.
+
+`to_mlir(exported)` writes that structure onto the module's public `@main`: an
+`abi.index_path` on every argument and result (SPEC §3.2) and the `iree.abi` it implies
+(SPEC §4), so that `-p iree-abi-v1` gives `main` these roots and records:
+
+* the platform index of a multi-platform export and the effect tokens first (positional);
+* each positional parameter with a leaf the module takes: a positional root, in order;
+* each keyword argument with such a leaf: a `named` root, after them (JAX's sorted order);
+* `tuple`, namedtuple → `stuple`; `list` → `slist`; a dict with string keys → `sdict`;
+  any other pytree node (a dict with other keys, a registered class) → `stuple` of its
+  children in JAX's order; a `None` leaf, an empty container and an unused argument have
+  no record (a container that holds nothing else is left out too).
+
+Results: the same mapping from `out_tree`, one root node (a single array result is a
+leaf; SPEC §4.2 inlines a structure).
+
+`program(exported)` adds the `CallAdapter` that `abi_compiler.iree.compile(exported)` puts
+in front of the compiled `main`: it takes the original call — `main(*args, **kwargs)` with
+the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
+and dtypes against the export (errors name the original path:
+`argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
+['bias']`), passes the platform index, and rebuilds the original result pytree (same
+containers, namedtuples, `None` where JAX returned `None`) with numpy arrays at the
+leaves.
+
+JAX is an optional dependency: importing this module without it raises an ImportError
+that says what to install. The rewriting uses the MLIR Python bindings that ship with
+jaxlib, so the text is printed by MLIR itself, locations and all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+try:
+    from jax import tree_util
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib.mlir import ir
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "abi_compiler.frontends.jax needs JAX (jax and jaxlib, 0.4.14 or newer): "
+        "pip install 'abi-compiler[jax]'"
+    ) from _error
+
+import numpy as np
+
+from abi_compiler.codecs.jax_paths import parse_arg_info
+from abi_compiler.codecs.json_abi import encode_json
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends import Program
+from abi_compiler.model import (
+    Argument,
+    Dict,
+    IndexPath,
+    IndexPathComponent,
+    Leaf,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+    Unknown,
+    ValueType,
+)
+from abi_compiler.text import carry
+from abi_compiler.text.name_locations import LocationAliases, location_name
+
+__all__ = ["JaxCallAdapter", "program", "to_mlir"]
+
+# The attributes written on `@main` (SPEC §3.2, §7: a bare `iree.abi` is moved into
+# `iree.reflection` by the pipeline).
+INDEX_PATH = "abi.index_path"
+IREE_ABI = "iree.abi"
+MAIN = "main"
+ARG_INFO = "jax.arg_info"
+_MAIN_HEADER = re.compile(r"func\.func\s+(?:public\s+)?@main\(")
+# The platform `abi_compiler.iree` compiles for.
+CPU = "cpu"
+
+
+# --------------------------------------------------------------------------------------
+# Pytrees: JAX's treedefs as skeletons whose leaves are their flat indices.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A leaf of a skeleton: its flat index in the treedef."""
+
+    index: int
+
+
+def _skeleton(treedef: Any) -> Any:
+    """The pytree ``treedef`` describes, with a `_Slot` at each leaf."""
+    return tree_util.tree_unflatten(treedef, [_Slot(i) for i in range(treedef.num_leaves)])
+
+
+def _children(node: Any) -> list[tuple[Any, Any]] | None:
+    """The children of a pytree node with the key each has in the original (an int for
+    sequences and registered nodes, the dict key for dicts); None for a leaf or None."""
+    if node is None or isinstance(node, _Slot):
+        return None
+    if isinstance(node, Mapping):
+        return list(node.items())
+    if isinstance(node, (tuple, list)):
+        return list(enumerate(node))
+    flat, _ = tree_util.tree_flatten(node, is_leaf=lambda x: x is not node)
+    return list(enumerate(flat))
+
+
+def _kind(node: Any) -> str:
+    """How a node's record is written: "list", "tuple" or "dict"."""
+    if isinstance(node, list):
+        return "list"
+    if isinstance(node, Mapping) and all(isinstance(key, str) for key in node):
+        return "dict"
+    return "tuple"
+
+
+@dataclass(frozen=True)
+class _Pruned:
+    """A pytree node with the leaves the module takes: ``kind`` "leaf" (``index``: flat
+    index in the treedef) or a structure (``items``: (key in the compiled structure, key
+    in the original, child))."""
+
+    kind: str
+    index: int = -1
+    items: tuple[tuple[IndexPathComponent, Any, _Pruned], ...] = ()
+
+
+def _prune(node: Any, kept: Callable[[int], bool]) -> _Pruned | None:
+    """``node`` without `None`, empty containers and leaves not kept; None when nothing
+    is left. Sequences are renumbered, dicts keep their keys."""
+    if isinstance(node, _Slot):
+        return _Pruned("leaf", node.index) if kept(node.index) else None
+    children = _children(node)
+    if not children:
+        return None
+    kind = _kind(node)
+    items: list[tuple[IndexPathComponent, Any, _Pruned]] = []
+    for key, child in children:
+        pruned = _prune(child, kept)
+        if pruned is not None:
+            items.append((key if kind == "dict" else len(items), key, pruned))
+    return _Pruned(kind, items=tuple(items)) if items else None
+
+
+def _leaf_paths(node: _Pruned, prefix: IndexPath) -> list[tuple[int, IndexPath]]:
+    """(flat index in the treedef, index path) of every leaf below ``node``."""
+    if node.kind == "leaf":
+        return [(node.index, prefix)]
+    return [found for key, _, child in node.items for found in _leaf_paths(child, (*prefix, key))]
+
+
+def _model(node: _Pruned, types: Callable[[int], tuple[ValueType, int]]) -> Node:
+    """The ABI model node of ``node``; ``types`` gives a leaf's value type and its
+    position among the module's values."""
+    if node.kind == "leaf":
+        value_type, position = types(node.index)
+        return Leaf(value_type, position)
+    children = [(key, _model(child, types)) for key, _, child in node.items]
+    if node.kind == "dict":
+        return Dict.sorted([(str(key), child) for key, child in children])
+    return Sequence("list" if node.kind == "list" else "tuple", tuple(c for _, c in children))
+
+
+# --------------------------------------------------------------------------------------
+# Value types of the export's avals (as `passes.structure.value_type` reads the types
+# JAX writes for them).
+# --------------------------------------------------------------------------------------
+
+
+def _element(dtype: Any) -> ValueType:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return Scalar("i", 1)
+    if dtype.name == "bfloat16":
+        return Scalar("bf", 16)
+    if dtype.kind == "i":
+        return Scalar("i", dtype.itemsize * 8)
+    if dtype.kind == "u":
+        return Scalar("ui", dtype.itemsize * 8)
+    if dtype.kind == "f" or dtype.name.startswith("float8"):
+        return Scalar("f", dtype.itemsize * 8)
+    return Unknown()
+
+
+def _aval_type(aval: Any) -> ValueType:
+    """A `ShapedArray`'s value type: symbolic dims are dynamic."""
+    dims = tuple(d if isinstance(d, int) else None for d in aval.shape)
+    return NDArray(_element(aval.dtype), dims)
+
+
+# --------------------------------------------------------------------------------------
+# The export's calling convention.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Convention:
+    """What `to_mlir` writes and the adapter needs, read from an `Exported`."""
+
+    #: Index path of each `@main` argument and result, in order.
+    argument_paths: tuple[IndexPath, ...]
+    result_paths: tuple[IndexPath, ...]
+    signature: Signature
+    #: The pruned positional parameters and keyword arguments (None: nothing kept).
+    positional: tuple[_Pruned | None, ...]
+    keywords: tuple[tuple[str, _Pruned], ...]
+    result: _Pruned | None
+    #: Special leading arguments of `@main` (platform index, tokens) and token results.
+    platform_index: bool
+    tokens: int
+
+
+def _platforms(exported: Any) -> tuple[str, ...]:
+    found = getattr(exported, "platforms", None)
+    if found is None:  # JAX before 0.4.27
+        found = exported.lowering_platforms
+    return tuple(found)
+
+
+def _convention(exported: Any) -> _Convention:
+    args, kwargs = _skeleton(exported.in_tree)
+    kept_indices = set(exported.module_kept_var_idx)
+    in_avals = tuple(exported.in_avals)
+    out_avals = tuple(exported.out_avals)
+    platform_index = len(_platforms(exported)) > 1
+    tokens = len(exported.ordered_effects)
+    specials = int(platform_index) + tokens
+    # Each kept flat argument's position among `@main`'s arguments.
+    position = {index: specials + k for k, index in enumerate(sorted(exported.module_kept_var_idx))}
+    positional = tuple(_prune(arg, kept_indices.__contains__) for arg in args)
+    keywords = tuple(
+        (str(key), pruned)
+        for key, value in kwargs.items()
+        if (pruned := _prune(value, kept_indices.__contains__)) is not None
+    )
+    argument_paths: list[IndexPath] = [(k,) for k in range(specials)]
+    arguments: list[Argument] = []
+    if platform_index:
+        arguments.append(Argument(0, Leaf(NDArray(Scalar("i", 32), ()), 0)))
+    arguments += [Argument(k, Leaf(Unknown(), k)) for k in range(int(platform_index), specials)]
+    by_position: dict[int, IndexPath] = {}
+
+    def argument_type(index: int) -> tuple[ValueType, int]:
+        return _aval_type(in_avals[index]), position[index]
+
+    for p, pruned in enumerate(positional):
+        if pruned is None:
+            continue
+        key = specials + p
+        for index, path in _leaf_paths(pruned, (key,)):
+            by_position[position[index]] = path
+        arguments.append(Argument(len(arguments), _model(pruned, argument_type)))
+    for name, pruned in keywords:
+        for index, path in _leaf_paths(pruned, (name,)):
+            by_position[position[index]] = path
+        arguments.append(Argument(len(arguments), _model(pruned, argument_type), name))
+    argument_paths += [by_position[p] for p in range(specials, specials + len(position))]
+
+    result = _prune(_skeleton(exported.out_tree), lambda index: True)
+    result_paths: list[IndexPath] = [(k,) for k in range(tokens)]
+    prefix: IndexPath = (tokens,) if tokens else ()
+    results: tuple[Node, ...] = ()
+    if result is not None:
+        result_paths += [path for _, path in _leaf_paths(result, prefix)]
+
+        def result_type(index: int) -> tuple[ValueType, int]:
+            return _aval_type(out_avals[index]), tokens + index
+
+        root = _model(result, result_type)
+        if tokens:
+            token_leaves = tuple(Leaf(Unknown(), k) for k in range(tokens))
+            root = Sequence("tuple", (*token_leaves, root))
+        results = (root,)
+    elif tokens:
+        results = (Sequence("tuple", tuple(Leaf(Unknown(), k) for k in range(tokens))),)
+    return _Convention(
+        tuple(argument_paths),
+        tuple(result_paths),
+        Signature(tuple(arguments), results),
+        positional,
+        keywords,
+        result,
+        platform_index,
+        tokens,
+    )
+
+
+def _path_attr(path: IndexPath) -> Any:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get(
+        [ir.StringAttr.get(c) if isinstance(c, str) else ir.IntegerAttr.get(i64, c) for c in path]
+    )
+
+
+def _with_path(attrs: Any, path: IndexPath) -> Any:
+    entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
+    entries[INDEX_PATH] = _path_attr(path)
+    return ir.DictAttr.get(entries)
+
+
+def _main_function(module: Any) -> Any:
+    for op in module.body.operations:
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == MAIN:
+            return op
+    raise ValueError("the export's module has no @main")
+
+
+def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | None, ...]]:
+    """The module text with the structure written on `@main`, and each `@main`
+    argument's name location (None where it has none)."""
+    text = exported.mlir_module()
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(text)
+        main = _main_function(module)
+        arguments = list(main.arguments)
+        if len(arguments) != len(convention.argument_paths):
+            raise ValueError(
+                f"@main takes {len(arguments)} arguments, the Exported object describes "
+                f"{len(convention.argument_paths)}"
+            )
+        names = _argument_names(text, main)
+        main.arg_attrs = ir.ArrayAttr.get(
+            [
+                _with_path(a, p)
+                for a, p in zip(main.arg_attrs, convention.argument_paths, strict=True)
+            ]
+        )
+        main.result_attrs = ir.ArrayAttr.get(
+            [
+                _with_path(a, p)
+                for a, p in zip(main.result_attrs, convention.result_paths, strict=True)
+            ]
+        )
+        main.attributes[IREE_ABI] = ir.StringAttr.get(encode_json(convention.signature))
+        return module.operation.get_asm(enable_debug_info=True), names
+
+
+def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
+    """The name of each `@main` argument as the export writes it: its `jax.arg_info`
+    (JAX before 0.4.14), else its name location, read from the text as `abi-opt` reads
+    it (the MLIR bindings of older jaxlibs do not give block arguments' locations).
+    None where there is neither."""
+    count = len(list(main.arguments))
+    locations: list[str | None] = [None] * count
+    try:
+        layout = carry.scan(text)
+    except carry.ScanError:
+        layout = None
+    if layout is not None:
+        aliases = LocationAliases(text, layout.prologue + layout.epilogue)
+        for item in layout.ops:
+            if isinstance(item, carry.FuncText) and _MAIN_HEADER.match(text, item.start):
+                found = [
+                    None if at is None else location_name(text, at[0], aliases)
+                    for at in item.arg_locs
+                ]
+                if len(found) == count:
+                    locations = found
+                break
+    names: list[str | None] = []
+    for attrs, location in zip(main.arg_attrs, locations, strict=True):
+        entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
+        info = entries.get(ARG_INFO)
+        names.append(ir.StringAttr(info).value if info is not None else location)
+    return tuple(names)
+
+
+def to_mlir(exported: Any) -> str:
+    """The MLIR text of ``exported``'s module with its calling convention written on
+    `@main` (see the module's documentation): run it through `abi-opt -p iree-abi-v1`."""
+    return _rewrite(exported, _convention(exported))[0]
+
+
+# --------------------------------------------------------------------------------------
+# The call adapter.
+# --------------------------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, Mapping):
+        return f"a dict with keys {sorted(map(str, value))}"
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return f"a {type(value).__name__}"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}"
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
+    return type(value).__name__
+
+
+def _key_text(key: Any) -> str:
+    return f"[{key!r}]"
+
+
+class JaxCallAdapter:
+    """The original call of an exported JAX function ↔ the compiled `main`'s records
+    (`abi_compiler.frontends.CallAdapter`)."""
+
+    def __init__(
+        self, exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
+    ) -> None:
+        args, kwargs = _skeleton(exported.in_tree)
+        self._args: tuple[Any, ...] = tuple(args)
+        self._kwargs: dict[str, Any] = dict(kwargs)
+        self._in_avals = tuple(exported.in_avals)
+        self._kept = frozenset(exported.module_kept_var_idx)
+        self._out_tree = exported.out_tree
+        self._convention = convention
+        platforms = _platforms(exported)
+        self._platform = np.int32(platforms.index(platform)) if convention.platform_index else None
+        self._labels = self._parameter_labels(names)
+
+    def _parameter_labels(self, names: tuple[str | None, ...]) -> tuple[str, ...]:
+        """What an error calls each positional parameter: its name in the export's
+        locations (`params`), else `args[<i>]`."""
+        specials = int(self._convention.platform_index) + self._convention.tokens
+        kept = sorted(self._kept)
+        labels = []
+        for p, pruned in enumerate(self._convention.positional):
+            label = f"args[{p}]"
+            if pruned is not None:
+                first = _leaf_paths(pruned, ())[0][0]
+                name = names[specials + kept.index(first)]
+                if name is not None:
+                    with contextlib.suppress(AbiError):  # not a path: `args[<i>]`
+                        label = parse_arg_info(name)[0]
+            labels.append(label)
+        return tuple(labels)
+
+    # -- arguments -----------------------------------------------------------------------
+
+    def arguments(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if len(args) != len(self._args):
+            raise AbiError(f"expected {len(self._args)} positional arguments, got {len(args)}")
+        if sorted(kwargs) != sorted(self._kwargs):
+            raise AbiError(
+                f"expected the keyword arguments {sorted(self._kwargs)}, got {sorted(kwargs)}"
+            )
+        for p, (expected, value) in enumerate(zip(self._args, args, strict=True)):
+            self._check(expected, value, f"argument {self._labels[p]}")
+        for key, expected in self._kwargs.items():
+            self._check(expected, kwargs[key], f"argument {key}")
+        call: list[Any] = []
+        if self._platform is not None:
+            call.append(self._platform)
+        for pruned, value in zip(self._convention.positional, args, strict=True):
+            if pruned is not None:
+                call.append(_compiled_value(pruned, value))
+        named = {
+            key: _compiled_value(pruned, kwargs[key]) for key, pruned in self._convention.keywords
+        }
+        return tuple(call), named
+
+    def _check(self, expected: Any, value: Any, path: str) -> None:
+        """The structure of ``value`` against the skeleton ``expected``; the shape and
+        dtype of every leaf the module takes against its aval."""
+        if isinstance(expected, _Slot):
+            if expected.index in self._kept:
+                self._check_leaf(self._in_avals[expected.index], value, path)
+            return
+        if expected is None:
+            if value is not None:
+                raise AbiError(f"{path}: expected None, got {_describe(value)}")
+            return
+        if isinstance(expected, Mapping):
+            if not isinstance(value, Mapping):
+                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
+            if sorted(map(str, value)) != sorted(map(str, expected)):
+                raise AbiError(
+                    f"{path}: expected {_describe(expected)}, got keys {sorted(map(str, value))}"
+                )
+            for key, child in expected.items():
+                self._check(child, value[key], path + _key_text(key))
+            return
+        if isinstance(expected, (tuple, list)):
+            fits = isinstance(value, (tuple, list)) and len(value) == len(expected)
+            if hasattr(expected, "_fields") and not isinstance(value, type(expected)):
+                fits = False
+            if not fits:
+                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
+            fields = getattr(expected, "_fields", None)
+            for i, (child, item) in enumerate(zip(expected, value, strict=True)):
+                self._check(child, item, f"{path}.{fields[i]}" if fields else f"{path}[{i}]")
+            return
+        # Another registered pytree node: the same class, then its children.
+        if type(value) is not type(expected):
+            raise AbiError(f"{path}: expected a {type(expected).__name__}, got {_describe(value)}")
+        expected_children = _children(expected) or []
+        value_children = _children(value) or []
+        if len(value_children) != len(expected_children):
+            raise AbiError(
+                f"{path}: expected a {type(expected).__name__} of {len(expected_children)} "
+                f"children, got {len(value_children)}"
+            )
+        for (key, child), (_, item) in zip(expected_children, value_children, strict=True):
+            self._check(child, item, f"{path}[{key}]")
+
+    @staticmethod
+    def _check_leaf(aval: Any, value: Any, path: str) -> None:
+        expected = f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
+        shape = np.shape(value)
+        if len(shape) != len(aval.shape) or any(
+            isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
+        ):
+            raise AbiError(f"{path}: expected {expected}, got {_describe(np.asarray(value))}")
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and np.dtype(dtype) != np.dtype(aval.dtype):
+            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}")
+
+    # -- results ---------------------------------------------------------------------------
+
+    def results(self, value: Any) -> Any:
+        leaves: dict[int, Any] = {}
+        if self._convention.result is not None:
+            _collect(self._convention.result, value, leaves)
+        count = self._out_tree.num_leaves
+        return tree_util.tree_unflatten(self._out_tree, [leaves[i] for i in range(count)])
+
+
+def _compiled_value(node: _Pruned, value: Any) -> Any:
+    """The compiled argument for ``value`` (already checked): the kept leaves, in
+    containers the records take (a list for a sequence, a dict for a dict)."""
+    if node.kind == "leaf":
+        return value
+    if node.kind == "dict":
+        return {key: _compiled_value(child, value[original]) for key, original, child in node.items}
+    items = _children(value) or []
+    by_key = dict(items)
+    return [_compiled_value(child, by_key[original]) for _, original, child in node.items]
+
+
+def _collect(node: _Pruned, value: Any, leaves: dict[int, Any]) -> None:
+    """The result leaves of the compiled result ``value`` (as `runtime.unpack` gives it:
+    dicts, lists, tuples) by flat index."""
+    if node.kind == "leaf":
+        leaves[node.index] = value
+        return
+    for key, _, child in node.items:
+        _collect(child, value[key], leaves)
+
+
+def program(exported: Any, *, platform: str = CPU) -> Program:
+    """The `Program` of ``exported``: `to_mlir`'s text and the adapter that takes the
+    original call. A multi-platform export is called with the platform index of
+    ``platform`` (IREE compiles for the local CPU: ``"cpu"``)."""
+    if exported.ordered_effects:
+        raise ValueError(
+            "the export has ordered effects, which thread !stablehlo.token values through "
+            "@main: IREE cannot load a module with a token at its boundary (to_mlir writes "
+            "its text all the same)"
+        )
+    platforms = _platforms(exported)
+    if len(platforms) > 1 and platform not in platforms:
+        raise ValueError(f"the export is for the platforms {list(platforms)}, not {platform!r}")
+    convention = _convention(exported)
+    text, names = _rewrite(exported, convention)
+    return Program(text, MAIN, JaxCallAdapter(exported, convention, names, platform))

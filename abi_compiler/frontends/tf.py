@@ -1,0 +1,129 @@
+"""A TensorFlow SavedModel signature → MLIR whose function takes the signature's inputs
+by name (SPEC §3.4).
+
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import tf as tf_frontend
+
+    module = abi_iree.compile(Path("saved_model_dir"))          # "serving_default"
+    module.serving_default(input_ids=ids, attention_mask=mask)  # {"logits": …, …}
+    text = tf_frontend.to_mlir("saved_model_dir", signature="classify")
+
+The import is `iree-import-tf`'s (IREE's `iree-tools-tf`), made in-process with the same
+TensorFlow calls: the SavedModel is converted as a V1 model with the signature as its one
+exported name, then lowered by TensorFlow's `tf-lower-to-mlprogram-and-hlo` pipeline to
+StableHLO, with variables as `ml_program` globals. That lowering drops the saved-model
+attributes, and with them the input and output names; they are read from the converted
+module first (`tf_saved_model.index_path`, SPEC §3.2) and written back on the lowered
+function as `abi.index_path`, from which `-p iree-abi-v1` makes each input a `named` root
+and the outputs one `sdict` (returned as a dict). The function is named after the
+signature.
+
+Needs TensorFlow 2.14 or newer (``pip install tensorflow-cpu``; tested with 2.21) and
+IREE's compiler (``pip install 'abi-compiler[iree]'``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from typing import Any
+
+try:
+    from iree.compiler import ir
+    from tensorflow.mlir.experimental import convert_saved_model_v1, run_pass_pipeline
+except ImportError as _error:  # pragma: no cover - exercised without TensorFlow installed
+    raise ImportError(
+        "abi_compiler.frontends.tf needs TensorFlow 2.14 or newer and IREE's compiler: "
+        "pip install tensorflow-cpu 'abi-compiler[iree]'"
+    ) from _error
+
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends import Program
+from abi_compiler.frontends.iree_ir import find_function, functions, write_index_paths
+from abi_compiler.model import IndexPath
+
+__all__ = ["program", "to_mlir"]
+
+_INDEX_PATH = "tf_saved_model.index_path"
+_EXPORTED_NAMES = "tf_saved_model.exported_names"
+# What `iree-import-tf` runs after the conversion.
+_LOWERING = "tf-lower-to-mlprogram-and-hlo"
+
+
+def to_mlir(saved_model_dir: str | os.PathLike[str], signature: str = "serving_default") -> str:
+    """The MLIR text of the SavedModel's ``signature``, its inputs and outputs named by
+    `abi.index_path`."""
+    return program(saved_model_dir, signature).mlir
+
+
+def program(saved_model_dir: str | os.PathLike[str], signature: str = "serving_default") -> Program:
+    """`to_mlir`, and the function's name (the signature's)."""
+    path = os.fspath(saved_model_dir)
+    converted = _convert(path, signature)
+    context = ir.Context()
+    context.allow_unregistered_dialects = True  # TensorFlow's dialects
+    argument_paths, result_paths = _signature_paths(ir.Module.parse(converted, context), signature)
+    # `iree-import-tf` renames the `__inference_<name>_<n>` functions it exports.
+    renamed = re.sub(r"func @__inference_(.+)_[0-9]+\(", r"func @\1(", converted)
+    lowered = run_pass_pipeline(renamed, _LOWERING, show_debug_info=False)
+    module = ir.Module.parse(lowered, ir.Context())
+    func = find_function(module, signature)
+    write_index_paths(func, argument_paths, result_paths)
+    return Program(str(module), signature)
+
+
+def _convert(path: str, signature: str) -> str:
+    """TensorFlow's V1 SavedModel conversion, with the defaults `iree-import-tf` gives
+    the parameters newer TensorFlow versions added."""
+    parameters = inspect.signature(convert_saved_model_v1).parameters
+    extra: dict[str, Any] = {}
+    if "include_variables_in_initializers" in parameters:
+        extra["include_variables_in_initializers"] = False
+    if "upgrade_legacy" in parameters:
+        extra["upgrade_legacy"] = False
+    if "lift_variables" in parameters:
+        extra["lift_variables"] = True
+    try:
+        return str(
+            convert_saved_model_v1(
+                path, exported_names=signature, tags="serve", show_debug_info=False, **extra
+            )
+        )
+    except Exception as error:  # TensorFlow raises its own (and ValueError) types
+        raise AbiError(f"{path}: cannot import signature {signature!r}: {error}") from None
+
+
+def _signature_paths(
+    module: Any, signature: str
+) -> tuple[tuple[IndexPath, ...], tuple[IndexPath, ...]]:
+    """The index paths of the exported function's inputs (variables, which the lowering
+    turns into globals, left out) and results."""
+    for func in functions(module):
+        if _EXPORTED_NAMES not in func.attributes:
+            continue
+        names = ir.ArrayAttr(func.attributes[_EXPORTED_NAMES])
+        if signature not in [ir.StringAttr(name).value for name in names]:
+            continue
+        arguments = [
+            _path(attrs) for attrs in _value_attrs(func, "arg_attrs") if _INDEX_PATH in attrs
+        ]
+        results = [_path(attrs) for attrs in _value_attrs(func, "res_attrs")]
+        return tuple(arguments), tuple(results)
+    raise AbiError(f"the SavedModel has no signature {signature!r}")
+
+
+def _value_attrs(func: Any, name: str) -> list[Any]:
+    if name not in func.attributes:
+        return []
+    return [ir.DictAttr(attrs) for attrs in ir.ArrayAttr(func.attributes[name])]
+
+
+def _path(attrs: Any) -> IndexPath:
+    components: list[int | str] = []
+    for component in ir.ArrayAttr(attrs[_INDEX_PATH]):
+        if isinstance(component, ir.StringAttr):
+            components.append(component.value)
+        else:
+            components.append(ir.IntegerAttr(component).value)
+    return tuple(components)

@@ -1,0 +1,4 @@
+"""What passes and the pipeline share about IR objects: warnings about them
+(`diagnostics`), which top-level ops a pass changed (`changes`), their source offsets
+(`location_table`), and xDSL's names the project relies on (`xdsl_compat`). Passes import
+this layer, never the pipeline's parser and printer or the command line."""

@@ -1,0 +1,332 @@
+"""A run of a pass pipeline over MLIR text, end to end: scan → plan → read headers → parse
+→ verify → passes → print. The stages are modules of their own, entered in that order:
+
+* `abi_compiler.text.carry.scan`: the chunk's top-level items (what can be carried);
+* `abi_compiler.pipeline.plan`: what is parsed, and the masked text xDSL is given;
+* `abi_compiler.pipeline.headers`: plain `func.func` headers built without xDSL's lexer;
+* `abi_compiler.pipeline.parse`: the rest parsed with source positions, the carried text
+  attached (or, with `--parse-all` or a chunk the scanner does not know, everything
+  parsed);
+* `abi_compiler.pipeline.verify`, `abi_compiler.pipeline.apply`: verification and the
+  passes;
+* `abi_compiler.pipeline.printing`: the output, carried text put back.
+
+`Pipeline` is the library object (a pass pipeline parsed once, run on any input);
+`run_pipeline` the one-call form. Diagnostics are values (`Diagnostic`); xDSL is fixed
+only for the duration of a run (`xdsl_fixes.applied`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import re
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from abi_compiler import bytecode
+from abi_compiler.errors import AbiError
+from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.pipeline import xdsl_fixes
+from abi_compiler.pipeline.apply import Dump, apply_passes, body_access, located
+from abi_compiler.pipeline.carried_ir import Carried
+from abi_compiler.pipeline.diagnostics import (
+    Diagnostic,
+    Failure,
+    PipelineError,
+    PipelineWarning,
+    SourceFile,
+)
+from abi_compiler.pipeline.dialects import context
+from abi_compiler.pipeline.headers import HeaderReader, read_headers
+from abi_compiler.pipeline.parse import Chunk, parse_carried, parse_whole
+from abi_compiler.pipeline.plan import alias_names, make_plan
+from abi_compiler.pipeline.printing import ModulePrinter, Wrappers
+from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
+from abi_compiler.pipeline.timing import Timer
+from abi_compiler.pipeline.verify import Verifier
+from abi_compiler.text.carry import ScanError, scan
+
+# A comment runs to the end of its line: `//[^\n]*` alone could end anywhere and let the
+# next `//` start inside it, which made a line of many slashes backtrack exponentially.
+# Whitespace is matched in runs (`\s*`), not one character per repetition of a group,
+# which costs a regex frame per character.
+BLANK = re.compile(r"\s*(?://[^\n]*(?:\n|\Z)\s*)*")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a run reads and prints (the `abi-opt` flags of the same names)."""
+
+    #: Accept operations of dialects the run does not know (in parsed text).
+    allow_unregistered_dialect: bool = False
+    #: Parse and verify everything; by default only signatures and the bodies a pass
+    #: rewrites are parsed, the rest is carried as text.
+    parse_all: bool = False
+    print_op_generic: bool = False
+    print_debuginfo: bool = False
+    #: Accept ops outside a `module` (an implicit module).
+    implicit_module: bool = True
+
+
+def read_source(data: bytes, name: str) -> SourceFile:
+    """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
+    it (`abi_compiler.bytecode`), else UTF-8 (a byte order mark is not part of the text:
+    positions are counted after it, as an editor shows them), not empty; otherwise a
+    `PipelineError`."""
+    if bytecode.is_bytecode(data):  # e.g. from iree-import-tf
+        try:
+            data = bytecode.to_text(data).encode("utf-8")
+        except bytecode.BytecodeError as error:
+            raise PipelineError([Diagnostic("error", error.message, file=name)]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = SourceFile(name, data[: error.start].decode("utf-8"))
+        diagnostic = Diagnostic(
+            "error",
+            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+            len(prefix.text),
+        )
+        raise PipelineError([diagnostic.located(prefix)]) from None
+    return checked_source(name, text.removeprefix("\ufeff"))
+
+
+def checked_source(name: str, text: str) -> SourceFile:
+    """``text`` as a `SourceFile`; a `PipelineError` when it is empty (nothing but
+    whitespace and comments)."""
+    if BLANK.fullmatch(text):
+        raise PipelineError([Diagnostic("error", f"input '{name}' is empty")])
+    return SourceFile(name, text)
+
+
+class Pipeline:
+    """A pass pipeline ready to run on any number of inputs: what `abi-opt -p …` does
+    without files, flags and exit statuses.
+
+    ``Pipeline.parse("iree-abi-v1")`` builds one from pipeline text;
+    ``pipeline.run(source, sink)`` runs it on (a part of) a `SourceFile`, writes the
+    output to ``sink`` only when there is no error, and returns the diagnostics."""
+
+    def __init__(self, passes: Sequence[ModulePass] = (), options: Options = Options()) -> None:
+        self.passes = tuple(passes)
+        self.options = options
+        self.ctx = context(options.allow_unregistered_dialect)
+        self.body_access = body_access(self.passes)
+        # Text is carried only where it is printed back as written: not in generic form,
+        # not with locations.
+        self.carry = not (options.parse_all or options.print_op_generic or options.print_debuginfo)
+        #: Wall time per phase over every run (`--mlir-timing`).
+        self.timer = Timer()
+
+    @classmethod
+    def parse(
+        cls,
+        spec: str,
+        options: Options = Options(),
+        *,
+        known: Mapping[str, PassInfo] | None = None,
+    ) -> Pipeline:
+        """The pipeline ``spec`` names (`-p` text: passes and named pipelines, options in
+        braces), from ``known`` (by default the project's passes, `spec.registry`); a
+        `PipelineError` without position when it cannot be run."""
+        try:
+            passes = parse_spec(spec, registry() if known is None else known)
+        except SpecError as error:
+            raise PipelineError([Diagnostic("error", error.message)]) from None
+        return cls(passes, options)
+
+    def run(
+        self,
+        source: SourceFile,
+        sink: TextIO,
+        *,
+        start: int = 0,
+        end: int | None = None,
+        dump: TextIO | None = None,
+    ) -> list[Diagnostic]:
+        """Run on ``source.text[start:end]`` (a chunk of ``--split-input-file``); write
+        the output to ``sink`` (seekable: output of a run that fails late is taken
+        back) and return every diagnostic, located. ``dump`` receives the module after
+        each pass (`--print-ir-after-all`)."""
+        end = len(source.text) if end is None else end
+        chunk = Chunk(source.name, source.text[start:end], start)
+        found: list[Diagnostic] = []
+        mark = sink.tell()
+        with xdsl_fixes.applied():
+            try:
+                if BLANK.fullmatch(chunk.text):
+                    raise Failure(Diagnostic("error", "empty input chunk", start))
+                self._run(chunk, sink, found, dump)
+            except Failure as failure:
+                # A wrapper printed with the module may fail after part of the chunk's
+                # output is written: take it back.
+                sink.seek(mark)
+                sink.truncate()
+                found.append(failure.diagnostic)
+            finally:
+                # Frozen by `_run`: the chunk's IR becomes collectable once printed.
+                gc.unfreeze()
+        return [diagnostic.located(source) for diagnostic in found]
+
+    def read(self, source: SourceFile) -> tuple[ModuleOp, LocationTable]:
+        """The module of ``source`` as this pipeline's passes would see it, and the
+        offsets of its ops: only what they need parsed (with no passes: the function
+        headers; every body carried), not verified, no pass run. A `PipelineError` when
+        it does not parse. For tools that read signatures (`abi-sig show`)."""
+        table = LocationTable()
+        with xdsl_fixes.applied():
+            try:
+                module, _ = self._parse(Chunk(source.name, source.text, 0), table)
+            except Failure as failure:
+                raise PipelineError([failure.diagnostic.located(source)]) from None
+        return module, table
+
+    def _run(
+        self, chunk: Chunk, sink: TextIO, found: list[Diagnostic], dump: TextIO | None
+    ) -> None:
+        timer = self.timer
+        table = LocationTable()
+        # The cyclic garbage collector stays paused from parsing to the end of the passes:
+        # parsing and verifying free nothing, and passes free what they erase by reference
+        # counting (`decompose.discard`), so its collections would only visit the whole
+        # IR again and again (a sixth of a large module's time). The IR is then frozen,
+        # out of its reach while printing; `run` unfreezes it.
+        with _gc_paused():
+            timer.charge(None)
+            module, carried = self._parse(chunk, table)
+            timer.charge("Parser")
+            verifier = Verifier(table, carried)
+            verifier.module(module)
+            timer.charge("Verifier")
+            deferred = apply_passes(
+                self.ctx,
+                module,
+                self.passes,
+                table=table,
+                verifier=verifier,
+                timer=timer,
+                warnings=found,
+                dump=None if dump is None else self._dumper(dump, carried),
+            )
+            gc.freeze()
+        wrappers = None
+        if deferred is not None:
+
+            def build(top: Operation) -> Operation | None:
+                try:
+                    wrapper = deferred(top)
+                except AbiError as error:
+                    raise located(error, table, module) from None
+                if wrapper is not None:
+                    module.body.block.insert_op_before(wrapper, top)
+                    verifier.new(wrapper)
+                return wrapper
+
+            wrappers = Wrappers(deferred, build)
+        timer.charge(None)
+        self._printer(sink, carried, wrappers).print_module(module, self.ctx.loaded_dialects)
+        timer.charge("Output")
+
+    def _parse(self, chunk: Chunk, table: LocationTable) -> tuple[ModuleOp, Carried | None]:
+        """Scan, plan, read headers and parse with carried text; everything when
+        ``--parse-all`` is given or when the chunk has a shape the scanner does not
+        know."""
+        implicit = self.options.implicit_module
+        if self.carry:
+            try:
+                layout = scan(chunk.text)
+            except ScanError:
+                layout = None
+            if layout is not None:
+                ctx = self.ctx
+                # Carried text may use any dialect; headers and parsed bodies may name
+                # types and attributes of dialects not known here (kept as written).
+                allowed = ctx.allow_unregistered
+                ctx.allow_unregistered = True
+                try:
+                    plan = make_plan(layout, self.body_access)
+                    reader = HeaderReader(ctx, alias_names(layout))
+                    headers = read_headers(plan, reader, table, chunk.base)
+                    carried = Carried(layout, plan.parsed, headers=headers)
+                    module = parse_carried(
+                        ctx, chunk, plan, carried, table, implicit_module=implicit
+                    )
+                finally:
+                    ctx.allow_unregistered = allowed
+                if module is not None:
+                    return module, carried
+        return parse_whole(self.ctx, chunk, table, implicit_module=implicit), None
+
+    def _printer(
+        self, stream: TextIO, carried: Carried | None, wrappers: Wrappers | None = None
+    ) -> ModulePrinter:
+        return ModulePrinter(
+            stream,
+            carried=carried,
+            wrappers=wrappers,
+            generic=self.options.print_op_generic,
+            debuginfo=self.options.print_debuginfo,
+        )
+
+    def _dumper(self, stream: TextIO, carried: Carried | None) -> Dump:
+        def dump(name: str, module: ModuleOp) -> None:
+            stream.write(f"// -----// IR Dump After {name} //----- //\n")
+            self._printer(stream, carried).print_module(module, self.ctx.loaded_dialects)
+
+        return dump
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (see `Pipeline._run`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def run_pipeline(
+    text: str | bytes,
+    pipeline: str = "",
+    *,
+    name: str = "<input>",
+    allow_unregistered_dialect: bool = False,
+    parse_all: bool = False,
+    print_op_generic: bool = False,
+    print_debuginfo: bool = False,
+    implicit_module: bool = True,
+) -> str:
+    """Run ``pipeline`` (`abi-opt -p` text, e.g. ``"iree-abi-v1"``; empty: parse, verify
+    and print) on MLIR ``text`` and return the output. Errors raise one `PipelineError`
+    carrying every diagnostic (``file:line:col`` positions name the input ``name``);
+    warnings are given to `warnings.warn` as `PipelineWarning`s."""
+    if isinstance(text, str):
+        source = checked_source(name, text.removeprefix("\ufeff"))
+    else:
+        source = read_source(bytes(text), name)
+    options = Options(
+        allow_unregistered_dialect=allow_unregistered_dialect,
+        parse_all=parse_all,
+        print_op_generic=print_op_generic,
+        print_debuginfo=print_debuginfo,
+        implicit_module=implicit_module,
+    )
+    runner = Pipeline.parse(pipeline, options)
+    sink = io.StringIO()
+    found = runner.run(source, sink)
+    if any(item.severity == "error" for item in found):
+        raise PipelineError(found)
+    for item in found:
+        warnings.warn(PipelineWarning(item), stacklevel=2)
+    return sink.getvalue()

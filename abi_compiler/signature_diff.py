@@ -1,0 +1,286 @@
+"""Can a new version of a module replace the old one without breaking its callers? (SPEC
+§9.1, `abi-sig diff`; docs/formats.md, "Comparing two versions")
+
+`diff_modules` compares two modules' functions by name, each a `Signature` (the one
+model, whatever reflection it was read from), and returns one `Finding` per difference.
+A difference is *breaking* when some call the old function accepted is refused by the
+new one, or gets results of another structure:
+
+* a function removed;
+* a root argument added, removed or moved (a named argument found at another
+  position), a named argument renamed, a positional argument made named or a named one
+  positional;
+* a structure's kind (list, tuple, dict, or a leaf), arity or dict keys changed;
+* a leaf's element type, rank or kind of value changed; a static dimension changed, or a
+  dynamic one made static;
+* any of that in the results, where a static dimension made dynamic breaks too (callers
+  read results by their structure).
+
+It is *compatible* when every old call still works: a function added, an argument's
+static dimension made dynamic.
+
+Leaves compare by their V1 record (SPEC §4.1: an integer's signedness is not part of it),
+never by their flat index. Results compare as the caller receives them: no record is no
+result, one record that value, several records one tuple of them (the same as a single
+inlined tuple).
+
+Pure Python, no xDSL: the model in, findings out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from abi_compiler.codecs.json_abi import format_value, format_value_type, record_for_type
+from abi_compiler.model import (
+    Argument,
+    Dict,
+    IndexPathComponent,
+    Leaf,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+)
+
+Side = Literal["argument", "result"]
+
+#: What a finding is about; ``added``/``removed`` carry one value, the others two.
+What = Literal[
+    "added",
+    "removed",
+    "name",
+    "position",
+    "kind",
+    "arity",
+    "keys",
+    "type",
+    "dtype",
+    "rank",
+    "shape",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One difference between an old and a new function.
+
+    ``side`` is None for the function itself (``what`` ``"added"`` or ``"removed"``).
+    ``path`` locates the value: for an argument its root label (the name of a named
+    argument, else its position) then the keys below it; for a result the keys below
+    the result root. ``old``/``new`` are readable values (None on the side that has
+    none)."""
+
+    function: str
+    breaking: bool
+    side: Side | None
+    path: tuple[IndexPathComponent, ...]
+    what: What
+    old: str | None
+    new: str | None
+
+    @property
+    def location(self) -> str:
+        """``argument params['dense']['kernel']``, ``argument 0``, ``result[1]``."""
+        if self.side is None:
+            return "function"
+        if self.side == "result":
+            return "result" + format_keys(self.path)
+        root, keys = self.path[0], self.path[1:]
+        label = root if isinstance(root, int) or root.isidentifier() else repr(root)
+        return f"argument {label}{format_keys(keys)}"
+
+    def line(self) -> str:
+        """The finding as `abi-sig diff` prints it:
+        ``breaking: main: argument params['dense']['kernel']: shape 4x3 -> 4x5``."""
+        severity = "breaking" if self.breaking else "compatible"
+        if self.side is None:
+            return f"{severity}: {self.function}: function {self.what}"
+        if self.what in ("added", "removed"):
+            value = self.new if self.what == "added" else self.old
+            return f"{severity}: {self.function}: {self.location}: {self.what} {value}"
+        return f"{severity}: {self.function}: {self.location}: {self.what} {self.old} -> {self.new}"
+
+
+def format_keys(keys: tuple[IndexPathComponent, ...]) -> str:
+    """``[0]['k']``: keys below a root, as Python indexes the value."""
+    return "".join(f"[{key!r}]" if isinstance(key, str) else f"[{key}]" for key in keys)
+
+
+def diff_modules(old: Mapping[str, Signature], new: Mapping[str, Signature]) -> list[Finding]:
+    """Every difference between two modules' functions (by name, in ``old``'s order, then
+    the functions only ``new`` has), breaking ones first."""
+    findings: list[Finding] = []
+    for name, signature in old.items():
+        if name not in new:
+            findings.append(Finding(name, True, None, (), "removed", None, None))
+        else:
+            findings += diff_signatures(name, signature, new[name])
+    findings += [
+        Finding(name, False, None, (), "added", None, None) for name in new if name not in old
+    ]
+    return sorted(findings, key=lambda finding: not finding.breaking)  # stable
+
+
+def diff_signatures(function: str, old: Signature, new: Signature) -> list[Finding]:
+    """The differences between two signatures of ``function``, in the order found."""
+    found = list(_diff_arguments(function, old.arguments, new.arguments))
+    found += _diff_nodes(function, "result", (), _result_root(old), _result_root(new))
+    return found
+
+
+def _result_root(signature: Signature) -> Node | None:
+    """The results as the caller receives them (None: no result)."""
+    if not signature.results:
+        return None
+    if len(signature.results) == 1:
+        return signature.results[0]
+    return Sequence("tuple", signature.results)
+
+
+def _label(argument: Argument, position: int) -> IndexPathComponent:
+    return position if argument.name is None else argument.name
+
+
+def _diff_arguments(
+    function: str, old: tuple[Argument, ...], new: tuple[Argument, ...]
+) -> Iterator[Finding]:
+    """Old root arguments are matched to new ones by name when named, by position when
+    positional (or when a named one was renamed or made positional in place)."""
+    new_names = {argument.name: j for j, argument in enumerate(new) if argument.name is not None}
+    old_names = {argument.name for argument in old if argument.name is not None}
+    matched: set[int] = set()
+
+    def finding(
+        label: IndexPathComponent, what: What, before: str | None, after: str | None
+    ) -> Finding:
+        return Finding(function, True, "argument", (label,), what, before, after)
+
+    for i, argument in enumerate(old):
+        label = _label(argument, i)
+        counterpart = new[i] if i < len(new) else None
+        # The new argument in this position, unless it is an old named one (matched by
+        # its name).
+        in_place = (
+            counterpart
+            if counterpart is not None
+            and (counterpart.name is None or counterpart.name not in old_names)
+            else None
+        )
+        j = i
+        if argument.name is not None and argument.name in new_names:
+            j = new_names[argument.name]
+            if j != i:
+                yield finding(label, "position", str(i), str(j))
+        elif in_place is None:
+            yield finding(label, "removed", format_value(argument.node), None)
+            continue
+        elif argument.name != in_place.name:
+            yield finding(
+                label, "name", argument.name or "(positional)", in_place.name or "(positional)"
+            )
+        matched.add(j)
+        yield from _diff_nodes(function, "argument", (label,), argument.node, new[j].node)
+    for j, argument in enumerate(new):
+        if j not in matched:
+            yield finding(_label(argument, j), "added", None, format_value(argument.node))
+
+
+def _kind(node: Node | None) -> str:
+    if isinstance(node, Sequence):
+        return node.kind
+    if isinstance(node, Dict):
+        return "dict"
+    return format_value(node)
+
+
+def _diff_nodes(
+    function: str,
+    side: Side,
+    path: tuple[IndexPathComponent, ...],
+    old: Node | None,
+    new: Node | None,
+) -> Iterator[Finding]:
+    """The differences between two values at ``path`` (None: a gap, or no result)."""
+
+    def finding(what: What, before: str | None, after: str | None) -> Finding:
+        return Finding(function, True, side, path, what, before, after)
+
+    if old is None and new is None:
+        return
+    if side == "result" and not path and (old is None or new is None):
+        # No result at all on one side.
+        if old is None:
+            yield finding("added", None, format_value(new))
+        else:
+            yield finding("removed", format_value(old), None)
+        return
+    if isinstance(old, Leaf) and isinstance(new, Leaf):
+        yield from _diff_leaves(function, side, path, old, new)
+        return
+    if _kind(old) != _kind(new):
+        yield finding("kind", _kind(old), _kind(new))
+        return
+    if isinstance(old, Sequence) and isinstance(new, Sequence):
+        if len(old.items) != len(new.items):
+            yield finding("arity", str(len(old.items)), str(len(new.items)))
+        for position, (before, after) in enumerate(zip(old.items, new.items, strict=False)):
+            yield from _diff_nodes(function, side, (*path, position), before, after)
+    elif isinstance(old, Dict) and isinstance(new, Dict):
+        new_items = dict(new.items)
+        if [key for key, _ in old.items] != list(new_items):
+            yield finding("keys", _keys(old), _keys(new))
+        for name, before in old.items:
+            if name in new_items:
+                yield from _diff_nodes(function, side, (*path, name), before, new_items[name])
+
+
+def _keys(node: Dict) -> str:
+    return "[" + ", ".join(repr(key) for key, _ in node.items) + "]"
+
+
+def _diff_leaves(
+    function: str, side: Side, path: tuple[IndexPathComponent, ...], old: Leaf, new: Leaf
+) -> Iterator[Finding]:
+    def finding(what: What, before: str, after: str, breaking: bool = True) -> Finding:
+        return Finding(function, breaking, side, path, what, before, after)
+
+    before, after = old.type, new.type
+    if record_for_type(before) == record_for_type(after):
+        return
+    if isinstance(before, NDArray) and isinstance(after, NDArray):
+        if record_for_type(before.element) != record_for_type(after.element):
+            yield finding(
+                "dtype", format_value_type(before.element), format_value_type(after.element)
+            )
+        if before.dims is None or after.dims is None or len(before.dims) != len(after.dims):
+            yield finding("rank", _rank(before.dims), _rank(after.dims))
+        elif before.dims != after.dims:
+            breaking = _dims_break(side, before.dims, after.dims)
+            yield finding("shape", _shape(before.dims), _shape(after.dims), breaking)
+    elif isinstance(before, Scalar) and isinstance(after, Scalar):
+        yield finding("dtype", format_value_type(before), format_value_type(after))
+    else:
+        yield finding("type", format_value_type(before), format_value_type(after))
+
+
+def _rank(dims: tuple[int | None, ...] | None) -> str:
+    return "*" if dims is None else str(len(dims))
+
+
+def _shape(dims: tuple[int | None, ...]) -> str:
+    return "x".join("?" if dim is None else str(dim) for dim in dims) if dims else "[]"
+
+
+def _dims_break(side: Side, old: tuple[int | None, ...], new: tuple[int | None, ...]) -> bool:
+    """Whether a change of dims (same rank) breaks: a static dim changed or made static
+    does; a static dim made dynamic breaks a result only."""
+    for before, after in zip(old, new, strict=True):
+        if before == after:
+            continue
+        if after is not None or side == "result":
+            return True
+    return False

@@ -1,0 +1,277 @@
+"""`abi_compiler.frontends.jax` and `abi_compiler.iree.compile(exported)` (SPEC §3.4):
+live JAX functions exported with `jax.export`, compiled, and called with the original
+call — keyword arguments by keyword, unused arguments, `None` leaves — returning the
+original pytree, compared with what JAX itself returns.
+
+Skips when JAX (or IREE) is not installed (tests/frontends/test_jax_import.py runs
+without it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import warnings
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+import pytest
+
+from abi_compiler.errors import AbiError
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+from jax import export  # noqa: E402
+
+from abi_compiler.frontends import jax as jax_frontend  # noqa: E402
+
+Pair = namedtuple("Pair", ["w", "b"])
+
+
+def _export(fun: Any, *args: Any, **kwargs: Any) -> Any:
+    return export.export(jax.jit(fun))(*args, **kwargs)
+
+
+def _compile(exported: Any) -> Any:
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(exported)
+
+
+def _assert_same(got: Any, expected: Any, what: str = "result") -> None:
+    """The same pytree (containers, namedtuple classes, None) with numpy leaves equal to
+    JAX's."""
+    assert type(got) is type(expected) or (
+        isinstance(got, np.ndarray) and isinstance(expected, jax.Array)
+    ), f"{what}: {type(got).__name__} for {type(expected).__name__}"
+    if expected is None:
+        return
+    if isinstance(expected, dict):
+        assert list(got) == list(expected), what
+        for key in expected:
+            _assert_same(got[key], expected[key], f"{what}[{key!r}]")
+    elif isinstance(expected, (tuple, list)):
+        assert len(got) == len(expected), what
+        for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+            _assert_same(g, e, f"{what}[{i}]")
+    else:
+        np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-5, atol=1e-6, err_msg=what)
+        assert got.dtype == np.asarray(expected).dtype, what
+
+
+def f32(*shape: int, start: float = 0.0) -> np.ndarray:
+    count = int(np.prod(shape)) if shape else 1
+    return (np.arange(count, dtype=np.float32) * 0.25 + start).reshape(shape)
+
+
+def everything(
+    params: dict[str, Any], xs: list[Any], pair: Pair, unused: Any, *, scale: Any, **kwargs: Any
+) -> Any:
+    """Dicts, a list, a namedtuple, an unused argument, a keyword-only parameter and
+    `**kwargs` in; a dict holding a list, a namedtuple, `None` and an empty tuple out."""
+    y = xs[0] @ params["dense"]["kernel"] + params["dense"]["bias"]
+    return {
+        "y": [y * scale, kwargs["w"] + 1],
+        "pair": Pair(w=pair.w * 2, b=None),
+        "empty": (),
+        "sum": xs[1].sum(),
+    }
+
+
+ARGS = (
+    {"dense": {"kernel": f32(4, 2), "bias": f32(2, start=1.0)}, "unused_weight": f32(3)},
+    [f32(3, 4, start=-1.0), f32(5)],
+    Pair(w=f32(2, 2), b=f32(2)),
+    f32(6),
+)
+KWARGS = {"scale": np.float32(0.5), "w": f32(3, start=2.0), "extra": f32(1)}
+
+
+@pytest.fixture(scope="module")
+def everything_export() -> Any:
+    return _export(everything, *ARGS, **KWARGS)
+
+
+def test_to_mlir_writes_the_structure(everything_export: Any) -> None:
+    text = jax_frontend.to_mlir(everything_export)
+    main = next(line for line in text.splitlines() if "func.func public @main(" in line)
+    # Unused leaves (`unused_weight`, `pair.b`, `unused`, `extra`) are not in the module.
+    # (JAX versions differ in the other attributes: `mhlo.layout_mode` in 0.4.30.)
+    arguments = re.findall(r"%arg\d+: tensor<[^>]*> \{abi\.index_path = \[[^\]]*\]", main)
+    assert arguments == [
+        '%arg0: tensor<2xf32> {abi.index_path = [0, "dense", "bias"]',
+        '%arg1: tensor<4x2xf32> {abi.index_path = [0, "dense", "kernel"]',
+        "%arg2: tensor<3x4xf32> {abi.index_path = [1, 0]",
+        "%arg3: tensor<5xf32> {abi.index_path = [1, 1]",
+        "%arg4: tensor<2x2xf32> {abi.index_path = [2, 0]",
+        '%arg5: tensor<f32> {abi.index_path = ["scale"]',
+        '%arg6: tensor<3xf32> {abi.index_path = ["w"]',
+    ]
+    abi = main[main.index('iree.abi = "') + len('iree.abi = "') : main.rindex('"}')]
+    assert abi.replace("\\22", '"') == (
+        '{"a":[["sdict",["dense",["sdict",["bias",["ndarray","f32",1,2]],'
+        '["kernel",["ndarray","f32",2,4,2]]]]],'
+        '["slist",["ndarray","f32",2,3,4],["ndarray","f32",1,5]],'
+        '["stuple",["ndarray","f32",2,2,2]],'
+        '["named","scale",["ndarray","f32",0]],["named","w",["ndarray","f32",1,3]]],'
+        '"r":[["sdict",["pair",["stuple",["ndarray","f32",2,2,2]]],["sum",["ndarray","f32",0]],'
+        '["y",["slist",["ndarray","f32",2,3,2],["ndarray","f32",1,3]]]]],"v":1}'
+    )
+
+
+def test_compile_takes_the_original_call(everything_export: Any) -> None:
+    module = _compile(everything_export)
+    got = module.main(*ARGS, **KWARGS)
+    _assert_same(got, jax.jit(everything)(*ARGS, **KWARGS))
+    # The unused arguments are accepted whatever their values.
+    other = (ARGS[0] | {"unused_weight": f32(3, start=9.0)}, ARGS[1], ARGS[2], f32(6, start=5.0))
+    _assert_same(module.main(*other, **KWARGS), jax.jit(everything)(*ARGS, **KWARGS))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda a, k: (
+                ({"dense": {"bias": a[0]["dense"]["bias"]}, "unused_weight": f32(3)}, *a[1:]),
+                k,
+            ),
+            "argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys ['bias']",
+        ),
+        (
+            lambda a, k: ((a[0], [f32(4, 3), a[1][1]], *a[2:]), k),
+            "argument xs[0]: expected float32[3,4], got float32[4,3]",
+        ),
+        (
+            lambda a, k: ((a[0], a[1], (f32(2, 2), f32(2)), a[3]), k),
+            "argument pair: expected a Pair, got a tuple of 2",
+        ),
+        (
+            lambda a, k: (a, k | {"scale": np.float64(0.5)}),
+            "argument scale: expected float32[], got float64[]",
+        ),
+        (
+            lambda a, k: (a[:3], k),
+            "expected 4 positional arguments, got 3",
+        ),
+        (
+            lambda a, k: (a, {"scale": k["scale"], "w": k["w"]}),
+            "expected the keyword arguments ['extra', 'scale', 'w'], got ['scale', 'w']",
+        ),
+    ],
+)
+def test_a_call_that_does_not_fit_names_the_path(
+    everything_export: Any, change: Any, message: str
+) -> None:
+    adapter = jax_frontend.program(everything_export).adapter
+    assert adapter is not None
+    args, kwargs = change(ARGS, KWARGS)
+    with pytest.raises(AbiError) as raised:
+        adapter.arguments(args, kwargs)
+    assert str(raised.value) == message
+
+
+def test_single_array_and_none_results() -> None:
+    module = _compile(_export(lambda x: jnp.sin(x) * 2, f32(2, 3)))
+    _assert_same(module.main(f32(2, 3)), jnp.sin(f32(2, 3)) * 2)
+    only_none = _compile(_export(lambda x: (None, {"a": x + 1}), f32(3)))
+    _assert_same(only_none.main(f32(3)), (None, {"a": f32(3) + 1}))
+
+
+def test_empty_tuple_first_is_rebuilt() -> None:
+    """Issue 21: `((), x)` — the text path keeps it flat; the Exported object says it."""
+    fun = lambda x: ((), x + 1)  # noqa: E731
+    exported = _export(fun, f32(3))
+    _assert_same(_compile(exported).main(f32(3)), jax.jit(fun)(f32(3)))
+
+
+def test_shape_polymorphism() -> None:
+    (b,) = export.symbolic_shape("b")
+    fun = lambda x, y: {"scaled": x * y.sum(), "rows": [x.sum(axis=1)]}  # noqa: E731
+    exported = export.export(jax.jit(fun))(
+        jax.ShapeDtypeStruct((b, 4), jnp.float32), jax.ShapeDtypeStruct((3,), jnp.float32)
+    )
+    module = _compile(exported)
+    for rows in (1, 5):
+        x, y = f32(rows, 4), f32(3, start=1.0)
+        _assert_same(module.main(x, y), jax.jit(fun)(x, y))
+
+
+def test_multi_platform_passes_the_cpu_index() -> None:
+    fun = lambda x: jnp.cos(x) + 1  # noqa: E731
+    exported = export.export(jax.jit(fun), platforms=("cuda", "cpu"))(f32(4))
+    _assert_same(_compile(exported).main(f32(4)), jax.jit(fun)(f32(4)))
+    with pytest.raises(
+        ValueError, match=r"the export is for the platforms \['cuda', 'cpu'\], not 'tpu'"
+    ):
+        jax_frontend.program(exported, platform="tpu")
+
+
+def test_registered_dataclass_is_a_tuple_of_its_children() -> None:
+    @dataclasses.dataclass
+    class State:
+        step: Any
+        weights: Any
+
+    jax.tree_util.register_dataclass(State, data_fields=["step", "weights"], meta_fields=[])
+
+    fun = lambda s: State(step=s.step + 1, weights=s.weights * 2)  # noqa: E731
+    state = State(step=np.int32(3), weights=f32(2))
+    exported = _export(fun, state)
+    text = jax_frontend.to_mlir(exported)
+    assert (
+        "{\\22a\\22:[[\\22stuple\\22,[\\22ndarray\\22,\\22i32\\22,0],[\\22ndarray\\22,\\22f32\\22,1,2]]]"
+        in text
+    )
+    got = _compile(exported).main(state)
+    assert isinstance(got, State)
+    expected = jax.jit(fun)(state)
+    _assert_same(got.step, expected.step)
+    _assert_same(got.weights, expected.weights)
+
+
+def test_flax_model() -> None:
+    linen = pytest.importorskip("flax.linen")
+
+    class MLP(linen.Module):  # type: ignore[misc,name-defined]
+        @linen.compact
+        def __call__(self, x: Any) -> Any:
+            return linen.Dense(3)(linen.relu(linen.Dense(16)(x)))
+
+    model = MLP()
+    x = f32(2, 8, start=-1.0)
+    variables = model.init(jax.random.PRNGKey(0), x)
+    exported = _export(model.apply, variables, x)
+    _assert_same(_compile(exported).main(variables, x), model.apply(variables, x))
+
+
+def test_ordered_effects_are_refused_by_program() -> None:
+    from jax._src import core, effects
+    from jax._src.interpreters import mlir
+
+    @dataclasses.dataclass(frozen=True)
+    class InOrder(effects.Effect):
+        pass
+
+    effect = InOrder()
+    for registry in (effects.lowerable_effects, effects.ordered_effects):
+        registry.add_type(InOrder)
+    doubled = core.Primitive("doubled_in_order_test")
+    doubled.def_effectful_abstract_eval(lambda aval: (aval, {effect}))
+
+    def lower(ctx: Any, a: Any) -> Any:
+        ctx.set_tokens_out(mlir.TokenSet({effect: ctx.tokens_in.get(effect)}))
+        return [mlir.hlo.add(a, a)]
+
+    mlir.register_lowering(doubled, lower)
+    exported = _export(lambda x: doubled.bind(x), f32(3))
+    text = jax_frontend.to_mlir(exported)
+    main = next(line for line in text.splitlines() if "func.func public @main(" in line)
+    assert re.search(r"%arg0: !stablehlo\.token \{abi\.index_path = \[0\], jax\.token = true", main)
+    with pytest.raises(ValueError, match="IREE cannot load a module with a token at its boundary"):
+        jax_frontend.program(exported)

@@ -1,0 +1,266 @@
+"""`abi_compiler.frontends.torch` and `abi_compiler.iree.compile(program)` on real
+`torch.export` programs, and torch tensors at the leaves of any call. Skipped without
+torch and iree-turbine (the `torch` extra); test_generated.py covers the same MLP's MLIR
+without them."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from tests.iree.conftest import needs_iree
+
+needs_iree()
+torch = pytest.importorskip("torch")
+pytest.importorskip("iree.turbine")
+
+import numpy as np  # noqa: E402
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
+from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
+from tests.frontends.generate import models  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),  # torch's own pytree API
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:iree.turbine"),  # numpy 2 __array__
+]
+
+
+def _compile(program: Any) -> abi_iree.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(program)
+
+
+@pytest.fixture(scope="module")
+def mlp() -> tuple[Any, tuple[Any, ...], dict[str, Any], abi_iree.Module]:
+    module, args, kwargs = models.torch_mlp()
+    return module, args, kwargs, _compile(torch.export.export(module, args, kwargs))
+
+
+def assert_same_tree(got: Any, expected: Any) -> None:
+    """Same containers (types, dict key order) and tensors of the same dtype and values."""
+    assert type(got) is type(expected)
+    if isinstance(expected, torch.Tensor):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        torch.testing.assert_close(got, expected.detach())
+    elif isinstance(expected, dict):
+        assert list(got) == list(expected)
+        for key in expected:
+            assert_same_tree(got[key], expected[key])
+    elif isinstance(expected, (list, tuple)):
+        assert len(got) == len(expected)
+        for item, want in zip(got, expected, strict=True):
+            assert_same_tree(item, want)
+    else:
+        assert got == expected
+
+
+def test_the_original_call_returns_the_original_tree(mlp: Any) -> None:
+    module, args, kwargs, compiled = mlp
+    assert compiled.function_names == ["main"]
+    with torch.no_grad():
+        expected = module(*args, **kwargs)
+    assert_same_tree(compiled.main(*args, **kwargs), expected)
+    # Other inputs than the example's.
+    other_args = (
+        {"features": torch.randn(2, 4)},
+        (torch.randn(3), torch.tensor([5, -1, 7], dtype=torch.int32)),
+        2,
+    )
+    other_kwargs = {
+        "mask": torch.tensor([False, True, True]),
+        "ids": torch.tensor([0, 9, 200], dtype=torch.uint8),
+    }
+    with torch.no_grad():
+        expected = module(*other_args, **other_kwargs)
+    assert_same_tree(compiled.main(*other_args, **other_kwargs), expected)
+
+
+def test_numpy_leaves_work_too(mlp: Any) -> None:
+    module, args, kwargs, compiled = mlp
+    as_numpy = ({"features": args[0]["features"].numpy()}, tuple(t.numpy() for t in args[1]), 2)
+    result = compiled.main(*as_numpy, **{name: value.numpy() for name, value in kwargs.items()})
+    with torch.no_grad():
+        assert_same_tree(result, module(*args, **kwargs))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda a, k: ((a[0], a[1], 3), k),
+            "argument 2: expected 2 (the value the program was exported with), got 3",
+        ),
+        (
+            lambda a, k: (({"features": a[0]["features"], "other": 1}, a[1], 2), k),
+            "argument 0: unexpected key 'other'",
+        ),
+        (
+            lambda a, k: ((a[0], (a[1][0], a[1][1].long()), 2), k),
+            "argument 1[1]: expected an array of i32 (int32), got dtype int64 (convert=True converts it)",
+        ),
+        (
+            lambda a, k: (a, {**k, "mask": torch.ones(4, dtype=torch.bool)}),
+            "argument 'mask': expected an array of shape [3], got [4]",
+        ),
+        (lambda a, k: (a[:2], k), "argument 2: missing value"),
+        (lambda a, k: (a, {"mask": k["mask"]}), "argument 'ids': missing value"),
+    ],
+)
+def test_calls_that_do_not_fit(mlp: Any, change: Any, message: str) -> None:
+    _, args, kwargs, compiled = mlp
+    new_args, new_kwargs = change(args, kwargs)
+    with pytest.raises(AbiError) as error:
+        compiled.main(*new_args, **new_kwargs)
+    assert str(error.value) == message
+
+
+def test_to_mlir_writes_the_structure() -> None:
+    module, args, kwargs = models.torch_mlp()
+    text = torch_frontend.to_mlir(torch.export.export(module, args, kwargs))
+    assert "abi.index_path = [1, 0]" in text and '{abi.index_path = ["mask"]}' in text
+    assert "!torch." not in text and " torch." not in text  # lowered to builtin tensors
+    # Parameters and the buffer are constants inside, not arguments.
+    assert text.count("tensor<2x4xf32> {abi.index_path") == 1
+
+
+def counter() -> Any:
+    class Counter(torch.nn.Module):  # type: ignore[name-defined,misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("count", torch.zeros(1))
+
+        def forward(self, x: Any) -> Any:
+            self.count.add_(1)  # in place: the program is made functional first
+            return x * self.count
+
+    return Counter()
+
+
+def test_a_mutated_buffer_is_module_state() -> None:
+    compiled = _compile(torch.export.export(counter(), (torch.ones(2),)))
+    assert compiled.main(torch.ones(2)).tolist() == [1.0, 1.0]
+    assert compiled.main(torch.ones(2)).tolist() == [2.0, 2.0]
+
+
+class Dtypes(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, z: Any, x: Any, flags: Any) -> Any:
+        return (
+            torch.view_as_real(z),
+            torch.view_as_complex(torch.stack([x, x + 1], -1)),
+            x.to(torch.bfloat16) * 2,
+            x.half() + 1,
+            x.double() * 3,
+            (x * 100).to(torch.int8),
+            (x * 100).to(torch.int16),
+            flags.logical_not(),
+        )
+
+
+def test_dtypes() -> None:
+    z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
+    x = torch.tensor([1.0, -0.5])
+    flags = torch.tensor([True, False])
+    compiled = _compile(torch.export.export(Dtypes(), (z, x, flags)))
+    assert_same_tree(compiled.main(z, x, flags), Dtypes()(z, x, flags))
+    with pytest.raises(
+        AbiError, match=r"^argument 0: expected an array of torch.complex64, got torch.complex128$"
+    ):
+        compiled.main(z.to(torch.complex128), x, flags)
+
+
+class Dynamic(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any) -> Any:
+        return {"sum": x.sum(0), "rows": [x[0], x[-1]]}
+
+
+def test_dynamic_shapes() -> None:
+    batch = torch.export.Dim("batch")
+    program = torch.export.export(Dynamic(), (torch.ones(3, 2),), dynamic_shapes=({0: batch},))
+    compiled = _compile(program)
+    for rows in (2, 5):
+        x = torch.arange(rows * 2, dtype=torch.float32).reshape(rows, 2)
+        assert_same_tree(compiled.main(x), Dynamic()(x))
+
+
+class Float8(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any) -> Any:
+        return x.float()
+
+
+def test_a_dtype_iree_cannot_take_is_an_error_before_compiling() -> None:
+    program = torch.export.export(Float8(), (torch.ones(2, dtype=torch.float8_e4m3fn),))
+    with pytest.raises(AbiError, match=r"^argument 0: dtype torch.float8_e4m3fn is not supported"):
+        torch_frontend.to_mlir(program)
+
+
+# -- torch tensors at the leaves of any call (abi_compiler.runtime / abi_compiler.iree) --
+
+LEAVES = """
+func.func @scale(%x: tensor<2x2xf32>, %h: tensor<2xbf16>) -> (tensor<2x2xf32>, tensor<2xbf16>) {
+  %y = arith.addf %x, %x : tensor<2x2xf32>
+  func.return %y, %h : tensor<2x2xf32>, tensor<2xbf16>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def leaves() -> tuple[abi_iree.Module, abi_iree.Module]:
+    vmfb = abi_iree.compile_vmfb(LEAVES)
+    return abi_iree.load(vmfb), abi_iree.load(vmfb, convert=True)
+
+
+def test_torch_tensors_are_taken_where_arrays_are(leaves: Any) -> None:
+    module, _ = leaves
+    x = torch.arange(4, dtype=torch.float32, requires_grad=True).reshape(2, 2)
+    h = torch.tensor([1.5, -2.0], dtype=torch.bfloat16)
+    y, back = module.scale(x, h)
+    np.testing.assert_array_equal(y, [[0, 2], [4, 6]])
+    assert back.dtype.name == "bfloat16" and back.astype(np.float32).tolist() == [1.5, -2.0]
+    # A transposed (non-contiguous) view is read in its logical order.
+    y, _ = module.scale(x.detach().t(), h)
+    np.testing.assert_array_equal(y, [[0, 4], [2, 6]])
+
+
+def test_convert_works_for_torch_tensors(leaves: Any) -> None:
+    module, converting = leaves
+    x = torch.ones(2, 2, dtype=torch.float64)
+    h = torch.ones(2, dtype=torch.bfloat16)
+    with pytest.raises(
+        AbiError, match=r"^argument 0: expected an array of f32 \(float32\), got dtype float64"
+    ):
+        module.scale(x, h)
+    y, _ = converting.scale(x, h)
+    np.testing.assert_array_equal(y, [[2, 2], [2, 2]])
+
+
+def test_unsupported_torch_dtypes_are_refused_before_the_vm(leaves: Any) -> None:
+    module, _ = leaves
+    x = torch.ones(2, 2).to(torch.float8_e4m3fn)
+    with pytest.raises(
+        AbiError,
+        match=r"^argument 0: expected float32\[2,2\], got a torch.Tensor of dtype torch.float8_e4m3fn, which IREE cannot take$",
+    ):
+        module.scale(x, torch.ones(2, dtype=torch.bfloat16))
+
+
+def test_flat_functions_take_torch_tensors() -> None:
+    source = "func.func @twice(%x: tensor<?xi32>) -> tensor<?xi32> {\n  %y = arith.addi %x, %x : tensor<?xi32>\n  func.return %y : tensor<?xi32>\n}\n"
+    module = abi_iree.load(abi_iree.compile_vmfb(source, pipeline=None))
+    assert isinstance(module.twice, abi_iree.Function) and module.twice.convention == "flat"
+    assert module.twice(torch.tensor([1, 2], dtype=torch.int32)).tolist() == [2, 4]
+
+
+def test_turbines_own_module_lists_main_without_its_async_variant() -> None:
+    from iree.turbine import aot
+
+    module, args, kwargs = models.torch_mlp()
+    vmfb = aot.export(torch.export.export(module, args, kwargs)).compile(save_to=None)
+    loaded = abi_iree.load(bytes(vmfb.map_memory()))
+    assert loaded.vm_module.function_names == ["main$async", "main", "__init"]
+    assert loaded.function_names == ["main"] and "main$async" not in loaded
+    assert loaded["main$async"].name == "main$async"  # still there for those who ask
