@@ -694,7 +694,8 @@ def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
     if len(shown) > 100:
         shown = f"<an integer of {abs(int(value)).bit_length()} bits>"
     misfit = _Misfit(f"value {shown} does not fit in {element.record}")
-    misfit.reversed_path.extend(reversed(np.unravel_index(position, data.shape)))
+    index = [int(axis) for axis in np.unravel_index(position, data.shape)]
+    misfit.reversed_path.extend(reversed(index))
     raise misfit
 
 

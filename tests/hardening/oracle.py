@@ -61,6 +61,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # --------------------------------------------------------------------------------------
 # What the generator writes
@@ -273,7 +276,7 @@ class ModuleGenerator:
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
 
-    def pick(self, items: Sequence[str]) -> str:
+    def pick(self, items: Sequence[T]) -> T:
         return self.rng.choice(list(items))
 
     def fresh(self, prefix: str) -> str:
@@ -732,7 +735,7 @@ class ModuleGenerator:
         results: list[str],
         indent: str,
         *,
-        calls: list[tuple[str, list[str], list[str]]] = (),  # type: ignore[assignment]
+        calls: Sequence[tuple[str, list[str], list[str]]] = (),
         stablehlo: bool = False,
     ) -> list[str]:
         """The ops of a body ending in `return` of ``results``, as lines."""
@@ -788,15 +791,16 @@ class ModuleGenerator:
                     if re.fullmatch(r"tensor<(?:\d+x)*(?:f32|i32|f16|i64|i8|f64|i1)>", t)
                 ]
                 if tensors:
-                    name, type_ = self.pick(tensors)  # type: ignore[misc]
+                    name, type_ = self.pick(tensors)
                     op = self.pick(["stablehlo.add", "stablehlo.multiply", "stablehlo.maximum"])
                     lines.append(f"{value} = {op} {name}, {name} : {type_}{self.trailing_loc(0.6)}")
                     scope.append((value, type_))
             elif roll < 0.85 and calls:
-                callee, in_types, out_types = self.pick(calls)  # type: ignore[arg-type]
-                operands = [self.value_of(scope, t) for t in in_types]
-                if all(o is not None for o in operands):
-                    lines.append(self.call(value, callee, operands, in_types, out_types))  # type: ignore[arg-type]
+                callee, in_types, out_types = self.pick(calls)
+                candidates = [self.value_of(scope, t) for t in in_types]
+                operands = [o for o in candidates if o is not None]
+                if len(operands) == len(candidates):
+                    lines.append(self.call(value, callee, operands, in_types, out_types))
                     if len(out_types) == 1:
                         scope.append((value, out_types[0]))
                     else:
@@ -1204,7 +1208,7 @@ class ModuleGenerator:
         roots: dict[str, int] = {}
         args = []
         for i, path in enumerate(paths):
-            root = re.match(r"[A-Za-z_]+", path).group()  # type: ignore[union-attr]
+            root = path[: len(path) - len(path.lstrip("abcdefghijklmnopqrstuvwxyz_"))]
             position = roots.setdefault(root, len(roots))
             components = [str(position)]
             for key in re.findall(r"\[(\d+|'[^']*'|\"[^\"]*\")\]|\.(\w+)", path[len(root) :]):
@@ -1512,10 +1516,10 @@ def run_abi_opt(path: Path, args: Sequence[str], timeout: float | None = None) -
     from abi_compiler.driver.opt_main import AbiOptMain
 
     out, err = io.StringIO(), io.StringIO()
-    use_alarm = timeout is not None and hasattr(signal, "SIGALRM")
-    if use_alarm:
+    alarm = timeout if hasattr(signal, "SIGALRM") else None
+    if alarm is not None:
         previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        signal.setitimer(signal.ITIMER_REAL, alarm)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = AbiOptMain.main(["--allow-unregistered-dialect", str(path), *args])
@@ -1526,7 +1530,7 @@ def run_abi_opt(path: Path, args: Sequence[str], timeout: float | None = None) -
             -1, out.getvalue(), err.getvalue() + f"\n(escaped: {type(error).__name__}: {error})"
         )
     finally:
-        if use_alarm:
+        if alarm is not None:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
     return AbiOptRun(status, out.getvalue(), err.getvalue())
