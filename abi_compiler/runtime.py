@@ -625,6 +625,14 @@ def _array_shape(
     raise _Mismatch(f"expected {expected}, got {_type_name(value)}")
 
 
+def _dunder_array(value: Any, expected: str) -> tuple[Any, tuple[int, ...]]:
+    """A value `_array_shape` refused: if it is an array only through ``__array__``, the
+    array it gives and its shape (looked for only then: no cost for other arrays);
+    otherwise the refusal again."""
+    array = _as_array(value, expected)
+    return array, _array_shape(array, expected)
+
+
 def _as_array(value: Any, expected: str) -> Any:
     """An object that is an array only through ``__array__`` (no ``.shape``): the array it
     gives, which is then checked and passed on (no numpy import here)."""
@@ -663,8 +671,12 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
 
         def convert_unranked(value: Any) -> Any:
             tensor = _host_tensor(value, expected)
-            value = _as_array(value, expected) if tensor is None else tensor
-            _array_shape(value, expected)
+            if tensor is not None:
+                value = tensor
+            try:
+                _array_shape(value, expected)
+            except _Mismatch:
+                value, _ = _dunder_array(value, expected)
             return finish(value)
 
         return convert_unranked
@@ -677,9 +689,10 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
             tensor = _host_tensor(value, expected)  # a torch.Size is not a plain tuple
             if tensor is not None:
                 value = tensor
-            elif shape is None and not isinstance(value, (list, tuple)):
-                value = _as_array(value, expected)
-            shape = _array_shape(value, expected)
+            try:
+                shape = _array_shape(value, expected)
+            except _Mismatch:
+                value, shape = _dunder_array(value, expected)
         if len(shape) != rank:
             _check_shape(value, shape, dims, expected)
         for axis, dim in static:
