@@ -221,7 +221,7 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
     from abi_compiler.passes import structure
     from abi_compiler.pipeline import Options, Pipeline, PipelineError
     from abi_compiler.pipeline.diagnostics import one_line
-    from abi_compiler.pipeline.run import checked_source, read_source
+    from abi_compiler.pipeline.source import checked_source, read_source
 
     # No passes: headers parsed, bodies carried. Any dialect (also where the pipeline
     # parses a whole module because the scanner does not know its shape).

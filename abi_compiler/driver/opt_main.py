@@ -27,15 +27,17 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Sequence
-from typing import BinaryIO, NoReturn, TextIO
-
-from xdsl.passes import ModulePass
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 
 from abi_compiler.driver import output
 from abi_compiler.driver.expectations import check_expectations
-from abi_compiler.pipeline import Diagnostic, Options, Pipeline, PipelineError, SourceFile
-from abi_compiler.pipeline.run import BLANK, read_source
-from abi_compiler.pipeline.spec import PassInfo, registry
+from abi_compiler.pipeline.diagnostics import Diagnostic, PipelineError, SourceFile
+from abi_compiler.pipeline.source import BLANK, read_source
+
+if TYPE_CHECKING:
+    from xdsl.passes import ModulePass
+
+    from abi_compiler.pipeline.spec import PassInfo
 
 PROG = "abi-opt"
 TRACEBACK_ENV = "ABI_OPT_TRACEBACK"
@@ -55,8 +57,28 @@ class UsageError(Exception):
 
 
 class _ArgumentParser(argparse.ArgumentParser):
+    #: Gives the epilog when help is printed (the pass table: loading it costs start-up
+    #: time that a run, `--version` or an argument error need not pay).
+    epilog_source: Callable[[], str] | None = None
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def format_help(self) -> str:
+        if self.epilog_source is not None:
+            self.epilog = self.epilog_source()
+        return super().format_help()
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: the versions, read from the installed packages only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        sys.stdout.write(_version_text() + "\n")
+        parser.exit()
 
 
 class AbiOptMain:
@@ -64,16 +86,18 @@ class AbiOptMain:
     status; a subclass may add passes in `register_all_passes` (tests do)."""
 
     def __init__(self, args: Sequence[str] | None = None) -> None:
-        self.passes: dict[str, PassInfo] = {}
-        self.register_all_passes()
+        self._passes: dict[str, PassInfo] | None = None
         parser = _ArgumentParser(
             prog=PROG,
             description="abi-compiler's opt driver",
-            epilog=self._help_epilog(),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        parser.epilog_source = self._help_epilog
         self.register_all_arguments(parser)
         self.args = parser.parse_args(args=args)
+        # The library (and with it xDSL) once the arguments are read.
+        from abi_compiler.pipeline.run import Options, Pipeline
+
         options = Options(
             allow_unregistered_dialect=self.args.allow_unregistered_dialect,
             parse_all=self.args.parse_all,
@@ -114,13 +138,25 @@ class AbiOptMain:
 
     # -- registration ---------------------------------------------------------------------
 
+    @property
+    def passes(self) -> dict[str, PassInfo]:
+        """The passes and named pipelines `-p` may name (registered on first use)."""
+        if self._passes is None:
+            self._passes = {}
+            self.register_all_passes()
+        return self._passes
+
     def register_all_passes(self) -> None:
         """The project's passes and named pipelines."""
+        from abi_compiler.pipeline.spec import registry
+
         self.passes.update(registry())
 
     def register_pass(
         self, name: str, load: Callable[[], type[ModulePass]], summary: str = ""
     ) -> None:
+        from abi_compiler.pipeline.spec import PassInfo
+
         self.passes[name] = PassInfo(load, summary)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
@@ -152,7 +188,7 @@ class AbiOptMain:
             action="store_true",
             help="accept operations of dialects abi-opt does not know",
         )
-        add("--version", action="version", version=_version_text(), help="print the version")
+        add("--version", action=_VersionAction, help="print the version")
         add(
             "--print-ir-after-all",
             "--mlir-print-ir-after-all",

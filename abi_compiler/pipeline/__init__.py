@@ -5,7 +5,13 @@ tests) call it.
 
     from abi_compiler.pipeline import run_pipeline
     text = run_pipeline(mlir_text, "iree-abi-v1", name="model.mlir")
+
+The run's names are imported on first use (they load xDSL); the diagnostics' are not.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from abi_compiler.pipeline.diagnostics import (
     Diagnostic,
@@ -13,7 +19,9 @@ from abi_compiler.pipeline.diagnostics import (
     PipelineWarning,
     SourceFile,
 )
-from abi_compiler.pipeline.run import Options, Pipeline, run_pipeline
+
+if TYPE_CHECKING:
+    from abi_compiler.pipeline.run import Options, Pipeline, run_pipeline
 
 __all__ = [
     "Diagnostic",
@@ -24,3 +32,13 @@ __all__ = [
     "SourceFile",
     "run_pipeline",
 ]
+
+_LAZY = frozenset({"Options", "Pipeline", "run_pipeline"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from abi_compiler.pipeline import run
+
+        return getattr(run, name)
+    raise AttributeError(f"module 'abi_compiler.pipeline' has no attribute '{name}'")

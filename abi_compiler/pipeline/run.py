@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
-import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +30,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from abi_compiler import bytecode
 from abi_compiler.errors import AbiError
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline import xdsl_fixes
@@ -49,16 +47,11 @@ from abi_compiler.pipeline.headers import HeaderReader, read_headers
 from abi_compiler.pipeline.parse import Chunk, parse_carried, parse_whole
 from abi_compiler.pipeline.plan import alias_names, make_plan
 from abi_compiler.pipeline.printing import ModulePrinter, Wrappers
+from abi_compiler.pipeline.source import BLANK, checked_source, read_source
 from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
-
-# A comment runs to the end of its line: `//[^\n]*` alone could end anywhere and let the
-# next `//` start inside it, which made a line of many slashes backtrack exponentially.
-# Whitespace is matched in runs (`\s*`), not one character per repetition of a group,
-# which costs a regex frame per character.
-BLANK = re.compile(r"\s*(?://[^\n]*(?:\n|\Z)\s*)*")
 
 
 @dataclass(frozen=True)
@@ -74,37 +67,6 @@ class Options:
     print_debuginfo: bool = False
     #: Accept ops outside a `module` (an implicit module).
     implicit_module: bool = True
-
-
-def read_source(data: bytes, name: str) -> SourceFile:
-    """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
-    it (`abi_compiler.bytecode`), else UTF-8 (a byte order mark is not part of the text:
-    positions are counted after it, as an editor shows them), not empty; otherwise a
-    `PipelineError`."""
-    if bytecode.is_bytecode(data):  # e.g. from iree-import-tf
-        try:
-            data = bytecode.to_text(data).encode("utf-8")
-        except bytecode.BytecodeError as error:
-            raise PipelineError([Diagnostic("error", error.message, file=name)]) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        prefix = SourceFile(name, data[: error.start].decode("utf-8"))
-        diagnostic = Diagnostic(
-            "error",
-            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
-            len(prefix.text),
-        )
-        raise PipelineError([diagnostic.located(prefix)]) from None
-    return checked_source(name, text.removeprefix("\ufeff"))
-
-
-def checked_source(name: str, text: str) -> SourceFile:
-    """``text`` as a `SourceFile`; a `PipelineError` when it is empty (nothing but
-    whitespace and comments)."""
-    if BLANK.fullmatch(text):
-        raise PipelineError([Diagnostic("error", f"input '{name}' is empty")])
-    return SourceFile(name, text)
 
 
 class Pipeline:

@@ -1,0 +1,47 @@
+"""An input's text as a run reads it (no xDSL): MLIR bytecode turned into text, UTF-8
+checked, a byte order mark dropped, an empty input refused. The command line reads its
+input through here before it loads anything else."""
+
+from __future__ import annotations
+
+import re
+
+from abi_compiler import bytecode
+from abi_compiler.pipeline.diagnostics import Diagnostic, PipelineError, SourceFile
+
+# A comment runs to the end of its line: `//[^\n]*` alone could end anywhere and let the
+# next `//` start inside it, which made a line of many slashes backtrack exponentially.
+# Whitespace is matched in runs (`\s*`), not one character per repetition of a group,
+# which costs a regex frame per character.
+BLANK = re.compile(r"\s*(?://[^\n]*(?:\n|\Z)\s*)*")
+
+
+def read_source(data: bytes, name: str) -> SourceFile:
+    """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
+    it (`abi_compiler.bytecode`), else UTF-8 (a byte order mark is not part of the text:
+    positions are counted after it, as an editor shows them), not empty; otherwise a
+    `PipelineError`."""
+    if bytecode.is_bytecode(data):  # e.g. from iree-import-tf
+        try:
+            data = bytecode.to_text(data).encode("utf-8")
+        except bytecode.BytecodeError as error:
+            raise PipelineError([Diagnostic("error", error.message, file=name)]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = SourceFile(name, data[: error.start].decode("utf-8"))
+        diagnostic = Diagnostic(
+            "error",
+            f"input is not valid UTF-8 (byte 0x{data[error.start]:02x})",
+            len(prefix.text),
+        )
+        raise PipelineError([diagnostic.located(prefix)]) from None
+    return checked_source(name, text.removeprefix("\ufeff"))
+
+
+def checked_source(name: str, text: str) -> SourceFile:
+    """``text`` as a `SourceFile`; a `PipelineError` when it is empty (nothing but
+    whitespace and comments)."""
+    if BLANK.fullmatch(text):
+        raise PipelineError([Diagnostic("error", f"input '{name}' is empty")])
+    return SourceFile(name, text)
