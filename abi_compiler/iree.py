@@ -20,13 +20,15 @@ reflection:
 * neither: a flat positional call, every value converted dynamically.
 
 Arrays are checked before anything reaches the VM: rank and static dims by `pack`, the
-element type here. A numpy array must have the record's dtype (for a signless integer
-record also the unsigned dtype of the same width; for `i8` also bool); nested lists and
-Python numbers are converted when their values fit (ints into integer or float records,
-floats into float records only). ``convert=True`` converts any numeric array instead
+element type here. A numpy array (an object with `__array__`, a memoryview) must have
+the record's dtype (for a signless integer record also the unsigned dtype of the same
+width; for `i8` also bool); nested lists and Python numbers are converted when their
+values fit (ints into integer or float records, floats into float records only; a
+finite value must stay finite: ``argument 0[1]: value 1e+300 does not fit in f32``).
+``convert=True`` converts any numeric array instead
 (float64 into an f32 slot, as IREE's own invoker does silently). Every problem is an
-`AbiError` naming the argument path, e.g. ``argument 0['w']: expected an array of f32
-(float32), got float64``.
+`AbiError` naming the argument path and what the value must be, e.g. ``argument 0['w']:
+expected float32[2,4], got float64[2,4] (convert=True converts it)``.
 
 `compile` runs an abi-opt pipeline in-process and IREE's compiler (`iree-compile` from
 `iree-base-compiler`) for the local CPU, and returns the loaded module; a failure of
@@ -37,6 +39,7 @@ docs/calling.md is the reference for users.
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import threading
@@ -44,7 +47,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 try:
     import ml_dtypes
@@ -79,7 +82,15 @@ from abi_compiler.model import (
     leaf_paths,
 )
 from abi_compiler.module_signatures import caller_visible
-from abi_compiler.runtime import pack, pack_legacy, torch_array, unpack, unpack_legacy
+from abi_compiler.runtime import (
+    describe,
+    describe_shaped,
+    pack,
+    pack_legacy,
+    torch_array,
+    unpack,
+    unpack_legacy,
+)
 
 __all__ = [
     "COMPILE_FLAGS",
@@ -147,9 +158,6 @@ class _Element:
     kind: Literal["bool", "int", "float"]
     low: int = 0  # integer records: the values nested lists may hold
     high: int = 0
-
-    def describe(self) -> str:
-        return f"{self.record} ({self.dtype.name})"
 
 
 def _dtype(name: Any) -> np.dtype[Any]:
@@ -276,7 +284,7 @@ class _Marshal:
             if isinstance(node.type, NDArray):
                 element = _element_for(node.type.element)
                 assert element is not None  # _iree_record took it
-                return _array_checker(element, self.convert)
+                return _array_checker(element, self.convert, describe(node.type))
             if isinstance(node.type, Scalar) and node.type.kind == "i":
                 return _signed_checker(node.type.width)
             return None
@@ -326,7 +334,7 @@ class _Marshal:
         if isinstance(t, NDArray):
             if isinstance(t.element, ListRef):
                 return self.ref_array_pusher(t.element)
-            return self.array_pusher(t.element)
+            return self.array_pusher(t)
         if isinstance(t, ListRef):
             return _list_pusher(self.value_pusher(t.element))
         return self.push_dynamic  # "unknown", untyped SIP leaves, legacy references
@@ -338,14 +346,15 @@ class _Marshal:
         push_dims = _list_pusher(_push_int)
         return _structure_pusher([0, 1], [push_values, push_dims])
 
-    def array_pusher(self, t: ValueType) -> Pusher:
-        element = _element_for(t)
+    def array_pusher(self, array: NDArray) -> Pusher:
+        element = _element_for(array.element)
+        expected = describe(array)
         allocate, device, convert = self.allocator.allocate_buffer_copy, self.device, self.convert
         if element is None:
             # The record does not say which element type (`"unknown"`: complex, index,
             # opaque): an array goes as a buffer view of its own dtype, which the VM
             # checks when the function imports it.
-            record = _record_name(t)
+            record = _record_name(array.element)
             push_dynamic = self.push_dynamic
 
             def push_unsupported(lst: Any, value: Any) -> None:
@@ -365,10 +374,10 @@ class _Marshal:
             if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
                 array = value  # the common case, first
             elif isinstance(value, (_BufferView, _DeviceArray)):
-                lst.push_ref(_checked_view(value, element))
+                lst.push_ref(_checked_view(value, element, expected))
                 return
             else:
-                array = _host_array(value, element, convert)
+                array = _host_array(value, element, convert, expected)
             try:
                 view = allocate(_ARG_MEMORY, _ARG_USAGE, device, array, hal_type)
             except ValueError:  # not C-contiguous (rare: checked only when it happens)
@@ -438,13 +447,14 @@ class _Marshal:
             if isinstance(t.element, ListRef):
                 values = _list_reader(self.value_reader(t.element))
                 return _structure_reader([values, _list_reader(_read_variant)], None)
-            return self.array_reader(t.element)
+            return self.array_reader(t)
         if isinstance(t, ListRef):
             return _list_reader(self.value_reader(t.element))
         return self.read_dynamic
 
-    def array_reader(self, t: ValueType) -> Reader:
-        element = _element_for(t)
+    def array_reader(self, array: NDArray) -> Reader:
+        element = _element_for(array.element)
+        expected = describe(array)
         host = self.results == "numpy"
         device = self.device
         if element is None:
@@ -452,11 +462,11 @@ class _Marshal:
         dtype, returned = element.dtype, element.returned
 
         def read_array(lst: Any, index: int) -> Any:
-            view = _view_at(lst, index)
+            view = _view_at(lst, index, expected)
             if view.element_type not in returned:
                 raise _Misfit(
-                    f"expected an array of {element.describe()}, the VM returned "
-                    f"element type {view.element_type}"
+                    f"expected {expected}, the VM returned element type "
+                    f"{_element_type_name(view.element_type)}"
                 )
             if host:
                 return _to_host(view, dtype, device)
@@ -540,16 +550,16 @@ def _signed_checker(width: int) -> Checker:
     return lambda value: value if value <= highest else value - wrap
 
 
-def _array_checker(element: _Element, convert: bool) -> Checker:
+def _array_checker(element: _Element, convert: bool, expected: str) -> Checker:
     dtype, accepted = element.dtype, element.accepted
 
     def check_array(value: Any) -> Any:
         if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
             return value
         if isinstance(value, (_BufferView, _DeviceArray)):
-            _checked_view(value, element)
+            _checked_view(value, element, expected)
             return value
-        return _host_array(value, element, convert)
+        return _host_array(value, element, convert, expected)
 
     return check_array
 
@@ -603,46 +613,96 @@ def _host_value(value: Any) -> Any:
     return value if array is None else array
 
 
-def _host_array(value: Any, element: _Element, convert: bool) -> Any:
+def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
     """A numpy array of ``element``'s dtype (or one it accepts) for ``value``."""
     value = _host_value(value)
-    if not isinstance(value, (list, tuple)) and hasattr(value, "__array__"):
+    if isinstance(value, memoryview) or (
+        not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
+    ):  # a dtype of its own (a memoryview's is its format)
         array = np.asarray(value)
         if array.dtype in element.accepted:
             return array
+        got = describe_shaped(array, array.shape)
         if not _numeric(array.dtype):
-            raise _Misfit(f"expected an array of {element.describe()}, got {array.dtype} data")
+            raise _Misfit(f"expected {expected}, got {got}")
         if convert:
             return array.astype(element.dtype)
-        raise _Misfit(
-            f"expected an array of {element.describe()}, got dtype {array.dtype} "
-            "(convert=True converts it)"
-        )
+        raise _Misfit(f"expected {expected}, got {got} (convert=True converts it)")
     # Nested lists or a Python number (rank and dims already checked by `pack`).
     try:
         data = np.array(value)
     except (ValueError, TypeError, OverflowError):
-        raise _Misfit(f"expected an array of {element.describe()}, got non-numeric data") from None
+        raise _Misfit(f"expected {expected}, got non-numeric values") from None
     kind = data.dtype.kind
     if data.size == 0:
         return np.zeros(data.shape, element.dtype)
     if kind not in _FITS:
+        # Ints beyond int64 (and floats with them): numbers numpy keeps as objects.
+        if kind == "O" and element.kind == "float" and _all_numbers(data):
+            return _finite_floats(data, element)
         if kind == "O" and _all_ints(data):
-            raise _Misfit(f"a value does not fit in {element.record}")
-        raise _Misfit(f"expected an array of {element.describe()}, got non-numeric data")
+            _too_wide(data, element)
+        raise _Misfit(f"expected {expected}, got non-numeric values")
     if convert:
         return data.astype(element.dtype)
     if element.kind not in _FITS[kind]:
         raise _Misfit(
-            f"expected an array of {element.describe()}, got {data.dtype.name} data "
-            "(convert=True converts it)"
+            f"expected {expected}, got {data.dtype.name} values (convert=True converts it)"
         )
-    if element.kind != "float" and kind != "b":
+    if element.kind == "float":
+        return _finite_floats(data, element)
+    if kind != "b":
         low, high = int(data.min()), int(data.max())
         if low < element.low or high > element.high:
-            bad = low if low < element.low else high
-            raise _Misfit(f"value {bad} does not fit in {element.record}")
+            _does_not_fit(data, (data < element.low) | (data > element.high), element)
     return data.astype(element.dtype)
+
+
+def _finite_floats(data: Any, element: _Element) -> Any:
+    """Nested-list ``data`` (numbers) in a float record's dtype: a finite value that
+    becomes infinite there does not fit (as `pack` says of a scalar)."""
+    if data.dtype.kind == "O":
+        doubles = np.array([_double(item) for item in data.flat]).reshape(data.shape)
+        finite = np.array([_is_finite(item) for item in data.flat]).reshape(data.shape)
+    else:
+        doubles, finite = data, np.isfinite(data)
+    with np.errstate(over="ignore"):
+        converted = doubles.astype(element.dtype)
+    overflow = np.isinf(converted) & finite
+    if overflow.any():
+        _does_not_fit(data, overflow, element)
+    return converted
+
+
+def _double(number: Any) -> float:
+    try:
+        return float(number)
+    except OverflowError:  # an int beyond the doubles
+        return math.copysign(math.inf, number)
+
+
+def _is_finite(number: Any) -> bool:
+    return isinstance(number, int) or math.isfinite(number)
+
+
+def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
+    """The error for the first element of the nested lists ``data`` where ``bad`` is
+    true, located at that element."""
+    position = int(np.argmax(bad))
+    value = data.flat[position]
+    shown = repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
+    if len(shown) > 100:
+        shown = f"<an integer of {abs(int(value)).bit_length()} bits>"
+    misfit = _Misfit(f"value {shown} does not fit in {element.record}")
+    index = [int(axis) for axis in np.unravel_index(position, data.shape)]
+    misfit.reversed_path.extend(reversed(index))
+    raise misfit
+
+
+def _too_wide(data: Any, element: _Element) -> NoReturn:
+    """An object array of ints, one of which int64 and uint64 cannot hold."""
+    wide = np.frompyfunc(lambda item: not -(1 << 63) <= item < 1 << 64, 1, 1)(data)
+    _does_not_fit(data, wide.astype(bool), element)
 
 
 _BF16 = _dtype(ml_dtypes.bfloat16)
@@ -656,15 +716,27 @@ def _all_ints(data: Any) -> bool:
     return all(isinstance(item, int) for item in data.flat)
 
 
-def _checked_view(value: Any, element: _Element) -> Any:
+def _all_numbers(data: Any) -> bool:
+    return all(isinstance(item, (int, float)) for item in data.flat)
+
+
+def _checked_view(value: Any, element: _Element, expected: str) -> Any:
     """A buffer view (or IREE `DeviceArray`) argument: its element type must match."""
     view = value._buffer_view if isinstance(value, _DeviceArray) else value
     if view.element_type not in element.returned:
         raise _Misfit(
-            f"expected an array of {element.describe()}, got a buffer view of element "
-            f"type {view.element_type}"
+            f"expected {expected}, got a buffer view of element type "
+            f"{_element_type_name(view.element_type)}"
         )
     return view
+
+
+def _element_type_name(element_type: int) -> str:
+    """`FLOAT_64` for a buffer view's element type (its number if IREE has no name)."""
+    try:
+        return str(_E(element_type).name)
+    except ValueError:
+        return str(element_type)
 
 
 def _dynamic_hal_type(dtype: np.dtype[Any]) -> Any:
@@ -680,13 +752,13 @@ def _view_dtype(view: Any) -> np.dtype[Any] | None:
         return None
 
 
-def _view_at(lst: Any, index: int) -> Any:
+def _view_at(lst: Any, index: int, expected: str = "an array") -> Any:
     try:
         view = lst.get_as_object(index, _BufferView)
     except ValueError:  # not a reference
         view = None
     if view is None:
-        raise _Misfit(f"expected an array, the VM returned {_type_name(lst.get_variant(index))}")
+        raise _Misfit(f"expected {expected}, the VM returned {_type_name(lst.get_variant(index))}")
     return view
 
 

@@ -18,22 +18,27 @@ got 3``):
 * `slist` / `stuple`: any sequence except str/bytes/bytearray/memoryview, of exactly the
   record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
   positions of the other items never shift.
-* `sdict`: a mapping with exactly the record's keys.
-* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), nested lists/tuples
-  (at most `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a
-  bare number for rank 0. Rank and static dims are checked. A value with a ``.dtype``
-  must have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or
-  uint<w>; `i1`: bool), or ``convert=True`` casts it with ``.astype``; nested lists have
-  no dtype and are not checked (IREE converts them). The value is passed through
-  unchanged, except a `torch.Tensor`, which becomes the numpy array sharing its memory
-  (`torch_array`). An ND-array of
+* `sdict`: a mapping with exactly the record's keys, or a namedtuple or dataclass
+  instance whose fields are exactly those keys (SPEC §10).
+* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), an object with
+  ``__array__`` (replaced by the array it gives), nested lists/tuples (at most
+  `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a bare
+  number for rank 0. Rank and static dims are checked. A value with a ``.dtype`` must
+  have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or uint<w>;
+  `i1`: bool), or ``convert=True`` casts it with ``.astype``; a memoryview's struct
+  ``format`` is its element type, checked the same way (``convert=True`` takes its
+  values, ``tolist()``); nested lists have no dtype and are not checked (IREE converts
+  them). The value is passed through unchanged, except a `torch.Tensor`, which becomes
+  the numpy array sharing its memory (`torch_array`). An ND-array of
   reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
   ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
   needs a ``.shape`` and ``.tolist()`` (a numpy object array).
 * integers (`i<w>`, `si<w>`, `ui<w>`): an int (numpy integers included; a ``bool`` only
   with ``convert=True``) in the type's range (signless: either interpretation), packed as
   ``int``; `i1` takes a bool or 0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a
-  real number other than a bool (unless ``convert=True``), packed as ``float``.
+  real number other than a bool (unless ``convert=True``), packed as ``float``; a finite
+  number that the record's type would round to infinity (`1e300` for `f32`, `70000` for
+  `f16`) does not fit (infinities and NaNs pass).
 * `py_homogeneous_list`: a sequence of any length, each element checked against the
   element record. `"unknown"`: anything, unchanged.
 
@@ -56,22 +61,30 @@ numpy is never imported: arrays are recognized by their ``.shape`` (a torch tens
 ``.numpy()`` gives numpy arrays; ml_dtypes is imported for a bfloat16 one).
 
 Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
-``result <position>``, then ``[<index>]`` / ``['<key>']`` per level):
+``result <position>``, then ``[<index>]`` / ``['<key>']`` per level). Each names what
+the value must be (`describe`: ``float32[2,?]``, ``a dict with keys ['a', 'b']``, ``a
+sequence of 2 values``, ``an int (i32)``, …) and, for a value of the wrong shape, what it
+is (`describe_shaped`: ``float64[4,2]``, ``lists of shape [4,2]``, ``str``):
 
-* binding: ``missing value``; ``unexpected keyword argument``; ``given both positionally
-  and by keyword``; ``unexpected positional argument (the function takes N positional
+* binding: ``missing value, expected float32[2,4]``; ``unexpected keyword argument
+  (keywords: 'x', 'y')`` (or ``(it takes no keywords)``); ``given both positionally and
+  by keyword``; ``unexpected positional argument (the function takes N positional
   arguments)`` (located at the first surplus position);
 * structures: ``expected a sequence of N values, got M`` (or ``got <type>``);
-  ``expected a mapping with keys 'a', 'b', got <type>``; ``missing key 'b'``;
-  ``unexpected key 'c'``; ``expected None (a gap in the structure), got <type>``;
+  ``expected a dict with keys ['bias', 'kernel'], got keys ['bias']`` (or ``got
+  <type>``, ``got Point with fields ['x', 'y']``; lists of more than 16 keys are cut and
+  end with what is missing and unexpected); ``expected None (a gap in the structure),
+  got <type>``;
 * leaves: ``expected an int (i32), got <type>``; ``expected a bool (i1), …``;
-  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``expected an array,
-  got <type>``; ``expected an array, got ragged nested lists``; ``expected an array of
-  rank 2, got rank 1``; ``expected an array of shape [?x4], got [2x3]``; ``expected an
-  array of f32 (float32), got dtype int32 (convert=True converts it)``; ``expected an
-  array, got lists nested deeper than 64 levels``; ``an empty reference array of shape
-  [100000000x0] would unpack to more than 1048576 nested lists`` (`MAX_EMPTY_LISTS`);
-  ``expected a sequence, got <type>`` (`py_homogeneous_list`);
+  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``value 1e+300 does
+  not fit in f32``; ``expected float32[2,4], got float32[4,2]`` (rank or static dims; a
+  nested list: ``got lists of shape [4,2]``); ``expected float32[2,4], got int32[2,4]
+  (convert=True converts it)`` (a memoryview's format reads as its dtype); ``expected
+  float32[2], got <type>``; ``expected float32[2], <type>.__array__() raised <error>``;
+  ``expected float32[2], got ragged nested lists``; ``… got lists nested deeper than 64
+  levels``; ``an empty reference array of shape [100000000,0] would unpack to more than
+  1048576 nested lists`` (`MAX_EMPTY_LISTS`); ``expected a sequence, got <type>``
+  (`py_homogeneous_list`);
 * results, without a path: ``expected N results, got M``; ``expected a sequence of
   results, got <type>``; legacy signatures that disagree: ``sip inputs leaf indices […]
   do not match the N raw inputs of f``;
@@ -82,8 +95,10 @@ Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import math
 import numbers
 import operator
 import sys
@@ -163,6 +178,85 @@ def _keys_text(keys: SequenceABC[object]) -> str:
     return ", ".join(repr(key) for key in keys)
 
 
+# The most keys a message lists (a dict of thousands of keys would flood it).
+_KEYS_SHOWN = 16
+
+
+def _keys_list(keys: SequenceABC[object]) -> str:
+    """``['bias', 'kernel']``; a long list is cut (``…, and 990 more``)."""
+    shown = ", ".join(repr(key) for key in keys[:_KEYS_SHOWN])
+    if len(keys) > _KEYS_SHOWN:
+        shown += f", … and {len(keys) - _KEYS_SHOWN} more"
+    return f"[{shown}]"
+
+
+def _dims_text(dims: SequenceABC[int | None]) -> str:
+    """``[2,?,4]``: dims as in ``float32[2,?,4]``."""
+    return "[" + ",".join("?" if dim is None else _show_int(dim) for dim in dims) + "]"
+
+
+def _describe_type(value_type: ValueType | None) -> str:
+    """What a leaf value of ``value_type`` must be, for messages: ``float32[2,?]``, ``an
+    int (i32)``, ``a sequence``, …"""
+    if isinstance(value_type, Scalar):
+        name = _scalar_name(value_type)
+        if value_type.kind in ("f", "bf"):
+            return f"a float ({name})"
+        return f"a bool ({name})" if name == "i1" else f"an int ({name})"
+    if isinstance(value_type, NDArray):
+        element = value_type.element
+        dims = value_type.dims
+        if isinstance(element, Scalar):
+            name = _numpy_dtype_name(element)
+            return f"a {name} array of any rank" if dims is None else f"{name}{_dims_text(dims)}"
+        kind = "a reference array" if isinstance(element, ListRef) else "an array"
+        return f"{kind} of any rank" if dims is None else f"{kind} of shape {_dims_text(dims)}"
+    if isinstance(value_type, ListRef):
+        return "a sequence"
+    return "a value"
+
+
+def describe(node: Node | ValueType | None) -> str:
+    """What a value of ``node`` (a structure or a leaf's type) must be, as every call
+    error says it: ``a dict with keys ['bias', 'kernel']``, ``a sequence of 2 values``,
+    ``float32[2,4]``, ``None (a gap in the structure)``."""
+    if node is None:
+        return "None (a gap in the structure)"
+    if isinstance(node, Leaf):
+        return _describe_type(node.type)
+    if isinstance(node, Sequence):
+        return f"a sequence of {_values(len(node.items))}"
+    if isinstance(node, Dict):
+        keys = [key for key, _ in node.items]
+        return f"a dict with keys {_keys_list(keys)}" if keys else "a dict with no keys"
+    return _describe_type(node)
+
+
+_BUFFER_DTYPES = {"b": "bool", "i": "int", "u": "uint", "f": "float"}
+
+
+def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
+    """What an array-like value of ``shape`` is, as call errors say it: ``float64[4,2]``,
+    ``lists of shape [4,2]``, ``float`` (a number)."""
+    dims = _dims_text(shape)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        name = getattr(dtype, "name", None)
+        kind = getattr(dtype, "kind", "")
+        text = name if isinstance(name, str) and kind in "biufc" else getattr(dtype, "str", dtype)
+        return f"{text}{dims}"
+    if isinstance(value, memoryview):
+        kind = _buffer_kind(value)
+        if kind is None:
+            return f"a memoryview of format {value.format!r} and shape {dims}"
+        return f"{_BUFFER_DTYPES[kind]}{'' if kind == 'b' else 8 * value.itemsize}{dims}"
+    if isinstance(value, (list, tuple)):
+        return f"lists of shape {dims}"
+    if not shape:
+        return _type_name(value)
+    return f"{_type_name(value)} of shape {dims}"
+
+
 # --------------------------------------------------------------------------------------
 # Shared checks.
 # --------------------------------------------------------------------------------------
@@ -186,25 +280,50 @@ def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
 
 
 def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
-    """The values of a mapping with exactly ``keys``, in that order."""
+    """The values of a mapping with exactly ``keys``, in that order; a namedtuple or a
+    dataclass instance whose fields are exactly ``keys`` stands for one (SPEC §10: JAX's
+    `.field` paths come from such objects)."""
     if type(value) is dict and len(value) == len(keys):
         try:
             return [value[key] for key in keys]
         except KeyError:
             pass  # diagnosed below
+    expected = f"a dict with keys {_keys_list(keys)}" if keys else "a dict with no keys"
     if not isinstance(value, Mapping):
-        wanted = f"keys {_keys_text(keys)}" if keys else "no keys"
-        raise _Mismatch(f"expected a mapping with {wanted}, got {_type_name(value)}")
-    missing = [key for key in keys if key not in value]
-    if missing:
-        noun = "key" if len(missing) == 1 else "keys"
-        raise _Mismatch(f"missing {noun} {_keys_text(missing)}")
-    if len(value) != len(keys):
-        known = set(keys)
-        extra = [key for key in value if key not in known]
-        noun = "key" if len(extra) == 1 else "keys"
-        raise _Mismatch(f"unexpected {noun} {_keys_text(extra)}")
+        fields = _fields(value)
+        if fields is None:
+            raise _Mismatch(f"expected {expected}, got {_type_name(value)}")
+        if sorted(fields) != sorted(keys):
+            got = f"{_type_name(value)} with fields {_keys_list(fields)}"
+            raise _Mismatch(f"expected {expected}, got {got}{_key_difference(keys, fields)}")
+        return [getattr(value, key) for key in keys]
+    if len(value) != len(keys) or any(key not in value for key in keys):
+        got = f"keys {_keys_list(list(value))}" if len(value) else "no keys"
+        raise _Mismatch(f"expected {expected}, got {got}{_key_difference(keys, list(value))}")
     return [value[key] for key in keys]
+
+
+def _fields(value: Any) -> tuple[str, ...] | None:
+    """The field names of a namedtuple or a dataclass instance (None for other values)."""
+    fields = getattr(type(value), "_fields", None)
+    if isinstance(value, tuple) and isinstance(fields, tuple):
+        return fields
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(field.name for field in dataclasses.fields(value))
+    return None
+
+
+def _key_difference(expected: SequenceABC[str], got: SequenceABC[object]) -> str:
+    """What a cut key list may hide: `` (missing 'b'; unexpected 'c')``."""
+    if len(expected) <= _KEYS_SHOWN and len(got) <= _KEYS_SHOWN:
+        return ""
+    given = set(got)
+    missing = [key for key in expected if key not in given]
+    known = set(expected)
+    extra = [key for key in got if key not in known]
+    parts = [f"missing {_keys_list(missing)}"] if missing else []
+    parts += [f"unexpected {_keys_list(extra)}"] if extra else []
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _check_gap(value: Any) -> None:
@@ -269,21 +388,40 @@ def _int_converter(scalar: Scalar, convert: bool) -> Converter:
     return convert_int
 
 
+# The magnitude from which a double rounds to infinity in each narrower float record
+# (round to nearest, ties to even: halfway between the largest finite value and the next
+# power of two). A finite value at or beyond it does not fit; inf and nan pass as they are.
+_FLOAT_OVERFLOW = {
+    Scalar("f", 16): (2 - 2**-11) * 2.0**15,
+    Scalar("bf", 16): (2 - 2**-8) * 2.0**127,
+    Scalar("f", 32): (2 - 2**-24) * 2.0**127,
+}
+
+
 def _float_converter(scalar: Scalar, convert: bool) -> Converter:
     name = _scalar_name(scalar)
+    limit = _FLOAT_OVERFLOW.get(scalar, math.inf)
+
+    def too_large(value: Any, number: float) -> _Mismatch:
+        shown = _show_int(value) if isinstance(value, int) else repr(number)
+        return _Mismatch(f"value {shown} does not fit in {name}")
 
     def convert_float(value: Any) -> float:
         cls = type(value)
         if cls is float:
-            return cast(float, value)
+            if -limit < value < limit or not math.isfinite(value):
+                return cast(float, value)
+            raise too_large(value, value)
         if cls is bool and not convert:
             raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
         if cls is int or cls is bool or isinstance(value, numbers.Real):
             try:
-                return float(value)
+                number = float(value)
             except OverflowError:
-                shown = _show_int(value) if isinstance(value, int) else value
-                raise _Mismatch(f"value {shown} does not fit in {name}") from None
+                raise too_large(value, math.inf) from None
+            if -limit < number < limit or (not math.isfinite(number) and cls is not int):
+                return number
+            raise too_large(value, number)
         raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
 
     return convert_float
@@ -307,11 +445,28 @@ def _numpy_dtype_name(scalar: Scalar) -> str:
     return f"{'uint' if scalar.kind == 'ui' else 'int'}{scalar.width}"
 
 
+# A buffer's element format (`memoryview.format`, struct syntax) → numpy's dtype kind.
+_FORMAT_KINDS = {"?": "b", **dict.fromkeys("bhilqn", "i"), **dict.fromkeys("BHILQN", "u")}
+_FORMAT_KINDS.update(dict.fromkeys("efd", "f"))
+
+
+def _buffer_kind(view: memoryview) -> str | None:
+    """The dtype kind of a memoryview's elements (None: not numbers)."""
+    code = view.format.lstrip("@=<>!")
+    return _FORMAT_KINDS.get(code) if len(code) == 1 else None
+
+
 def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
-    kind = getattr(dtype, "kind", None)
-    bits = 8 * int(getattr(dtype, "itemsize", 0) or 0)
-    if scalar.kind == "bf":
+    if scalar.kind == "bf":  # (``dtype.name`` is slow: only read where needed)
         return getattr(dtype, "name", None) == _numpy_dtype_name(scalar)
+    return _kind_matches(
+        getattr(dtype, "kind", None), 8 * int(getattr(dtype, "itemsize", 0) or 0), scalar
+    )
+
+
+def _kind_matches(kind: str | None, bits: int, scalar: Scalar) -> bool:
+    """Whether elements of a dtype kind (numpy's letters) and width are ``scalar``'s (not
+    bf16, which numpy knows by name only)."""
     if scalar.kind == "f":
         return kind == "f" and bits == scalar.width
     if scalar.width == 1 and scalar.kind == "i":
@@ -324,26 +479,39 @@ def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
 _I8 = Scalar("i", 8)
 
 
-def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Converter:
+def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = False) -> Converter:
     """An array with a ``dtype`` must hold ``element``'s values; ``convert=True`` casts it
-    with ``astype`` instead. Values without a dtype (nested lists, numbers) pass."""
+    with ``astype`` instead. Values without a dtype (nested lists, numbers) pass.
+    ``expected`` describes the whole array (`describe`)."""
     wanted = _numpy_dtype_name(element)
+    # (kind, itemsize) of the dtypes taken as they are, looked up first (the common case).
+    taken = frozenset(
+        (kind, size)
+        for kind in "biuf"
+        for size in (1, 2, 4, 8)
+        if element.kind != "bf" and _kind_matches(kind, 8 * size, element)
+    )
+
+    def wrong(value: Any, hint: str = "") -> _Mismatch:
+        got = describe_shaped(value, tuple(getattr(value, "shape", ())))
+        return _Mismatch(f"expected {expected}, got {got}{hint}")
 
     def check(value: Any) -> Any:
         dtype = getattr(value, "dtype", None)
-        if dtype is None or _dtype_matches(dtype, element):
+        if dtype is None:
+            if type(value) is memoryview:
+                return check_buffer(value)
+            return value
+        if (getattr(dtype, "kind", None), getattr(dtype, "itemsize", None)) in taken:
+            return value
+        if _dtype_matches(dtype, element):
             return value
         if bools and getattr(dtype, "kind", None) == "b":
             return value
         if getattr(dtype, "kind", "") not in "biufc":  # strings, objects: nothing converts
-            raise _Mismatch(
-                f"expected an array of {_scalar_name(element)} ({wanted}), got {dtype.str} data"
-            )
+            raise wrong(value)
         if not convert:
-            raise _Mismatch(
-                f"expected an array of {_scalar_name(element)} ({wanted}), got dtype "
-                f"{getattr(dtype, 'name', dtype)} (convert=True converts it)"
-            )
+            raise wrong(value, " (convert=True converts it)")
         try:
             return value.astype(wanted)
         except Exception as error:  # numpy raises TypeError, ValueError, …
@@ -351,6 +519,19 @@ def _dtype_checker(element: Scalar, convert: bool, bools: bool = False) -> Conve
                 f"cannot convert an array of dtype {getattr(dtype, 'name', dtype)} to "
                 f"{wanted}: {error}"
             ) from None
+
+    def check_buffer(view: memoryview) -> Any:
+        """A memoryview's elements have a type too (its struct ``format``)."""
+        kind = _buffer_kind(view)
+        if element.kind != "bf" and _kind_matches(kind, 8 * view.itemsize, element):
+            return view
+        if bools and kind == "b":
+            return view
+        if kind is None:
+            raise wrong(view)
+        if not convert:
+            raise wrong(view, " (convert=True converts it)")
+        return view.tolist()  # numbers without a dtype, converted by value
 
     return check
 
@@ -364,7 +545,7 @@ MAX_RANK = 64
 
 
 def _nested_list_shape(
-    value: list[Any] | tuple[Any, ...], dims: tuple[int | None, ...] | None
+    value: list[Any] | tuple[Any, ...], dims: tuple[int | None, ...] | None, expected: str
 ) -> tuple[int, ...]:
     """The shape of rectangular nested lists/tuples.
 
@@ -379,9 +560,9 @@ def _nested_list_shape(
             break
         size = len(level[0]) if nested[0] else -1
         if not all(nested) or any(len(item) != size for item in level):
-            raise _Mismatch("expected an array, got ragged nested lists")
+            raise _Mismatch(f"expected {expected}, got ragged nested lists")
         if len(shape) == MAX_RANK:  # also a list that contains itself
-            raise _Mismatch(f"expected an array, got lists nested deeper than {MAX_RANK} levels")
+            raise _Mismatch(f"expected {expected}, got lists nested deeper than {MAX_RANK} levels")
         shape.append(size)
         # A list that appears several times on one level (``[row] * n``) has the same
         # shape each time: looked into once, so aliased input costs its own size only.
@@ -392,7 +573,7 @@ def _nested_list_shape(
                 shape.extend(0 if dim is None else dim for dim in dims[len(shape) :])
             break
     if dims is not None and len(shape) < len(dims):
-        raise _Mismatch(f"expected an array of rank {len(dims)}, got rank {len(shape)}")
+        raise _Mismatch(f"expected {expected}, got lists of shape {_dims_text(shape)}")
     return tuple(shape)
 
 
@@ -420,55 +601,82 @@ def torch_array(value: Any) -> Any:
         raise TypeError(f"a torch.Tensor of dtype {tensor.dtype}, which IREE cannot take") from None
 
 
-def _host_tensor(value: Any) -> Any:
+def _host_tensor(value: Any, expected: str) -> Any:
     """`torch_array` for a leaf converter: its refusal is a mismatch."""
     try:
         return torch_array(value)
     except TypeError as error:
-        raise _Mismatch(f"expected an array, got {error}") from None
+        raise _Mismatch(f"expected {expected}, got {error}") from None
 
 
-def _array_shape(value: Any, dims: tuple[int | None, ...] | None = None) -> tuple[int, ...]:
+def _array_shape(
+    value: Any, expected: str, dims: tuple[int | None, ...] | None = None
+) -> tuple[int, ...]:
     shape = getattr(value, "shape", None)
     if shape is not None and not isinstance(value, (list, tuple)):
         try:
             return tuple(int(dim) for dim in shape)
         except (TypeError, ValueError):
-            raise _Mismatch(f"expected an array, got {_type_name(value)}") from None
+            raise _Mismatch(f"expected {expected}, got {_type_name(value)}") from None
     if isinstance(value, (list, tuple)):
-        return _nested_list_shape(value, dims)
+        return _nested_list_shape(value, dims, expected)
     if isinstance(value, numbers.Number):
         return ()
-    raise _Mismatch(f"expected an array, got {_type_name(value)}")
+    raise _Mismatch(f"expected {expected}, got {_type_name(value)}")
 
 
-def _format_shape(dims: SequenceABC[int | None]) -> str:
-    return "[" + "x".join("?" if dim is None else _show_int(dim) for dim in dims) + "]"
+def _dunder_array(value: Any, expected: str) -> tuple[Any, tuple[int, ...]]:
+    """A value `_array_shape` refused: if it is an array only through ``__array__``, the
+    array it gives and its shape (looked for only then: no cost for other arrays);
+    otherwise the refusal again."""
+    array = _as_array(value, expected)
+    return array, _array_shape(array, expected)
 
 
-def _check_shape(shape: tuple[int, ...], dims: tuple[int | None, ...] | None) -> None:
+def _as_array(value: Any, expected: str) -> Any:
+    """An object that is an array only through ``__array__`` (no ``.shape``): the array it
+    gives, which is then checked and passed on (no numpy import here)."""
+    if (
+        getattr(value, "shape", None) is None
+        and not isinstance(value, (list, tuple))
+        and hasattr(value, "__array__")
+    ):
+        try:
+            return value.__array__()
+        except Exception as error:  # whatever the object raises
+            raise _Mismatch(
+                f"expected {expected}, {_type_name(value)}.__array__() raised "
+                f"{type(error).__name__}: {error}"
+            ) from None
+    return value
+
+
+def _check_shape(
+    value: Any, shape: tuple[int, ...], dims: tuple[int | None, ...] | None, expected: str
+) -> None:
     if dims is None:
         return
-    if len(shape) != len(dims):
-        raise _Mismatch(f"expected an array of rank {len(dims)}, got rank {len(shape)}")
-    for expected, actual in zip(dims, shape, strict=True):
-        if expected is not None and expected != actual:
-            raise _Mismatch(
-                f"expected an array of shape {_format_shape(dims)}, got {_format_shape(shape)}"
-            )
+    if len(shape) != len(dims) or any(
+        dim is not None and dim != size for dim, size in zip(dims, shape, strict=True)
+    ):
+        raise _Mismatch(f"expected {expected}, got {describe_shaped(value, shape)}")
 
 
 def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     """Rank and static dims; ``dtype`` (packing) checks or converts the element type."""
     dims = array.dims
+    expected = _describe_type(array)
     finish = dtype or _passthrough
     if dims is None:
 
         def convert_unranked(value: Any) -> Any:
-            tensor = _host_tensor(value)
+            tensor = _host_tensor(value, expected)
             if tensor is not None:
                 value = tensor
-            _array_shape(value)
+            try:
+                _array_shape(value, expected)
+            except _Mismatch:
+                value, _ = _dunder_array(value, expected)
             return finish(value)
 
         return convert_unranked
@@ -478,15 +686,18 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     def convert(value: Any) -> Any:
         shape = getattr(value, "shape", None)
         if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
-            tensor = _host_tensor(value)  # a torch.Size is not a plain tuple
+            tensor = _host_tensor(value, expected)  # a torch.Size is not a plain tuple
             if tensor is not None:
                 value = tensor
-            shape = _array_shape(value)
+            try:
+                shape = _array_shape(value, expected)
+            except _Mismatch:
+                value, shape = _dunder_array(value, expected)
         if len(shape) != rank:
-            _check_shape(shape, dims)
+            _check_shape(value, shape, dims, expected)
         for axis, dim in static:
             if shape[axis] != dim:
-                _check_shape(shape, dims)
+                _check_shape(value, shape, dims, expected)
         return finish(value)
 
     return convert
@@ -524,10 +735,11 @@ def _convert_elements(
 def _ref_array_packer(array: NDArray, element: Converter) -> Converter:
     """SPEC §8.3: an ND-array of reference type travels as [values, dims]."""
     dims = array.dims
+    expected = _describe_type(array)
 
     def convert(value: Any) -> list[Any]:
         if hasattr(value, "shape") and hasattr(value, "tolist"):
-            shape = _array_shape(value)
+            shape = _array_shape(value, expected)
             nested = value.tolist()
         elif dims is None:
             raise _Mismatch(
@@ -535,9 +747,9 @@ def _ref_array_packer(array: NDArray, element: Converter) -> Converter:
                 f"nested lists), got {_type_name(value)}"
             )
         else:
-            shape = _array_shape(value, dims)
+            shape = _array_shape(value, expected, dims)
             nested = value
-        _check_shape(shape, dims)
+        _check_shape(value, shape, dims, expected)
         values = _convert_elements(_flatten(nested, shape), shape, element)
         return [values, list(shape)]
 
@@ -570,6 +782,7 @@ MAX_EMPTY_LISTS = 1 << 20
 def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
     """[values, dims] → nested lists of the unpacked values (rank 0: the value)."""
     dims = array.dims
+    expected = f"the dims {_dims_text(dims)}" if dims is not None else ""
 
     def convert(value: Any) -> Any:
         values, sizes = _sequence_of(value, 2)
@@ -577,7 +790,11 @@ def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
             if not _is_sequence(sizes):
                 raise _Mismatch(f"expected a sequence of dims, got {_type_name(sizes)}")
             shape = tuple(_dim(size) for size in sizes)
-            _check_shape(shape, dims)
+            if dims is not None and (
+                len(shape) != len(dims)
+                or any(d is not None and d != n for d, n in zip(dims, shape, strict=True))
+            ):
+                raise _Mismatch(f"expected {expected}, got {_dims_text(shape)}")
         except _Mismatch as mismatch:
             mismatch.reversed_path.append(1)
             raise
@@ -594,7 +811,7 @@ def _ref_array_unpacker(array: NDArray, element: Converter) -> Converter:
                 lists *= size
                 if lists > MAX_EMPTY_LISTS:
                     raise _Mismatch(
-                        f"an empty reference array of shape {_format_shape(shape)} would "
+                        f"an empty reference array of shape {_dims_text(shape)} would "
                         f"unpack to more than {MAX_EMPTY_LISTS} nested lists"
                     )
         try:
@@ -647,7 +864,12 @@ def _value_converter(
                 return _ref_array_unpacker(value_type, element)
             return _ref_array_packer(value_type, element)
         dtype = (
-            _dtype_checker(element_type, convert, bools=opaque_refs and element_type == _I8)
+            _dtype_checker(
+                element_type,
+                convert,
+                _describe_type(value_type),
+                bools=opaque_refs and element_type == _I8,
+            )
             if isinstance(element_type, Scalar) and not unpacking
             else None
         )
@@ -739,6 +961,8 @@ class _Slots:
     labels: tuple[IndexPathComponent, ...]
     positional: int
     by_name: Mapping[str, int]
+    #: What slot ``i`` takes (`describe`), for the message of a missing value.
+    expected: Callable[[int], str]
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
         if len(args) > self.positional:
@@ -755,13 +979,17 @@ class _Slots:
         for name, value in kwargs.items():
             slot = self.by_name.get(name)
             if slot is None:
-                raise AbiError(f"argument {name!r}: unexpected keyword argument")
+                names = [key for key, _ in sorted(self.by_name.items(), key=lambda e: e[1])]
+                takes = f"keywords: {_keys_text(names)}" if names else "it takes no keywords"
+                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
             if values[slot] is not _MISSING:
                 raise AbiError(f"argument {name!r}: given both positionally and by keyword")
             values[slot] = value
         for label, value in zip(self.labels, values, strict=True):
-            if value is _MISSING:
-                raise AbiError(f"{_format_path('argument', label, ())}: missing value")
+            if value is _MISSING:  # (identity only: arrays do not compare to a sentinel)
+                expected = self.expected(self.labels.index(label))
+                path = _format_path("argument", label, ())
+                raise AbiError(f"{path}: missing value, expected {expected}")
         return values
 
 
@@ -823,7 +1051,8 @@ def _call_plan(signature: Signature) -> _CallPlan:
         labels.append(position if argument.name is None else argument.name)
         if argument.name is not None:
             by_name[argument.name] = position
-    slots = _Slots(tuple(labels), len(labels), by_name)
+    nodes = [argument.node for argument in signature.arguments]
+    slots = _Slots(tuple(labels), len(labels), by_name, lambda slot: describe(nodes[slot]))
     packers = [_pack_converter(argument.node, False) for argument in signature.arguments]
     converting = [_pack_converter(argument.node, True) for argument in signature.arguments]
     unpackers = [_unpack_converter(node) for node in signature.results]
@@ -958,6 +1187,13 @@ def _check_leaf_indices(side: str, root: Node | None, count: int) -> None:
         raise AbiError(f"sip {side} leaf indices {found} do not match the {count} raw {side} of f")
 
 
+def _describe_legacy(node: Node | None, types: tuple[ValueType, ...]) -> str:
+    """`describe` for a SIP node, whose leaves are typed by the raw signature."""
+    if isinstance(node, Leaf):
+        return _describe_type(types[node.index])
+    return describe(node)
+
+
 def _first_leaf_index(node: Node | None, otherwise: int) -> int:
     found = leaves(node) if node is not None else []
     return min((leaf.index for leaf in found), default=otherwise)
@@ -973,10 +1209,15 @@ def _legacy_plan(flat: FlatSignature, sip: SipSignature) -> _LegacyPlan:
         # first raw index; an empty structure (no leaves) after the others, by key.
         inputs.sort(key=lambda item: _first_leaf_index(item[1], len(flat.inputs)))
         labels = tuple(key for key, _ in inputs)
-        slots = _Slots(labels, len(labels), {str(key): i for i, key in enumerate(labels)})
+        by_name = {str(key): i for i, key in enumerate(labels)}
     else:
         labels = tuple(key for key, _ in inputs)
-        slots = _Slots(labels, len(labels), {})
+        by_name = {}
+
+    def expected(slot: int) -> str:
+        return _describe_legacy(inputs[slot][1], flat.inputs)
+
+    slots = _Slots(labels, len(labels), by_name, expected)
     scatters = [_scatter(child, flat.inputs, False) for _, child in inputs]
     converting = [_scatter(child, flat.inputs, True) for _, child in inputs]
     results = _root_children(sip.results)

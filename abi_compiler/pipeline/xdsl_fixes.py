@@ -51,7 +51,11 @@ What the fix fixes:
   float type xDSL has except f80 and f128, and `format_float` prints decimal only when it
   reads back to the same bits, hexadecimal otherwise (`0xFF800000`, as MLIR prints
   infinities and NaNs). Dense literals of f80, f128 and integers wider than 64 bits,
-  which xDSL cannot store, are located errors instead of internal errors.
+  which xDSL cannot store, are located errors instead of internal errors. A scalar f80 or
+  f128 attribute, which xDSL holds as a double (and printed as an internal error), keeps
+  its literal as written (`ExtendedFloatLiteral`); one a pass builds prints its exact
+  decimal value. An integer literal out of range for its type (an untyped one is an
+  i64; an index holds 64 bits, which xDSL did not check) is an error at the literal.
 * **Splats.** xDSL stores every element of `dense<1.0> : tensor<100000000xf32>` (400 MB
   of bytes, then gigabytes of Python floats to print it); the fix keeps a splat as its
   one element (see `is_compact_splat`) and prints `dense<"0x…">` strings in pieces.
@@ -460,9 +464,69 @@ def float_attr(bits: int, type: AnyFloat) -> FloatAttr:
     return attr
 
 
+class ExtendedFloatLiteral(float):
+    """An f80 or f128 float attribute's value as read: xDSL stores a float attribute as a
+    Python float (a double), which cannot hold every f80/f128 value (`1.0e4000 : f80`,
+    the bits of `0x7FFF8000000000000000 : f80`), so the literal is kept and printed as
+    written. The float is the nearest double (±inf beyond its range)."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str) -> ExtendedFloatLiteral:
+        literal = super().__new__(cls, value)
+        literal.text = text
+        return literal
+
+
+# (exponent bits, explicit leading bit) of the two types whose values xDSL cannot hold.
+_EXTENDED_FIELDS: dict[type[Attribute], tuple[int, int, bool]] = {
+    Float80Type: (15, 64, True),
+    Float128Type: (15, 112, False),
+}
+
+
+def _extended_value(bits: int, type: AnyFloat) -> float:
+    """The double nearest to the f80/f128 bit pattern ``bits``."""
+    exponent_bits, mantissa_bits, explicit = _EXTENDED_FIELDS[type.__class__]
+    sign = -1.0 if bits >> (exponent_bits + mantissa_bits) & 1 else 1.0
+    exponent = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1)
+    mantissa = bits & ((1 << mantissa_bits) - 1)
+    fraction_bits = mantissa_bits - 1 if explicit else mantissa_bits
+    fraction = mantissa & ((1 << fraction_bits) - 1)
+    if exponent == (1 << exponent_bits) - 1:
+        return sign * (math.nan if fraction else math.inf)
+    bias = (1 << (exponent_bits - 1)) - 1
+    if not explicit:
+        mantissa |= (1 << mantissa_bits) if exponent else 0
+    power = max(exponent, 1) - bias - fraction_bits
+    try:
+        return sign * math.ldexp(mantissa, power)
+    except OverflowError:
+        return sign * math.inf
+
+
+def _extended_float_text(value: float, type: AnyFloat) -> str:
+    """MLIR text for a double in an f80/f128 attribute (every double is exact there):
+    decimal, or the bits of an infinity or a quiet NaN in hexadecimal."""
+    if math.isfinite(value):
+        return f"{value:.17e}"
+    exponent_bits, mantissa_bits, explicit = _EXTENDED_FIELDS[type.__class__]
+    bits = ((1 << exponent_bits) - 1) << mantissa_bits
+    if explicit:
+        bits |= 1 << (mantissa_bits - 1)  # f80's integer bit
+    if math.isnan(value):
+        bits |= 1 << (mantissa_bits - 1 - explicit)  # the quiet bit
+    if math.copysign(1.0, value) < 0:
+        bits |= 1 << (exponent_bits + mantissa_bits)
+    return f"0x{bits:0{(type.bitwidth + 3) // 4}X}"
+
+
 def _print_float(self: Printer, value: float, type: AnyFloat) -> None:
     if isinstance(type, Float80Type | Float128Type):
-        _ORIGINAL_PRINT_FLOAT(self, value, type)
+        text = getattr(value, "text", None)
+        if text is None:  # a value a pass made
+            text = _extended_float_text(value, type)
+        self.print_string(text)
         return
     self.print_string(format_float(float_bits(value, type), type))
 
@@ -493,15 +557,29 @@ def _parse_optional_builtin_int_or_float_attr(
         return None
     end = _end_of_literal(content, start, self._current_token.span.start)
     if self._current_token.kind is not MLIRTokenKind.COLON:
-        return FloatAttr(value, f64) if isinstance(value, float) else IntegerAttr(value, i64)
+        if isinstance(value, float):
+            return FloatAttr(value, f64)
+        try:
+            return IntegerAttr(value, i64)
+        except VerifyException as error:  # at the literal, not at the op holding it
+            _literal_error(self, str(error), start, end)
     type = self._parse_attribute_type()
     if isinstance(type, AnyFloat):
+        if negative_hex:
+            _literal_error(
+                self, "hexadecimal float literal should not have a leading minus", start, end
+            )
         if isinstance(type, Float80Type | Float128Type):
-            if hexadecimal or negative_hex:
-                _literal_error(
-                    self, f"hexadecimal {type.name} literals are not supported", start, end
-                )
-            return FloatAttr(float(value), type)
+            # Kept as written: a double cannot hold every f80/f128 value.
+            text = re.sub(r"\s+", "", content[start:end])
+            if hexadecimal:
+                assert isinstance(value, int)
+                if value >= 1 << type.bitwidth:
+                    _literal_error(
+                        self, "hexadecimal float constant out of range for type", start, end
+                    )
+                return FloatAttr(ExtendedFloatLiteral(_extended_value(value, type), text), type)
+            return FloatAttr(ExtendedFloatLiteral(_to_float(value), text), type)
         if negative_hex:
             _literal_error(
                 self, "hexadecimal float literal should not have a leading minus", start, end
@@ -515,6 +593,9 @@ def _parse_optional_builtin_int_or_float_attr(
     if isa(type, IntegerType | IndexType):
         if isinstance(value, float):
             self.raise_error("Floating point value is not valid for integer type.")
+        if isinstance(type, IndexType) and not -(1 << 63) <= value < 1 << 63:
+            # xDSL takes any integer for an index; MLIR's index attributes hold 64 bits.
+            _literal_error(self, "integer constant out of range for index", start, end)
         try:
             return IntegerAttr(value, type)
         except VerifyException as error:
@@ -876,7 +957,6 @@ def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Oper
     return _xdsl_lookup(op if anchor is None else anchor, name)
 
 
-_ORIGINAL_PRINT_FLOAT = Printer.print_float
 _ORIGINAL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
 _ORIGINAL_DENSE_ARRAY_PRINT = DenseArrayBase.print_builtin
 _ORIGINAL_BYTES_CONTENTS = StringLiteral.__dict__["bytes_contents"]

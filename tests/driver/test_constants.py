@@ -234,3 +234,45 @@ def test_abi_opt_output_through_the_spool(
     )
     assert AbiOptMain.main([str(source)]) == 0
     assert "dense<0xFF800000> : tensor<f32>" in capsys.readouterr().out
+
+
+# f80 and f128 literals no double holds: beyond its range, infinities, NaNs, 113 bits.
+EXTENDED_FLOATS = [
+    "1.5 : f80",
+    "-2.5 : f128",
+    "1.0e4000 : f80",
+    "0x7FFF8000000000000000 : f80",
+    "0x3FFF0000000000000000000000000001 : f128",
+    "0x7FFF8000000000000000000000000000 : f128",
+]
+
+
+@pytest.mark.parametrize("literal", EXTENDED_FLOATS)
+def test_extended_float_literals_are_kept(literal: str) -> None:
+    """xDSL holds a float attribute as a double, which cannot hold every f80/f128 value
+    (these printed as an internal error, or changed): parsed attributes keep the literal
+    as written, which MLIR reads as the same value (in a function header, and in a body
+    that is parsed)."""
+    module = parse(
+        f"func.func @f() attributes {{a = {literal}}} {{\n"
+        f'  "test.op"() {{b = [{literal}]}} : () -> ()\n'
+        "  func.return\n}\n",
+        allow_unregistered=True,
+    )
+    printed = print_module(module)
+    assert f"attributes {{a = {literal}}}" in printed
+    assert f"{{b = [{literal}]}}" in printed
+    assert print_module(parse(printed, allow_unregistered=True)) == printed
+
+
+def test_extended_float_values_a_pass_makes_print_exactly() -> None:
+    """An f80/f128 attribute built from a double (not read from text) prints its exact
+    decimal value."""
+    value = FloatAttr(0.1, builtin.f80)
+    module = parse("func.func @f() {\n  func.return\n}\n")
+    (func,) = [op for op in module.walk() if isinstance(op, FuncOp)]
+    func.attributes["a"] = value
+    func.attributes["b"] = FloatAttr(float("inf"), builtin.f128)
+    printed = print_module(module)
+    assert "a = 1.00000000000000006e-01 : f80" in printed
+    assert "b = 0x7FFF0000000000000000000000000000 : f128" in printed

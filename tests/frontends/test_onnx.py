@@ -77,7 +77,7 @@ def test_inputs_by_name_outputs_by_name(classifier: Any) -> None:
         ),
         (
             {"input_ids": np.ones((2, 5), np.float32), "attention_mask": np.ones((2, 4), np.int64)},
-            "argument 'input_ids': expected an array of shape [?x4], got [2x5]",
+            "argument 'input_ids': expected float32[?,4], got float32[2,5]",
         ),
     ],
 )

@@ -243,7 +243,7 @@ def test_unsupported_torch_dtypes_are_refused_before_the_vm(leaves: Any) -> None
     x = torch.ones(2, 2).to(torch.float8_e4m3fn)
     with pytest.raises(
         AbiError,
-        match=r"^argument 0: expected an array, got a torch.Tensor of dtype torch.float8_e4m3fn, which IREE cannot take$",
+        match=r"^argument 0: expected float32\[2,2\], got a torch.Tensor of dtype torch.float8_e4m3fn, which IREE cannot take$",
     ):
         module.scale(x, torch.ones(2, dtype=torch.bfloat16))
 

@@ -42,17 +42,17 @@ def circular_mapping() -> dict[str, Any]:
         (
             ["ndarray", "f32", None],
             self_containing(),
-            f"argument 0: expected an array, got lists nested deeper than {MAX_RANK} levels",
+            f"argument 0: expected a float32 array of any rank, got lists nested deeper than {MAX_RANK} levels",
         ),
         (
             ["ndarray", "f32", 1, None],
             self_containing(),
-            f"argument 0: expected an array, got lists nested deeper than {MAX_RANK} levels",
+            f"argument 0: expected float32[?], got lists nested deeper than {MAX_RANK} levels",
         ),
         (
             ["ndarray", "f32", None],
             deeply_nested(MAX_RANK + 1),
-            f"argument 0: expected an array, got lists nested deeper than {MAX_RANK} levels",
+            f"argument 0: expected a float32 array of any rank, got lists nested deeper than {MAX_RANK} levels",
         ),
         ("i32", 10**5000, "argument 0: value <an integer of 16610 bits> does not fit in i32"),
         ("f32", -(10**5000), "argument 0: value -<an integer of 16610 bits> does not fit in f32"),
@@ -70,7 +70,7 @@ def test_aliased_rows_cost_their_own_size() -> None:
         row = [row] * 10
     assert pack(abi([["ndarray", "f32", None]]), row)[0] is row
     assert error_of(pack, abi([["ndarray", "f32", 1, None]]), row) == (
-        "argument 0: expected an array of rank 1, got rank 10"
+        "argument 0: expected float32[?], got lists of shape [10,10,10,10,10,10,10,10,10,10]"
     )
 
 
@@ -78,12 +78,12 @@ def test_empty_reference_array_with_huge_dims() -> None:
     text = abi([], [REF_ARRAY])
     assert unpack(text, [[[], [MAX_EMPTY_LISTS, 0]]]) == [[]] * MAX_EMPTY_LISTS
     assert error_of(unpack, text, [[[], [10**8, 0]]]) == (
-        f"result 0: an empty reference array of shape [100000000x0] would unpack to more "
+        f"result 0: an empty reference array of shape [100000000,0] would unpack to more "
         f"than {MAX_EMPTY_LISTS} nested lists"
     )
     assert unpack(text, [[[], [0, 10**8]]]) == []
     assert error_of(unpack, text, [[[], [10**5000, 0]]]).startswith(
-        "result 0: an empty reference array of shape [<an integer of 16610 bits>x0]"
+        "result 0: an empty reference array of shape [<an integer of 16610 bits>,0]"
     )
 
 

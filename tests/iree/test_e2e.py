@@ -9,7 +9,8 @@ empty structures are gaps of the SIP root.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -121,6 +122,25 @@ def test_structures_nested_three_deep(lowered: abi_iree.Module) -> None:
     same(got[1]["x"][0], -1)
 
 
+class AB(NamedTuple):
+    b: float
+    a: Any
+
+
+@dataclasses.dataclass
+class ABData:
+    a: Any
+    b: float
+
+
+def test_dicts_from_namedtuples_and_dataclasses(lowered: abi_iree.Module) -> None:
+    """An `sdict` argument takes an object whose fields are exactly its keys (SPEC §10)."""
+    values = np.array([1, 2], np.int32)
+    expected = (values, {"x": (3, np.array([2, 5], np.float32)), "y": 0.5})
+    same(lowered.nested((AB(b=0.5, a=([1.0, 2.5], 3)), values)), expected)
+    same(lowered.nested((ABData(a=([1.0, 2.5], 3), b=0.5), values)), expected)
+
+
 def test_index_paths_slist_gap_and_dict_results(lowered: abi_iree.Module) -> None:
     d = np.array([10, 20], np.float32)
     got = lowered.paths({"w": [[1.0, 2.0], [3.0, 4.0]]}, 5, (1.5, None, d))
@@ -195,6 +215,27 @@ def test_convert_opts_into_dtype_conversion(v1_vmfb: bytes) -> None:
     # Floats into an integer array truncate, as numpy's astype does.
     got = module.nested(({"a": (np.array([1, 2]), 3), "b": 0.5}, [1.9, -2.7]))
     same(got, (np.array([1, -2], np.int32), {"x": (3, np.array([2, 4], np.float32)), "y": 0.5}))
+
+
+def test_array_likes(lowered: abi_iree.Module) -> None:
+    """Objects with `__array__` and memoryviews of the record's element type are arrays;
+    infinities and NaNs in float data pass as they are (only a finite value that would
+    become infinite is refused, tests/iree/test_bad_calls.py)."""
+
+    class ArrayLike:
+        def __init__(self, array: Any) -> None:
+            self.array = array
+
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return self.array
+
+    matrix = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got = lowered.shapes(ArrayLike(matrix), 1.0, memoryview(np.zeros(0, np.int32)))
+    same(got, (matrix * 2, np.array(2.0), np.zeros(0, np.int32)))
+    got = lowered.shapes(memoryview(matrix), 1.0, [])
+    same(got[0], matrix * 2)
+    got = lowered.shapes([[np.inf, -np.inf, 3.4e38]], 1.0, [])
+    same(got[0], np.array([[np.inf, -np.inf, np.inf]], np.float32))
 
 
 def test_load_from_a_path(tmp_path: Any, v1_vmfb: bytes) -> None:

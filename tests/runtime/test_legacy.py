@@ -73,34 +73,40 @@ def test_dict_root_named_arguments_may_be_given_positionally() -> None:
 
 def test_dict_root_errors() -> None:
     f = "I19!S3!t6B6!d-1d2S3!t2R6!B3!d2"
-    assert error_of(pack_legacy, f, DICT_SIP, 4) == "argument 'y': missing value"
+    assert (
+        error_of(pack_legacy, f, DICT_SIP, 4)
+        == "argument 'y': missing value, expected a sequence of 2 values"
+    )
     assert error_of(pack_legacy, f, DICT_SIP, 4, ([[1, 2]], 3), 5) == (
         "argument 2: unexpected positional argument (the function takes 2 positional arguments)"
     )
     assert error_of(pack_legacy, f, DICT_SIP, 4, x=4) == (
         "argument 'x': given both positionally and by keyword"
     )
-    assert error_of(pack_legacy, f, DICT_SIP, x=4) == "argument 'y': missing value"
+    assert (
+        error_of(pack_legacy, f, DICT_SIP, x=4)
+        == "argument 'y': missing value, expected a sequence of 2 values"
+    )
     assert error_of(pack_legacy, f, DICT_SIP, x=4, y=[[[1, 2]], 3], z=1) == (
-        "argument 'z': unexpected keyword argument"
+        "argument 'z': unexpected keyword argument (keywords: 'x', 'y')"
     )
     assert error_of(pack_legacy, f, DICT_SIP, x=4, y=[[[1, 2, 3]], 3]) == (
-        "argument 'y'[0]: expected an array of shape [?x2], got [1x3]"
+        "argument 'y'[0]: expected float32[?,2], got lists of shape [1,3]"
     )
     assert error_of(unpack_legacy, f, DICT_SIP, [[1.0]]) == (
-        "result 'out': expected an array of shape [2], got [1]"
+        "result 'out': expected float32[2], got lists of shape [1]"
     )
 
 
 def test_sequence_root_errors() -> None:
     assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (7, 2.5)}) == (
-        "argument 1: missing value"
+        "argument 1: missing value, expected an int (ui8)"
     )
     assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {}, 1, 2) == (
         "argument 2: unexpected positional argument (the function takes 2 positional arguments)"
     )
     assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {"a": [[1, 2]]}, 1) == (
-        "argument 0: missing key 'b'"
+        "argument 0: expected a dict with keys ['a', 'b'], got keys ['a']"
     )
     assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (7.5, 2.5)}, 1) == (
         "argument 0['b'][0]: expected an int (i32), got float"
@@ -109,7 +115,7 @@ def test_sequence_root_errors() -> None:
         "argument 1: value 256 does not fit in ui8"
     )
     assert error_of(pack_legacy, MIXED_F, NESTED_SIP, {"a": [[1, 2]], "b": (7, 2.5)}, x=1) == (
-        "argument 'x': unexpected keyword argument"
+        "argument 'x': unexpected keyword argument (it takes no keywords)"
     )
     assert error_of(unpack_legacy, MIXED_F, NESTED_SIP, [-3, "x"]) == (
         "result 0: expected a float (f32), got str"

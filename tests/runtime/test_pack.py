@@ -4,6 +4,7 @@ every error message."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 from fractions import Fraction
 from typing import Any
@@ -108,11 +109,20 @@ def test_named_slots_may_be_filled_positionally() -> None:
 
 
 def test_missing_positional_argument() -> None:
-    assert error_of(pack, NAMED) == "argument 0: missing value"
+    assert error_of(pack, NAMED) == "argument 0: missing value, expected an int (i32)"
 
 
 def test_missing_named_argument() -> None:
-    assert error_of(pack, NAMED, 1, y=[3]) == "argument 'x': missing value"
+    assert error_of(pack, NAMED, 1, y=[3]) == (
+        "argument 'x': missing value, expected a float (f32)"
+    )
+    sdict = abi([["sdict", ["bias", ["ndarray", "f32", 1, 4]]], ["ndarray", "f32", 2, 2, 4]])
+    assert error_of(pack, sdict, {"bias": [0.0] * 4}) == (
+        "argument 1: missing value, expected float32[2,4]"
+    )
+    assert error_of(pack, sdict) == (
+        "argument 0: missing value, expected a dict with keys ['bias']"
+    )
 
 
 def test_too_many_positional_arguments() -> None:
@@ -126,12 +136,14 @@ def test_too_many_positional_arguments() -> None:
 
 def test_unknown_keyword_argument() -> None:
     assert error_of(pack, NAMED, 1, x=2.0, y=[3], z=4) == (
-        "argument 'z': unexpected keyword argument"
+        "argument 'z': unexpected keyword argument (keywords: 'x', 'y')"
     )
 
 
 def test_keyword_for_an_unnamed_slot_is_unknown() -> None:
-    assert error_of(pack, abi(["i32"]), **{"0": 1}) == "argument '0': unexpected keyword argument"
+    assert error_of(pack, abi(["i32"]), **{"0": 1}) == (
+        "argument '0': unexpected keyword argument (it takes no keywords)"
+    )
 
 
 def test_slot_given_twice() -> None:
@@ -208,22 +220,69 @@ def test_sdict_packs_values_in_key_order() -> None:
 
 def test_sdict_rejects_non_mappings() -> None:
     assert error_of(pack, SDICT, [3, [1.0, 2.0]]) == (
-        "argument 0: expected a mapping with keys 'a', 'b', got list"
+        "argument 0: expected a dict with keys ['a', 'b'], got list"
     )
     assert error_of(pack, abi([["sdict"]]), []) == (
-        "argument 0: expected a mapping with no keys, got list"
+        "argument 0: expected a dict with no keys, got list"
     )
     assert pack(abi([["sdict"]]), {}) == [[]]
 
 
 def test_sdict_keys_must_match_exactly() -> None:
-    assert error_of(pack, SDICT, {"a": 3}) == "argument 0: missing key 'b'"
-    assert error_of(pack, SDICT, {}) == "argument 0: missing keys 'a', 'b'"
+    assert error_of(pack, SDICT, {"a": 3}) == (
+        "argument 0: expected a dict with keys ['a', 'b'], got keys ['a']"
+    )
+    assert (
+        error_of(pack, SDICT, {}) == "argument 0: expected a dict with keys ['a', 'b'], got no keys"
+    )
     assert error_of(pack, SDICT, {"a": 3, "b": [1, 2], "c": 0}) == (
-        "argument 0: unexpected key 'c'"
+        "argument 0: expected a dict with keys ['a', 'b'], got keys ['a', 'b', 'c']"
     )
     assert error_of(pack, SDICT, {"a": 3, "b": [1, 2], 7: 0, "d": 1}) == (
-        "argument 0: unexpected keys 7, 'd'"
+        "argument 0: expected a dict with keys ['a', 'b'], got keys ['a', 'b', 7, 'd']"
+    )
+
+
+def test_long_key_lists_are_cut_and_the_difference_named() -> None:
+    keys = [f"k{i:02}" for i in range(20)]
+    text = abi([["sdict", *([key, "i32"] for key in keys)]])
+    given = {key: 1 for key in keys[1:]} | {"z": 1}
+    assert error_of(pack, text, given) == (
+        "argument 0: expected a dict with keys ['k00', 'k01', 'k02', 'k03', 'k04', 'k05', "
+        "'k06', 'k07', 'k08', 'k09', 'k10', 'k11', 'k12', 'k13', 'k14', 'k15', … and 4 more], "
+        "got keys ['k01', 'k02', 'k03', 'k04', 'k05', 'k06', 'k07', 'k08', 'k09', 'k10', "
+        "'k11', 'k12', 'k13', 'k14', 'k15', 'k16', … and 4 more] (missing ['k00']; "
+        "unexpected ['z'])"
+    )
+
+
+Point = collections.namedtuple("Point", ["b", "a"])
+
+
+@dataclasses.dataclass
+class Params:
+    a: Any
+    b: Any
+
+
+def test_sdict_takes_namedtuples_and_dataclasses_with_its_keys() -> None:
+    """SPEC §10: a namedtuple or dataclass instance whose fields are exactly the record's
+    keys, in any order (JAX's `.field` paths come from such objects)."""
+    assert pack(SDICT, Point(b=[1.0, 2.0], a=3)) == [[3, [1.0, 2.0]]]
+    assert pack(SDICT, Params(a=3, b=(1, 2))) == [[3, [1.0, 2.0]]]
+    assert error_of(pack, SDICT, Params(a=3, b=[1])) == (
+        "argument 0['b']: expected a sequence of 2 values, got 1"
+    )
+    Other = collections.namedtuple("Other", ["a", "c"])
+    assert error_of(pack, SDICT, Other(1, 2)) == (
+        "argument 0: expected a dict with keys ['a', 'b'], got Other with fields ['a', 'c']"
+    )
+    # The class itself is not an instance; a plain tuple has no fields.
+    assert error_of(pack, SDICT, Params) == (
+        "argument 0: expected a dict with keys ['a', 'b'], got type"
+    )
+    assert error_of(pack, SDICT, (3, [1.0, 2.0])) == (
+        "argument 0: expected a dict with keys ['a', 'b'], got tuple"
     )
 
 
@@ -288,10 +347,39 @@ def test_scalars(record: str, value: Any, packed: Any) -> None:
         ("f32", 1j, "expected a float (f32), got complex"),
         ("bf16", [1.0], "expected a float (bf16), got list"),
         ("f64", 10**400, f"value {10**400} does not fit in f64"),
+        # A finite value beyond a narrower float type would become infinity there.
+        ("f32", 1e300, "value 1e+300 does not fit in f32"),
+        ("f32", -3.5e38, "value -3.5e+38 does not fit in f32"),
+        ("f32", 10**40, f"value {10**40} does not fit in f32"),
+        ("f16", 65520.0, "value 65520.0 does not fit in f16"),
+        ("f16", 70000, "value 70000 does not fit in f16"),
+        ("bf16", 3.4e38, "value 3.4e+38 does not fit in bf16"),
     ],
 )
 def test_scalar_errors(record: str, value: Any, message: str) -> None:
     assert error_of(pack, abi([record]), value) == f"argument 0: {message}"
+
+
+@pytest.mark.parametrize(
+    ("record", "value"),
+    [
+        ("f32", 3.4028234663852886e38),  # the largest f32
+        ("f32", 3.4028235677973362e38),  # rounds down to it
+        ("f32", float("inf")),
+        ("f32", float("-inf")),
+        ("f16", 65519.0),
+        ("f16", -65504),
+        ("bf16", 3.3895313892515355e38),
+        ("f64", 1e300),
+    ],
+)
+def test_float_scalars_at_the_edge_of_their_range(record: str, value: Any) -> None:
+    assert pack(abi([record]), value) == [float(value)]
+
+
+def test_float_nan_passes() -> None:
+    (packed,) = pack(abi(["f16"]), float("nan"))
+    assert packed != packed
 
 
 def test_numpy_scalars() -> None:
@@ -359,21 +447,27 @@ def test_ndarray_accepted(record: list[Any], value: Any) -> None:
         (
             ["ndarray", "f32", 2, None, 4],
             [1.0, 2.0, 3.0, 4.0],
-            "expected an array of rank 2, got rank 1",
+            "expected float32[?,4], got lists of shape [4]",
         ),
         (
             ["ndarray", "f32", 2, None, 4],
             [[1.0, 2.0, 3.0]],
-            "expected an array of shape [?x4], got [1x3]",
+            "expected float32[?,4], got lists of shape [1,3]",
         ),
-        (["ndarray", "f32", 1, 2], [[1], [2, 3]], "expected an array, got ragged nested lists"),
-        (["ndarray", "f32", 1, 2], [1, [2]], "expected an array, got ragged nested lists"),
-        (["ndarray", "f32", 0], [1.0], "expected an array of rank 0, got rank 1"),
-        (["ndarray", "f32", 1, 3], Shaped(3, 1), "expected an array of rank 1, got rank 2"),
-        (["ndarray", "f32", 1, 3], Shaped(4), "expected an array of shape [3], got [4]"),
-        (["ndarray", "f32", 1, 3], "abc", "expected an array, got str"),
-        (["ndarray", "f32", None], None, "expected an array, got None"),
-        (["ndarray", "f32", None], {"a": 1}, "expected an array, got dict"),
+        (["ndarray", "f32", 1, 2], [[1], [2, 3]], "expected float32[2], got ragged nested lists"),
+        (["ndarray", "f32", 1, 2], [1, [2]], "expected float32[2], got ragged nested lists"),
+        (["ndarray", "f32", 0], [1.0], "expected float32[], got lists of shape [1]"),
+        (["ndarray", "f32", 1, 3], Shaped(3, 1), "expected float32[3], got Shaped of shape [3,1]"),
+        (["ndarray", "f32", 1, 3], Shaped(4), "expected float32[3], got Shaped of shape [4]"),
+        (["ndarray", "f32", 1, 3], "abc", "expected float32[3], got str"),
+        (["ndarray", "f32", None], None, "expected a float32 array of any rank, got None"),
+        (["ndarray", "f32", None], {"a": 1}, "expected a float32 array of any rank, got dict"),
+        (["ndarray", "i8", 2, 2, None], 7, "expected int8[2,?], got int"),
+        (
+            ["ndarray", "unknown", 1, 2],
+            [1],
+            "expected an array of shape [2], got lists of shape [1]",
+        ),
     ],
 )
 def test_ndarray_errors(record: list[Any], value: Any, message: str) -> None:
@@ -386,10 +480,10 @@ def test_ndarray_numpy() -> None:
     assert pack(abi([["ndarray", "f32", 2, None, 4]]), array)[0] is array
     assert pack(abi([["ndarray", "f32", 2, None, 4]]), array, convert=True)[0] is array
     assert error_of(pack, abi([["ndarray", "f32", 2, 4, 4]]), array) == (
-        "argument 0: expected an array of shape [4x4], got [3x4]"
+        "argument 0: expected float32[4,4], got float32[3,4]"
     )
     assert error_of(pack, abi([["ndarray", "f32", 1, 12]]), array) == (
-        "argument 0: expected an array of rank 1, got rank 2"
+        "argument 0: expected float32[12], got float32[3,4]"
     )
 
 
@@ -397,23 +491,22 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
     np = pytest.importorskip("numpy")
     ints = np.arange(4, dtype=np.int32)
     assert error_of(pack, abi([["ndarray", "f32", 1, 4]]), ints) == (
-        "argument 0: expected an array of f32 (float32), got dtype int32 (convert=True converts it)"
+        "argument 0: expected float32[4], got int32[4] (convert=True converts it)"
     )
     converted = pack(abi([["ndarray", "f32", 1, 4]]), ints, convert=True)[0]
     assert converted.dtype == np.float32 and converted.tolist() == [0.0, 1.0, 2.0, 3.0]
     text = abi([["named", "x", ["slist", ["ndarray", "i32", 1, None]]]])
     assert error_of(pack, text, x=[np.zeros(2, np.float64)]) == (
-        "argument 'x'[0]: expected an array of i32 (int32), got dtype float64 "
-        "(convert=True converts it)"
+        "argument 'x'[0]: expected int32[?], got float64[2] (convert=True converts it)"
     )
     # signless integers take either signedness; i1 is bool; sizes must agree
     assert pack(abi([["ndarray", "i8", 1, 2]]), np.zeros(2, np.uint8))[0].dtype == np.uint8
     assert pack(abi([["ndarray", "i1", 1, 2]]), np.zeros(2, np.bool_))[0].dtype == np.bool_
     assert error_of(pack, abi([["ndarray", "i1", 1, 2]]), np.zeros(2, np.int8)) == (
-        "argument 0: expected an array of i1 (bool), got dtype int8 (convert=True converts it)"
+        "argument 0: expected bool[2], got int8[2] (convert=True converts it)"
     )
     assert error_of(pack, abi([["ndarray", "i64", 1, 2]]), np.zeros(2, np.int32)) == (
-        "argument 0: expected an array of i64 (int64), got dtype int32 (convert=True converts it)"
+        "argument 0: expected int64[2], got int32[2] (convert=True converts it)"
     )
     # bf16 exists in numpy only with ml_dtypes; without it, converting is an error
     try:
@@ -427,6 +520,59 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
         assert bf16.dtype.name == "bfloat16" and bf16.tolist() == [0.0, 1.0]
     # nested lists have no dtype: IREE converts them
     assert pack(abi([["ndarray", "f32", 1, 2]]), [1, 2]) == [[1, 2]]
+
+
+class ArrayLike:
+    """An array only through `__array__` (no `.shape`), as docs/calling.md accepts."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        return self.array
+
+
+def test_objects_with_dunder_array_are_arrays() -> None:
+    np = pytest.importorskip("numpy")
+    array = np.zeros((2, 3), np.float32)
+    assert pack(abi([["ndarray", "f32", 2, None, 3]]), ArrayLike(array))[0] is array
+    assert pack(abi([["ndarray", "f32", None]]), ArrayLike(array))[0] is array
+    assert error_of(pack, abi([["ndarray", "f32", 1, 3]]), ArrayLike(array)) == (
+        "argument 0: expected float32[3], got float32[2,3]"
+    )
+    assert error_of(pack, abi([["ndarray", "f32", 2, 2, 3]]), ArrayLike(array.astype("f8"))) == (
+        "argument 0: expected float32[2,3], got float64[2,3] (convert=True converts it)"
+    )
+
+
+def test_dunder_array_that_raises() -> None:
+    class Broken:
+        def __array__(self) -> Any:
+            raise RuntimeError("no data")
+
+    assert error_of(pack, abi([["ndarray", "f32", 1, 3]]), Broken()) == (
+        "argument 0: expected float32[3], Broken.__array__() raised RuntimeError: no data"
+    )
+
+
+def test_memoryviews_have_an_element_type() -> None:
+    """A memoryview's struct format is its dtype: checked like a numpy array's (with
+    convert=True its values are taken as numbers, without a dtype)."""
+    np = pytest.importorskip("numpy")
+    floats = memoryview(np.array([1.0, 2.0], np.float32))
+    assert pack(abi([["ndarray", "f32", 1, 2]]), floats)[0] is floats
+    doubles = memoryview(np.array([1.0, 2.0]))
+    assert error_of(pack, abi([["ndarray", "f32", 1, 2]]), doubles) == (
+        "argument 0: expected float32[2], got float64[2] (convert=True converts it)"
+    )
+    assert pack(abi([["ndarray", "f32", 1, 2]]), doubles, convert=True) == [[1.0, 2.0]]
+    assert pack(abi([["ndarray", "i8", 1, 3]]), memoryview(b"abc"))[0].tobytes() == b"abc"
+    assert error_of(pack, abi([["ndarray", "i1", 1, 2]]), memoryview(b"ab")) == (
+        "argument 0: expected bool[2], got uint8[2] (convert=True converts it)"
+    )
+    assert error_of(pack, abi([["ndarray", "f32", 1, 2]]), memoryview(b"ab").cast("c")) == (
+        "argument 0: expected float32[2], got a memoryview of format 'c' and shape [2]"
+    )
 
 
 def test_bool_is_not_a_number_unless_converting() -> None:
@@ -444,13 +590,15 @@ def test_convert_is_a_keyword_of_pack_not_a_named_argument() -> None:
     # A named argument called `convert` is given positionally (named arguments may be).
     text = abi([["named", "convert", "i32"]])
     assert pack(text, 5) == [5]
-    assert error_of(pack, text, convert=True) == "argument 'convert': missing value"
+    assert error_of(pack, text, convert=True) == (
+        "argument 'convert': missing value, expected an int (i32)"
+    )
 
 
 def test_ndarray_inside_structures() -> None:
     text = abi([["sdict", ["w", ["ndarray", "f32", 1, 2]]]])
     assert error_of(pack, text, {"w": [1.0, 2.0, 3.0]}) == (
-        "argument 0['w']: expected an array of shape [2], got [3]"
+        "argument 0['w']: expected float32[2], got lists of shape [3]"
     )
 
 
@@ -496,10 +644,12 @@ def test_reference_array_errors() -> None:
         "argument 0[1][1][0]: value 400 does not fit in i8"
     )
     assert error_of(pack, text, [[[1], [2]]]) == (
-        "argument 0: expected an array of shape [2x?], got [1x2]"
+        "argument 0: expected a reference array of shape [2,?], got lists of shape [1,2]"
     )
     assert error_of(pack, text, [[1], [2]]) == "argument 0[0][0]: expected a sequence, got int"
-    assert error_of(pack, text, [1, 2]) == "argument 0: expected an array of rank 2, got rank 1"
+    assert error_of(pack, text, [1, 2]) == (
+        "argument 0: expected a reference array of shape [2,?], got lists of shape [2]"
+    )
     assert error_of(pack, abi([["ndarray", LIST_I8, None]]), [[1]]) == (
         "argument 0: expected an array with a shape (an unranked reference array cannot "
         "be nested lists), got list"

@@ -59,10 +59,24 @@ def int_values(scalar: Scalar) -> st.SearchStrategy[Example]:
     return st.integers(low, high).map(lambda v: (v, v))
 
 
-def float_values(_: Scalar) -> st.SearchStrategy[Example]:
-    floats = st.floats(allow_nan=False).map(lambda v: (v, v))
-    ints = st.integers(-(2**53), 2**53).map(lambda v: (v, float(v)))
-    return floats | ints
+# The largest finite value of each narrower float record (a larger finite value does not
+# fit: `pack` refuses it rather than send infinity).
+FLOAT_MAX = {
+    Scalar("f", 16): 65504.0,
+    Scalar("bf", 16): 3.3895313892515355e38,
+    Scalar("f", 32): 3.4028234663852886e38,
+}
+
+
+def float_values(scalar: Scalar) -> st.SearchStrategy[Example]:
+    largest = FLOAT_MAX.get(scalar)
+    if largest is None:
+        floats, edge = st.floats(allow_nan=False), 2**53
+    else:
+        bounded = st.floats(allow_nan=False, min_value=-largest, max_value=largest)
+        floats, edge = bounded | st.sampled_from([math.inf, -math.inf]), min(2**53, int(largest))
+    ints = st.integers(-edge, edge).map(lambda v: (v, float(v)))
+    return floats.map(lambda v: (v, v)) | ints
 
 
 def scalar_values(scalar: Scalar) -> st.SearchStrategy[Example]:

@@ -132,7 +132,7 @@ def test_nested_errors(results: Any, message: str) -> None:
 def test_result_leaves_are_checked() -> None:
     assert error_of(unpack, abi([], ["i8"]), [1000]) == "result 0: value 1000 does not fit in i8"
     assert error_of(unpack, abi([], ["i32", ["ndarray", "f32", 1, 2]]), [1, [1.0]]) == (
-        "result 1: expected an array of shape [2], got [1]"
+        "result 1: expected float32[2], got lists of shape [1]"
     )
     assert unpack(abi([], ["f32"]), [1]) == 1.0
     assert unpack(abi([], ["i1"]), [1]) is True
@@ -156,10 +156,10 @@ def test_reference_array_result() -> None:
 def test_reference_array_result_errors() -> None:
     text = abi([], [["ndarray", ["py_homogeneous_list", "i32"], 2, None, 2]])
     assert error_of(unpack, text, [[[[1], [2]], [1, 3]]]) == (
-        "result 0[1]: expected an array of shape [?x2], got [1x3]"
+        "result 0[1]: expected the dims [?,2], got [1,3]"
     )
     assert error_of(unpack, text, [[[[1], [2]], [1, 2, 3]]]) == (
-        "result 0[1]: expected an array of rank 2, got rank 3"
+        "result 0[1]: expected the dims [?,2], got [1,2,3]"
     )
     assert error_of(unpack, text, [[[[1], [2]], [2, 2]]]) == (
         "result 0[0]: expected a sequence of 4 values, got 2"

@@ -1,7 +1,7 @@
 // Constants abi-opt cannot keep exactly are errors at the literal, never a changed value.
 // Messages follow MLIR's where MLIR has one. (`--parse-all`: a body no pass rewrites is
 // otherwise carried as text, unparsed.)
-// RUN: not abi-opt %s --parse-all --split-input-file 2>&1 | filecheck %s
+// RUN: not abi-opt %s --parse-all --split-input-file --allow-unregistered-dialect 2>&1 | filecheck %s
 
 // CHECK: constants.mlir:[[# @LINE + 2]]:29: error: hexadecimal float literal should not have a leading minus
 func.func @f() -> tensor<f32> {
@@ -124,10 +124,35 @@ func.func @f() -> tensor<f80> {
 
 // -----
 
-// CHECK: constants.mlir:[[# @LINE + 2]]:23: error: hexadecimal f128 literals are not supported
+// CHECK: constants.mlir:[[# @LINE + 2]]:23: error: hexadecimal float constant out of range for type
 func.func @f() -> f128 {
-  %0 = arith.constant 0x7FFF0000000000000000000000000000 : f128
+  %0 = arith.constant 0x17FFF0000000000000000000000000000 : f128
   func.return %0 : f128
+}
+
+// -----
+
+// CHECK: constants.mlir:[[# @LINE + 2]]:23: error: hexadecimal float literal should not have a leading minus
+func.func @f() -> f80 {
+  %0 = arith.constant -0x7FFF8000000000000000 : f80
+  func.return %0 : f80
+}
+
+// -----
+
+// An integer without a type is an i64: out of range, the error is at the integer.
+// CHECK: constants.mlir:[[# @LINE + 2]]:27: error: Integer value 99999999999999999999 is out of range for type i64 which supports values in the range [-9223372036854775808, 18446744073709551616)
+func.func @f() {
+  "test.op"() {a = 1, b = 99999999999999999999} : () -> ()
+  func.return
+}
+
+// -----
+
+// CHECK: constants.mlir:[[# @LINE + 2]]:23: error: integer constant out of range for index
+func.func @f() -> index {
+  %0 = arith.constant 9223372036854775808 : index
+  func.return %0 : index
 }
 
 // -----

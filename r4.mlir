@@ -1,0 +1,4 @@
+func.func @f() {
+  %0 = arith.constant 99999999999999999999999 : index
+  return
+}
