@@ -92,6 +92,7 @@ def masked_ranges(
     if layout.module is not None:
         module = layout.module
         ranges.append((module.body_end, module.end))
+        ranges += carry.comments(text, module.start, module.body_start)
         items.append((module.start, module.end))
         ops = [(op.start, op.end) for op in layout.ops]
         ranges += _gaps(module.body_start + 1, ops, module.body_end - 1)

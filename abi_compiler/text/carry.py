@@ -423,13 +423,14 @@ def _malformed_function(text: str, start: int, end: int) -> FuncText:
     return func
 
 
-# Most types in one match: a name, then a `<…>` holding no string, bracket, comment or
-# deeper group than one (`tensor<?x8xf32>`, `tensor<4x!util.list<?>>`); where MLIR's
-# rules and these agree, and what follows is what may follow a type. Others are read
-# token by token (`_type`).
+# Most types in one match: a name, then a `<…>` holding no string, bracket, comment,
+# `->` (its `>` closes nothing) or deeper group than one (`tensor<?x8xf32>`,
+# `tensor<4x!util.list<?>>`); where MLIR's rules and these agree, and what follows is
+# what may follow a type. Others are read token by token (`_type`).
+_SIMPLE_TYPE_CHAR = r'(?:[^<>"(){}\[\]/-]|-(?!>))'
 _SIMPLE_TYPE = re.compile(
     rf"(?:{lexer.BARE_ID}|!{SUFFIX_ID})"
-    r'(?:<(?:[^<>"(){}\[\]/]|<[^<>"(){}\[\]/]*>)*>)?'
+    rf"(?:<(?:{_SIMPLE_TYPE_CHAR}|<{_SIMPLE_TYPE_CHAR}*>)*>)?"
 )
 _AFTER_TYPE = re.compile(rf"[,){{]|(?:loc|attributes){_ID_END}|\Z")
 # In a simple type's text (no strings): what makes it structured, and type alias names.

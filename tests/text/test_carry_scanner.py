@@ -93,6 +93,23 @@ def test_a_function_header_in_parts() -> None:
 
 
 @pytest.mark.parametrize(
+    ("written", "types"),
+    [
+        # `->` in a dialect body closes nothing: `{` inside it does not end the type.
+        ("%a: !foo.t<-> {a}>, %b: !foo.t<a -> {b}>", ["!foo.t<-> {a}>", "!foo.t<a -> {b}>"]),
+        ("%a: !foo.t<x<-> {a}>>", ["!foo.t<x<-> {a}>>"]),
+        ("%a: !foo.t<-1>, %b: tensor<2x!foo.t<->>>", ["!foo.t<-1>", "tensor<2x!foo.t<->>>"]),
+    ],
+)
+def test_arrows_in_dialect_bodies(written: str, types: list[str]) -> None:
+    text = f"func.func @f({written}) attributes {{k}} {{\n  return\n}}"
+    (func,) = carry.scan(text).ops
+    assert isinstance(func, FuncText) and func.plain
+    assert [text[slice(*arg.type)] for arg in func.args] == types
+    assert func.attributes is not None and text[slice(*func.attributes)] == "attributes {k}"
+
+
+@pytest.mark.parametrize(
     "header",
     [
         "func.func @f(%a: i32,) {",  # a trailing comma

@@ -1,7 +1,8 @@
 // A header whose signature no pass changed (reflection added) keeps its signature as
 // written, on one line: every type and attribute is spelled as the carried body spells
 // it (`!abi.dict<"q\"t": i32>` printed from the IR would be `"q\22t"`, another type for a
-// tool that does not know the dialect); a dialect body keeps its line break.
+// tool that does not know the dialect); a dialect body keeps its line break, in the
+// signature and in the attributes printed from the IR.
 // RUN: abi-opt %s -p materialize-iree-abi 2>/dev/null | filecheck %s --match-full-lines --strict-whitespace
 
 //      CHECK:builtin.module {
@@ -9,10 +10,20 @@
 // CHECK-NEXT: b>}) -> !abi.dict<"q\"t": i32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]]],\22v\22:1}"}} {
 // CHECK-NEXT:    return %x : !abi.dict<"q\"t": i32>
 // CHECK-NEXT:  }
+// CHECK-NEXT:  func.func @g(%z: !foo.t<-> {a}>) attributes {foo.l = #foo.b<c //
+// CHECK-NEXT: d>, iree.reflection = {iree.abi = "{\22a\22:[\22unknown\22],\22r\22:[],\22v\22:1}"}} {
+// CHECK-NEXT:    return
+// CHECK-NEXT:  }
 // CHECK-NEXT:}
 
 func.func @f(%x: !abi.dict<"q\"t": i32>, // the input
              %y: tensor<2xf32> {foo.b = #foo.b<a //
  b>}) -> !abi.dict<"q\"t": i32> {
   return %x : !abi.dict<"q\"t": i32>
+}
+// `->` in a dialect body closes nothing (`!foo.t<-> {a}>` is one type); the function's
+// attributes from the IR keep a dialect body's line break as written.
+func.func @g(%z: !foo.t<-> {a}>) attributes {foo.l = #foo.b<c //
+ d>} {
+  return
 }
