@@ -195,17 +195,17 @@ _ITEM_START = re.compile(rf"{_OP_START.pattern}|{lexer.ALIAS_DEFINITION.pattern}
 # (`} func.func @b(…) {`).
 _NEXT_OP = re.compile(rf"(?:{OP_NAME}|(?:builtin\.)?module)[ \t\r\n]|{_GENERIC_OP}")
 _VISIBILITIES = frozenset(("private", "public", "nested"))
-# Item boundaries: line ends and groups (`lexer.LINES`), and a function that starts on
-# the line of another op.
-_ITEMS = re.compile(rf"{lexer.LINES.pattern}|func\.func(?=[ \t\r\n])")
+# Item boundaries: line ends and groups (`lexer.LINES`), and a function or a module that
+# starts on the line of another op.
+_ITEMS = re.compile(rf"{lexer.LINES.pattern}|(?:func\.func|(?:builtin\.)?module)(?=[ \t\r\n])")
 
 
 def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The extents of the items (ops, alias definitions, resource sections) between
     ``start`` and ``end``: an item starts at the first significant token of a line
     outside any group, at an op that follows a group closed on the same line
-    (`} func.func @b(…) {`), or at a `func.func` after blanks on the line of another op;
-    it runs to the next. Raises LexError for unbalanced text."""
+    (`} func.func @b(…) {`), or at a `func.func` or `module` after blanks on the line of
+    another op; it runs to the next. Raises LexError for unbalanced text."""
     starts: list[int] = []
     pos = skip_blank(text, start, end)
     if pos < end:
@@ -215,9 +215,9 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
     while (match := scanner.search()) is not None:
         token = match.group()
         char = token[0]
-        if char == "f":
-            # `func.func` after blanks on the line of another op (`func.func private
-            # @d(i32) -> i32  func.func @f() {`): a function of its own.
+        if char in "fmb":
+            # `func.func` or `module` after blanks on the line of another op
+            # (`func.func private @d(i32) -> i32  func.func @f() {`): an op of its own.
             at = match.start()
             if at > starts[-1] and text[at - 1] in " \t":
                 starts.append(at)

@@ -33,6 +33,12 @@ def texts(text: str, ranges: list[tuple[int, int]]) -> list[str]:
             "func.func private @d(i32) -> i32  func.func @f() {\n  return\n}",
             ["func.func private @d(i32) -> i32", "func.func @f() {\n  return\n}"],
         ),
+        # So is a module (not the end of a name, nor inside a dialect body).
+        (
+            "func.func private @d() -> i1   module @m {\n}\tbuiltin.module {\n}",
+            ["func.func private @d() -> i1", "module @m {\n}", "builtin.module {\n}"],
+        ),
+        ("x.a @my_module !d.t<a module> {\n}", ["x.a @my_module !d.t<a module> {\n}"]),
         # ... but not inside a string on that line.
         ('x.a {k = " func.func @f"}', ['x.a {k = " func.func @f"}']),
         # CR-only and CR LF line ends.
