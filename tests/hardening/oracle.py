@@ -1562,11 +1562,16 @@ def without_reflection(generic: str) -> str:
     return re.sub(_REFLECTION.pattern + r", ", "", generic)
 
 
+_DISTINCT_ID = re.compile(r"\bdistinct\[\d+\]")
+
+
 def carried_ops(generic: str) -> Counter[str]:
     """The ops a pipeline must leave alone (every dialect but `_REWRITTEN_DIALECTS`, and no
     `arith.constant … : index`, which wrappers add), as a multiset of their generic text
-    with value names dropped and `@_name` read as `@name` (a renamed export's references
-    follow it). A region op counts its first and last line."""
+    with value names dropped, `@_name` read as `@name` (a renamed export's references
+    follow it) and `distinct[N]` as `distinct[]` (`iree-opt` numbers distinct attributes
+    in the order it prints them: a dropped argument attribute renumbers the others). A
+    region op counts its first and last line."""
     found: Counter[str] = Counter()
     open_ops: list[str | None] = []
     for raw in generic.splitlines():
@@ -1587,7 +1592,7 @@ def carried_ops(generic: str) -> Counter[str]:
             continue
         if line.endswith("-> index") and ('"arith.constant"' in line or '"tensor.dim"' in line):
             continue  # a wrapper's list index or dynamic dimension
-        text = _SSA.sub("%", line)
+        text = _DISTINCT_ID.sub("distinct[]", _SSA.sub("%", line))
         found[re.sub(r'@(")?_+', r"@\1", text)] += 1
     return found
 

@@ -115,3 +115,17 @@ def test_abi_opt_agrees_with_iree_opt(batch: int, tmp_path: Path) -> None:
     assert not failures, f"{dict(counts)}\n" + "\n".join(
         f"{o.report(SEED)}input:\n{o.text}" for o in failures[:3]
     )
+
+
+def test_carried_ops_ignore_value_names_renames_and_distinct_numbers() -> None:
+    generic = (
+        '%0 = "foo.x"(%arg0) {a = [distinct[3]<>, distinct[4]<1 : i32>]} : (i32) -> i32\n'
+        '"foo.call"(%1) <{callee = @_f}> : (i32) -> ()\n'
+        '"arith.constant"() <{value = 0 : index}> : () -> index\n'
+    )
+    assert oracle.carried_ops(generic) == Counter(
+        {
+            '% = "foo.x"(%) {a = [distinct[]<>, distinct[]<1 : i32>]} : (i32) -> i32': 1,
+            '"foo.call"(%) <{callee = @f}> : (i32) -> ()': 1,
+        }
+    )
