@@ -196,7 +196,8 @@ def print_function(printer: Printer, op: FuncOp, texts: AttributeTexts) -> bool:
         return False
     printer.enter_scope()  # (a function is isolated from above)
     try:
-        printer.print_string("func.func" + texts.function_header(op))
+        # (indent=0: a line break in the header is a dialect body's, part of its value.)
+        printer.print_string("func.func" + texts.function_header(op), indent=0)
         if op.body.blocks:
             printer.print_string(" ", indent=0)
             printer.print_region(op.body, False, False)
