@@ -12,7 +12,7 @@ the scanner does not know). Errors are located `Failure`s.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 
 from abi_compiler.ir.location_table import LocationTable
@@ -22,7 +22,7 @@ from abi_compiler.pipeline.diagnostics import Diagnostic, Failure
 from abi_compiler.pipeline.headers import HeaderReader, read_headers
 from abi_compiler.pipeline.locations import LocatingParser
 from abi_compiler.pipeline.plan import Plan, masked_ranges
-from abi_compiler.pipeline.text_values import TextValueParser, define_aliases
+from abi_compiler.pipeline.text_values import TextAttr, TextValueParser, define_aliases
 from abi_compiler.text import carry
 from abi_compiler.text.carry import ScanError
 
@@ -52,6 +52,11 @@ def parse_carried(
     layout = plan.layout
     try:
         parser = TextValueParser(ctx, layout.text)
+        for alias in layout.aliases:
+            if alias.location:
+                # A location alias used as a value (`{k = #loc3}`, `#x = [#loc3]`) is kept
+                # as written (its definition is carried).
+                parser.attribute_aliases[alias.name] = TextAttr(StringAttr(alias.name))
         define_aliases(
             parser,
             [(a.name, a.start, a.value_start, a.end) for a in layout.aliases if not a.location],
