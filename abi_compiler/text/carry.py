@@ -786,6 +786,7 @@ def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     if text.find("loc", start, end) < 0:
         return found
+    comment_starts: dict[int, int] = {}  # end -> start of each comment passed
     walk = lexer.scanner(_LOCATIONS, text, start, end)
     while (match := walk.search()) is not None:
         token = match.group()
@@ -799,6 +800,7 @@ def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
             walk = lexer.scanner(_LOCATIONS, text, close, end)
             continue
         if char == "/":
+            comment_starts[match.end()] = match.start()
             continue
         # The keyword `loc`, then blanks and a `(`.
         pos = match.start()
@@ -808,9 +810,15 @@ def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if not text.startswith("(", paren):
             continue
         close = group_end(text, paren, end)
+        # What precedes it, past blanks and comments (`k = // c⏎ loc(…)` is a value).
         before = pos - 1
-        while before >= start and text[before] in " \t\r\n":
-            before -= 1
+        while before >= start:
+            if text[before] in " \t\r\n":
+                before -= 1
+            elif before + 1 in comment_starts:
+                before = comment_starts[before + 1] - 1
+            else:
+                break
         if before < start or text[before] not in _VALUE_BEFORE:
             found.append((pos, close))
         walk = lexer.scanner(_LOCATIONS, text, close, end)

@@ -210,6 +210,15 @@ def test_locations_are_only_those_of_ops_and_arguments() -> None:
     ]
 
 
+def test_a_value_after_a_comment_is_still_a_value() -> None:
+    text = (
+        '"x.op"() {a = // c\n // d\r  loc(unknown), b = {c = [1, // e\n loc(#v)]}} : '
+        "() -> () // f\n  loc(#op)\n"
+        "func.func @f(%a: i32 // g\n loc(#arg)) {\n}"
+    )
+    assert texts(text, carry.locations(text, 0, len(text))) == ["loc(#op)", "loc(#arg)"]
+
+
 # -- Symbols --------------------------------------------------------------------------------
 
 
