@@ -24,6 +24,10 @@
 // PARSED-NEXT: b>}) -> !abi.dict<"q\22t": i32> attributes {iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]],[\22ndarray\22,\22f32\22,1,2]],\22r\22:[[\22sdict\22,[\22q\\\22t\22,\22i32\22]]],\22v\22:1}"}} {
 // PARSED-NEXT:    func.return %x : !abi.dict<"q\22t": i32>
 // PARSED-NEXT:  }
+// PARSED-NEXT:  func.func @g(%z: !foo.t<-> {a}>) attributes {foo.l = #foo.b<c //
+// PARSED-NEXT: d>, iree.reflection = {iree.abi = "{\22a\22:[\22unknown\22],\22r\22:[],\22v\22:1}"}} {
+// PARSED-NEXT:    func.return
+// PARSED-NEXT:  }
 // PARSED-NEXT:}
 
 func.func @f(%x: !abi.dict<"q\"t": i32>, // the input
