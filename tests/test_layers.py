@@ -105,7 +105,6 @@ def test_passes_do_not_load_the_pipeline() -> None:
     assert ast.literal_eval(done.stdout) == []
 
 
-
 @pytest.mark.parametrize(
     "module",
     [
