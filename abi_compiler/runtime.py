@@ -107,7 +107,7 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, cast
 
-from abi_compiler.dtypes import int_range, numpy_dtype_name, scalar_name
+from abi_compiler.dtypes import int_range, numpy_dtype_name, scalar_for_numpy, scalar_name
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -233,9 +233,6 @@ def describe(node: Node | ValueType | None) -> str:
     return _describe_type(node)
 
 
-_BUFFER_DTYPES = {"b": "bool", "i": "int", "u": "uint", "f": "float"}
-
-
 def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
     """What an array-like value of ``shape`` is, as call errors say it: ``float64[4,2]``,
     ``lists of shape [4,2]``, ``float`` (a number)."""
@@ -250,7 +247,9 @@ def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
         kind = _buffer_kind(value)
         if kind is None:
             return f"a memoryview of format {value.format!r} and shape {dims}"
-        return f"{_BUFFER_DTYPES[kind]}{'' if kind == 'b' else 8 * value.itemsize}{dims}"
+        scalar = scalar_for_numpy("", kind, value.itemsize)
+        assert scalar is not None  # (the kinds of `_FORMAT_KINDS`)
+        return f"{numpy_dtype_name(scalar)}{dims}"
     if isinstance(value, (list, tuple)):
         return f"lists of shape {dims}"
     if not shape:
