@@ -9,9 +9,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
-from xdsl.dialects.builtin import ModuleOp, UnregisteredAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Dialect, Operation
 from xdsl.printer import Printer
 
 from abi_compiler.ir.attribute_text import AttributeTexts, print_function
@@ -23,8 +23,6 @@ from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, Layout
 from abi_compiler.text.lexer import symbol_text
-
-_UNREGISTERED = UnregisteredAttr.name
 
 
 @dataclass(frozen=True)
@@ -164,25 +162,6 @@ class ModulePrinter(FixedPrinter):
             self._renames = {} if self.carried is None else self.carried.renames()
         return self._renames
 
-    def print_attribute(self, attribute: Attribute) -> None:
-        # (By name first: `isinstance` of an ABC costs, and this runs for every attribute
-        # and type printed.)
-        if (
-            attribute.name == _UNREGISTERED
-            and isinstance(attribute, UnregisteredAttr)
-            and "\n" in attribute.value.data
-        ):
-            # The body of a dialect attribute or type is its text: a line break in it
-            # is not indented again (xDSL's printer would).
-            self.print_string("!" if attribute.is_type.data else "#")
-            name = attribute.attr_name.data
-            if attribute.is_opaque.data:
-                self.print_string(f"{name.replace('.', '<', 1)}{attribute.value.data}>", indent=0)
-            else:
-                self.print_string(f"{name}<{attribute.value.data}>", indent=0)
-            return
-        super().print_attribute(attribute)
-
     def print_carried(self, op: Operation) -> bool:
         """Print ``op`` from its text if it has one; False when it is ordinary IR."""
         carried = self.carried
@@ -237,7 +216,8 @@ class ModulePrinter(FixedPrinter):
             # attributes.
             signature = carry.one_line(text[item.name_span[1] : item.signature_end])
             self.print_string(carry.rename_symbols(signature, self.renames()), indent=0)
-            self.print_string(self._texts.op_attributes(op.attributes))
+            # (Texts of attributes are as the printer prints them, indentation included.)
+            self.print_string(self._texts.op_attributes(op.attributes), indent=0)
         else:
             self._print_signature(op, item, text)
         if tail < item.end:
@@ -263,7 +243,8 @@ class ModulePrinter(FixedPrinter):
                 argument += " " + text[location[0] : location[1]]
             arguments.append(argument)
         self.print_string(
-            f"({', '.join(arguments)}){texts.func_outputs(op)}{texts.function_attributes(op)}"
+            f"({', '.join(arguments)}){texts.func_outputs(op)}{texts.function_attributes(op)}",
+            indent=0,
         )
 
 

@@ -66,6 +66,10 @@ What the fix fixes:
 * **Long strings.** xDSL decodes a string literal escape by escape and prints one byte
   per `print_string` call (a 1 MB string full of escapes took 10 s); the fix decodes
   with one `re.sub` and prints with one `str.translate`, to the same bytes and text.
+* **Line breaks in dialect bodies.** The body of an attribute or type of a dialect xDSL
+  does not know is its text (`#foo.b<a //\n b>`), but xDSL's printer indents every line
+  break it prints: each round trip through `abi-opt` would add spaces to the value. The
+  fixed printer writes such a body as it was read.
 * **Symbol lookups.** An op of an unknown dialect claims every trait in xDSL
   (`UnregisteredOp.has_trait` is True), so a `func.call` inside a `"stablehlo.while"`
   region was looked up in that region and not found. As in MLIR, an unregistered op is
@@ -127,6 +131,7 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
     SymbolRefAttr,
+    UnregisteredAttr,
     f64,
     i1,
     i64,
@@ -999,6 +1004,19 @@ class FixedParser(HookedParser):
     _parse_dialect_resource_handle = _parse_dialect_resource_handle
 
 
+_UNREGISTERED = UnregisteredAttr.name
+
+
+def _print_dialect_body(attribute: UnregisteredAttr, printer: Printer) -> None:
+    """A dialect attribute or type kept as text, its line breaks as written."""
+    printer.print_string("!" if attribute.is_type.data else "#")
+    name = attribute.attr_name.data
+    if attribute.is_opaque.data:
+        printer.print_string(f"{name.replace('.', '<', 1)}{attribute.value.data}>", indent=0)
+    else:
+        printer.print_string(f"{name}<{attribute.value.data}>", indent=0)
+
+
 class FixedPrinter(HookedPrinter):
     """xDSL's printer with the fixes above that are printer methods (floats as their
     bits, dense float arrays, string literals in bulk)."""
@@ -1007,6 +1025,15 @@ class FixedPrinter(HookedPrinter):
     print_bytes_literal = _print_bytes_literal
 
     def print_attribute(self, attribute: Attribute) -> None:
+        # (By name first: `isinstance` of an ABC costs, and this runs for every attribute
+        # and type printed.)
+        if (
+            attribute.name == _UNREGISTERED
+            and isinstance(attribute, UnregisteredAttr)
+            and "\n" in attribute.value.data
+        ):
+            _print_dialect_body(attribute, self)
+            return
         if isinstance(attribute, DenseArrayBase):
             _print_dense_array(attribute, self)
             return
