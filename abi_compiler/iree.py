@@ -60,9 +60,11 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
+from abi_compiler.attribute_names import IREE_ABI, RAW, SIP
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scalar_name
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import CallAdapter, Program, frontend_name
 from abi_compiler.frontends import program as frontend_program
@@ -169,53 +171,28 @@ def _values(*element_types: Any) -> frozenset[int]:
     return frozenset(int(element_type) for element_type in element_types)
 
 
-def _int_element(record: str, signedness: str, width: int) -> _Element:
-    signed, unsigned = _dtype(f"int{width}"), _dtype(f"uint{width}")
-    hal = {
-        8: (_E.INT_8, _E.SINT_8, _E.UINT_8),
-        16: (_E.INT_16, _E.SINT_16, _E.UINT_16),
-        32: (_E.INT_32, _E.SINT_32, _E.UINT_32),
-        64: (_E.INT_64, _E.SINT_64, _E.UINT_64),
-    }[width]
-    returned = _values(*hal, *((_E.BOOL_8,) if width == 8 else ()))
-    if signedness == "ui":
-        return _Element(record, unsigned, hal[2], frozenset({unsigned}), returned, "int",
-                        0, (1 << width) - 1)  # fmt: skip
-    low = -(1 << (width - 1))
-    if signedness == "si":
-        return _Element(record, signed, hal[1], frozenset({signed}), returned, "int",
-                        low, (1 << (width - 1)) - 1)  # fmt: skip
-    # Signless (what MLIR frontends use): either interpretation of the bits, as
-    # abi_compiler.runtime takes scalars; bool arrays are bytes of 0 and 1.
-    accepted = {signed, unsigned} | ({_dtype(np.bool_)} if width == 8 else set())
-    return _Element(record, signed, hal[1], frozenset(accepted), returned, "int",
-                    low, (1 << width) - 1)  # fmt: skip
-
-
 def _element_for(t: ValueType | None) -> _Element | None:
-    """The element of an array of ``t``; None when numpy has no dtype for it."""
-    if not isinstance(t, Scalar):
+    """The element of an array of ``t``; None when numpy (or IREE) has no dtype for it."""
+    row = ELEMENT_TYPES.get(t) if isinstance(t, Scalar) else None
+    if row is None:
         return None
-    record = f"{t.kind}{t.width}"
-    if t.kind in ("i", "si", "ui"):
-        if t.width == 1 and t.kind == "i":
-            boolean = _dtype(np.bool_)
-            returned = _values(_E.BOOL_8, _E.INT_8, _E.SINT_8, _E.UINT_8)
-            return _Element("i1", boolean, _E.BOOL_8, frozenset({boolean}), returned, "bool", 0, 1)
-        if t.width in (8, 16, 32, 64):
-            return _int_element(record, t.kind, t.width)
-        return None
-    if t.kind == "bf":
-        bf16 = _dtype(ml_dtypes.bfloat16)
-        return _Element(
-            "bf16", bf16, _E.BFLOAT_16, frozenset({bf16}), _values(_E.BFLOAT_16), "float"
-        )
-    floats = {16: _E.FLOAT_16, 32: _E.FLOAT_32, 64: _E.FLOAT_64}
-    if t.width not in floats:
-        return None
-    dtype = _dtype(f"float{t.width}")
-    hal_type = floats[t.width]
-    return _Element(record, dtype, hal_type, frozenset({dtype}), _values(hal_type), "float")
+    scalar = row.scalar
+    dtype = _dtype(ml_dtypes.bfloat16 if scalar.kind == "bf" else row.numpy)
+    hal_type = getattr(_E, row.hal)
+    returned = _values(*(getattr(_E, name) for name in row.hal_results))
+    record = scalar_name(scalar)
+    if scalar.kind in ("f", "bf"):
+        return _Element(record, dtype, hal_type, frozenset({dtype}), returned, "float")
+    if scalar.width == 1:
+        return _Element(record, dtype, hal_type, frozenset({dtype}), returned, "bool", 0, 1)
+    low, high = int_range(scalar)
+    accepted = {dtype}
+    if scalar.kind == "i":
+        # Signless (what MLIR frontends use): either interpretation of the bits, as
+        # abi_compiler.runtime takes scalars; bool arrays are bytes of 0 and 1.
+        accepted.add(_dtype(numpy_dtype_name(Scalar("ui", scalar.width))))
+        accepted |= {_dtype(np.bool_)} if scalar.width == 8 else set()
+    return _Element(record, dtype, hal_type, frozenset(accepted), returned, "int", low, high)
 
 
 # Nested-list data: numpy's inferred kind → the element kinds it may fill unconverted.
@@ -492,7 +469,7 @@ class _Marshal:
 
 def _record_name(t: ValueType | None) -> str:
     if isinstance(t, Scalar):
-        return f"{t.kind}{t.width}"
+        return scalar_name(t)
     return "unknown"
 
 
@@ -526,10 +503,10 @@ def _iree_record(node: Node | None) -> Any:
     if isinstance(node, Leaf):
         t = node.type
         if isinstance(t, Scalar) and t.kind in ("i", "f"):
-            name = f"{t.kind}{t.width}"
+            name = scalar_name(t)
             return name if name in _IREE_SCALARS else None
         if isinstance(t, NDArray) and isinstance(t.element, Scalar) and t.element.kind in "if":
-            name = f"{t.element.kind}{t.element.width}"
+            name = scalar_name(t.element)
             if name not in _IREE_ARRAYS:
                 return None
             return ["ndarray", name, *((None,) if t.dims is None else (len(t.dims), *t.dims))]
@@ -861,8 +838,8 @@ class Function:
         self._context = module.context
         marshal = module._marshal
         self._convert = marshal.convert
-        abi = self.reflection.get("iree.abi")
-        f, sip = self.reflection.get("f"), self.reflection.get("sip")
+        abi = self.reflection.get(IREE_ABI)
+        f, sip = self.reflection.get(RAW), self.reflection.get(SIP)
         self.signature: Signature | tuple[FlatSignature, SipSignature] | None = None
         try:
             if abi is not None:

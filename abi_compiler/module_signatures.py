@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from abi_compiler import bytecode
+from abi_compiler.attribute_names import ABI_DECLARATION, IREE_ABI, RAW, REFLECTION, SIP
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
@@ -161,9 +162,9 @@ def read_module(data: bytes, name: str) -> list[FunctionSignature]:
 
 
 def _signature_source(reflection: dict[str, str | None]) -> Source:
-    if "iree.abi" in reflection:
+    if IREE_ABI in reflection:
         return "iree.abi"
-    if "f" in reflection and "sip" in reflection:
+    if RAW in reflection and SIP in reflection:
         return "legacy"
     return "type"
 
@@ -172,11 +173,11 @@ def _signature(
     name: str, reflection: dict[str, str | None], types: Signature, position: str
 ) -> FunctionSignature:
     """The function's signature from its reflection (V1, else legacy), else its type."""
-    if "iree.abi" in reflection:
-        return FunctionSignature(name, _decoded(name, reflection, "iree.abi", position), "iree.abi")
-    if "f" in reflection and "sip" in reflection:
-        flat = _decoded(name, reflection, "f", position)
-        sip = _decoded(name, reflection, "sip", position)
+    if IREE_ABI in reflection:
+        return FunctionSignature(name, _decoded(name, reflection, IREE_ABI, position), "iree.abi")
+    if RAW in reflection and SIP in reflection:
+        flat = _decoded(name, reflection, RAW, position)
+        sip = _decoded(name, reflection, SIP, position)
         try:
             return FunctionSignature(name, signature_from_legacy(flat, sip), "legacy")
         except AbiError as error:
@@ -185,9 +186,9 @@ def _signature(
 
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
-    "iree.abi": decode_json,
-    "f": decode_raw,
-    "sip": decode_sip,
+    IREE_ABI: decode_json,
+    RAW: decode_raw,
+    SIP: decode_sip,
 }
 
 
@@ -253,10 +254,10 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
             if len(names) == 1:
                 symbol = names[0]
         reflection: dict[str, str | None] = {}
-        bare = func.attributes.get(structure.IREE_ABI)  # a frontend's, SPEC §7
+        bare = func.attributes.get(IREE_ABI)  # a frontend's, SPEC §7
         if bare is not None:
-            reflection[structure.IREE_ABI] = bare.data if isinstance(bare, StringAttr) else None
-        entries = func.attributes.get(structure.REFLECTION)
+            reflection[IREE_ABI] = bare.data if isinstance(bare, StringAttr) else None
+        entries = func.attributes.get(REFLECTION)
         if isinstance(entries, DictionaryAttr):
             for key, value in entries.data.items():
                 reflection[key] = value.data if isinstance(value, StringAttr) else None
@@ -322,7 +323,7 @@ def read_vmfb(data: bytes, name: str) -> list[FunctionSignature]:
     untyped = [
         i for i, reflection in enumerate(reflections) if _signature_source(reflection) == "type"
     ]
-    declared = _declared_signatures([reflections[i].get("iree.abi.declaration") for i in untyped])
+    declared = _declared_signatures([reflections[i].get(ABI_DECLARATION) for i in untyped])
     types = dict(zip(untyped, declared, strict=True))
     found = []
     for i, (function, reflection) in enumerate(zip(functions, reflections, strict=True)):

@@ -107,6 +107,7 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, cast
 
+from abi_compiler.dtypes import int_range, numpy_dtype_name, scalar_for_numpy, scalar_name
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -199,7 +200,7 @@ def _describe_type(value_type: ValueType | None) -> str:
     """What a leaf value of ``value_type`` must be, for messages: ``float32[2,?]``, ``an
     int (i32)``, ``a sequence``, …"""
     if isinstance(value_type, Scalar):
-        name = _scalar_name(value_type)
+        name = scalar_name(value_type)
         if value_type.kind in ("f", "bf"):
             return f"a float ({name})"
         return f"a bool ({name})" if name == "i1" else f"an int ({name})"
@@ -207,7 +208,7 @@ def _describe_type(value_type: ValueType | None) -> str:
         element = value_type.element
         dims = value_type.dims
         if isinstance(element, Scalar):
-            name = _numpy_dtype_name(element)
+            name = numpy_dtype_name(element)
             return f"a {name} array of any rank" if dims is None else f"{name}{_dims_text(dims)}"
         kind = "a reference array" if isinstance(element, ListRef) else "an array"
         return f"{kind} of any rank" if dims is None else f"{kind} of shape {_dims_text(dims)}"
@@ -232,9 +233,6 @@ def describe(node: Node | ValueType | None) -> str:
     return _describe_type(node)
 
 
-_BUFFER_DTYPES = {"b": "bool", "i": "int", "u": "uint", "f": "float"}
-
-
 def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
     """What an array-like value of ``shape`` is, as call errors say it: ``float64[4,2]``,
     ``lists of shape [4,2]``, ``float`` (a number)."""
@@ -249,7 +247,9 @@ def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
         kind = _buffer_kind(value)
         if kind is None:
             return f"a memoryview of format {value.format!r} and shape {dims}"
-        return f"{_BUFFER_DTYPES[kind]}{'' if kind == 'b' else 8 * value.itemsize}{dims}"
+        scalar = scalar_for_numpy("", kind, value.itemsize)
+        assert scalar is not None  # (the kinds of `_FORMAT_KINDS`)
+        return f"{numpy_dtype_name(scalar)}{dims}"
     if isinstance(value, (list, tuple)):
         return f"lists of shape {dims}"
     if not shape:
@@ -336,19 +336,6 @@ def _check_gap(value: Any) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _scalar_name(scalar: Scalar) -> str:
-    return f"{scalar.kind}{scalar.width}"
-
-
-def _int_range(scalar: Scalar) -> tuple[int, int]:
-    width = scalar.width
-    if scalar.kind == "si":
-        return -(1 << (width - 1)), (1 << (width - 1)) - 1
-    if scalar.kind == "ui":
-        return 0, (1 << width) - 1
-    return -(1 << (width - 1)), (1 << width) - 1  # signless: either interpretation
-
-
 def _is_bool_scalar(value: Any) -> bool:
     """A numpy bool (which has no ``__index__``)."""
     kind = getattr(getattr(value, "dtype", None), "kind", None)
@@ -360,12 +347,12 @@ def _is_bool(value: Any) -> bool:
 
 
 def _int_converter(scalar: Scalar, convert: bool) -> Converter:
-    name = _scalar_name(scalar)
+    name = scalar_name(scalar)
     if scalar.width == 1:
         lowest, highest = 0, 1
         expected = f"expected a bool ({name})"
     else:
-        lowest, highest = _int_range(scalar)
+        lowest, highest = int_range(scalar)
         expected = f"expected an int ({name})"
     bools = scalar.width == 1 or convert
 
@@ -399,7 +386,7 @@ _FLOAT_OVERFLOW = {
 
 
 def _float_converter(scalar: Scalar, convert: bool) -> Converter:
-    name = _scalar_name(scalar)
+    name = scalar_name(scalar)
     limit = _FLOAT_OVERFLOW.get(scalar, math.inf)
 
     def too_large(value: Any, number: float) -> _Mismatch:
@@ -433,18 +420,6 @@ def _scalar_converter(scalar: Scalar, convert: bool) -> Converter:
     return _int_converter(scalar, convert)
 
 
-def _numpy_dtype_name(scalar: Scalar) -> str:
-    """The numpy dtype an array of ``scalar`` elements has (`i1`: bool; a signless
-    integer: the signed dtype, although the unsigned one is accepted too)."""
-    if scalar.kind == "bf":
-        return "bfloat16" if scalar.width == 16 else f"bf{scalar.width}"
-    if scalar.kind == "f":
-        return f"float{scalar.width}"
-    if scalar.width == 1 and scalar.kind == "i":
-        return "bool"
-    return f"{'uint' if scalar.kind == 'ui' else 'int'}{scalar.width}"
-
-
 # A buffer's element format (`memoryview.format`, struct syntax) → numpy's dtype kind.
 _FORMAT_KINDS = {"?": "b", **dict.fromkeys("bhilqn", "i"), **dict.fromkeys("BHILQN", "u")}
 _FORMAT_KINDS.update(dict.fromkeys("efd", "f"))
@@ -458,7 +433,7 @@ def _buffer_kind(view: memoryview) -> str | None:
 
 def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
     if scalar.kind == "bf":  # (``dtype.name`` is slow: only read where needed)
-        return getattr(dtype, "name", None) == _numpy_dtype_name(scalar)
+        return getattr(dtype, "name", None) == numpy_dtype_name(scalar)
     return _kind_matches(
         getattr(dtype, "kind", None), 8 * int(getattr(dtype, "itemsize", 0) or 0), scalar
     )
@@ -483,7 +458,7 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
     """An array with a ``dtype`` must hold ``element``'s values; ``convert=True`` casts it
     with ``astype`` instead. Values without a dtype (nested lists, numbers) pass.
     ``expected`` describes the whole array (`describe`)."""
-    wanted = _numpy_dtype_name(element)
+    wanted = numpy_dtype_name(element)
     # (kind, itemsize) of the dtypes taken as they are, looked up first (the common case).
     taken = frozenset(
         (kind, size)

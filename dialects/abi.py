@@ -45,6 +45,7 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryAllocEffect, MemoryReadEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_NAME
 from abi_compiler.dialects.attributes import (
     INDEX_PATH_VALUE,
     ON_ARGUMENTS,
@@ -56,8 +57,8 @@ from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.util import ListType, VariantType
 from abi_compiler.model import dict_key_order
 
-INDEX_PATH = "abi.index_path"
-NAME = "abi.name"
+INDEX_PATH = ABI_INDEX_PATH
+NAME = ABI_NAME
 
 
 @irdl_attr_definition

@@ -10,6 +10,12 @@ from __future__ import annotations
 from xdsl.dialects.builtin import SymbolRefAttr, UnitAttr
 from xdsl.ir import Dialect
 
+from abi_compiler.attribute_names import (
+    TF_BOUND_INPUT,
+    TF_EXPORTED_NAMES,
+    TF_INDEX_PATH,
+    TF_SEMANTICS,
+)
 from abi_compiler.dialects.attributes import (
     ARRAY_OF_STRINGS_VALUE,
     INDEX_PATH_VALUE,
@@ -21,10 +27,10 @@ from abi_compiler.dialects.attributes import (
     instance_of,
 )
 
-INDEX_PATH = "tf_saved_model.index_path"
-EXPORTED_NAMES = "tf_saved_model.exported_names"
-SEMANTICS = "tf_saved_model.semantics"
-BOUND_INPUT = "tf_saved_model.bound_input"
+INDEX_PATH = TF_INDEX_PATH
+EXPORTED_NAMES = TF_EXPORTED_NAMES
+SEMANTICS = TF_SEMANTICS
+BOUND_INPUT = TF_BOUND_INPUT
 
 ATTRIBUTES = (
     DialectAttributeDef(

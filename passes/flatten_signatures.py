@@ -10,16 +10,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
 from xdsl.dialects.func import FuncOp
 
+from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_STUB, JAX_ARG_INFO, JAX_RESULT_INFO
 from abi_compiler.ir import changes, diagnostics
 from abi_compiler.model import IndexPath, Signature, leaf_paths
 from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.decompose import decompose_module, has_structure
 from abi_compiler.passes.saved_model import adopt_saved_model_exports
 from abi_compiler.passes.structure import (
-    ABI_INDEX_PATH,
-    ABI_STUB,
-    JAX_ARG_INFO,
-    JAX_RESULT_INFO,
     check_bound_inputs,
     exported_functions,
     function_signature,

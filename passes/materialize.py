@@ -16,6 +16,17 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
+from abi_compiler.attribute_names import (
+    IREE_ABI,
+    RAW,
+    RAW_VERSION,
+    RAW_VERSION_VALUE,
+    SIP,
+    SIP_ABI,
+    SIP_ABI_VALUE,
+    SIP_VERSION,
+    SIP_VERSION_VALUE,
+)
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw, raw_recognized
 from abi_compiler.codecs.sip import decode_sip, encode_sip
@@ -30,7 +41,6 @@ from abi_compiler.passes.reflection import (
     set_reflection_entries,
 )
 from abi_compiler.passes.structure import (
-    IREE_ABI,
     check_bound_inputs,
     exported_functions,
     function_signature,
@@ -118,16 +128,24 @@ def _warn_unknown_records(func: FuncOp, signature: Signature) -> None:
 def materialize_raw_abi(func: FuncOp) -> None:
     _materialize_function(
         func,
-        {"f": lambda: encode_raw(raw_signature(func)), "fv": lambda: "1"},
-        {"f": decode_raw, "fv": expect_exactly("1")},
+        {RAW: lambda: encode_raw(raw_signature(func)), RAW_VERSION: lambda: RAW_VERSION_VALUE},
+        {RAW: decode_raw, RAW_VERSION: expect_exactly(RAW_VERSION_VALUE)},
     )
 
 
 def materialize_sip_abi(func: FuncOp) -> None:
     _materialize_function(
         func,
-        {"sip": lambda: sip_signature(func), "abi": lambda: "sip", "sipv": lambda: "1"},
-        {"sip": decode_sip, "abi": expect_exactly("sip"), "sipv": expect_exactly("1")},
+        {
+            SIP: lambda: sip_signature(func),
+            SIP_ABI: lambda: SIP_ABI_VALUE,
+            SIP_VERSION: lambda: SIP_VERSION_VALUE,
+        },
+        {
+            SIP: decode_sip,
+            SIP_ABI: expect_exactly(SIP_ABI_VALUE),
+            SIP_VERSION: expect_exactly(SIP_VERSION_VALUE),
+        },
     )
 
 

@@ -9,9 +9,9 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
+from abi_compiler.attribute_names import IREE_ABI, REFLECTION
 from abi_compiler.errors import AbiError
 from abi_compiler.ir import diagnostics
-from abi_compiler.passes.structure import IREE_ABI, REFLECTION
 
 T = TypeVar("T")
 

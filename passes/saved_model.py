@@ -16,12 +16,12 @@ from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
+from abi_compiler.attribute_names import ABI_INDEX_PATH
 from abi_compiler.dialects import tf_saved_model
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import changes
 from abi_compiler.passes.structure import (
-    ABI_INDEX_PATH,
     check_bound_inputs,
     compact_value_attrs,
     functions,

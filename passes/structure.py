@@ -32,15 +32,24 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
+from abi_compiler.attribute_names import (
+    ABI_INDEX_PATH,
+    ABI_NAME,
+    ABI_NONE,
+    JAX_ARG_INFO,
+    JAX_GLOBAL_CONSTANT,
+    JAX_RESULT_INFO,
+    JAX_TOKEN,
+    MODULE_EXPORT,
+)
 from abi_compiler.codecs.jax_paths import first_gap, jax_index_paths
 from abi_compiler.dialects import tf_saved_model
-from abi_compiler.dialects.abi import INDEX_PATH as ABI_INDEX_PATH
-from abi_compiler.dialects.abi import NAME as ABI_NAME
 from abi_compiler.dialects.abi import DictType
 from abi_compiler.dialects.attributes import is_index_path_component
 from abi_compiler.dialects.iree import IreeListType
 from abi_compiler.dialects.torch import ValueTensorType
 from abi_compiler.dialects.util import ListType
+from abi_compiler.dtypes import SIGNEDNESS_KINDS
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import diagnostics, name_locations
@@ -64,31 +73,13 @@ from abi_compiler.model import (
     signature_from_index_paths,
 )
 
-# Names of IREE's attributes (SPEC §2, §7), which no dialect here declares; this
-# project's `abi.name`/`abi.index_path` and the `tf_saved_model.*` attributes are
-# declared by their dialects (`abi_compiler.dialects.abi`, `.tf_saved_model`).
-REFLECTION = "iree.reflection"
-IREE_ABI = "iree.abi"
-MODULE_EXPORT = "iree.module.export"
-ABI_NONE = "iree.abi.none"
-ABI_STUB = "iree.abi.stub"
-JAX_ARG_INFO = "jax.arg_info"
-JAX_RESULT_INFO = "jax.result_info"
-JAX_GLOBAL_CONSTANT = "jax.global_constant"
-# JAX's donation of an argument's buffer to a result (`donate_argnums`), as XLA reads it.
-ALIASING_OUTPUT = "tf.aliasing_output"
-JAX_TOKEN = "jax.token"
 # `jax.global_constant` of a multi-platform export's first argument (SPEC §3.3).
 JAX_PLATFORM_INDEX = "_platform_index"
 # What JAX calls the function its public `@main` wraps, and that `@main`.
 JAX_MAIN = "main"
 JAX_WRAPPED_MAIN = "_wrapped_jax_export_main"
 
-_SIGNEDNESS_KIND = {
-    Signedness.SIGNLESS: "i",
-    Signedness.SIGNED: "si",
-    Signedness.UNSIGNED: "ui",
-}
+_SIGNEDNESS_KIND = {signedness: SIGNEDNESS_KINDS[signedness.name] for signedness in Signedness}
 
 # --------------------------------------------------------------------------------------
 # Exported functions (SPEC §2).
@@ -160,7 +151,7 @@ def value_type(type: Attribute) -> ValueType:
 
 def _value_type(type: Attribute) -> ValueType:
     if isinstance(type, IntegerType):
-        return Scalar(_SIGNEDNESS_KIND[type.signedness.data], type.width.data)  # type: ignore[arg-type]
+        return Scalar(_SIGNEDNESS_KIND[type.signedness.data], type.width.data)
     if isinstance(type, BFloat16Type):
         return Scalar("bf", 16)
     if isinstance(type, AnyFloat):

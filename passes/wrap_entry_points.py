@@ -43,6 +43,20 @@ from xdsl.ir import (
 from xdsl.printer import Printer
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from abi_compiler.attribute_names import (
+    ABI_INDEX_PATH,
+    ABI_NAME,
+    ABI_STUB,
+    ALIASING_OUTPUT,
+    IREE_ABI,
+    JAX_ARG_INFO,
+    JAX_RESULT_INFO,
+    MODULE_EXPORT,
+    RAW,
+    RAW_KEYS,
+    REFLECTION,
+    SIP_KEYS,
+)
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
@@ -91,15 +105,6 @@ from abi_compiler.passes.saved_model import (
     symbol_names,
 )
 from abi_compiler.passes.structure import (
-    ABI_INDEX_PATH,
-    ABI_NAME,
-    ABI_STUB,
-    ALIASING_OUTPUT,
-    IREE_ABI,
-    JAX_ARG_INFO,
-    JAX_RESULT_INFO,
-    MODULE_EXPORT,
-    REFLECTION,
     check_bound_inputs,
     compact_value_attrs,
     exported_functions,
@@ -251,11 +256,11 @@ def _plan(func: FuncOp) -> _Plan:
 def _written_by_legacy_pipeline(func: FuncOp, entries: dict[str, Attribute]) -> bool:
     """True when ``func`` is `iree-abi-legacy`'s output: flattened with index paths, and
     its `f` describes those flat types. Entries a frontend wrote are left as they are."""
-    if index_path_attribute(func) is None or "f" not in entries:
+    if index_path_attribute(func) is None or RAW not in entries:
         return False
     with diagnostics.collect():
         own = encode_raw(raw_signature(func))
-    f = entries["f"]
+    f = entries[RAW]
     return isinstance(f, StringAttr) and f.data == own
 
 
@@ -569,22 +574,17 @@ def wrapper_attributes(
     return attributes
 
 
-# The legacy entries (SPEC §5, §6), by the pass that writes each.
-_RAW_KEYS = ("f", "fv")
-_SIP_KEYS = ("abi", "sip", "sipv")
-
-
 def _recompute_legacy_reflection(wrapper: FuncOp, moved: dict[str, Attribute]) -> None:
     """Legacy entries moved from the implementation (`iree-abi-legacy` ran first)
     described its flat signature; on the wrapper they are recomputed for the wrapper's
     own signature (structures as `!util.list<?>`: `O1!`, trivial SIP), so that every
     entry describes the function it is on — what `iree-abi-legacy` run after
     `iree-abi-v1` writes on the same wrapper."""
-    raw = any(key in moved for key in _RAW_KEYS)
-    sip = any(key in moved for key in _SIP_KEYS)
+    raw = any(key in moved for key in RAW_KEYS)
+    sip = any(key in moved for key in SIP_KEYS)
     if not raw and not sip:
         return
-    entries = {key: value for key, value in moved.items() if key not in _RAW_KEYS + _SIP_KEYS}
+    entries = {key: value for key, value in moved.items() if key not in RAW_KEYS + SIP_KEYS}
     wrapper.attributes[REFLECTION] = _sorted_dict(entries)
     # Building a wrapper must not warn (`prepare`); what these would say about the
     # values, iree-abi-legacy said when it ran on the implementation.

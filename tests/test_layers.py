@@ -1,8 +1,8 @@
 """Which parts of the project may import which (docs/design.md, "Layers").
 
-From the bottom up: the core (`errors`, `identity`, `model`, `codecs`, `runtime`,
-`text`) imports no xDSL; `ir` (what passes and the pipeline share about IR objects) and
-the dialects build on xDSL; passes use `ir` and the dialects; `pipeline` (a run of passes
+From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribute_names`,
+`codecs`, `runtime`, `text`) imports no xDSL; `ir` (what passes and the pipeline share
+about IR objects) and the dialects build on xDSL; passes use `ir` and the dialects; `pipeline` (a run of passes
 over text) uses all of those; the command line (`driver`) sits on top. No layer imports
 one above it.
 """
@@ -44,6 +44,8 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.errors",
         "abi_compiler.identity",
         "abi_compiler.model",
+        "abi_compiler.dtypes",
+        "abi_compiler.attribute_names",
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.runtime",
@@ -98,6 +100,26 @@ def test_passes_do_not_load_the_pipeline() -> None:
         f"import sys, {', '.join(passes)}; "
         "print(sorted(m for m in sys.modules if m.startswith(('abi_compiler.pipeline', "
         "'abi_compiler.driver'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, text=True)
+    assert ast.literal_eval(done.stdout) == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "abi_compiler.dtypes",
+        "abi_compiler.attribute_names",
+        "abi_compiler.runtime",
+        "abi_compiler.module_signatures",
+    ],
+)
+def test_facts_load_no_framework(module: str) -> None:
+    """The homes of the element type table and of the attribute names are imported by the
+    runtime side too: neither they nor the runtime side load xDSL, numpy or IREE."""
+    code = (
+        f"import sys, {module}; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'xdsl', 'numpy', 'iree'}))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, text=True)
     assert ast.literal_eval(done.stdout) == []

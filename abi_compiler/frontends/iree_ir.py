@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_STUB, IREE_ABI
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.pytree import Structure
 from abi_compiler.model import IndexPath, ValueType
@@ -74,14 +75,14 @@ def lower_torch(module: Any, *, onnx: bool = False) -> None:
     marked = []
     with op.context:
         for func in functions(module):
-            if "iree.abi.stub" not in func.attributes:
-                func.attributes["iree.abi.stub"] = ir.UnitAttr.get()
+            if ABI_STUB not in func.attributes:
+                func.attributes[ABI_STUB] = ir.UnitAttr.get()
                 marked.append(func)
         if onnx:
             passmanager.PassManager.parse(_ONNX_PIPELINE).run(op)
         passmanager.PassManager.parse(_TORCH_PIPELINE).run(op)
         for func in marked:
-            del func.attributes["iree.abi.stub"]
+            del func.attributes[ABI_STUB]
 
 
 def leaf_types(func: Any) -> tuple[list[ValueType], list[ValueType]]:
@@ -105,7 +106,7 @@ def annotate(func: Any, found: Structure) -> None:
     attributes kept) and the `iree.abi` JSON."""
     write_index_paths(func, found.argument_paths, found.result_paths)
     with func.context:
-        func.attributes["iree.abi"] = ir.StringAttr.get(found.abi)
+        func.attributes[IREE_ABI] = ir.StringAttr.get(found.abi)
 
 
 def write_index_paths(
@@ -134,7 +135,7 @@ def _with_paths(func: Any, name: str, paths: tuple[IndexPath, ...]) -> Any:
         if existing is not None:
             for attr in ir.DictAttr(existing[position]):
                 entries[attr.name] = attr.attr
-        entries["abi.index_path"] = ir.ArrayAttr.get(
+        entries[ABI_INDEX_PATH] = ir.ArrayAttr.get(
             [
                 ir.StringAttr.get(key) if isinstance(key, str) else ir.IntegerAttr.get(i64, key)
                 for key in path

@@ -55,8 +55,10 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 import numpy as np
 
+from abi_compiler.attribute_names import ABI_INDEX_PATH, IREE_ABI, JAX_ARG_INFO
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
+from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
 from abi_compiler.model import (
@@ -80,10 +82,7 @@ __all__ = ["JaxCallAdapter", "program", "to_mlir"]
 
 # The attributes written on `@main` (SPEC §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
-INDEX_PATH = "abi.index_path"
-IREE_ABI = "iree.abi"
 MAIN = "main"
-ARG_INFO = "jax.arg_info"
 # The platform `abi_compiler.iree` compiles for.
 CPU = "cpu"
 
@@ -182,15 +181,10 @@ def _model(node: _Pruned, types: Callable[[int], tuple[ValueType, int]]) -> Node
 
 def _element(dtype: Any) -> ValueType:
     dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return Scalar("i", 1)
-    if dtype.name == "bfloat16":
-        return Scalar("bf", 16)
-    if dtype.kind == "i":
-        return Scalar("i", dtype.itemsize * 8)
-    if dtype.kind == "u":
-        return Scalar("ui", dtype.itemsize * 8)
-    if dtype.kind == "f" or dtype.name.startswith("float8"):
+    scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
+    if scalar is not None:
+        return scalar
+    if dtype.name.startswith("float8"):  # (ml_dtypes' kind "V"): as JAX writes f8 types
         return Scalar("f", dtype.itemsize * 8)
     return Unknown()
 
@@ -307,7 +301,7 @@ def _path_attr(path: IndexPath) -> Any:
 
 def _with_path(attrs: Any, path: IndexPath) -> Any:
     entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
-    entries[INDEX_PATH] = _path_attr(path)
+    entries[ABI_INDEX_PATH] = _path_attr(path)
     return ir.DictAttr.get(entries)
 
 
@@ -377,7 +371,7 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
     names: list[str | None] = []
     for attrs, location in zip(main.arg_attrs, locations, strict=True):
         entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
-        info = entries.get(ARG_INFO)
+        info = entries.get(JAX_ARG_INFO)
         names.append(ir.StringAttr(info).value if info is not None else location)
     return tuple(names)
 

@@ -38,6 +38,7 @@ except ImportError as _error:  # pragma: no cover - exercised without TensorFlow
         "pip install tensorflow-cpu 'abi-compiler[iree]'"
     ) from _error
 
+from abi_compiler.attribute_names import TF_EXPORTED_NAMES, TF_INDEX_PATH
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
 from abi_compiler.frontends.iree_ir import find_function, functions, write_index_paths
@@ -45,8 +46,6 @@ from abi_compiler.model import IndexPath
 
 __all__ = ["program", "to_mlir"]
 
-_INDEX_PATH = "tf_saved_model.index_path"
-_EXPORTED_NAMES = "tf_saved_model.exported_names"
 # What `iree-import-tf` runs after the conversion.
 _LOWERING = "tf-lower-to-mlprogram-and-hlo"
 
@@ -100,13 +99,13 @@ def _signature_paths(
     """The index paths of the exported function's inputs (variables, which the lowering
     turns into globals, left out) and results."""
     for func in functions(module):
-        if _EXPORTED_NAMES not in func.attributes:
+        if TF_EXPORTED_NAMES not in func.attributes:
             continue
-        names = ir.ArrayAttr(func.attributes[_EXPORTED_NAMES])
+        names = ir.ArrayAttr(func.attributes[TF_EXPORTED_NAMES])
         if signature not in [ir.StringAttr(name).value for name in names]:
             continue
         arguments = [
-            _path(attrs) for attrs in _value_attrs(func, "arg_attrs") if _INDEX_PATH in attrs
+            _path(attrs) for attrs in _value_attrs(func, "arg_attrs") if TF_INDEX_PATH in attrs
         ]
         results = [_path(attrs) for attrs in _value_attrs(func, "res_attrs")]
         return tuple(arguments), tuple(results)
@@ -121,7 +120,7 @@ def _value_attrs(func: Any, name: str) -> list[Any]:
 
 def _path(attrs: Any) -> IndexPath:
     components: list[int | str] = []
-    for component in ir.ArrayAttr(attrs[_INDEX_PATH]):
+    for component in ir.ArrayAttr(attrs[TF_INDEX_PATH]):
         if isinstance(component, ir.StringAttr):
             components.append(component.value)
         else:

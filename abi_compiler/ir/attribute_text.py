@@ -30,7 +30,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRLexer
+
+from abi_compiler.dtypes import SIGNEDNESS_KINDS
+from abi_compiler.text import lexer
 
 
 class AttributeTexts:
@@ -107,7 +109,7 @@ class AttributeTexts:
         return "{" + ", ".join(self._entry(key, value) for key, value in entries.items()) + "}"
 
     def _entry(self, key: str, value: Attribute) -> str:
-        name = key if MLIRLexer.bare_identifier_regex.fullmatch(key) else self.string(key)
+        name = key if lexer.BARE_IDENTIFIER.fullmatch(key) else self.string(key)
         return name if value.__class__ is UnitAttr else f"{name} = {self.attribute(value)}"
 
     def string(self, text: str) -> str:
@@ -128,7 +130,7 @@ class AttributeTexts:
 
     def symbol(self, name: str) -> str:
         """`@name`, or `@"…"` when the name is not a bare identifier."""
-        if MLIRLexer.bare_identifier_regex.fullmatch(name) is not None:
+        if lexer.BARE_IDENTIFIER.fullmatch(name) is not None:
             return "@" + name
         return "@" + self.string(name)
 
@@ -210,4 +212,4 @@ def print_function(printer: Printer, op: FuncOp, texts: AttributeTexts) -> bool:
 _FUNC_RESERVED = frozenset({"sym_name", "function_type", "sym_visibility", "arg_attrs"})
 _REMEMBERED_STRING = 64  # longer literals (reflection JSON) are seldom repeated
 _I1 = IntegerType(1)
-_SIGNEDNESS = {Signedness.SIGNLESS: "i", Signedness.SIGNED: "si", Signedness.UNSIGNED: "ui"}
+_SIGNEDNESS = {signedness: SIGNEDNESS_KINDS[signedness.name] for signedness in Signedness}

@@ -180,7 +180,7 @@ class Layout:
 
 # -- Items ----------------------------------------------------------------------------------
 
-_ID_END = r"(?![A-Za-z0-9_$.])"
+_ID_END = lexer.BARE_ID_END
 _MODULE = re.compile(rf"(?:builtin\.)?module{_ID_END}")
 _FUNC = re.compile(rf"func\.func{_ID_END}")
 _GENERIC_OP = rf"{SHORT_STRING}[ \t]*\("
@@ -441,8 +441,8 @@ _SIMPLE_TYPE = re.compile(
 _AFTER_TYPE = re.compile(rf"[,){{]|(?:loc|attributes){_ID_END}|\Z")
 # In a simple type's text (no strings): what makes it structured, and type alias names.
 _STRUCTURED_TYPE = re.compile(
-    r"tuple<|!(?:abi\.dict|iree\.list)(?![A-Za-z0-9_$.\-])"
-    r"|tensor<[^<>]*!(?:util\.list|iree\.list|[A-Za-z0-9_$\-]+)(?![A-Za-z0-9_$.\-])"
+    rf"tuple<|!(?:abi\.dict|iree\.list)(?!{lexer.SUFFIX_ID_CHAR})"
+    rf"|tensor<[^<>]*!(?:util\.list|iree\.list|[A-Za-z0-9_$\-]+)(?!{lexer.SUFFIX_ID_CHAR})"
 )
 _TYPE_NAME = re.compile("!" + SUFFIX_ID)
 _WORD = re.compile(lexer.BARE_ID)
@@ -475,7 +475,7 @@ def _location_at(text: str, pos: int, end: int) -> int | None:
     return group_end(text, paren, end) if text.startswith("(", paren) else None
 
 
-_ID_CHAR = re.compile(r"[A-Za-z0-9_$.]")
+_ID_CHAR = re.compile(lexer.BARE_ID_CHAR)
 
 
 def _attributes_at(text: str, pos: int, end: int) -> tuple[int, int] | None:
@@ -783,7 +783,7 @@ _VALUE_BEFORE = frozenset("=[,(<{:")
 
 
 _LOCATIONS = re.compile(rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|loc')
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.%@#!^-")
+_WORD_CHARS = frozenset(c for c in map(chr, range(128)) if re.fullmatch(lexer.ID_TOKEN_CHAR, c))
 
 
 def locations(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -863,12 +863,12 @@ SYMBOL_TABLE_OPS = frozenset(
     )
 )
 _TABLES = "|".join(re.escape(name) for name in sorted(SYMBOL_TABLE_OPS, key=len, reverse=True))
-_REFERENCE = rf'@(?:{lexer.BARE_ID}|")'
+_REFERENCE = lexer.SYMBOL_REFERENCE.pattern
 _PLAIN_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|{_REFERENCE}')
 # … and the symbol tables' op names, for a text that spells one (`str.find` says).
 _SYMBOLS = re.compile(
     rf'"(?:{_TABLES})"(?=[ \t\r\n]*\()|{_PLAIN_SYMBOLS.pattern}'
-    rf"|(?<![A-Za-z0-9_$.%@#!^\-])(?:{_TABLES}){_ID_END}"
+    rf"|(?<!{lexer.ID_TOKEN_CHAR})(?:{_TABLES}){_ID_END}"
 )
 # Inside a dialect body: no comments, and no ops.
 _BODY_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{DIALECT_BODY_START}|{_REFERENCE}')

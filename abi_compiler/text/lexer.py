@@ -35,10 +35,19 @@ from typing import Any
 
 # -- Lexemes: the one home of every pattern of MLIR's lexical grammar ---------------------
 
+#: A character that continues a bare identifier.
+BARE_ID_CHAR = r"[A-Za-z0-9_$.]"
+#: A character that continues a suffix id.
+SUFFIX_ID_CHAR = r"[A-Za-z0-9_$.\-]"
+#: Where a bare identifier (a keyword: `loc`, `module`) ends: no character continues it.
+BARE_ID_END = rf"(?!{BARE_ID_CHAR})"
+#: A character of an identifier or of its sigil (`%`, `@`, `#`, `!`, `^`): a keyword right
+#: after one is part of that identifier, not a keyword.
+ID_TOKEN_CHAR = r"[A-Za-z0-9_$.%@#!^\-]"
 #: A bare identifier (keywords, op names in custom form, dictionary keys, type names).
-BARE_ID = r"[A-Za-z_][A-Za-z0-9_$.]*"
+BARE_ID = rf"[A-Za-z_]{BARE_ID_CHAR}*"
 #: A suffix id that is not a number (a name the printer does not give itself).
-NAMED_SUFFIX_ID = r"[A-Za-z_$.\-][A-Za-z0-9_$.\-]*"
+NAMED_SUFFIX_ID = rf"[A-Za-z_$.\-]{SUFFIX_ID_CHAR}*"
 #: What follows `#`, `!`, `%` and `^`.
 SUFFIX_ID = rf"(?:[0-9]+|{NAMED_SUFFIX_ID})"
 #: A complete string literal, as MLIR's lexer reads one (unrolled: linear, each
@@ -54,7 +63,7 @@ COMMENT = r"//[^\n\r]*"
 #: What opens a dialect body: `#name<`, `!name<`.
 DIALECT_BODY_START = rf"#{SUFFIX_ID}<|!{SUFFIX_ID}<"
 #: An op name in custom form: a bare identifier with a dot (`func.func`).
-OP_NAME = r"[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z0-9_$.]*"
+OP_NAME = rf"[A-Za-z_][A-Za-z0-9_$]*\.{BARE_ID_CHAR}*"
 _NUMBER = r"0x[0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?)?"
 
 BARE_IDENTIFIER = re.compile(BARE_ID)

@@ -25,11 +25,11 @@ from xdsl.interpreters.builtin import BuiltinFunctions
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
 
+from abi_compiler.attribute_names import REFLECTION
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
 from abi_compiler.ir import diagnostics
 from abi_compiler.passes.registry import PASSES, PIPELINES
-from abi_compiler.passes.structure import REFLECTION
 from abi_compiler.pipeline import xdsl_fixes
 from abi_compiler.pipeline.dialects import register_dialects
 from abi_compiler.pipeline.xdsl_fixes import FixedParser, FixedPrinter

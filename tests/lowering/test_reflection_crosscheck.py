@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 
+from abi_compiler.attribute_names import ABI_STUB, IREE_ABI, REFLECTION
 from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip, encode_sip
@@ -59,9 +60,6 @@ from abi_compiler.model import (
 )
 from abi_compiler.model import Sequence as SequenceNode
 from abi_compiler.passes.structure import (
-    ABI_STUB,
-    IREE_ABI,
-    REFLECTION,
     exported_functions,
     function_signature,
     is_saved_model,

@@ -1,0 +1,66 @@
+"""The names of the attributes the ABI is read from and written as, and of the entries of a
+function's reflection (SPEC §2 to §7): the one home of these spellings, for the passes and
+dialects, for the frontends that write them with MLIR's own Python bindings, and for the
+runtime side (`abi_compiler.iree`, `abi_compiler.module_signatures`) that reads them from
+a compiled module. No imports: importing it loads nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# -- IREE's function attributes (SPEC §2, §7), which no dialect here declares ---------------
+
+#: The dictionary of reflection entries IREE copies into the compiled module.
+REFLECTION: Final = "iree.reflection"
+#: The V1 JSON signature (SPEC §4), an entry of `iree.reflection` (or, as a frontend
+#: writes it, a function attribute of its own that the pipeline moves there).
+IREE_ABI: Final = "iree.abi"
+#: Exports a function that is not public.
+MODULE_EXPORT: Final = "iree.module.export"
+#: Keeps a function out of the ABI (not exported).
+ABI_NONE: Final = "iree.abi.none"
+#: Marks a function whose ABI is already the one IREE calls (a wrapper).
+ABI_STUB: Final = "iree.abi.stub"
+#: IREE's own declaration of a function it gave its ABI (a compiled module's reflection).
+ABI_DECLARATION: Final = "iree.abi.declaration"
+
+# -- Legacy reflection entries (SPEC §5, §6) ------------------------------------------------
+
+#: The raw (flat) signature, and its version entry.
+RAW: Final = "f"
+RAW_VERSION: Final = "fv"
+#: The structured index path signature, its version entry, and the entry naming its ABI.
+SIP: Final = "sip"
+SIP_VERSION: Final = "sipv"
+SIP_ABI: Final = "abi"
+
+#: The values the version entries hold.
+RAW_VERSION_VALUE: Final = "1"
+SIP_VERSION_VALUE: Final = "1"
+SIP_ABI_VALUE: Final = "sip"
+
+#: The entries each legacy pass writes: `materialize-raw-abi`, `materialize-sip-abi`.
+RAW_KEYS: Final = (RAW, RAW_VERSION)
+SIP_KEYS: Final = (SIP_ABI, SIP, SIP_VERSION)
+
+# -- This project's argument and result attributes (the `abi` dialect, SPEC §3) ------------
+
+ABI_INDEX_PATH: Final = "abi.index_path"
+ABI_NAME: Final = "abi.name"
+
+# -- JAX's (SPEC §3.2, §3.3) ----------------------------------------------------------------
+
+JAX_ARG_INFO: Final = "jax.arg_info"
+JAX_RESULT_INFO: Final = "jax.result_info"
+JAX_GLOBAL_CONSTANT: Final = "jax.global_constant"
+JAX_TOKEN: Final = "jax.token"
+#: JAX's donation of an argument's buffer to a result (`donate_argnums`), as XLA reads it.
+ALIASING_OUTPUT: Final = "tf.aliasing_output"
+
+# -- TensorFlow saved models (the `tf_saved_model` dialect, SPEC §3.2) ---------------------
+
+TF_INDEX_PATH: Final = "tf_saved_model.index_path"
+TF_EXPORTED_NAMES: Final = "tf_saved_model.exported_names"
+TF_SEMANTICS: Final = "tf_saved_model.semantics"
+TF_BOUND_INPUT: Final = "tf_saved_model.bound_input"
