@@ -9,8 +9,9 @@ attribute dictionary and location, each result's type and dictionary, the functi
 attributes. `HeaderReader` reads each *distinct* type or dictionary text once: with
 `TypeReader` when it is one of the ABI's types or dictionaries (the objects xDSL would
 build from it), else with xDSL's own parser (`TextValueParser`, which knows the chunk's
-aliases). It builds the `func.func` exactly as xDSL's `func.func` parser does (the same properties, an entry block with the arguments' name
-hints, source offsets recorded for diagnostics).
+aliases). It builds the `func.func` exactly as xDSL's `func.func` parser does (the same
+properties, an entry block with the arguments' name hints, source offsets recorded for
+diagnostics).
 
 A header the reader cannot build — a name MLIR rejects, two arguments of one name, a
 reserved attribute in `attributes {…}`, a text xDSL rejects — makes it answer None, and
