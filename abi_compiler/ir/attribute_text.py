@@ -196,7 +196,9 @@ def print_function(printer: Printer, op: FuncOp, texts: AttributeTexts) -> bool:
         return False
     printer.enter_scope()  # (a function is isolated from above)
     try:
-        printer.print_string("func.func" + texts.function_header(op))
+        # (The header's texts are as the printer prints them, indentation included: a
+        # line break inside an attribute is not indented twice.)
+        printer.print_string("func.func" + texts.function_header(op), indent=0)
         if op.body.blocks:
             printer.print_string(" ", indent=0)
             printer.print_region(op.body, False, False)

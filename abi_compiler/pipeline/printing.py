@@ -237,7 +237,8 @@ class ModulePrinter(FixedPrinter):
             # attributes.
             signature = carry.one_line(text[item.name_span[1] : item.signature_end])
             self.print_string(carry.rename_symbols(signature, self.renames()), indent=0)
-            self.print_string(self._texts.op_attributes(op.attributes))
+            # (Texts of attributes are as the printer prints them, indentation included.)
+            self.print_string(self._texts.op_attributes(op.attributes), indent=0)
         else:
             self._print_signature(op, item, text)
         if tail < item.end:
@@ -263,7 +264,8 @@ class ModulePrinter(FixedPrinter):
                 argument += " " + text[location[0] : location[1]]
             arguments.append(argument)
         self.print_string(
-            f"({', '.join(arguments)}){texts.func_outputs(op)}{texts.function_attributes(op)}"
+            f"({', '.join(arguments)}){texts.func_outputs(op)}{texts.function_attributes(op)}",
+            indent=0,
         )
 
 

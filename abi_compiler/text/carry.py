@@ -320,6 +320,8 @@ class _Cursor:
 
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _STRUCTURED_NAMES = ("!abi.dict", "!iree.list")
+# The element types of a tensor of references.
+_REFERENCE_NAMES = frozenset(("!util.list", "!iree.list"))
 
 
 def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
@@ -358,7 +360,11 @@ def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
                 owners.pop()
         elif kind == BANG:
             name = cursor.value
-            if name.startswith(_STRUCTURED_NAMES) or (owners and owners[-1] == "tensor"):
+            if name.startswith(_STRUCTURED_NAMES) or (
+                # A tensor of references (SPEC §8.3), or of an alias that may be one; a
+                # tensor of another dialect's type (`!quant.uniform<…>`) is a leaf.
+                owners and owners[-1] == "tensor" and (name in _REFERENCE_NAMES or "." not in name)
+            ):
                 func.structured = True
             elif "." not in name:
                 func.type_alias_uses |= {name}
@@ -434,7 +440,8 @@ _SIMPLE_TYPE = re.compile(
 _AFTER_TYPE = re.compile(rf"[,){{]|(?:loc|attributes){_ID_END}|\Z")
 # In a simple type's text (no strings): what makes it structured, and type alias names.
 _STRUCTURED_TYPE = re.compile(
-    r"tuple<|!(?:abi\.dict|iree\.list)(?![A-Za-z0-9_$.\-])|tensor<[^<>]*!"
+    r"tuple<|!(?:abi\.dict|iree\.list)(?![A-Za-z0-9_$.\-])"
+    r"|tensor<[^<>]*!(?:util\.list|iree\.list|[A-Za-z0-9_$\-]+)(?![A-Za-z0-9_$.\-])"
 )
 _TYPE_NAME = re.compile("!" + SUFFIX_ID)
 _WORD = re.compile(lexer.BARE_ID)

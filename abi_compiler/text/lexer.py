@@ -365,7 +365,8 @@ def group_end(text: str, pos: int, end: int | None = None) -> int:
         elif char == '"':
             if len(token) == 1:
                 search = scanner(GROUPS, text, string_end(text, match.start(), end), end).search
-        elif token[-1] == "<":  # a dialect body
+        elif (char == "#" or char == "!") and token[-1] == "<":  # a dialect body
+            # (Not a comment that ends in `<`: `// CHECK: #foo<`.)
             close = dialect_body_end(text, match.end() - 1, end)
             search = scanner(GROUPS, text, close, end).search
     raise LexError(f"unbalanced '{text[pos]}'", pos)

@@ -156,6 +156,9 @@ def test_quote_and_unquote_round_trip(name: str) -> None:
         ('{a = "}"} x', 9),
         ("{a // }\n} x", 9),
         ("{#a.b<{}>} x", 10),
+        # A comment that ends in `<` opens no dialect body (`// CHECK: #a.b<`).
+        ("{// #a.b<\n} x", 11),
+        ("{x // a<\n y} z", 12),
         ("(x {-# y #-}) z", 13),
         ('tensor<4x!a<">">> x', None),
         ('<4x!a<">">> x', 11),
