@@ -21,12 +21,16 @@ Hooks, public names for the private ones the rest of the project needs:
 * `symbol_lookup_replaced` (which swaps `SymbolTable.lookup_symbol`) and
   `nearest_symbol_table`, for `symbol_cache`;
 * `set_block_arguments` (`Block._args`), for `passes/decompose.py`: the one name of this
-  module passes import.
+  module passes import;
+* `BUILTIN_FLOAT_TYPES` and `BUILTIN_INTEGER_TYPE` (`AttrParser._builtin_float_types`,
+  `AttrParser._builtin_integer_type_regex`): the builtin number types by name, as xDSL's
+  parser reads them, for `pipeline/type_reader.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeAlias
 
@@ -37,8 +41,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
-from xdsl.parser import Parser
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAttribute
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.arg_spec import (
@@ -186,3 +190,12 @@ def set_block_arguments(block: Block, arguments: Sequence[BlockArgument]) -> Non
     for index, arg in enumerate(arguments):
         arg.index = index
     block._args = tuple(arguments)  # pyright: ignore[reportPrivateUsage]
+
+
+# -- Builtin number types ------------------------------------------------------------------
+
+#: The builtin float types by their name (`f32`, `bf16`, `f8E4M3FN`, …), the objects xDSL's
+#: parser answers for them.
+BUILTIN_FLOAT_TYPES: Mapping[str, TypeAttribute] = AttrParser._builtin_float_types  # pyright: ignore[reportPrivateUsage]
+#: xDSL's pattern of a builtin integer type's name (`i32`, `si8`, `ui64`; group 1: the width).
+BUILTIN_INTEGER_TYPE: re.Pattern[str] = AttrParser._builtin_integer_type_regex  # pyright: ignore[reportPrivateUsage]

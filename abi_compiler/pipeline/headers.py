@@ -6,11 +6,12 @@ spent on the same few texts again and again (every `tensor<?x8xf32>`, every
 `{tf_saved_model.index_path = ["in", 0]}`). The scanner (`abi_compiler.text.carry`)
 already knows where each part of a header is: the name, each argument's name, type,
 attribute dictionary and location, each result's type and dictionary, the function's
-attributes. `HeaderReader` gives each *distinct* type or dictionary text to xDSL's own
-parser once (`TextValueParser`, which knows the chunk's aliases), so every type and
-attribute in the IR is still one xDSL made, and builds the `func.func` exactly as xDSL's
-`func.func` parser does (the same properties, an entry block with the arguments' name
-hints, source offsets recorded for diagnostics).
+attributes. `HeaderReader` reads each *distinct* type or dictionary text once: with
+`TypeReader` when it is one of the ABI's types or dictionaries (the objects xDSL would
+build from it), else with xDSL's own parser (`TextValueParser`, which knows the chunk's
+aliases). It builds the `func.func` exactly as xDSL's `func.func` parser does (the same
+properties, an entry block with the arguments' name hints, source offsets recorded for
+diagnostics).
 
 A header the reader cannot build — a name MLIR rejects, two arguments of one name, a
 reserved attribute in `attributes {…}`, a text xDSL rejects — makes it answer None, and
@@ -33,6 +34,7 @@ from abi_compiler.identity import IdentityCache
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline.carried_ir import Carried, CarriedFunction
 from abi_compiler.pipeline.text_values import TextValueParser
+from abi_compiler.pipeline.type_reader import TypeReader
 from abi_compiler.text.carry import FuncText, OpText
 from abi_compiler.text.lexer import skip_blank
 
@@ -63,6 +65,7 @@ class HeaderReader:
     def __init__(self, ctx: Context, aliases: Mapping[str, Attribute]) -> None:
         self._ctx = ctx
         self._aliases = dict(aliases)
+        self._reader = TypeReader(ctx)
         self._types: dict[str, Attribute | None] = {}
         self._dicts: dict[str, DictionaryAttr | None] = {}
         self._function_types: IdentityCache[FunctionType] = IdentityCache()
@@ -153,7 +156,10 @@ class HeaderReader:
 
     def _type(self, key: str) -> Attribute:
         if key not in self._types:
-            self._types[key] = self._parse(key, TextValueParser.parse_optional_type)
+            parsed: Attribute | None = self._reader.read_type(key)
+            if parsed is None:
+                parsed = self._parse(key, TextValueParser.parse_optional_type)
+            self._types[key] = parsed
         parsed = self._types[key]
         if parsed is None:
             raise _Unread
@@ -164,7 +170,9 @@ class HeaderReader:
 
     def _dict(self, key: str) -> DictionaryAttr:
         if key not in self._dicts:
-            entries = self._parse(key, TextValueParser.parse_optional_dictionary_attr_dict)
+            entries = self._reader.read_dictionary(key)
+            if entries is None:
+                entries = self._parse(key, TextValueParser.parse_optional_dictionary_attr_dict)
             self._dicts[key] = None if entries is None else DictionaryAttr(entries)
         parsed = self._dicts[key]
         if parsed is None:

@@ -5,7 +5,8 @@ MLIR text repeats its types: every op spells out its operand and result types, a
 parses every occurrence again (≈ 100 µs for one `tensor<…>`), which is most of the parse
 time of a large module. `TypeCachingParser` remembers the type parsed from each type text
 and, when the same text comes again, returns the same (immutable) type object and skips
-the text.
+the text. The first occurrence of a text is read by `type_reader.TypeReader` when it is
+one of the ABI's types (the object xDSL would build), else by xDSL.
 
 Safety: the extent of a type's text is found by MLIR's lexical rules
 (`abi_compiler.text.lexer`: a name, then its dialect body or its balanced `<…>` group). A parse result is only cached
@@ -24,6 +25,7 @@ from xdsl.ir import TypeAttribute
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from abi_compiler.pipeline.text_values import TextValueParser
+from abi_compiler.pipeline.type_reader import TypeReader
 from abi_compiler.text import lexer
 
 # The builtin types spelled with a bare word and a `<…>` group. Other bare words followed
@@ -72,6 +74,7 @@ class TypeCachingParser(TextValueParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._types: dict[str, TypeAttribute] = {}
+        self._type_reader = TypeReader(self.ctx)
         self._type_nesting = 0
 
     def parse_optional_type(self) -> TypeAttribute | None:
@@ -100,6 +103,11 @@ class TypeCachingParser(TextValueParser):
         if cached is not None:
             self.resume_at(end)
             return cached
+        parsed = self._type_reader.read_type(key)
+        if parsed is not None:
+            self._types[key] = parsed
+            self.resume_at(end)
+            return parsed
         parsed = super().parse_optional_type()
         if parsed is not None:
             following = self.pos

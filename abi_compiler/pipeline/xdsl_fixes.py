@@ -995,8 +995,12 @@ class FixedParser(HookedParser):
     literals, dense arrays, resource handles), lexing with `FixedLexer`."""
 
     def __init__(self, ctx: Context, input: str | bytes, name: str = "<unknown>") -> None:
-        super().__init__(ctx, input, name)
-        self._parser_state = ParserState(FixedLexer(Input(self.lexer.input.content, name)))
+        # xDSL's parser lexes its first token on construction, with xDSL's lexer: its
+        # string pattern backtracks exponentially on an unclosed literal (`"aaa…` as the
+        # first token hung a run), so it gets no text; `FixedLexer` gets the input.
+        super().__init__(ctx, "", name)
+        text = input.decode("utf-8") if isinstance(input, bytes) else input
+        self._parser_state = ParserState(FixedLexer(Input(text, name)))
 
     parse_dense_int_or_fp_elements_attr = _parse_dense_int_or_fp_elements_attr
     parse_optional_builtin_int_or_float_attr = _parse_optional_builtin_int_or_float_attr

@@ -79,6 +79,15 @@ ALIAS_DEFINITION = re.compile(rf"([#!]{SUFFIX_ID})[ \t\r\n]*=")
 SYMBOL_REFERENCE = re.compile(rf'@(?:{BARE_ID}|")')
 STRING = re.compile(STRING_LITERAL)
 _ESCAPE = re.compile(STRING_ESCAPE)
+#: A string literal of printable ASCII without escapes (its text is what it says).
+PLAIN_STRING = re.compile(r'"[ !#-\[\]-~]*"')
+#: Whitespace (no comment), as a run.
+SPACES = re.compile(r"[ \t\r\n]*")
+#: A decimal integer literal, with its sign.
+SIGNED_DECIMAL = re.compile(r"-?[0-9]+")
+#: The dimensions of a ranked builtin shaped type written without blanks, each `?` or a
+#: decimal and its `x` (`?x8x` in `tensor<?x8xf32>`; `0x8` is MLIR's `0`, `x`, `8`).
+DIMENSIONS = re.compile(r"(?:(?:\?|[0-9]+)x)*")
 
 # -- Tokens ---------------------------------------------------------------------------------
 

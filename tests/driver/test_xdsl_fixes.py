@@ -21,6 +21,7 @@ import textwrap
 from typing import Any
 
 import pytest
+from xdsl.utils.exceptions import ParseError
 
 from abi_compiler.pipeline.xdsl_fixes import FIXED_MEMBERS
 
@@ -136,3 +137,18 @@ def test_a_run_leaves_xdsl_as_it_was() -> None:
         [sys.executable, "-c", _NO_LEAK, example], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[] [] True", done.stdout + done.stderr
+
+
+def test_an_unclosed_string_as_the_first_token_is_lexed_in_linear_time() -> None:
+    """xDSL's parser lexed its first token with xDSL's own string pattern, which
+    backtracks exponentially on an unclosed literal (found by test_fuzz_pipelines: a
+    mutated input hung); the fixed parser lexes it with `FixedLexer`. 60 characters took
+    hours before."""
+    from abi_compiler.pipeline.dialects import context
+    from abi_compiler.pipeline.xdsl_fixes import FixedParser, applied
+
+    with applied():
+        for text in ('"' + "a" * 60, b'"' + b"a" * 60):
+            with pytest.raises(ParseError, match="closing string literal"):
+                FixedParser(context(), text).parse_module()
+        assert FixedParser(context(), b'"x"').lexer.input.content == '"x"'

@@ -30,7 +30,12 @@ from typing import Any
 import pytest
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
-from xdsl.dialects.builtin import DenseArrayBase, DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float32Type,
+)
 from xdsl.dialects.utils import format as func_format
 from xdsl.ir import Block
 from xdsl.parser import Parser
@@ -99,6 +104,8 @@ ATTRIBUTES: list[tuple[Any, str]] = [
     (Printer, "_blocks"),
     (Printer, "_ssa_values"),
     (Block, "_args"),
+    (AttrParser, "_builtin_float_types"),
+    (AttrParser, "_builtin_integer_type_regex"),
 ]
 
 
@@ -122,6 +129,11 @@ def test_hooked_attributes_exist() -> None:
     element = AttrParser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
     assert {f.name for f in dataclasses.fields(element)} >= {"is_negative", "value", "span"}
     assert "_blob_storage" in OpAsmDialectInterface.__annotations__
+    # The builtin number types by name (pipeline/type_reader.py).
+    floats = AttrParser._builtin_float_types  # pyright: ignore[reportPrivateUsage]
+    assert floats["f32"] == Float32Type() and floats["bf16"] == BFloat16Type()
+    integer = AttrParser._builtin_integer_type_regex  # pyright: ignore[reportPrivateUsage]
+    assert integer.match("si32").group(1) == "32" and integer.match("x32") is None
     parser = Parser(Context(), "", "<test>")
     for name in ("_parser_state", "_current_token", "forward_ssa_references", "ssa_values"):
         assert hasattr(parser, name), name
