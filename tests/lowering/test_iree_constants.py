@@ -9,8 +9,10 @@ Skipped when `iree.compiler` or `iree.runtime` (the optional `iree` extra) is mi
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,10 @@ def test_iree_opt_prints_what_the_lit_file_checks(tmp_path: Path) -> None:
         check=True,
     ).stdout
     result = subprocess.run(
-        ["filecheck", str(lit_file)], input=printed, capture_output=True, text=True, check=False
+        [os.path.join(sysconfig.get_path("scripts"), "filecheck"), str(lit_file)],
+        input=printed,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
