@@ -130,16 +130,10 @@ class LocatingParser(TypeCachingParser):
             span,
         )
 
-    def _parse_external_resources(self) -> None:
-        # xDSL raises NotImplementedError: only carried text keeps these sections.
-        why = (
-            f"{self.full_parse_option} parses the file whole"
-            if self.full_parse_option is not None
-            else "the file has a shape abi-opt does not carry as text, so it is parsed whole"
-        )
-        self.raise_error(
-            f"external_resources cannot be read here: {why}, and xDSL reads only dialect resources"
-        )
+    def external_resources_reason(self) -> str:
+        if self.full_parse_option is not None:
+            return f"{self.full_parse_option} parses the file whole"
+        return "the file has a shape abi-opt does not carry as text, so it is parsed whole"
 
     def ssa_defined(self, name: str, values: Sequence[SSAValue], span: Span) -> None:
         for value in values:

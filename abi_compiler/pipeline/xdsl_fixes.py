@@ -70,6 +70,9 @@ What the fix fixes:
   does not know is its text (`#foo.b<a //\n b>`), but xDSL's printer indents every line
   break it prints: each round trip through `abi-opt` would add spaces to the value. The
   fixed printer writes such a body as it was read.
+* **External resources.** xDSL's parser raises NotImplementedError on a file-level
+  `external_resources` section (`mlir_reproducer`); carried text keeps such sections as
+  written, and a file parsed whole gets a located error instead.
 * **Symbol lookups.** An op of an unknown dialect claims every trait in xDSL
   (`UnregisteredOp.has_trait` is True), so a `func.call` inside a `"stablehlo.while"`
   region was looked up in that region and not found. As in MLIR, an unregistered op is
@@ -78,7 +81,7 @@ What the fix fixes:
 
 Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
 `MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle`,
-`AttrParser._parse_builtin_densearray_attr` and
+`AttrParser._parse_builtin_densearray_attr`, `Parser._parse_external_resources` and
 `OpAsmDialectInterface._blob_storage` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
 and `AttrParser.parse_optional_builtin_int_or_float_attr`, which call the private
 `AttrParser._parse_tensor_literal`, `_parse_dense_literal_type`, `_parse_attribute_type`,
@@ -1002,6 +1005,18 @@ class FixedParser(HookedParser):
         text = input.decode("utf-8") if isinstance(input, bytes) else input
         self._parser_state = ParserState(FixedLexer(Input(text, name)))
 
+    def _parse_external_resources(self) -> None:
+        # xDSL raises NotImplementedError: a located error instead (carried text keeps
+        # these sections as written).
+        self.raise_error(
+            f"external_resources cannot be read here: {self.external_resources_reason()}, "
+            "and xDSL reads only dialect resources"
+        )
+
+    def external_resources_reason(self) -> str:
+        """Why the file's `external_resources` section reached xDSL's parser."""
+        return "the text is parsed whole"
+
     parse_dense_int_or_fp_elements_attr = _parse_dense_int_or_fp_elements_attr
     parse_optional_builtin_int_or_float_attr = _parse_optional_builtin_int_or_float_attr
     _parse_builtin_densearray_attr = _parse_builtin_densearray_attr
@@ -1104,6 +1119,7 @@ FIXED_MEMBERS: tuple[tuple[type, str], ...] = (
     (AttrParser, "parse_optional_builtin_int_or_float_attr"),
     (AttrParser, "_parse_builtin_densearray_attr"),
     (AttrParser, "_parse_dialect_resource_handle"),
+    (Parser, "_parse_external_resources"),
     (Printer, "print_float"),
     (Printer, "print_bytes_literal"),
     (Printer, "print_attribute"),

@@ -44,6 +44,7 @@ PINNED = {
     ("AttrParser", "parse_optional_builtin_int_or_float_attr"): "b8402b0c28827d5f",
     ("AttrParser", "_parse_builtin_densearray_attr"): "e5acf223a3f3cb0d",
     ("AttrParser", "_parse_dialect_resource_handle"): "a5a59a1c22d81347",
+    ("Parser", "_parse_external_resources"): "98276fd9c4f8a441",
     ("Printer", "print_float"): "7025e6b4fbc4da08",
     ("Printer", "print_bytes_literal"): "c4811267fa415cc0",
     ("Printer", "print_attribute"): "dcb4fade9403ef6d",

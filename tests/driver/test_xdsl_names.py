@@ -66,6 +66,7 @@ FUNCTIONS: list[tuple[Any, str, list[str]]] = [
     (MLIRLexer, "_lex_string_literal", ["self", "start_pos"]),
     (AttrParser, "_parse_builtin_densearray_attr", ["self"]),
     (AttrParser, "_parse_dialect_resource_handle", ["self", "dialect_name", "interface"]),
+    (Parser, "_parse_external_resources", ["self"]),
     (AttrParser, "_parse_tensor_literal", ["self"]),
     (AttrParser, "_parse_dense_literal_type", ["self"]),
     (AttrParser, "_parse_attribute_type", ["self"]),
