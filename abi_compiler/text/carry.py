@@ -1040,18 +1040,7 @@ def drop_comments(text: str) -> str:
         return text
     pieces: list[str] = []
     pos = 0
-    walk = lexer.scanner(_COMMENTS, text)
-    while (match := walk.search()) is not None:
-        token = match.group()
-        char = token[0]
-        if char == '"':
-            if token == '"':
-                walk = lexer.scanner(_COMMENTS, text, string_end(text, match.start()))
-            continue
-        if char == "#" or char == "!":
-            close = lexer.dialect_body_end(text, match.end() - 1, len(text))
-            walk = lexer.scanner(_COMMENTS, text, close)
-            continue
+    for match in lexer.outside_values(_COMMENTS, text):
         # The comment, and the blanks before it; with its line end when it is alone on
         # its line.
         cut = match.start()
@@ -1093,18 +1082,7 @@ def indented(text: str, indent: str) -> str:
     nor a string (which may hold a `\\r`)."""
     pieces: list[str] = []
     pos = 0
-    walk = lexer.scanner(_LINE_BREAKS, text)
-    while (match := walk.search()) is not None:
-        token = match.group()
-        char = token[0]
-        if char == '"':
-            if token == '"':
-                walk = lexer.scanner(_LINE_BREAKS, text, string_end(text, match.start()))
-            continue
-        if char == "#" or char == "!":
-            close = lexer.dialect_body_end(text, match.end() - 1, len(text))
-            walk = lexer.scanner(_LINE_BREAKS, text, close)
-            continue
+    for match in lexer.outside_values(_LINE_BREAKS, text):
         after = match.end()
         if after < len(text) and text[after] not in "\r\n":
             pieces.append(text[pos:after])

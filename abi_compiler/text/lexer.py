@@ -331,6 +331,25 @@ def dialect_body_end(text: str, pos: int, end: int | None = None) -> int:
     raise LexError("unterminated dialect body", pos)
 
 
+def outside_values(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` that are not in a string or a dialect body
+    (whose text is their value). ``pattern`` is a view that also matches what opens
+    those: `SHORT_STRING`, a lone `"` and `DIALECT_BODY_START`, which are skipped."""
+    end = len(text)
+    walk = scanner(pattern, text, 0, end)
+    while (match := walk.search()) is not None:
+        token = match.group()
+        char = token[0]
+        if char == '"':
+            if token == '"':
+                walk = scanner(pattern, text, string_end(text, match.start(), end), end)
+            continue
+        if (char == "#" or char == "!") and token[-1] == "<":
+            walk = scanner(pattern, text, dialect_body_end(text, match.end() - 1, end), end)
+            continue
+        yield match
+
+
 def skip(text: str, match: re.Match[str], end: int) -> int | None:
     """Where a view's scan continues after ``match`` (a match of `GROUPS` or `LINES`)
     when it is a string, a dialect body or a resource section; None for any other
