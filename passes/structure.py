@@ -52,7 +52,7 @@ from abi_compiler.dialects.util import ListType
 from abi_compiler.dtypes import SIGNEDNESS_KINDS
 from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
-from abi_compiler.ir import diagnostics, name_locations
+from abi_compiler.ir import diagnostics, location_table
 from abi_compiler.model import (
     INDEX_PATH_COMPONENT_MESSAGE,
     Argument,
@@ -354,7 +354,7 @@ def _argument_names(
     location or, for JAX's wrapping `@main`, from the argument it passes on to
     `@_wrapped_jax_export_main`. Raises `_Unnamed`."""
     count = len(func.function_type.inputs.data)
-    locations = name_locations.argument_names(func)
+    locations = location_table.argument_names(func)
     wrapped: list[tuple[Mapping[str, Attribute], str | None]] | None = None
     names: list[tuple[str, str] | None] = []
     for i in range(count):
@@ -387,7 +387,7 @@ def _wrapped_arguments(func: FuncOp) -> list[tuple[Mapping[str, Attribute], str 
     if wrapped is None:
         return []
     dicts = value_attr_dicts(wrapped, "argument")
-    locations = name_locations.argument_names(wrapped)
+    locations = location_table.argument_names(wrapped)
     found = []
     for i, location in enumerate(locations):
         attrs = dicts[i] if i < len(dicts) else {}

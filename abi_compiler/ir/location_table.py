@@ -20,9 +20,10 @@ from contextvars import ContextVar
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from abi_compiler.ir.name_locations import ArgumentNameTable
+from abi_compiler.ir.name_locations import ArgumentNames, ArgumentNameTable
 
 
 class LocationTable:
@@ -106,3 +107,14 @@ def inherit_location(new: Operation | SSAValue, old: Operation | SSAValue) -> No
     table = _active_table.get()
     if table is not None and (offset := table.locate(old)) is not None:
         table.record(new, offset)
+
+
+def argument_names(func: FuncOp) -> ArgumentNames:
+    """The name location of each argument of ``func`` (None where it has none), as the
+    pipeline recorded it for the IR the passes are running on (`name_locations`)."""
+    count = len(func.function_type.inputs.data)
+    table = _active_table.get()
+    found = None if table is None else table.argument_names.names(func)
+    if found is None or len(found) != count:
+        return (None,) * count
+    return found

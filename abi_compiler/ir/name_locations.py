@@ -8,7 +8,8 @@ carries them as text (SPEC §8.6) and masks them before xDSL parses. So the pipe
 each argument's location where it is written and records its name here, resolved through
 aliases — from the carried text (`abi_compiler.pipeline.carried_ir`) or, when every body
 is parsed, from the locations xDSL's parser gave the block arguments
-(`abi_compiler.pipeline.locations`) — and passes ask `argument_names(func)`.
+(`abi_compiler.pipeline.locations`) — and passes ask
+`location_table.argument_names(func)`.
 
 The table belongs to the chunk's `LocationTable` (`table.argument_names`), so the
 `tracking` context the driver puts around the passes makes it the one passes read; outside
@@ -52,16 +53,3 @@ class ArgumentNameTable:
         if found is None and (reader := self._readers.pop(func, None)) is not None:
             found = self._names[func] = reader()
         return found
-
-
-def argument_names(func: FuncOp) -> ArgumentNames:
-    """The name location of each argument of ``func`` (None where it has none), as the
-    pipeline recorded it for the IR the passes are running on."""
-    from abi_compiler.ir.location_table import active_table  # it imports this module
-
-    count = len(func.function_type.inputs.data)
-    table = active_table()
-    found = None if table is None else table.argument_names.names(func)
-    if found is None or len(found) != count:
-        return (None,) * count
-    return found
