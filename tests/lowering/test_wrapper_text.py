@@ -139,6 +139,20 @@ def index_path_functions(draw: st.DrawFn, name: str) -> str | None:
     )
 
 
+def generated_module(specs: list, indexed: list, data: st.DataObject) -> str:
+    """A module of the generated functions (typed ones, then ones with index paths)."""
+    lines = [
+        line
+        for i, spec in enumerate(specs)
+        for line in function_texts(spec, name=f"f{i}", helper_name=f"h{i}")
+    ]
+    for i in range(len(indexed)):
+        function = data.draw(index_path_functions(f"p{i}"))
+        if function is not None:
+            lines.append(function)
+    return "builtin.module {\n" + "\n".join(lines) + "\n}\n"
+
+
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
@@ -150,16 +164,7 @@ def index_path_functions(draw: st.DrawFn, name: str) -> str | None:
     data=st.data(),
 )
 def test_generated_wrappers_print_as_built(specs: list, indexed: list, data: st.DataObject) -> None:
-    lines = [
-        line
-        for i, spec in enumerate(specs)
-        for line in function_texts(spec, name=f"f{i}", helper_name=f"h{i}")
-    ]
-    for i in range(len(indexed)):
-        function = data.draw(index_path_functions(f"p{i}"))
-        if function is not None:
-            lines.append(function)
-    _, deferred, funcs = prepared("builtin.module {\n" + "\n".join(lines) + "\n}\n")
+    _, deferred, funcs = prepared(generated_module(specs, indexed, data))
     assert_same_wrappers(deferred, funcs)
 
 
@@ -340,16 +345,7 @@ def assert_same_functions(module: ModuleOp) -> None:
 def test_generated_functions_print_as_xdsl_prints_them(
     specs: list, indexed: list, pipeline: tuple[str, ...], data: st.DataObject
 ) -> None:
-    lines = [
-        line
-        for i, spec in enumerate(specs)
-        for line in function_texts(spec, name=f"f{i}", helper_name=f"h{i}")
-    ]
-    for i in range(len(indexed)):
-        function = data.draw(index_path_functions(f"p{i}"))
-        if function is not None:
-            lines.append(function)
-    module = parse("builtin.module {\n" + "\n".join(lines) + "\n}\n")
+    module = parse(generated_module(specs, indexed, data))
     apply_passes(module, pipeline)
     assert_same_functions(module)
 
