@@ -336,8 +336,3 @@ def format_raw(sig: FlatSignature) -> str:
     inputs = ", ".join(_format_type(t) for t in sig.inputs)
     results = ", ".join(_format_type(t) for t in sig.results)
     return f"({inputs}) -> ({results})"
-
-
-def scalar_type_name(code: int) -> str:
-    """The readable name of a scalar type code (``sint32`` for 6)."""
-    return _CODE_NAMES[code]

@@ -86,11 +86,6 @@ def _parent(node: Any) -> Any:
 _active_table: ContextVar[LocationTable | None] = ContextVar("abi_locations", default=None)
 
 
-def active_table() -> LocationTable | None:
-    """The table `tracking` made active (None outside the driver)."""
-    return _active_table.get()
-
-
 @contextmanager
 def tracking(table: LocationTable) -> Iterator[LocationTable]:
     """Make ``table`` the one `inherit_location` writes to (the driver wraps passes in it)."""

@@ -14,8 +14,6 @@ Hooks, public names for the private ones the rest of the project needs:
 * `HookedPrinter`, the base of `carried_ir.CarriedPrinter`: `print_new_line`
   (`Printer._print_new_line`) and `forget_names` (the printer's `_blocks` and
   `_ssa_values`);
-* `print_func_outputs` (`xdsl.dialects.utils.format._print_func_outputs`), for a carried
-  function's header;
 * `check_pass_option` and `pass_option_text` (`arg_spec._convert_arg_to_type`,
   `ArgSpec._spec_parameter_type_str`), for the driver's pass options;
 * `symbol_lookup_replaced` (which swaps `SymbolTable.lookup_symbol`) and
@@ -35,13 +33,11 @@ from contextlib import contextmanager
 from typing import Any, TypeAlias
 
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
     LocationAttr,
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue, TypeAttribute
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
@@ -158,17 +154,6 @@ class HookedPrinter(Printer):
                         self._ssa_values.pop(arg, None)
             for result in inner.results:
                 self._ssa_values.pop(result, None)
-
-
-def print_func_outputs(
-    printer: Printer, outputs: Sequence[Attribute], res_attrs: ArrayAttr[DictionaryAttr] | None
-) -> None:
-    """` -> …` of a function header, as xDSL's `func.func` printer writes it."""
-    from xdsl.dialects.utils.format import (
-        _print_func_outputs,  # pyright: ignore[reportPrivateUsage]
-    )
-
-    _print_func_outputs(printer, outputs, res_attrs)
 
 
 def check_pass_option(value: Any, hint: Any) -> None:

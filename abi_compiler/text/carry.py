@@ -1147,25 +1147,6 @@ def has_structured_body(text: str, func: FuncText) -> bool:
     return False
 
 
-def alias_uses(text: str, start: int, end: int, names: Iterable[str]) -> set[str]:
-    """Which of the aliases ``names`` (with `#`/`!`) the text uses."""
-    wanted = set(names)
-    if not any(text.find(name, start, end) >= 0 for name in wanted):
-        return set()
-    found: set[str] = set()
-    try:
-        for kind, token_start, token_end in tokens(text, start, end):
-            if kind in (HASH, BANG):
-                name = text[token_start:token_end]
-                if name in wanted:
-                    found.add(name)
-            elif kind == BODY:
-                found |= _body_alias_uses(text, token_start + 1, token_end - 1, wanted)
-    except LexError:
-        return wanted
-    return found
-
-
 def _body_alias_uses(text: str, start: int, end: int, wanted: set[str]) -> set[str]:
     found: set[str] = set()
     for kind, token_start, token_end in tokens(text, start, end, pretty=True):

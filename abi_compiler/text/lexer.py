@@ -67,7 +67,6 @@ OP_NAME = rf"[A-Za-z_][A-Za-z0-9_$]*\.{BARE_ID_CHAR}*"
 _NUMBER = r"0x[0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?)?"
 
 BARE_IDENTIFIER = re.compile(BARE_ID)
-SUFFIX_IDENTIFIER = re.compile(SUFFIX_ID)
 NAMED_SUFFIX_IDENTIFIER = re.compile(NAMED_SUFFIX_ID)
 #: `%name` (an SSA value).
 SSA_NAME = re.compile("%" + SUFFIX_ID)
@@ -485,12 +484,6 @@ def skip_blank(text: str, pos: int, end: int | None = None) -> int:
 
 
 _BLANK_STARTS = frozenset(" \t\r\n/")
-
-
-def is_line_start(text: str, pos: int, start: int = 0) -> bool:
-    """Whether only whitespace lies between the line start (or ``start``) and ``pos``."""
-    line = max(text.rfind("\n", start, pos), text.rfind("\r", start, pos)) + 1
-    return not text[max(line, start) : pos].strip(" \t")
 
 
 def value_end(text: str, pos: int, end: int | None = None, stops: str = ",}") -> int:

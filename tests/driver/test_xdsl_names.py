@@ -36,7 +36,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     Float32Type,
 )
-from xdsl.dialects.utils import format as func_format
 from xdsl.ir import Block
 from xdsl.parser import Parser
 from xdsl.parser.attribute_parser import AttrParser
@@ -91,7 +90,6 @@ FUNCTIONS: list[tuple[Any, str, list[str]]] = [
     (arg_spec, "_convert_arg_to_type", ["value", "dest_type"]),
     (arg_spec.ArgSpec, "_spec_parameter_type_str", ["arg"]),
     # carried_ir.CarriedPrinter: a carried function's header
-    (func_format, "_print_func_outputs", ["printer", "outputs", "res_attrs"]),
 ]
 
 # (owner, name) of the other attributes the hook modules reads or replaces; their kind

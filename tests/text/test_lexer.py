@@ -206,12 +206,9 @@ def test_value_end(text: str, value: str) -> None:
     assert text[: lexer.value_end(text, 0)] == value
 
 
-def test_skip_blank_and_line_starts() -> None:
+def test_skip_blank() -> None:
     text = "a\n  // c\r\n  b"
     assert lexer.skip_blank(text, 1) == text.index("b")
-    assert lexer.is_line_start(text, text.index("b"))
-    assert lexer.is_line_start("x\r  y", 4)
-    assert not lexer.is_line_start("x y", 2)
 
 
 # -- Agreement with xDSL's lexer ------------------------------------------------------------
