@@ -93,6 +93,13 @@ WARNS = "func.func @f(%a: index) -> index {\n  func.return %a : index\n}\n"
 OUTPUT = "builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"
 
 
+def _default_sigint() -> None:
+    """In a child about to be signalled: SIGINT back to its default disposition. A
+    background job, `nohup` and some CI runners start the test run with SIGINT ignored,
+    and a child inherits that; Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _input(tmp_path: Path, text: str = GOOD) -> str:
     path = tmp_path / "in.mlir"
     path.write_text(text)
@@ -226,7 +233,11 @@ def test_signal_while_writing_leaves_no_partial_file(
     if existing:
         out.write_text("old\n")
     result = subprocess.run(
-        [sys.executable, "-c", _SIGNAL_SCRIPT, str(out), name], capture_output=True, text=True
+        [sys.executable, "-c", _SIGNAL_SCRIPT, str(out), name],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_default_sigint,
     )
     assert result.returncode == -getattr(signal, name), result.stderr
     assert "survived" not in result.stdout
@@ -238,15 +249,38 @@ def test_signal_while_writing_leaves_no_partial_file(
         assert _names(tmp_path) == []
 
 
+# A run signalled while the pipeline works (before any output exists) leaves nothing
+# beside the target. The signal is sent from inside the run, by a hook this test puts
+# on `Pipeline.run`: no sleep races the process, on a fast machine or a loaded one.
+_WORKING_SIGNAL_SCRIPT = """
+import os, signal, sys
+from abi_compiler.driver import console
+from abi_compiler.pipeline.run import Pipeline
+
+work = Pipeline.run
+number = getattr(signal, sys.argv[1])
+
+def signalled_run(self, *args, **kwargs):
+    os.kill(os.getpid(), number)
+    return work(self, *args, **kwargs)
+
+Pipeline.run = signalled_run
+sys.argv = ["abi-opt", *sys.argv[2:]]
+console.abi_opt()
+"""
+
+
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGQUIT", "SIGINT"])
 def test_signal_while_working_leaves_nothing_behind(tmp_path: Path, name: str) -> None:
-    # Before the output is written nothing exists next to the target (no temporary file).
     source = "".join(
-        f"func.func @f{i}(%a: tuple<i32, f32>) {{\n  func.return\n}}\n" for i in range(3000)
+        f"func.func @f{i}(%a: tuple<i32, f32>) {{\n  func.return\n}}\n" for i in range(30)
     )
-    process = subprocess.Popen(
+    result = subprocess.run(
         [
-            _script("abi-opt"),
+            sys.executable,
+            "-c",
+            _WORKING_SIGNAL_SCRIPT,
+            name,
             _input(tmp_path, source),
             "-p",
             "iree-abi-v1",
@@ -254,15 +288,13 @@ def test_signal_while_working_leaves_nothing_behind(tmp_path: Path, name: str) -
             str(tmp_path / "out.mlir"),
         ],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_default_sigint,
     )
-    time.sleep(1.5)
-    process.send_signal(getattr(signal, name))
-    _, stderr = process.communicate(timeout=60)
-    assert "Traceback" not in stderr
-    assert process.returncode in (-getattr(signal, name), 130)
+    assert "Traceback" not in result.stderr
+    assert result.returncode in (-getattr(signal, name), 130), result.stderr
     assert _names(tmp_path) == ["in.mlir"]
 
 
@@ -362,12 +394,16 @@ def test_ctrl_c_while_reading_is_quiet(tool: list[str]) -> None:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        preexec_fn=_default_sigint,
     )
-    time.sleep(2.5)  # started and blocked on standard input
+    assert process.stdin is not None
+    # More than a pipe holds: when this write returns, the tool has started reading its
+    # standard input, and it goes on waiting for the end that never comes.
+    process.stdin.write(b"// comment\n" * (1 << 16))
+    process.stdin.flush()
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=30)
-    assert (process.returncode, stderr) == (130, "")
+    _, stderr = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, stderr) == (130, b"")
 
 
 # Ctrl-C while the driver (and xDSL) is still being imported: the console entry imports
@@ -388,6 +424,10 @@ sys.exit(output.interrupted_quietly(run))
 
 def test_ctrl_c_while_importing_is_quiet() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", _IMPORT_INTERRUPT_SCRIPT], capture_output=True, text=True
+        [sys.executable, "-c", _IMPORT_INTERRUPT_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        preexec_fn=_default_sigint,
     )
     assert (result.returncode, result.stderr) == (130, "")
