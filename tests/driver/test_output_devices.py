@@ -93,11 +93,13 @@ WARNS = "func.func @f(%a: index) -> index {\n  func.return %a : index\n}\n"
 OUTPUT = "builtin.module {\n  func.func @f() {\n    func.return\n  }\n}\n"
 
 
-def _default_sigint() -> None:
-    """In a child about to be signalled: SIGINT back to its default disposition. A
-    background job, `nohup` and some CI runners start the test run with SIGINT ignored,
-    and a child inherits that; Python then installs no KeyboardInterrupt handler."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def _default_signals() -> None:
+    """In a child about to be signalled: the signals these tests send back to their
+    default dispositions. A background job starts with SIGINT and SIGQUIT ignored,
+    `nohup` ignores SIGHUP, some CI runners ignore SIGINT, and a child inherits all that
+    (Python then installs no KeyboardInterrupt handler either)."""
+    for name in ("SIGTERM", "SIGHUP", "SIGQUIT", "SIGINT"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
 def _input(tmp_path: Path, text: str = GOOD) -> str:
@@ -237,7 +239,7 @@ def test_signal_while_writing_leaves_no_partial_file(
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        preexec_fn=_default_sigint,
+        preexec_fn=_default_signals,
     )
     assert result.returncode == -getattr(signal, name), result.stderr
     assert "survived" not in result.stdout
@@ -291,7 +293,7 @@ def test_signal_while_working_leaves_nothing_behind(tmp_path: Path, name: str) -
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        preexec_fn=_default_sigint,
+        preexec_fn=_default_signals,
     )
     assert "Traceback" not in result.stderr
     assert result.returncode in (-getattr(signal, name), 130), result.stderr
@@ -394,7 +396,7 @@ def test_ctrl_c_while_reading_is_quiet(tool: list[str]) -> None:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_sigint,
+        preexec_fn=_default_signals,
     )
     assert process.stdin is not None
     # More than a pipe holds: when this write returns, the tool has started reading its
@@ -428,6 +430,6 @@ def test_ctrl_c_while_importing_is_quiet() -> None:
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        preexec_fn=_default_sigint,
+        preexec_fn=_default_signals,
     )
     assert (result.returncode, result.stderr) == (130, "")
