@@ -122,7 +122,7 @@ def main() -> None:
         for megabytes in (int(s) for s in args.sizes.split(",")):
             source = work / f"constant-{megabytes}mb.mlir"
             generate(source, megabytes, args.seed)
-            opt = [python, "-m", "abi_compiler.driver.opt_main", str(source)]
+            opt = [python, "-m", "abi_compiler.commands.opt_main", str(source)]
             commands: dict[str, tuple[list[str], dict[str, str], int | None]] = {
                 "after": ([*opt, "-p", "iree-abi-v1", "-o", "/dev/null"], plain_env, None),
                 "before": (

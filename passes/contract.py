@@ -28,7 +28,7 @@
 The driver reads these only through `contract_of`, which gives a pass that does not
 derive from `AbiPass` the safe answers: it preserves nothing, reports nothing, needs
 every body and is applied whole. Warnings go through `abi_compiler.ir.diagnostics`,
-errors are raised as `AbiError`s (see `abi_compiler.driver.opt_main`), a pass that
+errors are raised as `AbiError`s (see `abi_compiler.commands.opt_main`), a pass that
 replaces an op can keep its source position with
 `abi_compiler.ir.location_table.inherit_location`.
 """

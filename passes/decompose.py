@@ -31,7 +31,6 @@ from abi_compiler.dialects.abi import DictGetOp, DictPackOp, TupleGetOp, TuplePa
 from abi_compiler.errors import AbiError
 from abi_compiler.ir import changes, diagnostics
 from abi_compiler.ir.location_table import inherit_location
-from abi_compiler.ir.xdsl_compat import set_block_arguments
 from abi_compiler.passes.structure import (
     compact_value_attrs,
     functions,
@@ -39,6 +38,7 @@ from abi_compiler.passes.structure import (
     type_items,
     type_text,
 )
+from abi_compiler.xdsl_boundary.xdsl_compat import set_block_arguments
 
 
 def leaf_types(type: Attribute) -> list[Attribute]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.passes.registry import PASSES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,7 +130,7 @@ def test_pass_page_example_is_real_output(
 
 
 def test_help_texts_point_to_the_docs(capsys: pytest.CaptureFixture[str]) -> None:
-    from abi_compiler import sig_main
+    from abi_compiler.commands import sig_main
 
     for main in (AbiOptMain.main, sig_main.main):
         with pytest.raises(SystemExit):

@@ -1,7 +1,7 @@
 """Where each IR object was written, and the one thing passes do with it.
 
 `LocationTable` maps parsed operations and block arguments to offsets into the input
-file; the driver's parser (`abi_compiler.pipeline.locations.LocatingParser`) fills it and the
+file; the driver's parser (`abi_compiler.pipeline.locating_parser.LocatingParser`) fills it and the
 driver turns offsets into `file:line:col` when it prints a diagnostic. An object without
 an offset (created by a pass) is located at its nearest ancestor that has one.
 
@@ -23,12 +23,12 @@ from weakref import WeakKeyDictionary
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
-from abi_compiler.ir.name_locations import ArgumentNames, ArgumentNameTable
+from abi_compiler.ir.argument_names import ArgumentNames, ArgumentNameTable
 
 
 class LocationTable:
     """Maps parsed IR objects (operations, block arguments) to offsets into the input file
-    (`abi_compiler.pipeline.locations.SourceFile`)."""
+    (`abi_compiler.pipeline.locating_parser.SourceFile`)."""
 
     def __init__(self) -> None:
         # Weak keys: an operation a pass erases (and nothing else refers to) is freed

@@ -16,7 +16,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.ir import changes, diagnostics
 from abi_compiler.ir.location_table import LocationTable, tracking
 from abi_compiler.passes.contract import BodyAccess, OpsBefore, contract_of
-from abi_compiler.pipeline.diagnostics import Diagnostic, Failure
+from abi_compiler.pipeline.run_diagnostics import Diagnostic, Failure
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 

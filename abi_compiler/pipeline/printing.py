@@ -16,13 +16,13 @@ from xdsl.printer import Printer
 
 from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.contract import OpsBefore
-from abi_compiler.pipeline.carried_ir import Carried, CarriedFunction, carried_index
-from abi_compiler.pipeline.locations import is_isolated
-from abi_compiler.pipeline.symbol_cache import cached_symbol_lookups
-from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
+from abi_compiler.pipeline.locating_parser import is_isolated
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, Layout
 from abi_compiler.text.lexer import symbol_text
+from abi_compiler.text.to_ir.carried_ir import Carried, CarriedFunction, carried_index
+from abi_compiler.xdsl_boundary.symbol_cache import cached_symbol_lookups
+from abi_compiler.xdsl_boundary.xdsl_fixes import FixedPrinter
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 
 * `abi_compiler.text.carry.scan`: the chunk's top-level items (what can be carried);
 * `abi_compiler.pipeline.plan`: what is parsed, and the masked text xDSL is given;
-* `abi_compiler.pipeline.headers`: plain `func.func` headers built without xDSL's lexer;
+* `abi_compiler.text.to_ir.headers`: plain `func.func` headers built without xDSL's lexer;
 * `abi_compiler.pipeline.parse`: the rest parsed with source positions, the carried text
   attached (or, with `--parse-all` or a chunk the scanner does not know, everything
   parsed);
@@ -33,25 +33,25 @@ from xdsl.printer import Printer
 
 from abi_compiler.errors import AbiError
 from abi_compiler.ir.location_table import LocationTable
-from abi_compiler.pipeline import xdsl_fixes
 from abi_compiler.pipeline.apply import Dump, apply_passes, body_access, located
-from abi_compiler.pipeline.carried_ir import Carried
-from abi_compiler.pipeline.diagnostics import (
+from abi_compiler.pipeline.dialects import context
+from abi_compiler.pipeline.parse import Chunk, parse_carried, parse_whole
+from abi_compiler.pipeline.plan import make_plan
+from abi_compiler.pipeline.printing import ModulePrinter, Wrappers
+from abi_compiler.pipeline.run_diagnostics import (
     Diagnostic,
     Failure,
     PipelineError,
     PipelineWarning,
     SourceFile,
 )
-from abi_compiler.pipeline.dialects import context
-from abi_compiler.pipeline.parse import Chunk, parse_carried, parse_whole
-from abi_compiler.pipeline.plan import make_plan
-from abi_compiler.pipeline.printing import ModulePrinter, Wrappers
 from abi_compiler.pipeline.source import BLANK, checked_source, read_source
 from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
+from abi_compiler.text.to_ir.carried_ir import Carried
+from abi_compiler.xdsl_boundary import xdsl_fixes
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,8 @@ input through here before it loads anything else."""
 
 from __future__ import annotations
 
-from abi_compiler import bytecode
-from abi_compiler.pipeline.diagnostics import Diagnostic, PipelineError, SourceFile
-from abi_compiler.text import lexer
+from abi_compiler.pipeline.run_diagnostics import Diagnostic, PipelineError, SourceFile
+from abi_compiler.text import bytecode, lexer
 
 # Whitespace and comments, as MLIR reads them (a comment ends at `\n` or `\r`).
 BLANK = lexer.BLANKS
@@ -14,7 +13,7 @@ BLANK = lexer.BLANKS
 
 def read_source(data: bytes, name: str) -> SourceFile:
     """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
-    it (`abi_compiler.bytecode`), else UTF-8 (a byte order mark is not part of the text:
+    it (`abi_compiler.text.bytecode`), else UTF-8 (a byte order mark is not part of the text:
     positions are counted after it, as an editor shows them), not empty; otherwise a
     `PipelineError`."""
     if bytecode.is_bytecode(data):  # e.g. from iree-import-tf

@@ -19,7 +19,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from abi_compiler.errors import AbiError
-from abi_compiler.ir import xdsl_compat
+from abi_compiler.xdsl_boundary import xdsl_compat
 
 
 class SpecError(Exception):

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler import docgen
+from abi_compiler.commands import docgen
 
 
 def test_committed_docs_are_up_to_date() -> None:
     committed = docgen.DOCS_PATH.read_text(encoding="utf-8")
     assert committed == docgen.render(), (
-        "docs/dialects.md is out of date: run `python -m abi_compiler.docgen`"
+        "docs/dialects.md is out of date: run `python -m abi_compiler.commands.docgen`"
     )
 
 
@@ -30,7 +30,9 @@ def test_check_mode_exit_status(tmp_path: Path) -> None:
 
 def test_check_from_the_command_line() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.docgen", "--check"], capture_output=True, text=True
+        [sys.executable, "-m", "abi_compiler.commands.docgen", "--check"],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
 

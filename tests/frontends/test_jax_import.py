@@ -27,8 +27,8 @@ def test_without_jax_the_import_says_what_to_install() -> None:
 def test_abi_opt_and_the_frontends_package_do_not_import_jax() -> None:
     code = (
         "import sys; sys.modules['jax'] = None\n"
-        "import abi_compiler.frontends, abi_compiler.driver.opt_main\n"
-        "from abi_compiler.driver.opt_main import main\n"
+        "import abi_compiler.frontends, abi_compiler.commands.opt_main\n"
+        "from abi_compiler.commands.opt_main import main\n"
         "sys.exit(main(['-', '-p', 'iree-abi-v1']))\n"
     )
     result = subprocess.run(

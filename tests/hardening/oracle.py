@@ -1504,7 +1504,7 @@ def _alarm(_signum: int, _frame: FrameType | None) -> None:
 def run_abi_opt(path: Path, args: Sequence[str], timeout: float | None = None) -> AbiOptRun:
     """`abi-opt` in this process on ``path``: exit status, output, diagnostics. An
     exception escaping the driver or a run longer than ``timeout`` is status -1."""
-    from abi_compiler.driver.opt_main import AbiOptMain
+    from abi_compiler.commands.opt_main import AbiOptMain
 
     out, err = io.StringIO(), io.StringIO()
     alarm = timeout if hasattr(signal, "SIGALRM") else None

@@ -6,7 +6,7 @@
   message, not a substring, on the annotated line), no traceback, and no output file; a
   chunk without errors must exit 0, print exactly its warnings and write the output.
 * Inputs that lit files cannot hold (bytes that are not UTF-8, huge or pathological
-  text, pass pipelines) are a table of exact diagnostics; `tests/driver/test_bad_input.py`
+  text, pass pipelines) are a table of exact diagnostics; `tests/commands/test_bad_input.py`
   has the basic ones (missing, empty, binary files, …), these extend it.
 * Valid inputs at scale: hundreds of arguments, tuples and dicts hundreds wide, and
   structures nested 100 deep (the limit, `abi_compiler.model.MAX_STRUCTURE_DEPTH`) go
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler.driver.opt_main import SPLIT_MARKER, AbiOptMain
+from abi_compiler.commands.opt_main import SPLIT_MARKER, AbiOptMain
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "filecheck" / "errors"
@@ -365,7 +365,7 @@ def test_out_of_memory_while_parsing(
     every element of a splat): a located error at the op being parsed, not an internal
     error. Simulated, since how a machine runs out of memory varies (an allocation that
     fails at once, or the kernel's OOM killer)."""
-    from abi_compiler.pipeline.xdsl_fixes import FixedParser as Parser
+    from abi_compiler.xdsl_boundary.xdsl_fixes import FixedParser as Parser
 
     real = Parser.parse_dense_int_or_fp_elements_attr
     raised: list[int] = []

@@ -73,7 +73,7 @@ SEEDS = ("0", "1", "42", "4294967295")
 
 def _run(source: Path, pipeline: str, seed: str) -> tuple[bytes, bytes]:
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    command = [sys.executable, "-m", "abi_compiler.driver.opt_main", str(source)]
+    command = [sys.executable, "-m", "abi_compiler.commands.opt_main", str(source)]
     result = subprocess.run(
         [*command, "--split-input-file", "-p", pipeline],
         capture_output=True,

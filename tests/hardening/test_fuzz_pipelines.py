@@ -43,8 +43,8 @@ from xdsl.dialects.builtin import ModuleOp
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.dialects import verify_dialect_attributes
-from abi_compiler.driver.opt_main import AbiOptMain
 from abi_compiler.errors import AbiError
 from abi_compiler.ir import diagnostics
 from abi_compiler.passes.registry import pipeline_pass

@@ -3,7 +3,7 @@
 MLIR prints a string attribute's bytes outside printable ASCII as `\\XX` escapes; xDSL's
 lexer used to read such a literal back as a `BytesAttr`, so `abi.name = "é"` stopped being
 a name after one print/parse round trip. The pipeline's lexer
-(`abi_compiler.pipeline.xdsl_fixes`) reads a literal whose bytes are UTF-8 as a string. These tests pin that, and
+(`abi_compiler.xdsl_boundary.xdsl_fixes`) reads a literal whose bytes are UTF-8 as a string. These tests pin that, and
 that every encoding carries the text exactly: JSON with `\\uXXXX` escapes (Python's
 `ensure_ascii`), SIP `K` spans that count UTF-8 bytes, raw signatures unaffected.
 """
@@ -23,11 +23,11 @@ from xdsl.dialects.func import FuncOp
 
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.driver.opt_main import AbiOptMain
+from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.model import Dict
-from abi_compiler.pipeline import xdsl_fixes
 from abi_compiler.pipeline.dialects import register_dialects
-from abi_compiler.pipeline.xdsl_fixes import FixedParser, FixedPrinter
+from abi_compiler.xdsl_boundary import xdsl_fixes
+from abi_compiler.xdsl_boundary.xdsl_fixes import FixedParser, FixedPrinter
 
 texts = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
 

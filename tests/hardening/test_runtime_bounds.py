@@ -8,8 +8,15 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.runtime import MAX_EMPTY_LISTS, MAX_RANK, pack, pack_legacy, unpack, unpack_legacy
-from tests.runtime.helpers import abi, error_of
+from abi_compiler.calling.marshal import (
+    MAX_EMPTY_LISTS,
+    MAX_RANK,
+    pack,
+    pack_legacy,
+    unpack,
+    unpack_legacy,
+)
+from tests.calling.helpers import abi, error_of
 
 REF_ARRAY = ["ndarray", ["py_homogeneous_list", "i32"], 2, None, None]
 

@@ -30,9 +30,9 @@ from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.dialects.interpreter import ALL_FUNCTIONS, tensor_shape
 from abi_compiler.ir import diagnostics
 from abi_compiler.passes.registry import PASSES, PIPELINES
-from abi_compiler.pipeline import xdsl_fixes
 from abi_compiler.pipeline.dialects import register_dialects
-from abi_compiler.pipeline.xdsl_fixes import FixedParser, FixedPrinter
+from abi_compiler.xdsl_boundary import xdsl_fixes
+from abi_compiler.xdsl_boundary.xdsl_fixes import FixedParser, FixedPrinter
 
 # --------------------------------------------------------------------------------------
 # Parsing, passes, printing.

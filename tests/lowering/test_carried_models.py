@@ -112,7 +112,7 @@ def _weights_module(elements: int) -> str:
 
 def _abi_opt(source: Path, pipeline: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.driver.opt_main", str(source), "-p", pipeline],
+        [sys.executable, "-m", "abi_compiler.commands.opt_main", str(source), "-p", pipeline],
         capture_output=True,
         text=True,
         check=False,

@@ -54,7 +54,7 @@ def _abi_opt(text: str, tmp: Path) -> str:
         [
             sys.executable,
             "-m",
-            "abi_compiler.driver.opt_main",
+            "abi_compiler.commands.opt_main",
             str(source),
             "--parse-all",
             "-p",

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.helpers import Lowered, assert_same, reflection, run_passes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def test_abi_sig_json_shows_the_pytree(v1: Lowered) -> None:
     assert v1.warnings == []
     abi = reflection(v1.module, "main")["iree.abi"]
     result = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.sig_main", "json", abi],
+        [sys.executable, "-m", "abi_compiler.commands.sig_main", "json", abi],
         capture_output=True,
         text=True,
         check=True,

@@ -29,7 +29,7 @@ from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.structure import functions
 from abi_compiler.passes.wrap_entry_points import DeferredWrappers, WrapEntryPointsPass
 from abi_compiler.passes.wrapper_text import TextOps
-from abi_compiler.pipeline.xdsl_fixes import FixedPrinter
+from abi_compiler.xdsl_boundary.xdsl_fixes import FixedPrinter
 from tests.lowering.generators import (
     DICT_KEYS,
     FunctionSpec,

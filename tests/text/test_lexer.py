@@ -247,7 +247,7 @@ def test_tokens_agree_with_xdsls_lexer(pieces: list[tuple[str, str]]) -> None:
     from xdsl.utils.lexer import Input
     from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-    from abi_compiler.pipeline.xdsl_fixes import FixedLexer
+    from abi_compiler.xdsl_boundary.xdsl_fixes import FixedLexer
 
     text = "".join(token + blank for token, blank in pieces)
     ours = [(start, end) for _, start, end in lexer.tokens(text)]

@@ -1,0 +1,347 @@
+"""Bad calls (SPEC §10, §10.1): each is an `AbiError` naming the argument path, raised
+before anything reaches the VM (the module's context counts invocations)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from .conftest import needs_iree
+
+needs_iree()
+
+from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
+
+from .conftest import CountingContext  # noqa: E402
+
+ones = np.ones((2, 3), np.float32)
+pair = np.ones(2, np.float32)
+ints = np.array([1, 2], np.int32)
+good_nested = {"a": (pair, 3), "b": 0.5}
+
+Call = Callable[[abi_iree.Module], Any]
+
+# (id, call, message): calls that both pipelines reject with the same message.
+BOTH: list[tuple[str, Call, str]] = [
+    (
+        "too-few",
+        lambda m: m.shapes(ones, 1.0),
+        "argument 2: missing value, expected int32[0]",
+    ),
+    (
+        "too-many",
+        lambda m: m.shapes(ones, 1.0, [], 4),
+        "argument 3: unexpected positional argument (the function takes 3 positional arguments)",
+    ),
+    (
+        "wrong-rank",
+        lambda m: m.shapes(np.ones(3, np.float32), 1.0, []),
+        "argument 0: expected float32[?,3], got float32[3]",
+    ),
+    (
+        "wrong-static-dim",
+        lambda m: m.shapes(np.ones((2, 4), np.float32), 1.0, []),
+        "argument 0: expected float32[?,3], got float32[2,4]",
+    ),
+    (
+        "float64-for-f32",
+        lambda m: m.shapes(np.ones((2, 3)), 1.0, []),
+        "argument 0: expected float32[?,3], got float64[2,3] (convert=True converts it)",
+    ),
+    (
+        "non-numeric-array",
+        lambda m: m.shapes([["a", "b", "c"]], 1.0, []),
+        "argument 0: expected float32[?,3], got non-numeric values",
+    ),
+    (
+        "string-array",
+        lambda m: m.shapes(np.array([["a", "b", "c"]]), 1.0, []),
+        "argument 0: expected float32[?,3], got <U1[1,3]",
+    ),
+    (
+        "wrong-rank-0",
+        lambda m: m.shapes(ones, [1.0], []),
+        "argument 1: expected float64[], got lists of shape [1]",
+    ),
+    (
+        "deep-dtype",
+        lambda m: m.nested(({"a": (ints, 3), "b": 0.5}, ints)),
+        "argument 0[0]['a'][0]: expected float32[2], got int32[2] (convert=True converts it)",
+    ),
+    (
+        "float-data-for-i32",
+        lambda m: m.nested((good_nested, [1.5, 2.0])),
+        "argument 0[1]: expected int32[?], got float64 values (convert=True converts it)",
+    ),
+    (
+        "int-out-of-range",
+        lambda m: m.elements([True, False], [1, 300], *[[1, 2]] * 7),
+        "argument 1[1]: value 300 does not fit in i8",
+    ),
+    (
+        "float-out-of-range-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [1e300, 0.0, 0.0]], 1.0, []),
+        "argument 0[1][0]: value 1e+300 does not fit in f32",
+    ),
+    (
+        "int-out-of-range-for-float-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 10**40, 0.0]], 1.0, []),
+        "argument 0[1][1]: value 10000000000000000000000000000000000000000 does not fit in f32",
+    ),
+    (
+        "float-out-of-range-scalar",
+        lambda m: m.scalars(True, 1, 1, 1, 1, 1e300, 1.0),
+        "argument 5: value 1e+300 does not fit in f32",
+    ),
+    (
+        "float64-memoryview",
+        lambda m: m.shapes(memoryview(np.ones((1, 3))), 1.0, []),
+        "argument 0: expected float32[?,3], got float64[1,3] (convert=True converts it)",
+    ),
+    (
+        "wrong-dict-key",
+        lambda m: m.nested(({"a": (pair, 3), "c": 0.5}, ints)),
+        "argument 0[0]: expected a dict with keys ['a', 'b'], got keys ['a', 'c']",
+    ),
+    (
+        "extra-dict-key",
+        lambda m: m.nested(({"a": (pair, 3), "b": 0.5, "c": 1}, ints)),
+        "argument 0[0]: expected a dict with keys ['a', 'b'], got keys ['a', 'b', 'c']",
+    ),
+    (
+        "short-tuple",
+        lambda m: m.nested(({"a": (pair,), "b": 0.5}, ints)),
+        "argument 0[0]['a']: expected a sequence of 2 values, got 1",
+    ),
+    (
+        "scalar-type",
+        lambda m: m.nested(({"a": (pair, "3"), "b": 0.5}, ints)),
+        "argument 0[0]['a'][1]: expected an int (i32), got str",
+    ),
+    (
+        "gap-not-none",
+        lambda m: m.paths({"w": [pair, pair]}, 1, (1.5, 2, pair)),
+        "argument 2[1]: expected None (a gap in the structure), got int",
+    ),
+    (
+        "dict-for-list",
+        lambda m: m.paths({"w": {"x": pair}}, 1, (1.5, None, pair)),
+        "argument 0['w']: expected a sequence of 2 values, got dict",
+    ),
+    (
+        "unknown-keyword",
+        lambda m: m.all_named(a=pair, b=1, c=2),
+        "argument 'c': unexpected keyword argument (keywords: 'a', 'b')",
+    ),
+    (
+        "missing-keyword",
+        lambda m: m.all_named(a=pair),
+        "argument 'b': missing value, expected an int (i32)",
+    ),
+]
+
+# Calls whose message differs by convention (V1 records, legacy raw types).
+V1_ONLY: list[tuple[str, Call, str]] = [
+    (
+        "int-for-i1-array",  # legacy: the raw signature calls it sint8
+        lambda m: m.elements([2, 0], *[[1, 2]] * 8),
+        "argument 0[0]: value 2 does not fit in i1",
+    ),
+    (
+        "list-element",
+        lambda m: m.lists(["x"], []),
+        "argument 0[0]: expected an int (i32), got str",
+    ),
+    (
+        "list-in-structure-element",
+        lambda m: m.list_in_tuple(([1.5, "x"], 1)),
+        "argument 0[0][1]: expected a float (f32), got str",
+    ),
+    (
+        "unknown-value",
+        lambda m: m.lists([1], [1, [object()]]),
+        "argument 1[1][0]: expected a value the VM can take (a VM list, buffer view, "
+        "array, number or sequence of those), got object",
+    ),
+    (
+        "named-missing",
+        lambda m: m.named(pair, bias=pair),
+        "argument 'steps': missing value, expected an int (i32)",
+    ),
+    (
+        "named-twice",
+        lambda m: m.named(pair, pair, 1, steps=2),
+        "argument 'steps': given both positionally and by keyword",
+    ),
+    (
+        "ref-array-dims",
+        lambda m: m.ref_array([[1], [2], [3]]),
+        "argument 0: expected a reference array of shape [2], got lists of shape [3]",
+    ),
+    (
+        "ref-array-element",
+        lambda m: m.ref_array([[1], ["x"]]),
+        "argument 0[1][0]: expected an int (i32), got str",
+    ),
+    (
+        "array-without-element-type",
+        lambda m: m.lists([1], [np.array(["a"])]),
+        "argument 1[0]: no IREE element type for an array of <U1",
+    ),
+    (
+        "buffer-view-element-type",
+        lambda m: m.nested(({"a": (bad_view(m), 3), "b": 0.5}, ints)),
+        "argument 0[0]['a'][0]: expected float32[2], got a buffer view of element type SINT_32",
+    ),
+]
+LEGACY_ONLY: list[tuple[str, Call, str]] = [
+    (
+        "named-dropped",
+        lambda m: m.named(pair, bias=pair, steps=1),
+        "argument 'bias': unexpected keyword argument (it takes no keywords)",
+    ),
+    (
+        "unknown-value",
+        lambda m: m.lists([1], [1, [object()]]),
+        "argument 1[1][0]: expected a value the VM can take (a VM list, buffer view, "
+        "array, number or sequence of those), got object",
+    ),
+]
+
+
+def bad_view(module: abi_iree.Module) -> Any:
+    """An i32 buffer view, for an f32 slot."""
+    return module._marshal.allocator.allocate_buffer_copy(
+        abi_iree._ARG_MEMORY,
+        abi_iree._ARG_USAGE,
+        module.device,
+        np.array([1, 2], np.int32),
+        abi_iree._rt.HalElementType.SINT_32,
+    )
+
+
+@pytest.fixture
+def counted(request: pytest.FixtureRequest) -> Iterator[tuple[abi_iree.Module, list[Any]]]:
+    """A module whose functions count their VM invocations."""
+    module: abi_iree.Module = request.getfixturevalue(request.param)
+    counters = []
+    for name in module.function_names:
+        if name == "malformed":  # test_malformed_reflection
+            continue
+        function = module[name]
+        counters.append((function, function._context))
+        function._context = CountingContext(function._context)
+    yield module, [function._context for function, _ in counters]
+    for function, context in counters:
+        function._context = context
+
+
+def check(module: abi_iree.Module, contexts: list[Any], call: Call, message: str) -> None:
+    with pytest.raises(AbiError) as caught:
+        call(module)
+    assert str(caught.value) == message
+    assert sum(context.calls for context in contexts) == 0, "the VM was called"
+
+
+@pytest.mark.parametrize("counted", ["v1", "legacy"], indirect=True)
+@pytest.mark.parametrize(("call", "message"), [c[1:] for c in BOTH], ids=[c[0] for c in BOTH])
+def test_rejected_by_both(
+    counted: tuple[abi_iree.Module, list[Any]], call: Call, message: str
+) -> None:
+    check(*counted, call, message)
+
+
+@pytest.mark.parametrize("counted", ["v1"], indirect=True)
+@pytest.mark.parametrize(("call", "message"), [c[1:] for c in V1_ONLY], ids=[c[0] for c in V1_ONLY])
+def test_rejected_by_v1(
+    counted: tuple[abi_iree.Module, list[Any]], call: Call, message: str
+) -> None:
+    check(*counted, call, message)
+
+
+@pytest.mark.parametrize("counted", ["legacy"], indirect=True)
+@pytest.mark.parametrize(
+    ("call", "message"), [c[1:] for c in LEGACY_ONLY], ids=[c[0] for c in LEGACY_ONLY]
+)
+def test_rejected_by_legacy(
+    counted: tuple[abi_iree.Module, list[Any]], call: Call, message: str
+) -> None:
+    check(*counted, call, message)
+
+
+@pytest.mark.parametrize("counted", ["flat"], indirect=True)
+def test_flat_functions_take_no_keywords(counted: tuple[abi_iree.Module, list[Any]]) -> None:
+    check(
+        *counted,
+        lambda m: m.flat(pair, 1, [], x=1),
+        "argument 'x': unexpected keyword argument (@flat has no reflection: arguments "
+        "are positional)",
+    )
+    check(
+        *counted,
+        lambda m: m.flat(pair, 1, {1: 2}),
+        "argument 2: expected a value the VM can take (a VM list, buffer view, array, "
+        "number or sequence of those), got dict",
+    )
+
+
+def test_unknown_function(v1: abi_iree.Module) -> None:
+    with pytest.raises(KeyError, match="exports no function 'missing'"):
+        v1["missing"]
+    with pytest.raises(AttributeError, match="exports no function 'missing'"):
+        _ = v1.missing
+    assert "named" in v1 and "missing" not in v1
+
+
+def test_malformed_reflection(flat: abi_iree.Module) -> None:
+    with pytest.raises(AbiError) as caught:
+        flat["malformed"]
+    assert str(caught.value) == (
+        'function @malformed: malformed reflection: missing key "r" (at offset 0)'
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("int_for_array", (1,), "result 0: expected float32[2], the VM returned int"),
+        (
+            "i32_for_f32",
+            ([1, 2],),
+            "result 0: expected float32[2], the VM returned element type SINT_32",
+        ),
+        (
+            "too_few_results",
+            (1,),
+            "@too_few_results: the VM returned 1 result, its reflection describes 2",
+        ),
+        ("short_list", ([5], 1), "result 0: expected a list of 2 values, the VM returned 1"),
+        ("int_for_list", (1,), "result 0: expected a list of 1 value, the VM returned int"),
+    ],
+)
+def test_results_that_do_not_match_the_reflection(
+    flat: abi_iree.Module, name: str, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(AbiError) as caught:
+        flat[name](*args)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("counted", ["flat"], indirect=True)
+def test_arrays_numpy_has_no_dtype_for(counted: tuple[abi_iree.Module, list[Any]]) -> None:
+    check(
+        *counted,
+        lambda m: m.i4_array([1, 2]),
+        "argument 0: expected an array (element type i4), got list: nested lists say "
+        "nothing of its element type",
+    )
+
+
+def test_a_buffer_view_fills_any_array_slot(flat: abi_iree.Module) -> None:
+    view = bad_view(flat)  # i32 data, passed as they are to an i4 slot
+    got = flat.i4_array(view)
+    assert got.dtype == np.int32 and got.tolist() == [1, 2]

@@ -1,0 +1,148 @@
+"""`abi_compiler.calling.vm.compile`: abi-opt in-process, then iree-compile; each tool's
+failure is a `CompileError` with its diagnostics, warnings are `CompileWarning`s; and
+the module's import names the extra when IREE is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .conftest import needs_iree
+
+needs_iree()
+
+from abi_compiler.calling import vm as abi_iree  # noqa: E402
+
+NAMED_FIRST = (
+    'func.func @f(%a: i32 {abi.name = "x"}, %b: i32) -> i32 {\n  func.return %b : i32\n}\n'
+)
+MIXED_NAMES = (
+    'func.func @f(%a: i32, %b: i32 {abi.name = "b"}) -> i32 {\n  func.return %b : i32\n}\n'
+)
+STRUCTURED = (
+    "func.func @g(%t: tuple<i32, f32>) -> i32 {\n"
+    "  %a = abi.tuple.get %t[0] : tuple<i32, f32> -> i32\n"
+    "  func.return %a : i32\n"
+    "}\n"
+)
+
+
+def test_abi_opt_errors_are_located() -> None:
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile(NAMED_FIRST)
+    assert caught.value.stage == "abi-opt"
+    assert caught.value.diagnostics == (
+        "<source>:1:40: error: named arguments must follow all positional arguments\n"
+    )
+    assert str(caught.value) == "abi-opt failed:\n" + caught.value.diagnostics
+
+
+def test_a_text_source_is_named_as_asked() -> None:
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.lower("func.func @f(%a: i32 -> i32 {\n", name="model.mlir")
+    assert caught.value.diagnostics == "model.mlir:1:22: error: ')' expected\n"
+
+
+def test_a_file_source_is_named_by_its_path(tmp_path: Path) -> None:
+    path = tmp_path / "model.mlir"
+    path.write_text(NAMED_FIRST, encoding="utf-8")
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile(path)
+    assert caught.value.diagnostics == (
+        f"{path}:1:40: error: named arguments must follow all positional arguments\n"
+    )
+
+
+def test_unknown_pipeline() -> None:
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile_vmfb(STRUCTURED, "no-such-pass")
+    assert caught.value.diagnostics == (
+        "abi-opt: error: unknown pass or pipeline 'no-such-pass' (see 'abi-opt --help')\n"
+    )
+
+
+def test_iree_compile_errors_carry_its_diagnostics() -> None:
+    # Without a pipeline the `abi` ops reach IREE, which does not know them.
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile_vmfb(STRUCTURED, pipeline=None)
+    assert caught.value.stage == "iree-compile"
+    assert caught.value.diagnostics.startswith(
+        "<stdin>:2:8: error: Dialect `abi' not found for custom op 'abi.tuple.get' \n"
+    )
+
+
+def test_warnings_are_compile_warnings() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = abi_iree.compile(MIXED_NAMES, "iree-abi-legacy", name="mixed.mlir")
+    assert [(w.category, str(w.message)) for w in caught] == [
+        (
+            abi_iree.CompileWarning,
+            "mixed.mlir:1:1: warning: argument names dropped: a SIP root cannot mix "
+            "positional and named arguments",
+        )
+    ]
+    assert module.f.convention == "legacy"
+    assert module.f(1, 2) == 2
+
+
+def test_lower_is_abi_opt() -> None:
+    lowered = abi_iree.lower(STRUCTURED)
+    assert "func.func @g(%t: !util.list<?>) -> i32 attributes {iree.abi.stub" in lowered
+    assert "func.func private @_g(" in lowered
+
+
+def test_the_standard_streams_are_restored() -> None:
+    streams = sys.stdin, sys.stdout, sys.stderr
+    with pytest.raises(abi_iree.CompileError):
+        abi_iree.lower(NAMED_FIRST)
+    abi_iree.lower(STRUCTURED)
+    assert (sys.stdin, sys.stdout, sys.stderr) == streams
+
+
+def test_importing_without_iree_names_the_extra() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['iree'] = None\n"
+        "try:\n"
+        "    import abi_compiler.calling.vm\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output == (
+        "abi_compiler.calling.vm needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
+        "and ml_dtypes): pip install 'abi-compiler[iree]'\n"
+    )
+
+
+def test_bad_load_arguments(v1_vmfb: bytes) -> None:
+    with pytest.raises(TypeError, match=r"expected a \.vmfb path or bytes, got int"):
+        abi_iree.load(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"results must be .numpy. or .device., not .host."):
+        abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):
+        abi_iree.load("/nonexistent/module.vmfb")
+    with pytest.raises(ValueError, match="Error creating vm module"):  # IREE's own error
+        abi_iree.load(b"not a module")
+
+
+def test_the_readme_example() -> None:
+    """README "Compile and call": examples/structured.mlir, compiled and called."""
+    module = abi_iree.compile(Path(__file__).parents[2] / "examples" / "structured.mlir")
+    weights, bias = np.eye(16, dtype=np.float32), np.zeros(16, np.float32)
+    new_state, steps = module.update({"weights": weights, "bias": bias}, 41, [np.ones(3), 7])
+    assert list(new_state) == ["bias", "weights"] and steps == 42
+    assert np.array_equal(new_state["weights"], weights) and new_state["bias"].dtype == np.float32
+    swapped = module.swap(([1.0, 2.0, 3.0, 4.0], [7, 8]))
+    assert swapped[0].dtype == np.int32 and swapped[0].tolist() == [7, 8]
+    assert swapped[1].dtype == np.float32 and swapped[1].tolist() == [1, 2, 3, 4]
+    generated = module.generate([1, 2, 3], temperature=0.7, top_k=5)
+    assert generated.dtype == np.int32 and generated.tolist() == [1, 2, 3]

@@ -1,0 +1,305 @@
+"""`abi-sig show` and `abi-sig diff` as a user runs them: output, `--format json`,
+exit status, diagnostics (a subprocess each)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+OLD = """
+func.func @main(%params: tensor<4x3xf32>, %x: tensor<8x4xf32>) -> tensor<8x3xf32> attributes {iree.reflection = {iree.abi = "{\\22a\\22:[[\\22sdict\\22,[\\22kernel\\22,[\\22ndarray\\22,\\22f32\\22,2,4,3]]],[\\22named\\22,\\22x\\22,[\\22ndarray\\22,\\22f32\\22,2,8,4]]],\\22r\\22:[[\\22ndarray\\22,\\22f32\\22,2,8,3]],\\22v\\22:1}"}} {
+  %0 = stablehlo.dot %x, %params : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+func.func @"main$async"(%a: !hal.buffer_view) {
+  return
+}
+"""
+
+
+def abi_sig(
+    *args: str, stdin: bytes = b"", cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "abi_compiler.commands.sig_main", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture
+def modules(tmp_path: Path) -> Path:
+    (tmp_path / "old.mlir").write_text(OLD)
+    (tmp_path / "same.mlir").write_text(OLD.replace("%params", "%p"))
+    # x takes any batch: compatible.
+    (tmp_path / "wider.mlir").write_text(OLD.replace("\\22,2,8,4]", "\\22,2,null,4]"))
+    # The kernel becomes 4x5 and the result 8x5: breaking.
+    (tmp_path / "new.mlir").write_text(
+        OLD.replace("\\22,2,4,3]", "\\22,2,4,5]").replace("\\22,2,8,3]", "\\22,2,8,5]")
+    )
+    (tmp_path / "bad.mlir").write_text(
+        'func.func @f() attributes {iree.reflection = {iree.abi = "[]"}} {\n  return\n}\n'
+    )
+    return tmp_path
+
+
+def test_show(modules: Path) -> None:
+    done = abi_sig("show", "old.mlir", cwd=modules)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert (
+        done.stdout
+        == b"main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)\n"
+    )
+
+
+def test_show_all(modules: Path) -> None:
+    done = abi_sig("show", "--all", "old.mlir", cwd=modules)
+    assert done.stdout.decode().splitlines() == [
+        "main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+        "main$async(?) -> ()  (no reflection)",
+    ]
+
+
+def test_show_several_files_and_stdin(modules: Path) -> None:
+    done = abi_sig(
+        "show", "old.mlir", "-", stdin=b"func.func @f(%a: i32) {\n  return\n}\n", cwd=modules
+    )
+    assert done.returncode == 0
+    assert done.stdout.decode().splitlines() == [
+        "old.mlir:",
+        "main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+        "<stdin>:",
+        "f(i32) -> ()  (no reflection)",
+    ]
+
+
+def test_show_json(modules: Path) -> None:
+    done = abi_sig("--format", "json", "show", "--all", "old.mlir", cwd=modules)
+    assert done.returncode == 0
+    document = json.loads(done.stdout)
+    f32 = {"type": "scalar", "kind": "f", "width": 32}
+    assert document == {
+        "files": [
+            {
+                "file": "old.mlir",
+                "functions": [
+                    {
+                        "name": "main",
+                        "source": "iree.abi",
+                        "caller_visible": True,
+                        "declaration": "(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+                        "arguments": [
+                            {
+                                "key": 0,
+                                "name": None,
+                                "node": {
+                                    "node": "dict",
+                                    "items": [
+                                        [
+                                            "kernel",
+                                            {
+                                                "node": "leaf",
+                                                "index": 0,
+                                                "type": {
+                                                    "type": "ndarray",
+                                                    "element": f32,
+                                                    "dims": [4, 3],
+                                                },
+                                            },
+                                        ]
+                                    ],
+                                },
+                            },
+                            {
+                                "key": 1,
+                                "name": "x",
+                                "node": {
+                                    "node": "leaf",
+                                    "index": 1,
+                                    "type": {"type": "ndarray", "element": f32, "dims": [8, 4]},
+                                },
+                            },
+                        ],
+                        "results": [
+                            {
+                                "node": "leaf",
+                                "index": 0,
+                                "type": {"type": "ndarray", "element": f32, "dims": [8, 3]},
+                            }
+                        ],
+                    },
+                    {
+                        "name": "main$async",
+                        "source": "type",
+                        "caller_visible": False,
+                        "declaration": "(?) -> ()",
+                        "arguments": [
+                            {
+                                "key": 0,
+                                "name": None,
+                                "node": {"node": "leaf", "index": 0, "type": {"type": "unknown"}},
+                            }
+                        ],
+                        "results": [],
+                    },
+                ],
+            }
+        ]
+    }
+    # The option is also taken after the command.
+    assert (
+        abi_sig("show", "--format", "json", "--all", "old.mlir", cwd=modules).stdout == done.stdout
+    )
+
+
+def test_show_errors_write_nothing(modules: Path) -> None:
+    done = abi_sig("show", "old.mlir", "bad.mlir", "missing.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        "bad.mlir:1:1: error: @f: malformed reflection 'iree.abi': expected a JSON object "
+        '{"a": [...], "r": [...], "v": 1}, got an array (at offset 0)',
+        "abi-sig: error: could not open input file 'missing.mlir': No such file or directory",
+    ]
+
+
+def test_show_needs_a_file() -> None:
+    done = abi_sig("show")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: abi-sig show")
+
+
+def test_diff_compatible(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "wider.mlir", cwd=modules)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == b"compatible: main: argument x: shape 8x4 -> ?x4\n"
+
+
+def test_diff_identical(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "same.mlir", cwd=modules)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_diff_breaking(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "breaking: main: argument 0['kernel']: shape 4x3 -> 4x5",
+        "breaking: main: result: shape 8x3 -> 8x5",
+    ]
+    # `$async` variants only with --all; here the same in both.
+    assert abi_sig("diff", "--all", "old.mlir", "new.mlir", cwd=modules).stdout == done.stdout
+
+
+def test_diff_all(modules: Path) -> None:
+    (modules / "sync-only.mlir").write_text(OLD[: OLD.index('func.func @"main$async"')])
+    done = abi_sig("diff", "old.mlir", "sync-only.mlir", cwd=modules)
+    assert (done.returncode, done.stdout) == (0, b"")
+    done = abi_sig("diff", "--all", "old.mlir", "sync-only.mlir", cwd=modules)
+    assert (done.returncode, done.stdout) == (1, b"breaking: main$async: function removed\n")
+
+
+def test_diff_json(modules: Path) -> None:
+    done = abi_sig("diff", "--format", "json", "old.mlir", "wider.mlir", cwd=modules)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {
+        "breaking": False,
+        "findings": [
+            {
+                "severity": "compatible",
+                "function": "main",
+                "side": "argument",
+                "path": ["x"],
+                "what": "shape",
+                "old": "8x4",
+                "new": "?x4",
+                "line": "compatible: main: argument x: shape 8x4 -> ?x4",
+            }
+        ],
+    }
+    done = abi_sig("--format", "json", "diff", "old.mlir", "new.mlir", cwd=modules)
+    assert done.returncode == 1
+    document = json.loads(done.stdout)
+    assert document["breaking"] is True
+    assert [finding["path"] for finding in document["findings"]] == [[0, "kernel"], []]
+
+
+def test_diff_function_removed_and_added(modules: Path) -> None:
+    (modules / "renamed.mlir").write_text(OLD.replace("@main(", "@predict("))
+    done = abi_sig("diff", "old.mlir", "renamed.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "breaking: main: function removed",
+        "compatible: predict: function added",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("files", "stderr"),
+    [
+        (
+            ("old.mlir", "missing.mlir"),
+            ["abi-sig: error: could not open input file 'missing.mlir': No such file or directory"],
+        ),
+        (
+            ("bad.mlir", "old.mlir"),
+            [
+                "bad.mlir:1:1: error: @f: malformed reflection 'iree.abi': expected a JSON object "
+                '{"a": [...], "r": [...], "v": 1}, got an array (at offset 0)'
+            ],
+        ),
+    ],
+)
+def test_diff_unreadable_input_is_status_2(
+    modules: Path, files: tuple[str, str], stderr: list[str]
+) -> None:
+    done = abi_sig("diff", *files, cwd=modules)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode().splitlines() == stderr
+
+
+def test_diff_usage_error_is_status_2() -> None:
+    done = abi_sig("diff", "only-one.mlir")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: abi-sig diff")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_diff_output_that_cannot_be_written_is_status_2(modules: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abi_compiler.commands.sig_main",
+                "diff",
+                "old.mlir",
+                "new.mlir",
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            cwd=modules,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"abi-sig: error: ")
+
+
+def test_importing_loads_neither_xdsl_nor_the_driver() -> None:
+    code = (
+        "import sys, abi_compiler.commands.sig_main, abi_compiler.signatures.module_signatures, "
+        "abi_compiler.signatures.signature_diff, abi_compiler.text.bytecode; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'xdsl' "
+        "or m.startswith('abi_compiler.commands.') and m != 'abi_compiler.commands.output'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout == b"[]\n"
