@@ -77,6 +77,12 @@ class Leaf:
 
     type: ValueType | None
     index: int
+    #: The value's element type as the module's MLIR spells it (the type itself for a
+    #: scalar or an unknown type), where it was read from a function type: a record says
+    #: ``f8`` for every 8-bit float and ``"unknown"`` for complex, vector and memref types,
+    #: a comparison of two modules (`signature_diff`) tells them apart by this. Not part
+    #: of the value's identity: leaves compare by their record.
+    element: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

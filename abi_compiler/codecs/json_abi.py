@@ -568,6 +568,19 @@ def format_value_type(t: ValueType | None) -> str:
     return "None" if t is None else _declare_type(t)
 
 
+def format_leaf_type(leaf: Leaf) -> str:
+    """A leaf's type in the declaration form with its element type as the module spells
+    it (`Leaf.element`: ``tensor<4xf8E4M3FN>``, ``complex<f32>``) where that is known."""
+    t, element = leaf.type, leaf.element
+    if element is None or isinstance(t, ListRef):
+        return format_value_type(t)
+    if isinstance(t, NDArray):
+        if t.dims is None:
+            return f"tensor<*x{element}>"
+        return f"tensor<{''.join(('?' if d is None else str(d)) + 'x' for d in t.dims)}{element}>"
+    return element
+
+
 def format_declaration(sig: Signature) -> str:
     """``(tensor<?x4xf32>, x: i32) -> (tensor<4xf32>, tensor<4xf32>)``: the signature as a
     Python-like declaration; an inlined single structured result prints its items."""

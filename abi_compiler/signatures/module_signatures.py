@@ -25,23 +25,35 @@ Importing this module imports no xDSL; reading MLIR text does (`read_functions`)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from abi_compiler.attribute_names import ABI_DECLARATION, IREE_ABI, RAW, REFLECTION, SIP
-from abi_compiler.codecs.json_abi import decode_json, format_declaration
+from abi_compiler.codecs.json_abi import (
+    decode_json,
+    format_declaration,
+    format_leaf_type,
+    record_for_type,
+)
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
+    Dict,
     Leaf,
+    ListRef,
+    NDArray,
     Node,
     Scalar,
+    Sequence,
     Signature,
     Unknown,
     ValueType,
+    children,
+    leaves,
     signature_from_legacy,
 )
 from abi_compiler.text import bytecode, lexer
@@ -74,14 +86,17 @@ class FunctionSignature:
 # `global$<name>$get` / `global$<name>$set`: the accessors IREE exports for a public
 # `ml_program.global` (TensorFlow variables).
 _GLOBAL_ACCESSOR = re.compile(r"global\$.*\$(?:get|set)")
+# The functions IREE's VM reserves for a module's own life cycle.
+_VM_FUNCTIONS = frozenset({"__init", "__deinit", "__notify"})
 
 
 def caller_visible(name: str) -> bool:
     """Whether a caller calls the function ``name``, as opposed to what IREE's compiler
-    exports for itself: the VM's ``__init``/``__deinit``, the ``$async`` variant of a
-    function (coarse-fences ABI, torch input), a global's accessors."""
+    exports for itself: the VM's ``__init``/``__deinit``/``__notify``, the ``$async``
+    variant of a function (coarse-fences ABI, torch input), a global's accessors. Any
+    other name is a caller's, whatever it starts with (TensorFlow exports ``__call__``)."""
     return not (
-        name.startswith("__") or name.endswith("$async") or _GLOBAL_ACCESSOR.fullmatch(name)
+        name in _VM_FUNCTIONS or name.endswith("$async") or _GLOBAL_ACCESSOR.fullmatch(name)
     )
 
 
@@ -94,7 +109,7 @@ class ReadError(Exception):
         self,
         message: str,
         position: str | None = None,
-        notes: Sequence[tuple[str | None, str]] = (),
+        notes: SequenceABC[tuple[str | None, str]] = (),
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -171,17 +186,86 @@ def _signature_source(reflection: dict[str, str | None]) -> Source:
 def _signature(
     name: str, reflection: dict[str, str | None], types: Signature, position: str
 ) -> FunctionSignature:
-    """The function's signature from its reflection (V1, else legacy), else its type."""
+    """The function's signature from its reflection (V1, else legacy), else its type
+    (``types``, whose leaves also give the reflection's leaves their `Leaf.element`)."""
     if IREE_ABI in reflection:
-        return FunctionSignature(name, _decoded(name, reflection, IREE_ABI, position), "iree.abi")
+        signature = _decoded(name, reflection, IREE_ABI, position)
+        return FunctionSignature(name, _elements_by_root(signature, types), "iree.abi")
     if RAW in reflection and SIP in reflection:
         flat = _decoded(name, reflection, RAW, position)
         sip = _decoded(name, reflection, SIP, position)
         try:
-            return FunctionSignature(name, signature_from_legacy(flat, sip), "legacy")
+            signature = signature_from_legacy(flat, sip)
         except AbiError as error:
             raise ReadError(f"@{name}: malformed reflection 'sip': {error}", position) from None
+        return FunctionSignature(name, _elements_by_index(signature, types), "legacy")
     return FunctionSignature(name, types, "type")
+
+
+# --------------------------------------------------------------------------------------
+# Element types the records do not name (`Leaf.element`): from the function type.
+# --------------------------------------------------------------------------------------
+
+
+def _with_element(node: Node | None, typed: Node | None) -> Node | None:
+    """``node`` with the element spelling of ``typed`` when both are leaves of one record
+    (the function type says the same value the record does), or the whole type's
+    spelling when the record is "unknown" (the legacy `f` has no name for an f8 tensor)."""
+    if not isinstance(node, Leaf) or not isinstance(typed, Leaf) or typed.element is None:
+        return node
+    if record_for_type(node.type) == record_for_type(typed.type):
+        return Leaf(node.type, node.index, typed.element)
+    if isinstance(node.type, Unknown):
+        return Leaf(node.type, node.index, format_leaf_type(typed))
+    return node
+
+
+def _elements_by_root(signature: Signature, types: Signature) -> Signature:
+    """A V1 signature's root leaves with the element types of the function's own
+    arguments and results at the same positions (of the function a caller calls: its
+    structures are lists there, whose items the type does not describe)."""
+    arguments = list(signature.arguments)
+    for i, (argument, typed) in enumerate(zip(arguments, types.arguments, strict=False)):
+        node = _with_element(argument.node, typed.node)
+        arguments[i] = Argument(
+            argument.key, argument.node if node is None else node, argument.name
+        )
+    results = list(signature.results)
+    only = results[0] if len(results) == 1 else None
+    if isinstance(only, Sequence) and len(only.items) == len(types.results):
+        # A single structured result is returned inlined: its items are the results.
+        items = (_with_element(i, t) for i, t in zip(only.items, types.results, strict=True))
+        results = [Sequence(only.kind, tuple(items))]
+    elif isinstance(only, Dict) and len(only.items) == len(types.results):
+        entries = zip(only.items, types.results, strict=True)
+        results = [Dict(tuple((key, _with_element(i, t) or i) for (key, i), t in entries))]
+    elif len(results) == len(types.results):
+        results = [_with_element(r, t) or r for r, t in zip(results, types.results, strict=True)]
+    return Signature(tuple(arguments), tuple(results))
+
+
+def _elements_by_index(signature: Signature, types: Signature) -> Signature:
+    """A legacy signature's leaves with the element types of the flat arguments and
+    results they index (`f` describes the function's own flat values)."""
+    argument_leaves = {
+        leaf.index: leaf for argument in types.arguments for leaf in leaves(argument.node)
+    }
+    result_leaves = {leaf.index: leaf for node in types.results for leaf in leaves(node)}
+
+    def spelled(node: Node, typed: dict[int, Leaf]) -> Node:
+        if isinstance(node, Leaf):
+            return _with_element(node, typed.get(node.index)) or node
+        if isinstance(node, Sequence):
+            items = tuple(None if i is None else spelled(i, typed) for i in node.items)
+            return Sequence(node.kind, items)
+        return Dict(tuple((key, spelled(item, typed)) for key, item in node.items))
+
+    return Signature(
+        tuple(
+            Argument(a.key, spelled(a.node, argument_leaves), a.name) for a in signature.arguments
+        ),
+        tuple(spelled(node, result_leaves) for node in signature.results),
+    )
 
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
@@ -217,6 +301,7 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
     scanner, the header reader and the locating parser)."""
     from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
     from xdsl.dialects.func import FuncOp
+    from xdsl.ir import Attribute
 
     from abi_compiler.dialects import tf_saved_model
     from abi_compiler.passes import structure
@@ -240,6 +325,33 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
             [(note.position or note.file, one_line(note.message)) for note in diagnostic.notes],
         ) from None
     saved_model = structure.is_saved_model(module)
+    spellings: dict[Attribute, str | None] = {}
+
+    def element(type: Attribute) -> str | None:
+        """How the module spells a leaf's element type (the type itself for a scalar or
+        an unknown type; None for a list, whose items the records describe)."""
+        if type not in spellings:
+            value = structure.value_type(type)
+            if isinstance(value, ListRef):
+                spellings[type] = None
+            elif isinstance(value, NDArray):
+                inner = getattr(type, "element_type", None)
+                spellings[type] = structure.type_text(inner) if inner is not None else None
+            else:
+                spellings[type] = structure.type_text(type)
+        return spellings[type]
+
+    def spelled(type: Attribute, node: Node) -> Node:
+        """``node`` (the structure of ``type``) with each leaf's `Leaf.element`."""
+        items = structure.type_items(type)
+        if isinstance(node, Leaf):
+            return Leaf(node.type, node.index, element(type))
+        assert items is not None  # node_for_type made a structure of it
+        inner = [spelled(t, n) for (_, t), (_, n) in zip(items, children(node), strict=True)]
+        if isinstance(node, Sequence):
+            return Sequence(node.kind, tuple(inner))
+        return Dict(tuple((key, n) for (key, _), n in zip(node.items, inner, strict=True)))
+
     found: list[HeaderFunction] = []
     for func in module.body.ops:
         if not isinstance(func, FuncOp):
@@ -262,11 +374,13 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
                 reflection[key] = value.data if isinstance(value, StringAttr) else None
         counter = [0]
         arguments = tuple(
-            Argument(i, structure.node_for_type(t, counter))
+            Argument(i, spelled(t, structure.node_for_type(t, counter)))
             for i, t in enumerate(func.function_type.inputs.data)
         )
         counter = [0]
-        results = tuple(structure.node_for_type(t, counter) for t in func.function_type.outputs)
+        results = tuple(
+            spelled(t, structure.node_for_type(t, counter)) for t in func.function_type.outputs
+        )
         found.append(
             HeaderFunction(
                 symbol,
@@ -317,18 +431,16 @@ def read_vmfb(data: bytes, name: str) -> list[FunctionSignature]:
         raise ReadError(f"cannot load the compiled module: {message}", name) from None
     functions = [module.lookup_function(name) for name in module.function_names]
     reflections: list[dict[str, str | None]] = [dict(f.reflection) for f in functions]
-    # Only functions without reflection are shown from their types: IREE's declaration
-    # of them, read in one go.
-    untyped = [
-        i for i, reflection in enumerate(reflections) if _signature_source(reflection) == "type"
-    ]
-    declared = _declared_signatures([reflections[i].get(ABI_DECLARATION) for i in untyped])
-    types = dict(zip(untyped, declared, strict=True))
+    # IREE's declarations of the functions, read in one go: the types of those without
+    # reflection, the element types the records do not name for the others.
+    declared = _declared_signatures([reflection.get(ABI_DECLARATION) for reflection in reflections])
     found = []
-    for i, (function, reflection) in enumerate(zip(functions, reflections, strict=True)):
-        signature = types.get(i, _NO_TYPES)  # not read: the reflection says it all
+    for function, reflection, signature in zip(functions, reflections, declared, strict=True):
         if signature is None:
-            signature = _calling_convention_signature(function.name, repr(function), name)
+            if _signature_source(reflection) == "type":
+                signature = _calling_convention_signature(function.name, repr(function), name)
+            else:
+                signature = _NO_TYPES  # the reflection says it all
         found.append(_signature(function.name, reflection, signature, name))
     return found
 

@@ -20,7 +20,8 @@ It is *compatible* when every old call still works: a function added, an argumen
 static dimension made dynamic.
 
 Leaves compare by their V1 record (SPEC §4.1: an integer's signedness is not part of it),
-never by their flat index. Results compare as the caller receives them: no record is no
+never by their flat index; where the record cannot tell two element types apart (``f8``,
+``"unknown"``), by the module's spelling of them (`Leaf.element`). Results compare as the caller receives them: no record is no
 result, one record that value, several records one tuple of them (the same as a single
 inlined tuple).
 
@@ -33,7 +34,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from abi_compiler.codecs.json_abi import format_value, format_value_type, record_for_type
+from abi_compiler.codecs.json_abi import (
+    format_leaf_type,
+    format_value,
+    format_value_type,
+    record_for_type,
+)
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -44,6 +50,8 @@ from abi_compiler.model import (
     Scalar,
     Sequence,
     Signature,
+    Unknown,
+    ValueType,
 )
 
 Side = Literal["argument", "result"]
@@ -249,22 +257,54 @@ def _diff_leaves(
         return Finding(function, breaking, side, path, what, before, after)
 
     before, after = old.type, new.type
+    # The records cannot tell every element type apart (``f8`` for each 8-bit float,
+    # "unknown" for complex, vector, memref): the function types can, where both are known.
+    spelled_apart = (
+        old.element is not None
+        and new.element is not None
+        and old.element != new.element
+        and not _is_integer(before)  # an integer's signedness is not a change
+    )
+    if isinstance(before, Unknown) != isinstance(after, Unknown) and _value(old) == _value(new):
+        return  # one record has no name for the type both functions spell alike
     if record_for_type(before) == record_for_type(after):
+        if spelled_apart:
+            what: What = "type" if isinstance(before, Unknown) else "dtype"
+            yield finding(what, str(old.element), str(new.element))
         return
     if isinstance(before, NDArray) and isinstance(after, NDArray):
-        if record_for_type(before.element) != record_for_type(after.element):
-            yield finding(
-                "dtype", format_value_type(before.element), format_value_type(after.element)
-            )
+        if spelled_apart or record_for_type(before.element) != record_for_type(after.element):
+            yield finding("dtype", _element(old, before.element), _element(new, after.element))
         if before.dims is None or after.dims is None or len(before.dims) != len(after.dims):
             yield finding("rank", _rank(before.dims), _rank(after.dims))
         elif before.dims != after.dims:
             breaking = _dims_break(side, before.dims, after.dims)
             yield finding("shape", _shape(before.dims), _shape(after.dims), breaking)
     elif isinstance(before, Scalar) and isinstance(after, Scalar):
-        yield finding("dtype", format_value_type(before), format_value_type(after))
+        yield finding("dtype", _element(old, before), _element(new, after))
     else:
-        yield finding("type", format_value_type(before), format_value_type(after))
+        yield finding("type", _value(old), _value(new))
+
+
+def _is_integer(t: ValueType | None) -> bool:
+    """An integer scalar, or a tensor of them."""
+    element = t.element if isinstance(t, NDArray) else t
+    return isinstance(element, Scalar) and element.kind in ("i", "si", "ui")
+
+
+def _element(leaf: Leaf, element: ValueType) -> str:
+    """An element type as the module spells it where it is known (``f8E4M3FN``), else as
+    its record (integers always by their record: their signedness is not compared)."""
+    if leaf.element is None or _is_integer(element):
+        return format_value_type(element)
+    return leaf.element
+
+
+def _value(leaf: Leaf) -> str:
+    """A leaf's type in the declaration form, its element as the module spells it."""
+    if _is_integer(leaf.type):
+        return format_value_type(leaf.type)
+    return format_leaf_type(leaf)
 
 
 def _rank(dims: tuple[int | None, ...] | None) -> str:

@@ -259,6 +259,12 @@ def test_caller_visible() -> None:
     assert not caller_visible("main$async")
     assert not caller_visible("__init")
     assert not caller_visible("__deinit")
+    assert not caller_visible("__notify")
+    assert not caller_visible("global$w$get")
+    # Every other name is a caller's: TensorFlow exports `__call__`.
+    assert caller_visible("__call__")
+    assert caller_visible("__inference_f_12")
+    assert caller_visible("__init__")
     function = FunctionSignature("main$async", Signature((), ()), "type")
     assert not function.caller_visible
 

@@ -171,6 +171,31 @@ def test_diff_across_formats(tmp_path: Path) -> None:
     ]
 
 
+# An f8 tensor and a TensorFlow-style `__call__`: the records say `f8` for every 8-bit
+# float, IREE's declaration of the function says which.
+F8 = """
+func.func @__call__(%a: tensor<4xf8E4M3FN>, %t: tuple<tensor<2xf32>, i32>) -> tensor<4xf8E4M3FN> {
+  return %a : tensor<4xf8E4M3FN>
+}
+"""
+
+
+def test_diff_of_element_types_records_do_not_name() -> None:
+    old = read_module(compile_vmfb(F8, "iree-abi-v1"), "old.vmfb")
+    new = read_module(compile_vmfb(F8.replace("f8E4M3FN", "f8E5M2"), "iree-abi-v1"), "new")
+    assert [(f.line(), f.caller_visible) for f in old] == [
+        ("__call__(tensor<4xf8>, tuple[tensor<2xf32>, i32]) -> (tensor<4xf8>)", True)
+    ]
+    findings = diff_modules({f.name: f.signature for f in old}, {f.name: f.signature for f in new})
+    assert [finding.line() for finding in findings] == [
+        "breaking: __call__: argument 0: dtype f8E4M3FN -> f8E5M2",
+        "breaking: __call__: result: dtype f8E4M3FN -> f8E5M2",
+    ]
+    assert (
+        diff_modules({f.name: f.signature for f in old}, {f.name: f.signature for f in old}) == []
+    )
+
+
 def test_not_a_module() -> None:
     pytest.importorskip("iree.runtime")
     with pytest.raises(ReadError) as caught:
