@@ -1025,7 +1025,7 @@ class AdaptedFunction:
         self.name = function.name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        args, kwargs = self.adapter.arguments(args, kwargs)
+        args, kwargs = self.adapter.arguments(args, kwargs, convert=self.function._convert)
         return self.adapter.results(self.function(*args, **kwargs))
 
     def __repr__(self) -> str:

@@ -66,7 +66,10 @@ def program(model: ModelSource) -> Program:
 
     name = proto.graph.name
     func = find_function(module, name)
-    keywords = {input_name: Tree("leaf") for input_name in graph.input_map}
+    keywords = {
+        input_name: Tree("leaf", dtype=_dtype_name(info.type))
+        for input_name, info in graph.input_map.items()
+    }
     outputs = [(output.name, _numpy_dtype(output.type)) for output in proto.graph.output]
     result = Tree(
         "dict",
@@ -97,6 +100,13 @@ def _numpy_dtype(type_proto: Any) -> Any:
     if not type_proto.HasField("tensor_type"):
         return None
     return onnx.helper.tensor_dtype_to_np_dtype(type_proto.tensor_type.elem_type)
+
+
+def _dtype_name(type_proto: Any) -> str | None:
+    """The numpy name of an input's element type (the adapter checks the sign and range
+    of an integer one: its record, `i<w>`, takes either)."""
+    dtype = _numpy_dtype(type_proto)
+    return None if dtype is None else np.dtype(dtype).name
 
 
 def _output(value: Any, tree: Tree) -> Any:

@@ -153,7 +153,7 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
         ),
         (
             lambda a, k: (a, k | {"scale": np.float64(0.5)}),
-            "argument scale: expected float32[], got float64[]",
+            "argument scale: expected float32[], got float64[] (convert=True converts it)",
         ),
         (
             lambda a, k: (a[:3], k),
@@ -161,7 +161,11 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
         ),
         (
             lambda a, k: (a, {"scale": k["scale"], "w": k["w"]}),
-            "expected the keyword arguments ['extra', 'scale', 'w'], got ['scale', 'w']",
+            "argument 'extra': missing value",
+        ),
+        (
+            lambda a, k: (a[:1], k | {"bogus": 1}),
+            "argument 'bogus': unexpected keyword argument (keywords: 'extra', 'scale', 'w')",
         ),
     ],
 )

@@ -97,15 +97,15 @@ def test_numpy_leaves_work_too(mlp: Any) -> None:
         ),
         (
             lambda a, k: (({"features": a[0]["features"], "other": 1}, a[1], 2), k),
-            "argument 0: unexpected key 'other'",
+            "argument 0: expected a dict with keys ['features'], got keys ['features', 'other']",
         ),
         (
             lambda a, k: ((a[0], (a[1][0], a[1][1].long()), 2), k),
-            "argument 1[1]: expected an array of i32 (int32), got dtype int64 (convert=True converts it)",
+            "argument 1[1]: expected int32[3], got int64[3] (convert=True converts it)",
         ),
         (
             lambda a, k: (a, {**k, "mask": torch.ones(4, dtype=torch.bool)}),
-            "argument 'mask': expected an array of shape [3], got [4]",
+            "argument 'mask': expected bool[3], got bool[4]",
         ),
         (lambda a, k: (a[:2], k), "argument 2: missing value"),
         (lambda a, k: (a, {"mask": k["mask"]}), "argument 'ids': missing value"),
@@ -231,7 +231,8 @@ def test_convert_works_for_torch_tensors(leaves: Any) -> None:
     x = torch.ones(2, 2, dtype=torch.float64)
     h = torch.ones(2, dtype=torch.bfloat16)
     with pytest.raises(
-        AbiError, match=r"^argument 0: expected an array of f32 \(float32\), got dtype float64"
+        AbiError,
+        match=r"^argument 0: expected float32\[2,2\], got float64\[2,2\] \(convert=True converts it\)",
     ):
         module.scale(x, h)
     y, _ = converting.scale(x, h)
