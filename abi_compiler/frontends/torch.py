@@ -43,7 +43,7 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
 
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
-from abi_compiler.frontends.dims import Constraint, Dim, DimExpr
+from abi_compiler.frontends.dims import Dim, DimExpr
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
@@ -111,8 +111,7 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
-    symbols, constraints = _range_constraints(exported)
-    adapter = TreeAdapter(positional, keywords, result, _tensor, symbols, constraints)
+    adapter = TreeAdapter(positional, keywords, result, _tensor, _symbol_bounds(exported))
     return Program(str(module), "main", adapter)
 
 
@@ -240,31 +239,20 @@ def _polynomial(expr: Any) -> DimExpr | None:
     return DimExpr(tuple(terms))
 
 
-def _range_constraints(
+def _symbol_bounds(
     exported: torch.export.ExportedProgram,
-) -> tuple[tuple[tuple[str, int, int | None], ...], tuple[Constraint, ...]]:
-    """The bounds of the program's size symbols (``range_constraints``; an unbounded
-    side is None above), and the bounds torch keeps for an expression of them (a derived
-    ``Dim``) as constraints."""
+) -> tuple[tuple[str, int, int | None], ...]:
+    """The bounds of the program's size symbols, from its ``range_constraints`` (an
+    unbounded side is None), as torch's own guards check them: a lower bound of 2 or
+    less is not checked (torch's 0/1 specialization makes ``Dim("b")`` read ``[2, …]``
+    and still takes sizes 0 and 1). The ranges torch keeps for expressions of the
+    symbols (derived dims) follow from these and are not repeated."""
     symbols: list[tuple[str, int, int | None]] = []
-    constraints: list[Constraint] = []
     for expr, bounds in exported.range_constraints.items():
-        low, high = _finite(bounds.lower), _finite(bounds.upper)
         if expr.is_Symbol:
-            symbols.append((str(expr), max(low or 0, 0), high))
-            continue
-        polynomial = _polynomial(expr)
-        if polynomial is None:
-            continue
-        if low is not None:
-            shifted = DimExpr((*polynomial.terms, (-low, ())))
-            constraints.append(Constraint(shifted, ">=", f"{expr} >= {low}"))
-        if high is not None:
-            negated = tuple((-c, names) for c, names in polynomial.terms)
-            constraints.append(
-                Constraint(DimExpr((*negated, (high, ()))), ">=", f"{expr} <= {high}")
-            )
-    return tuple(sorted(symbols)), tuple(constraints)
+            low, high = _finite(bounds.lower), _finite(bounds.upper)
+            symbols.append((str(expr), low if low is not None and low > 2 else 0, high))
+    return tuple(sorted(symbols))
 
 
 def _finite(bound: Any) -> int | None:

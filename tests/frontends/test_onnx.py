@@ -108,3 +108,29 @@ def test_unnamed_graphs_give_main_and_unsigned_outputs_keep_their_dtype() -> Non
     result = module.main(pixels=np.array([1, 100, 200], np.uint8))
     assert result["doubled"].dtype == np.uint8
     assert result["doubled"].tolist() == [2, 200, 144]  # wraps, as uint8 does
+
+
+def test_integer_inputs_are_checked_by_their_onnx_dtype() -> None:
+    # The records say `i8` for a uint8 input: -1 and an int8 array have its bits, and
+    # onnxruntime refuses both; the adapter does too.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["pixels", "pixels"], ["doubled"])],
+        "",
+        [helper.make_tensor_value_info("pixels", TensorProto.UINT8, [2])],
+        [helper.make_tensor_value_info("doubled", TensorProto.UINT8, [2])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    module = _compile(model)
+    assert module.main(pixels=[100, 255])["doubled"].tolist() == [200, 254]
+    for value, message in [
+        ([-1, 0], "argument 'pixels'[0]: value -1 does not fit in uint8"),
+        ([0, 256], "argument 'pixels'[1]: value 256 does not fit in uint8"),
+        (
+            np.array([-1, 0], np.int8),
+            "argument 'pixels': expected an array of uint8, got int8[2] (convert=True converts it)",
+        ),
+    ]:
+        with pytest.raises(AbiError) as error:
+            module.main(pixels=value)
+        assert str(error.value) == message
