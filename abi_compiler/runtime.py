@@ -57,6 +57,11 @@ the raw type of its flat
 index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
 unpack as tuples, since every result sequence level is a tuple (§3.2).
 
+For the frontends' call adapters (whose frameworks know the sign the records do not
+say): `dtype_int_range`, `int_misfit` (the first int of nested lists outside an integer
+dtype's range), `value_shape` (an array value's shape as the records read it) and
+`unexpected_keyword` (the one wording of that error).
+
 numpy is never imported: arrays are recognized by their ``.shape`` (a torch tensor's
 ``.numpy()`` gives numpy arrays; ml_dtypes is imported for a bfloat16 one).
 

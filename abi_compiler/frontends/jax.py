@@ -27,9 +27,12 @@ in front of the compiled `main`: it takes the original call — `main(*args, **k
 the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
 and dtypes against the export (errors name the original path:
 `argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
-['bias']`), passes the platform index, and rebuilds the original result pytree (same
-containers, namedtuples, `None` where JAX returned `None`) with numpy arrays at the
-leaves.
+['bias']`), the ranges of Python ints by the avals' dtypes and the relations between
+symbolic dims (`abi_compiler.frontends.dims`, read from the avals and their scope's
+constraints), passes the platform index, and rebuilds the original result pytree (same
+containers, namedtuples, `None` where JAX returned `None`) with numpy arrays of the
+avals' dtypes at the leaves (an unsigned result reads from its signless record as
+unsigned).
 
 JAX is an optional dependency: importing this module without it raises an ImportError
 that says what to install. The rewriting uses the MLIR Python bindings that ship with
@@ -724,9 +727,16 @@ def _describe_shape(value: Any, shape: tuple[int, ...]) -> str:
 def _signed_as(value: Any, aval: Any) -> Any:
     """A result array in its aval's dtype: the records are signless, so an unsigned
     result reads as the signed dtype of its width (the same bits)."""
+    dtype = np.dtype(aval.dtype)
+    view = getattr(value, "_buffer_view", None)
+    if view is not None and not isinstance(value, np.ndarray):
+        # A device array (``results="device"``): the same buffer, read as the aval's dtype.
+        found = np.dtype(value.dtype)
+        if found != dtype and found.kind in "iu" and dtype.kind in "iu":
+            return type(value)(value._device, view, True, dtype)
+        return value
     if not isinstance(value, np.ndarray):
         return value
-    dtype = np.dtype(aval.dtype)
     same_width = value.dtype.itemsize == dtype.itemsize
     if value.dtype != dtype and value.dtype.kind in "iu" and dtype.kind in "iu" and same_width:
         return value.view(dtype)

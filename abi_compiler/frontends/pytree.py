@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import Constraint, Dim, DimRelations, LeafDims
+from abi_compiler.frontends.dims import Constraint, Dim, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -97,7 +97,7 @@ class Tree:
         (its signedness and range) or dims related to others."""
         return self.kind == "leaf" and (
             (self.dtype is not None and dtype_int_range(self.dtype) is not None)
-            or (self.dims is not None and not all(isinstance(d, int) for d in self.dims))
+            or _relates(self.dims)
         )
 
     @functools.cached_property
@@ -345,6 +345,11 @@ class TreeAdapter:
 _DROPPED = object()
 
 
+def _relates(dims: tuple[Dim, ...] | None) -> bool:
+    """Whether a leaf's dims hold a symbol (or an expression of symbols)."""
+    return dims is not None and any(isinstance(dim, (str, DimExpr)) for dim in dims)
+
+
 @dataclass
 class _Call:
     """What checking one call's values needs: the module's ``convert``, the slot of each
@@ -358,10 +363,7 @@ class _Call:
 def _related_leaves(tree: Tree, path: IndexPath) -> list[tuple[Tree, IndexPath]]:
     """The kept leaves below ``tree`` with dims related to others, with their paths."""
     if tree.kind == "leaf":
-        related = tree.kept and tree.dims is not None
-        if related and all(isinstance(d, int) for d in tree.dims or ()):
-            related = False
-        return [(tree, path)] if related else []
+        return [(tree, path)] if tree.kept and _relates(tree.dims) else []
     return [
         found
         for key, child in _keyed_children(tree)

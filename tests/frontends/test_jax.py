@@ -307,6 +307,14 @@ def test_unsigned_results_keep_their_sign(dtype: str, values: list[int]) -> None
     array, scalar = module.main(np.array(values, dtype))
     assert array.dtype == np.dtype(dtype) and array.tolist() == values
     assert scalar.dtype == np.dtype(dtype) and int(scalar) == values[0]
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        on_device = abi_iree.compile(exported, results="device")
+    array, scalar = on_device.main(np.array(values, dtype))
+    assert array.dtype == np.dtype(dtype) and array.to_host().tolist() == values
+    assert array.shape == (2,) and int(scalar.to_host()) == values[0]
 
 
 @pytest.fixture(scope="module")
