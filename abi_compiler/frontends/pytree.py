@@ -316,7 +316,8 @@ class TreeAdapter:
             if value is not _DROPPED:
                 out_kwargs[name] = value
         if self._slots and len(call.shapes) == len(self._slots):
-            # (A value without a shape is one the records refuse.)
+            # (A value without a shape, of another rank or static dim, is one the records
+            # refuse.)
             self.relations.check([call.shapes[slot] for slot in range(len(self._slots))])
         return tuple(out_args), out_kwargs
 
@@ -460,10 +461,13 @@ def _checked_leaf(tree: Tree, value: Any, call: _Call) -> Any:
                 )
             value = _as_numpy(value).astype(dtype)
     slot = call.slots.get(tree)
-    if slot is not None:
+    if slot is not None and tree.dims is not None:
         shape = value_shape(value)
-        if shape is not None:
-            call.shapes[slot] = shape
+        # A wrong rank or static dim is the records' to refuse (in their words).
+        if shape is not None and len(shape) == len(tree.dims):
+            static = zip(tree.dims, shape, strict=True)
+            if all(not isinstance(dim, int) or dim == size for dim, size in static):
+                call.shapes[slot] = shape
     return value
 
 

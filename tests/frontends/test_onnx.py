@@ -134,3 +134,30 @@ def test_integer_inputs_are_checked_by_their_onnx_dtype() -> None:
         with pytest.raises(AbiError) as error:
             module.main(pixels=value)
         assert str(error.value) == message
+
+
+def test_inputs_sharing_a_dim_param_have_one_size() -> None:
+    # ONNX's same `dim_param` is one size; IREE's code reads both inputs with it (it
+    # returned [2, 2, 2] for lengths 3 and 5). The reference evaluator refuses the call.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "y"], ["z"])],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"]),
+        ],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    module = _compile(model)
+    x = np.arange(4, dtype=np.float32)
+    assert module.g(x=x, y=x)["z"].tolist() == [0.0, 2.0, 4.0, 6.0]
+    with pytest.raises(AbiError) as error:
+        module.g(x=np.ones(3, np.float32), y=np.ones(5, np.float32))
+    assert str(error.value) == (
+        "argument 'y': dimension 0 is 5, but argument 'x' has 3 in dimension 0 for the same "
+        "symbol 'n'"
+    )
+    with pytest.raises(TypeError):
+        _reference(model, {"x": np.ones(3, np.float32), "y": np.ones(5, np.float32)})

@@ -6,7 +6,9 @@ out of range. The oracles are written here, independently of the code under test
 
 * dims: a call is refused exactly when no assignment of the symbols within their bounds
   gives every leaf its shape (brute force over small values); a refusal names the path of
-  a leaf of the call, and a shared-symbol refusal names two;
+  a leaf of the call, and a shared-symbol refusal names two. A static dim of the wrong
+  size is left to the records (which refuse it in their words): such a call may pass the
+  adapter;
 * ints: a call is refused exactly when an element is outside the dtype's range, at the
   first such element in C order.
 
@@ -193,7 +195,13 @@ def leaf_paths(tree: Tree, text: str) -> list[str]:
     ]
 
 
-COUNTS = {"dims_accepted": 0, "dims_refused": 0, "ints_accepted": 0, "ints_refused": 0}
+COUNTS = {
+    "dims_accepted": 0,
+    "dims_refused": 0,
+    "dims_left_to_records": 0,
+    "ints_accepted": 0,
+    "ints_refused": 0,
+}
 
 
 @CAMPAIGN
@@ -226,8 +234,21 @@ def test_dims_campaign(call: dict[str, Any]) -> None:
             assert any(f"but {path} has" in message for path in paths), message
         COUNTS["dims_refused"] += 1
     else:
+        if static_broken(call["specs"], call["shapes"]):
+            # A static dim of the wrong size: the records refuse the call (in their own
+            # words: `expected float32[?,4], got float32[2,5]`), the adapter leaves it.
+            COUNTS["dims_left_to_records"] += 1
+            return
         assert expected_ok, (call["specs"], call["shapes"], call["bounds"])
         COUNTS["dims_accepted"] += 1
+
+
+def static_broken(specs: dict[int, list[DimSpec]], shapes: dict[int, list[int]]) -> bool:
+    return any(
+        spec[0] == "static" and spec[1] != size
+        for key, dims in specs.items()
+        for spec, size in zip(dims, shapes[key], strict=True)
+    )
 
 
 INT_DTYPES = [f"{sign}int{width}" for sign in ("", "u") for width in (8, 16, 32, 64)]
