@@ -156,3 +156,19 @@ def test_solving() -> None:
     assert A_TIMES_B.solve(6, {}) is None  # two unknowns
     assert DimExpr(((1, ("b", "b")),)).solve(4, {}) is None  # not linear
     assert A_TIMES_B.evaluate({"a": 2, "b": 5}) == 10
+
+
+def test_the_relations_import_no_framework_numpy_or_xdsl() -> None:
+    # A process without the framework checks them the same way (a compiled module will
+    # carry them): plain data and pure Python.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, abi_compiler.frontends.dims, abi_compiler.frontends.pytree\n"
+        "print(sorted(m for m in ('xdsl', 'numpy', 'jax', 'torch', 'onnx') if m in sys.modules))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert found.strip() == "[]"
