@@ -702,8 +702,11 @@ def _checked_leaf(aval: Any, value: Any, path: str, convert: bool) -> Any:
     if found is not None:
         try:
             found = np.dtype(found)
-        except TypeError:
-            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}") from None
+        except TypeError:  # a framework's own dtype (TensorFlow's): its array's
+            if not hasattr(value, "__array__"):
+                raise AbiError(f"{path}: expected {expected}, got {_describe(value)}") from None
+            value = np.asarray(value)
+            found = value.dtype
         if found != dtype:
             numeric = found.kind in "biuf" or found.name == "bfloat16"
             if convert and numeric:

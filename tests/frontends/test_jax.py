@@ -472,6 +472,14 @@ def test_other_arrays_and_int_keys() -> None:
         "argument x: expected float32[2], got a torch.Tensor of dtype torch.float8_e4m3fn, "
         "which IREE cannot take"
     )
+
+    class OwnDtype:  # an array whose dtype numpy does not know (TensorFlow's tensors)
+        dtype, shape = "own", (2,)
+
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return np.array([1.0, 2.0], np.float32)
+
+    assert module.main(OwnDtype()).tolist() == [2.0, 4.0]
     keyed = _compile(
         _export(lambda d: d[0] + d[1], {0: f32(2), 1: f32(2)})  # a dict with int keys
     )
