@@ -19,6 +19,12 @@ from abi_compiler.runtime import dtype_int_range, int_misfit, unexpected_keyword
 INT_DTYPES = [f"{sign}int{width}" for sign in ("", "u") for width in (8, 16, 32, 64)]
 
 
+def _needs_iree() -> None:
+    """Skip a test that compiles when IREE's runtime or compiler is missing."""
+    pytest.importorskip("iree.runtime")
+    pytest.importorskip("iree.compiler")
+
+
 def adapter_for(dtype: str, **options: Any) -> TreeAdapter:
     """f(x) for one array x of ``dtype``."""
     return TreeAdapter([Tree("leaf", dtype=dtype)], {}, Tree("leaf"), **options)
@@ -171,9 +177,7 @@ def test_related_dims() -> None:
 def test_shared_dims_through_a_compiled_module() -> None:
     # Both arguments of `add` are tensor<?xf32>: the records take lengths 3 and 5, and
     # the compiled code reads 3 floats past the shorter buffer. The adapter refuses.
-    from tests.iree.conftest import needs_iree
-
-    needs_iree()
+    _needs_iree()
     np = pytest.importorskip("numpy")
     from abi_compiler import iree as abi_iree
 
@@ -203,9 +207,7 @@ def test_shared_dims_through_a_compiled_module() -> None:
 def test_lists_of_ints_beyond_int64_reach_64_bit_records() -> None:
     # numpy makes doubles of [0, 2**64 - 2] (int64 and uint64 values mixed): a uint64
     # list the adapters pass on, which the records took for floats.
-    from tests.iree.conftest import needs_iree
-
-    needs_iree()
+    _needs_iree()
     np = pytest.importorskip("numpy")
     from abi_compiler import iree as abi_iree
 
