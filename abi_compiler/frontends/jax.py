@@ -671,33 +671,22 @@ def _checked_leaf(aval: Any, value: Any, path: str, convert: bool) -> Any:
     """``value`` for a leaf of ``aval``: its shape against the aval's, its dtype exactly
     the aval's (or cast, with ``convert``), a Python int in range. A torch tensor becomes
     the numpy array sharing its memory, an object with only ``__array__`` its array."""
-    dtype = np.dtype(aval.dtype)
-    expected = f"{dtype.name}[{','.join(map(str, aval.shape))}]"
-    try:
-        tensor = torch_array(value)
-    except TypeError as error:
-        raise AbiError(f"{path}: expected {expected}, got {error}") from None
-    if tensor is not None:
-        value = tensor
-    elif (
-        not hasattr(value, "shape")
-        and not isinstance(value, (list, tuple))
-        and hasattr(value, "__array__")
-    ):
-        try:
-            value = np.asarray(value)
-        except Exception as error:  # whatever the object raises
-            raise AbiError(
-                f"{path}: expected {expected}, {type(value).__name__}.__array__() raised "
-                f"{type(error).__name__}: {error}"
-            ) from None
-    shape = value_shape(value)
-    if shape is None:
-        return value  # the records say what is wrong with it
+    dtype = aval.dtype
+    if type(value) is np.ndarray:  # the common case, first
+        shape = value.shape
+    else:
+        value = _array_value(aval, value, path)
+        shape = value_shape(value)
+        if shape is None:
+            return value  # the records say what is wrong with it
     if len(shape) != len(aval.shape) or any(
         isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
     ):
-        raise AbiError(f"{path}: expected {expected}, got {_describe_shape(value, shape)}")
+        raise AbiError(f"{path}: expected {_expected(aval)}, got {_describe_shape(value, shape)}")
+    if type(value) is np.ndarray and value.dtype == dtype:
+        return value
+    expected = _expected(aval)
+    dtype = np.dtype(dtype)
     found = getattr(value, "dtype", None)
     if found is not None:
         try:
@@ -718,6 +707,35 @@ def _checked_leaf(aval: Any, value: Any, path: str, convert: bool) -> Any:
     if misfit is not None:
         index, message = misfit
         raise AbiError(f"{path}{''.join(f'[{i}]' for i in index)}: {message}")
+    return value
+
+
+def _expected(aval: Any) -> str:
+    """``float32[2,b]``: what a leaf of ``aval`` must be, for messages."""
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
+
+
+def _array_value(aval: Any, value: Any, path: str) -> Any:
+    """A torch tensor as the numpy array sharing its memory, an object that is an array
+    only through ``__array__`` as that array; any other value as it is."""
+    try:
+        tensor = torch_array(value)
+    except TypeError as error:
+        raise AbiError(f"{path}: expected {_expected(aval)}, got {error}") from None
+    if tensor is not None:
+        return tensor
+    if (
+        not hasattr(value, "shape")
+        and not isinstance(value, (list, tuple))
+        and hasattr(value, "__array__")
+    ):
+        try:
+            return np.asarray(value)
+        except Exception as error:  # whatever the object raises
+            raise AbiError(
+                f"{path}: expected {_expected(aval)}, {type(value).__name__}.__array__() "
+                f"raised {type(error).__name__}: {error}"
+            ) from None
     return value
 
 
