@@ -57,6 +57,11 @@ the raw type of its flat
 index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
 unpack as tuples, since every result sequence level is a tuple (§3.2).
 
+For the frontends' call adapters (whose frameworks know the sign the records do not
+say): `dtype_int_range`, `int_misfit` (the first int of nested lists outside an integer
+dtype's range), `value_shape` (an array value's shape as the records read it) and
+`unexpected_keyword` (the one wording of that error).
+
 numpy is never imported: arrays are recognized by their ``.shape`` (a torch tensor's
 ``.numpy()`` gives numpy arrays; ml_dtypes is imported for a bfloat16 one).
 
@@ -126,7 +131,16 @@ from abi_compiler.model import (
     slots,
 )
 
-__all__ = ["pack", "pack_legacy", "unpack", "unpack_legacy"]
+__all__ = [
+    "dtype_int_range",
+    "int_misfit",
+    "pack",
+    "pack_legacy",
+    "unexpected_keyword",
+    "unpack",
+    "unpack_legacy",
+    "value_shape",
+]
 
 AbiSource = str | bytes | Mapping[str, Any] | Signature
 """An `iree.abi` JSON text, the dict `json.loads` makes of it, or a decoded `Signature`."""
@@ -955,8 +969,7 @@ class _Slots:
             slot = self.by_name.get(name)
             if slot is None:
                 names = [key for key, _ in sorted(self.by_name.items(), key=lambda e: e[1])]
-                takes = f"keywords: {_keys_text(names)}" if names else "it takes no keywords"
-                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
+                raise unexpected_keyword(name, names)
             if values[slot] is not _MISSING:
                 raise AbiError(f"argument {name!r}: given both positionally and by keyword")
             values[slot] = value
@@ -969,6 +982,74 @@ class _Slots:
 
 
 _MISSING = object()
+
+
+def unexpected_keyword(name: str, keywords: SequenceABC[str]) -> AbiError:
+    """The error for a keyword argument ``name`` that is none of ``keywords`` (in the
+    function's order), worded the same for every function (records and frontends'
+    adapters): ``argument 'z': unexpected keyword argument (keywords: 'x', 'y')``."""
+    takes = f"keywords: {_keys_text(keywords)}" if keywords else "it takes no keywords"
+    return AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
+
+
+# --------------------------------------------------------------------------------------
+# Checks by a framework's dtype, for the frontends' call adapters (whose records are
+# signless: `i8` holds an int8 or a uint8, where the framework takes one of them only).
+# --------------------------------------------------------------------------------------
+
+
+def dtype_int_range(dtype: str) -> tuple[int, int] | None:
+    """The values of an integer numpy dtype named ``dtype`` (``"int8"``: -128 to 127,
+    ``"uint64"``: 0 to 2**64 - 1); None for any other dtype (bool included)."""
+    for prefix, kind in (("uint", "ui"), ("int", "si")):
+        if dtype.startswith(prefix) and dtype[len(prefix) :].isdigit():
+            width = int(dtype[len(prefix) :])
+            return int_range(Scalar(kind, width)) if width > 1 else None  # type: ignore[arg-type]
+    return None
+
+
+def int_misfit(value: Any, dtype: str) -> tuple[list[int], str] | None:
+    """For a value without a dtype (a Python int, nested lists or tuples of numbers) given
+    for an array of the integer dtype ``dtype``: the index of its first int outside that
+    dtype's range and the message (``value 200 does not fit in int8``), or None. Other
+    elements (floats, bools, anything else) are left to the records' checks."""
+    bounds = dtype_int_range(dtype)
+    if bounds is None or hasattr(value, "dtype"):
+        return None
+    low, high = bounds
+    stack: list[tuple[list[int], Any]] = [([], value)]
+    seen: set[int] = set()
+    while stack:
+        index, item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if id(item) in seen:  # a row repeated by reference (or a list in itself)
+                continue
+            seen.add(id(item))
+            if len(index) >= MAX_RANK:
+                continue  # the records refuse it
+            stack.extend(([*index, k], child) for k, child in reversed(list(enumerate(item))))
+            continue
+        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
+            continue
+        number = int(item)
+        if not low <= number <= high:
+            return index, f"value {_show_int(number)} does not fit in {dtype}"
+    return None
+
+
+def value_shape(value: Any) -> tuple[int, ...] | None:
+    """The shape of an array value as the records read it (a ``.shape``, a torch tensor,
+    nested lists, a number, an object with ``__array__``); None where they refuse it."""
+    try:
+        tensor = _host_tensor(value, "an array")
+        if tensor is not None:
+            value = tensor
+        try:
+            return _array_shape(value, "an array")
+        except _Mismatch:
+            return _dunder_array(value, "an array")[1]
+    except _Mismatch:
+        return None
 
 
 def _convert_roots(

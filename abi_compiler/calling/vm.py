@@ -618,8 +618,11 @@ def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> 
         if kind == "O" and element.kind == "float" and _all_numbers(data):
             return _finite_floats(data, element)
         if kind == "O" and _all_ints(data):
-            _too_wide(data, element)
+            return _wide_ints(data, element)
         raise _Misfit(f"expected {expected}, got non-numeric values")
+    if kind == "f" and element.kind == "int" and _int_lists(value):
+        # Ints numpy holds as doubles: int64 and uint64 values mixed ([0, 2**64 - 1]).
+        return _wide_ints(np.array(value, dtype=object), element)
     if convert:
         return data.astype(element.dtype)
     if element.kind not in _FITS[kind]:
@@ -676,10 +679,26 @@ def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
     raise misfit
 
 
-def _too_wide(data: Any, element: _Element) -> NoReturn:
-    """An object array of ints, one of which int64 and uint64 cannot hold."""
-    wide = np.frompyfunc(lambda item: not -(1 << 63) <= item < 1 << 64, 1, 1)(data)
-    _does_not_fit(data, wide.astype(bool), element)
+def _wide_ints(data: Any, element: _Element) -> Any:
+    """An object array of ints (numpy has no integer dtype for all of them) for an integer
+    record: each in the record's range (a signless one: either interpretation), as the
+    record's dtype with the same bits."""
+    if element.kind != "int":
+        raise _Misfit(f"expected {element.record} values, got integers")
+    outside = np.frompyfunc(lambda item: not element.low <= item <= element.high, 1, 1)(data)
+    if outside.astype(bool).any():
+        _does_not_fit(data, outside.astype(bool), element)
+    info = np.iinfo(element.dtype)
+    wrap = 1 << (8 * element.dtype.itemsize)
+    flat = [item - wrap if item > info.max else item for item in data.flat]
+    return np.array(flat, dtype=element.dtype).reshape(data.shape)
+
+
+def _int_lists(value: Any) -> bool:
+    """Whether nested lists (or a number) hold Python ints only."""
+    if isinstance(value, (list, tuple)):
+        return all(_int_lists(item) for item in value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 _BF16 = _dtype(ml_dtypes.bfloat16)
@@ -1025,7 +1044,7 @@ class AdaptedFunction:
         self.name = function.name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        args, kwargs = self.adapter.arguments(args, kwargs)
+        args, kwargs = self.adapter.arguments(args, kwargs, convert=self.function._convert)
         return self.adapter.results(self.function(*args, **kwargs))
 
     def __repr__(self) -> str:

@@ -35,11 +35,12 @@ class CallAdapter(Protocol):
     """The Python side of an original call that the records alone cannot express."""
 
     def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The original call's values → the compiled function's call, by its `iree.abi`
         records. Values that do not fit raise `AbiError` naming their path and what was
-        expected."""
+        expected; ``convert`` is the module's (`abi_compiler.iree.load`): an array of
+        another numeric dtype is cast instead of refused."""
         ...
 
     def results(self, value: Any) -> Any:

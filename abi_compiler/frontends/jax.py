@@ -27,9 +27,12 @@ in front of the compiled `main`: it takes the original call — `main(*args, **k
 the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
 and dtypes against the export (errors name the original path:
 `argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
-['bias']`), passes the platform index, and rebuilds the original result pytree (same
-containers, namedtuples, `None` where JAX returned `None`) with numpy arrays at the
-leaves.
+['bias']`), the ranges of Python ints by the avals' dtypes and the relations between
+symbolic dims (`abi_compiler.frontends.dims`, read from the avals and their scope's
+constraints), passes the platform index, and rebuilds the original result pytree (same
+containers, namedtuples, `None` where JAX returned `None`) with numpy arrays of the
+avals' dtypes at the leaves (an unsigned result reads from its signless record as
+unsigned).
 
 JAX is an optional dependency: importing this module without it raises an ImportError
 that says what to install. The rewriting uses the MLIR Python bindings that ship with
@@ -41,7 +44,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 try:
     from jax import tree_util
@@ -61,6 +64,7 @@ from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.dims import Constraint, Dim, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -75,6 +79,7 @@ from abi_compiler.model import (
     Unknown,
     ValueType,
 )
+from abi_compiler.runtime import int_misfit, torch_array, unexpected_keyword, value_shape
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
@@ -391,7 +396,7 @@ def _describe(value: Any) -> str:
     if value is None:
         return "None"
     if isinstance(value, Mapping):
-        return f"a dict with keys {sorted(map(str, value))}"
+        return f"a dict with keys {_keys_text(value)}"
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return f"a {type(value).__name__}"
     if isinstance(value, (list, tuple)):
@@ -399,17 +404,100 @@ def _describe(value: Any) -> str:
     shape = getattr(value, "shape", None)
     dtype = getattr(value, "dtype", None)
     if shape is not None and dtype is not None:
-        return f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:  # not a numpy dtype (a framework's own)
+            name = str(dtype)
+        return f"{name}[{','.join(map(str, shape))}]"
     return type(value).__name__
+
+
+def _keys_text(keys: Any) -> str:
+    """``['bias', 'kernel']``, ``[0, 1]``: a dict's keys, sorted (strings first)."""
+    ordered = sorted(keys, key=lambda key: (not isinstance(key, str), str(key)))
+    return "[" + ", ".join(repr(key) for key in ordered) + "]"
 
 
 def _key_text(key: Any) -> str:
     return f"[{key!r}]"
 
 
+# --------------------------------------------------------------------------------------
+# Symbolic dimensions: JAX's `_DimExpr` → `abi_compiler.frontends.dims`.
+# --------------------------------------------------------------------------------------
+
+#: JAX's dimension variables are at least 1 ("Expected value >= 1 for dimension
+#: variable"); an upper bound is a constraint.
+_SYMBOL_LOW = 1
+
+
+def _dim_expr(expr: Any) -> DimExpr | None:
+    """A JAX dimension expression as a polynomial of its variables; None where it has
+    another operation (``floordiv``, ``mod``, ``max``…), which is then not checked."""
+    try:
+        terms = []
+        for term, coefficient in expr._sorted_terms:
+            symbols: list[str] = []
+            for factor, power in term._factors:
+                if factor.operation is not None or not isinstance(factor.var, str):
+                    return None
+                symbols += [factor.var] * int(power)
+            terms.append((int(coefficient), tuple(symbols)))
+    except (AttributeError, TypeError, ValueError):  # another JAX's internals
+        return None
+    return DimExpr(tuple(terms))
+
+
+def _dim(size: Any) -> Dim:
+    """One dimension of an aval: its size, its variable, or an expression."""
+    if isinstance(size, (int, np.integer)):
+        return int(size)
+    expr = _dim_expr(size)
+    if expr is None:
+        return None
+    if len(expr.terms) == 1 and expr.terms[0][0] == 1 and len(expr.terms[0][1]) == 1:
+        return expr.terms[0][1][0]
+    return expr
+
+
+def _constraints(avals: tuple[Any, ...]) -> tuple[Constraint, ...]:
+    """The explicit constraints (``symbolic_shape(…, constraints=[…])``) of the scopes of
+    the avals' symbolic dims; an equality JAX has already substituted into the avals
+    names a variable no value binds, and is not checked again."""
+    scopes: dict[int, Any] = {}
+    for aval in avals:
+        for size in aval.shape:
+            scope = getattr(size, "scope", None)
+            if scope is not None:
+                scopes.setdefault(id(scope), scope)
+    found = []
+    for scope in scopes.values():
+        for constraint in getattr(scope, "_explicit_constraints", ()):
+            expr = _dim_expr(getattr(constraint, "diff", None))
+            cmp = str(getattr(constraint, "cmp", ""))
+            if expr is None or not cmp.endswith(("GEQ", "EQ")):
+                continue
+            relation: Literal[">=", "=="] = ">=" if cmp.endswith("GEQ") else "=="
+            text = str(getattr(constraint, "debug_str", "") or f"{expr} {relation} 0")
+            found.append(Constraint(expr, relation, text))
+    return tuple(found)
+
+
+# --------------------------------------------------------------------------------------
+# The call adapter.
+# --------------------------------------------------------------------------------------
+
+
 class JaxCallAdapter:
     """The original call of an exported JAX function ↔ the compiled `main`'s records
-    (`abi_compiler.frontends.CallAdapter`)."""
+    (`abi_compiler.frontends.CallAdapter`).
+
+    Each leaf the module takes is checked against its aval, as JAX's own call checks it:
+    rank and static dims, the exact dtype (``convert=True`` casts another numeric one),
+    Python ints (and nested lists of them) in the dtype's range — the records are
+    signless, `i8` taking int8 and uint8 alike —, and the relations between symbolic
+    dims (`abi_compiler.frontends.dims`). Integer results come back in their avals'
+    dtypes (a `uint8` result is read from its signless `i8` record as uint8)."""
 
     def __init__(
         self, exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
@@ -418,12 +506,14 @@ class JaxCallAdapter:
         self._args: tuple[Any, ...] = tuple(args)
         self._kwargs: dict[str, Any] = dict(kwargs)
         self._in_avals = tuple(exported.in_avals)
+        self._out_avals = tuple(exported.out_avals)
         self._kept = frozenset(exported.module_kept_var_idx)
         self._out_tree = exported.out_tree
         self._convention = convention
         platforms = _platforms(exported)
         self._platform = np.int32(platforms.index(platform)) if convention.platform_index else None
         self._labels = self._parameter_labels(names)
+        self.relations, self._related = self._dim_relations()
 
     def _parameter_labels(self, names: tuple[str | None, ...]) -> tuple[str, ...]:
         """What an error calls each positional parameter: its name in the export's
@@ -442,38 +532,74 @@ class JaxCallAdapter:
             labels.append(label)
         return tuple(labels)
 
+    def _dim_relations(self) -> tuple[DimRelations, dict[int, int]]:
+        """The relations between the kept leaves' symbolic dims, and each related leaf's
+        position among `DimRelations.leaves` by its flat index."""
+        paths: dict[int, str] = {}
+        for p, expected in enumerate(self._args):
+            _leaf_texts(expected, f"argument {self._labels[p]}", paths)
+        for key, expected in self._kwargs.items():
+            _leaf_texts(expected, f"argument {key}", paths)
+        leaves: list[LeafDims] = []
+        related: dict[int, int] = {}
+        symbols: set[str] = set()
+        for index in sorted(paths):
+            aval = self._in_avals[index]
+            if index not in self._kept or all(isinstance(d, int) for d in aval.shape):
+                continue
+            dims = tuple(_dim(size) for size in aval.shape)
+            for dim in dims:
+                if isinstance(dim, str):
+                    symbols.add(dim)
+                elif isinstance(dim, DimExpr):
+                    symbols |= dim.symbols
+            related[index] = len(leaves)
+            leaves.append(LeafDims(paths[index], dims))
+        bounds = tuple((name, _SYMBOL_LOW, None) for name in sorted(symbols))
+        kept_avals = tuple(self._in_avals[index] for index in related)
+        return DimRelations(bounds, tuple(leaves), _constraints(kept_avals)), related
+
     # -- arguments -----------------------------------------------------------------------
 
     def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        for name in kwargs:
+            if name not in self._kwargs:
+                raise unexpected_keyword(name, list(self._kwargs))
         if len(args) != len(self._args):
             raise AbiError(f"expected {len(self._args)} positional arguments, got {len(args)}")
-        if sorted(kwargs) != sorted(self._kwargs):
-            raise AbiError(
-                f"expected the keyword arguments {sorted(self._kwargs)}, got {sorted(kwargs)}"
-            )
+        for name in self._kwargs:
+            if name not in kwargs:
+                raise AbiError(f"argument {name!r}: missing value")
+        leaves: dict[int, Any] = {}
         for p, (expected, value) in enumerate(zip(self._args, args, strict=True)):
-            self._check(expected, value, f"argument {self._labels[p]}")
+            self._check(expected, value, f"argument {self._labels[p]}", leaves, convert)
         for key, expected in self._kwargs.items():
-            self._check(expected, kwargs[key], f"argument {key}")
+            self._check(expected, kwargs[key], f"argument {key}", leaves, convert)
+        if self._related:
+            shapes: list[Any] = [()] * len(self._related)
+            for index, slot in self._related.items():
+                shapes[slot] = np.shape(leaves[index])
+            self.relations.check(shapes)
         call: list[Any] = []
         if self._platform is not None:
             call.append(self._platform)
-        for pruned, value in zip(self._convention.positional, args, strict=True):
+        for pruned in self._convention.positional:
             if pruned is not None:
-                call.append(_compiled_value(pruned, value))
-        named = {
-            key: _compiled_value(pruned, kwargs[key]) for key, pruned in self._convention.keywords
-        }
+                call.append(_compiled_value(pruned, leaves))
+        named = {key: _compiled_value(pruned, leaves) for key, pruned in self._convention.keywords}
         return tuple(call), named
 
-    def _check(self, expected: Any, value: Any, path: str) -> None:
-        """The structure of ``value`` against the skeleton ``expected``; the shape and
-        dtype of every leaf the module takes against its aval."""
+    def _check(
+        self, expected: Any, value: Any, path: str, leaves: dict[int, Any], convert: bool
+    ) -> None:
+        """The structure of ``value`` against the skeleton ``expected``; every leaf the
+        module takes checked against its aval into ``leaves`` (by flat index)."""
         if isinstance(expected, _Slot):
             if expected.index in self._kept:
-                self._check_leaf(self._in_avals[expected.index], value, path)
+                aval = self._in_avals[expected.index]
+                leaves[expected.index] = _checked_leaf(aval, value, path, convert)
             return
         if expected is None:
             if value is not None:
@@ -482,12 +608,12 @@ class JaxCallAdapter:
         if isinstance(expected, Mapping):
             if not isinstance(value, Mapping):
                 raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
-            if sorted(map(str, value)) != sorted(map(str, expected)):
+            if set(value) != set(expected):
                 raise AbiError(
-                    f"{path}: expected {_describe(expected)}, got keys {sorted(map(str, value))}"
+                    f"{path}: expected {_describe(expected)}, got keys {_keys_text(value)}"
                 )
             for key, child in expected.items():
-                self._check(child, value[key], path + _key_text(key))
+                self._check(child, value[key], path + _key_text(key), leaves, convert)
             return
         if isinstance(expected, (tuple, list)):
             fits = isinstance(value, (tuple, list)) and len(value) == len(expected)
@@ -497,7 +623,8 @@ class JaxCallAdapter:
                 raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
             fields = getattr(expected, "_fields", None)
             for i, (child, item) in enumerate(zip(expected, value, strict=True)):
-                self._check(child, item, f"{path}.{fields[i]}" if fields else f"{path}[{i}]")
+                where = f"{path}.{fields[i]}" if fields else f"{path}[{i}]"
+                self._check(child, item, where, leaves, convert)
             return
         # Another registered pytree node: the same class, then its children.
         if type(value) is not type(expected):
@@ -510,19 +637,7 @@ class JaxCallAdapter:
                 f"children, got {len(value_children)}"
             )
         for (key, child), (_, item) in zip(expected_children, value_children, strict=True):
-            self._check(child, item, f"{path}[{key}]")
-
-    @staticmethod
-    def _check_leaf(aval: Any, value: Any, path: str) -> None:
-        expected = f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
-        shape = np.shape(value)
-        if len(shape) != len(aval.shape) or any(
-            isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
-        ):
-            raise AbiError(f"{path}: expected {expected}, got {_describe(np.asarray(value))}")
-        dtype = getattr(value, "dtype", None)
-        if dtype is not None and np.dtype(dtype) != np.dtype(aval.dtype):
-            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}")
+            self._check(child, item, f"{path}[{key}]", leaves, convert)
 
     # -- results ---------------------------------------------------------------------------
 
@@ -531,19 +646,132 @@ class JaxCallAdapter:
         if self._convention.result is not None:
             _collect(self._convention.result, value, leaves)
         count = self._out_tree.num_leaves
-        return tree_util.tree_unflatten(self._out_tree, [leaves[i] for i in range(count)])
+        return tree_util.tree_unflatten(
+            self._out_tree, [_signed_as(leaves[i], self._out_avals[i]) for i in range(count)]
+        )
 
 
-def _compiled_value(node: _Pruned, value: Any) -> Any:
-    """The compiled argument for ``value`` (already checked): the kept leaves, in
+def _leaf_texts(expected: Any, path: str, paths: dict[int, str]) -> None:
+    """The path `JaxCallAdapter._check` names each leaf of the skeleton ``expected`` by."""
+    if isinstance(expected, _Slot):
+        paths[expected.index] = path
+    elif isinstance(expected, Mapping):
+        for key, child in expected.items():
+            _leaf_texts(child, path + _key_text(key), paths)
+    elif isinstance(expected, (tuple, list)):
+        fields = getattr(expected, "_fields", None)
+        for i, child in enumerate(expected):
+            _leaf_texts(child, f"{path}.{fields[i]}" if fields else f"{path}[{i}]", paths)
+    elif expected is not None:
+        for key, child in _children(expected) or []:
+            _leaf_texts(child, f"{path}[{key}]", paths)
+
+
+def _checked_leaf(aval: Any, value: Any, path: str, convert: bool) -> Any:
+    """``value`` for a leaf of ``aval``: its shape against the aval's, its dtype exactly
+    the aval's (or cast, with ``convert``), a Python int in range. A torch tensor becomes
+    the numpy array sharing its memory, an object with only ``__array__`` its array."""
+    dtype = aval.dtype
+    if type(value) is np.ndarray:  # the common case, first
+        shape = value.shape
+    else:
+        value = _array_value(aval, value, path)
+        shape = value_shape(value)
+        if shape is None:
+            return value  # the records say what is wrong with it
+    if len(shape) != len(aval.shape) or any(
+        isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
+    ):
+        raise AbiError(f"{path}: expected {_expected(aval)}, got {_describe_shape(value, shape)}")
+    if type(value) is np.ndarray and value.dtype == dtype:
+        return value
+    expected = _expected(aval)
+    dtype = np.dtype(dtype)
+    found = getattr(value, "dtype", None)
+    if found is not None:
+        try:
+            found = np.dtype(found)
+        except TypeError:  # a framework's own dtype (TensorFlow's): its array's
+            if not hasattr(value, "__array__"):
+                raise AbiError(f"{path}: expected {expected}, got {_describe(value)}") from None
+            value = np.asarray(value)
+            found = value.dtype
+        if found != dtype:
+            numeric = found.kind in "biuf" or found.name == "bfloat16"
+            if convert and numeric:
+                return np.asarray(value).astype(dtype)
+            hint = " (convert=True converts it)" if numeric else ""
+            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}{hint}")
+        return value
+    misfit = int_misfit(value, dtype.name)
+    if misfit is not None:
+        index, message = misfit
+        raise AbiError(f"{path}{''.join(f'[{i}]' for i in index)}: {message}")
+    return value
+
+
+def _expected(aval: Any) -> str:
+    """``float32[2,b]``: what a leaf of ``aval`` must be, for messages."""
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
+
+
+def _array_value(aval: Any, value: Any, path: str) -> Any:
+    """A torch tensor as the numpy array sharing its memory, an object that is an array
+    only through ``__array__`` as that array; any other value as it is."""
+    try:
+        tensor = torch_array(value)
+    except TypeError as error:
+        raise AbiError(f"{path}: expected {_expected(aval)}, got {error}") from None
+    if tensor is not None:
+        return tensor
+    if (
+        not hasattr(value, "shape")
+        and not isinstance(value, (list, tuple))
+        and hasattr(value, "__array__")
+    ):
+        try:
+            return np.asarray(value)
+        except Exception as error:  # whatever the object raises
+            raise AbiError(
+                f"{path}: expected {_expected(aval)}, {type(value).__name__}.__array__() "
+                f"raised {type(error).__name__}: {error}"
+            ) from None
+    return value
+
+
+def _describe_shape(value: Any, shape: tuple[int, ...]) -> str:
+    if hasattr(value, "dtype"):
+        return _describe(value)
+    return f"lists of shape [{','.join(map(str, shape))}]" if shape else type(value).__name__
+
+
+def _signed_as(value: Any, aval: Any) -> Any:
+    """A result array in its aval's dtype: the records are signless, so an unsigned
+    result reads as the signed dtype of its width (the same bits)."""
+    dtype = np.dtype(aval.dtype)
+    view = getattr(value, "_buffer_view", None)
+    if view is not None and not isinstance(value, np.ndarray):
+        # A device array (``results="device"``): the same buffer, read as the aval's dtype.
+        found = np.dtype(value.dtype)
+        if found != dtype and found.kind in "iu" and dtype.kind in "iu":
+            return type(value)(value._device, view, True, dtype)
+        return value
+    if not isinstance(value, np.ndarray):
+        return value
+    same_width = value.dtype.itemsize == dtype.itemsize
+    if value.dtype != dtype and value.dtype.kind in "iu" and dtype.kind in "iu" and same_width:
+        return value.view(dtype)
+    return value
+
+
+def _compiled_value(node: _Pruned, leaves: Mapping[int, Any]) -> Any:
+    """The compiled argument of ``node``: the checked kept ``leaves`` (by flat index), in
     containers the records take (a list for a sequence, a dict for a dict)."""
     if node.kind == "leaf":
-        return value
+        return leaves[node.index]
     if node.kind == "dict":
-        return {key: _compiled_value(child, value[original]) for key, original, child in node.items}
-    items = _children(value) or []
-    by_key = dict(items)
-    return [_compiled_value(child, by_key[original]) for _, original, child in node.items]
+        return {key: _compiled_value(child, leaves) for key, _, child in node.items}
+    return [_compiled_value(child, leaves) for _, _, child in node.items]
 
 
 def _collect(node: _Pruned, value: Any, leaves: dict[int, Any]) -> None:

@@ -37,6 +37,7 @@ except ImportError as _error:  # pragma: no cover - exercised without onnx insta
     ) from _error
 
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.dims import Dim
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
@@ -66,7 +67,10 @@ def program(model: ModelSource) -> Program:
 
     name = proto.graph.name
     func = find_function(module, name)
-    keywords = {input_name: Tree("leaf") for input_name in graph.input_map}
+    keywords = {
+        input_name: Tree("leaf", dtype=_dtype_name(info.type), dims=_dims(info.type))
+        for input_name, info in graph.input_map.items()
+    }
     outputs = [(output.name, _numpy_dtype(output.type)) for output in proto.graph.output]
     result = Tree(
         "dict",
@@ -97,6 +101,30 @@ def _numpy_dtype(type_proto: Any) -> Any:
     if not type_proto.HasField("tensor_type"):
         return None
     return onnx.helper.tensor_dtype_to_np_dtype(type_proto.tensor_type.elem_type)
+
+
+def _dtype_name(type_proto: Any) -> str | None:
+    """The numpy name of an input's element type (the adapter checks the sign and range
+    of an integer one: its record, `i<w>`, takes either)."""
+    dtype = _numpy_dtype(type_proto)
+    return None if dtype is None else np.dtype(dtype).name
+
+
+def _dims(type_proto: Any) -> tuple[Dim, ...] | None:
+    """An input's dims: a size, the name of a ``dim_param`` (inputs with the same name
+    have the same size, as ONNX defines it, and the compiled code reads them so), or
+    None (unknown); None for an input without a shape."""
+    if not type_proto.HasField("tensor_type") or not type_proto.tensor_type.HasField("shape"):
+        return None
+    dims: list[Dim] = []
+    for dim in type_proto.tensor_type.shape.dim:
+        if dim.HasField("dim_value"):
+            dims.append(int(dim.dim_value))
+        elif dim.HasField("dim_param") and dim.dim_param:
+            dims.append(dim.dim_param)
+        else:
+            dims.append(None)
+    return tuple(dims)
 
 
 def _output(value: Any, tree: Tree) -> Any:

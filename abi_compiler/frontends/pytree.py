@@ -29,11 +29,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.errors import AbiError
+from abi_compiler.frontends.dims import Constraint, Dim, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -44,6 +45,13 @@ from abi_compiler.model import (
     Sequence,
     Signature,
     ValueType,
+)
+from abi_compiler.runtime import (
+    dtype_int_range,
+    int_misfit,
+    torch_array,
+    unexpected_keyword,
+    value_shape,
 )
 
 __all__ = ["Structure", "Tree", "TreeAdapter", "structure"]
@@ -67,7 +75,9 @@ class Tree:
 
     ``meta`` is the frontend's own information about a leaf (a torch dtype), handed to
     the adapter's leaf converter; ``check`` (leaves) returns what is wrong with a value,
-    or None."""
+    or None. ``dtype`` is the numpy name of a kept leaf's element type in the framework
+    (``"uint8"``: the records say only `i8`), ``dims`` its dims as
+    `abi_compiler.frontends.dims` relates them (None: static, as the records say)."""
 
     kind: TreeKind
     children: tuple[Tree, ...] = ()
@@ -78,6 +88,17 @@ class Tree:
     kept: bool = True
     meta: Any = None
     check: Callable[[Any], str | None] | None = None
+    dtype: str | None = None
+    dims: tuple[Dim, ...] | None = None
+
+    @functools.cached_property
+    def checked(self) -> bool:
+        """Whether a kept leaf's value is checked beyond its record: an integer dtype
+        (its signedness and range) or dims related to others."""
+        return self.kind == "leaf" and (
+            (self.dtype is not None and dtype_int_range(self.dtype) is not None)
+            or _relates(self.dims)
+        )
 
     @functools.cached_property
     def has_record(self) -> bool:
@@ -92,7 +113,7 @@ class Tree:
         checking it (`abi_compiler.calling.marshal.pack`): every leaf has a record and no check,
         and every structure is a sequence or dict."""
         if self.kind == "leaf":
-            return self.kept and self.check is None
+            return self.kept and self.check is None and not self.checked
         if self.kind not in ("tuple", "list", "dict"):
             return False
         return bool(self.children) and all(child.plain for child in self.children)
@@ -223,7 +244,13 @@ class TreeAdapter:
     its tree and rebuilt in the shape of its records (values without a record dropped).
     ``results`` rebuilds the result tree from the records' value: the original containers
     (namedtuples and other nodes rebuilt, dicts in the framework's key order), `None`
-    leaves, and each leaf through ``leaf_result(value, tree)`` (the framework's tensor)."""
+    leaves, and each leaf through ``leaf_result(value, tree)`` (the framework's tensor).
+
+    A kept leaf with an integer ``dtype`` takes an array of exactly that dtype's
+    signedness (the records are signless: a uint32 array would reach an int32 input as
+    the same bits; ``convert=True`` casts it) and Python ints in its range; the leaves
+    with ``dims`` are checked together against ``symbols`` (``(name, low, high)``) and
+    ``constraints``: `relations`, an `abi_compiler.frontends.dims.DimRelations`."""
 
     def __init__(
         self,
@@ -231,15 +258,29 @@ class TreeAdapter:
         keywords: Mapping[str, Tree],
         result: Tree,
         leaf_result: Callable[[Any, Tree], Any] | None = None,
+        symbols: SequenceABC[tuple[str, int, int | None]] = (),
+        constraints: SequenceABC[Constraint] = (),
     ) -> None:
         self.positional = tuple(positional)
         self.keywords = dict(keywords)
         self.result = result
         self.leaf_result = leaf_result
+        leaves: list[LeafDims] = []
+        self._slots: dict[Tree, int] = {}
+        roots: list[tuple[IndexPathComponent, Tree]] = [*enumerate(self.positional)]
+        for root, tree in [*roots, *self.keywords.items()]:
+            for leaf, path in _related_leaves(tree, ()):
+                assert leaf.dims is not None
+                self._slots[leaf] = len(leaves)
+                leaves.append(LeafDims(_path_text(root, path), leaf.dims))
+        self.relations = DimRelations(tuple(symbols), tuple(leaves), tuple(constraints))
 
     def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        for name in kwargs:
+            if name not in self.keywords:
+                raise unexpected_keyword(name, list(self.keywords))
         count = len(self.positional)
         if len(args) > count:
             # Keyword parameters may be given positionally too, in their order (as
@@ -261,21 +302,23 @@ class TreeAdapter:
             args = args[:count]
         if len(args) < count:
             raise AbiError(f"{_path_text(len(args), ())}: missing value")
-        for name in kwargs:
-            if name not in self.keywords:
-                raise AbiError(f"{_path_text(name, ())}: unexpected keyword argument")
+        call = _Call(convert, self._slots)
         out_args = []
         for position, (tree, value) in enumerate(zip(self.positional, args, strict=True)):
-            shaped = _root(tree, value, position)
+            shaped = _root(tree, value, position, call)
             if shaped is not _DROPPED:
                 out_args.append(shaped)
         out_kwargs: dict[str, Any] = {}
         for name, tree in self.keywords.items():
             if name not in kwargs:
                 raise AbiError(f"{_path_text(name, ())}: missing value")
-            value = _root(tree, kwargs[name], name)
+            value = _root(tree, kwargs[name], name, call)
             if value is not _DROPPED:
                 out_kwargs[name] = value
+        if self._slots and len(call.shapes) == len(self._slots):
+            # (A value without a shape, of another rank or static dim, is one the records
+            # refuse.)
+            self.relations.check([call.shapes[slot] for slot in range(len(self._slots))])
         return tuple(out_args), out_kwargs
 
     def results(self, value: Any) -> Any:
@@ -303,12 +346,38 @@ class TreeAdapter:
 _DROPPED = object()
 
 
-def _root(tree: Tree, value: Any, root: IndexPathComponent) -> Any:
+def _relates(dims: tuple[Dim, ...] | None) -> bool:
+    """Whether a leaf's dims hold a symbol (or an expression of symbols)."""
+    return dims is not None and any(isinstance(dim, (str, DimExpr)) for dim in dims)
+
+
+@dataclass
+class _Call:
+    """What checking one call's values needs: the module's ``convert``, the slot of each
+    leaf with related dims, and the shapes found for them."""
+
+    convert: bool
+    slots: Mapping[Tree, int]
+    shapes: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+
+def _related_leaves(tree: Tree, path: IndexPath) -> list[tuple[Tree, IndexPath]]:
+    """The kept leaves below ``tree`` with dims related to others, with their paths."""
+    if tree.kind == "leaf":
+        return [(tree, path)] if tree.kept and _relates(tree.dims) else []
+    return [
+        found
+        for key, child in _keyed_children(tree)
+        for found in _related_leaves(child, (*path, key))
+    ]
+
+
+def _root(tree: Tree, value: Any, root: IndexPathComponent, call: _Call) -> Any:
     """The value a root argument passes to the compiled function, or `_DROPPED`."""
     if tree.plain:
         return value
     try:
-        shaped = _shape(tree, value)
+        shaped = _shape(tree, value, call)
     except _Misfit as misfit:
         raise AbiError(
             f"{_path_text(root, misfit.reversed_path[::-1])}: {misfit.message}"
@@ -316,13 +385,13 @@ def _root(tree: Tree, value: Any, root: IndexPathComponent) -> Any:
     return shaped if tree.has_record else _DROPPED
 
 
-def _shape(tree: Tree, value: Any) -> Any:
+def _shape(tree: Tree, value: Any, call: _Call) -> Any:
     """``value`` checked against ``tree``, in the shape of its records."""
     kind = tree.kind
     if kind == "leaf":
         if tree.check is not None and (problem := tree.check(value)) is not None:
             raise _Misfit(problem)
-        return value
+        return _checked_leaf(tree, value, call) if tree.kept and tree.checked else value
     if kind == "none":
         if value is not None:
             raise _Misfit(f"expected None, got {_type_name(value)}")
@@ -337,7 +406,7 @@ def _shape(tree: Tree, value: Any) -> Any:
             raise _Misfit(f"expected {tree.describe()}, got {got}")
         shaped_dict: dict[str, Any] = {}
         for key, child in zip(tree.keys, tree.children, strict=True):
-            item = _child(child, value[key], key)
+            item = _child(child, value[key], key, call)
             if child.has_record:
                 shaped_dict[key] = item
         return shaped_dict
@@ -356,18 +425,63 @@ def _shape(tree: Tree, value: Any) -> Any:
             raise _Misfit(f"expected {tree.describe()}, got {len(items)}")
     shaped: list[Any] = []
     for position, (child, item) in enumerate(zip(tree.children, items, strict=True)):
-        checked = _child(child, item, position)
+        checked = _child(child, item, position, call)
         if child.has_record:
             shaped.append(checked)
     return shaped
 
 
-def _child(tree: Tree, value: Any, key: IndexPathComponent) -> Any:
+def _child(tree: Tree, value: Any, key: IndexPathComponent, call: _Call) -> Any:
     try:
-        return value if tree.plain else _shape(tree, value)
+        return value if tree.plain else _shape(tree, value, call)
     except _Misfit as misfit:
         misfit.reversed_path.append(key)
         raise
+
+
+def _checked_leaf(tree: Tree, value: Any, call: _Call) -> Any:
+    """A kept leaf's value against the framework's ``dtype`` (the sign and range of an
+    integer one) and its shape recorded for the dims relations."""
+    dtype = tree.dtype
+    if dtype is not None and dtype_int_range(dtype) is not None:
+        found = _dtype_name(getattr(value, "dtype", None))
+        if found is None:
+            misfit = int_misfit(value, dtype)
+            if misfit is not None:
+                index, message = misfit
+                error = _Misfit(message)
+                error.reversed_path.extend(reversed(index))
+                raise error
+        elif found != dtype and found.lstrip("u") == dtype.lstrip("u"):
+            # The other signedness (a different width the records refuse themselves).
+            if not call.convert:
+                dims = ",".join(str(int(d)) for d in getattr(value, "shape", ()))
+                raise _Misfit(
+                    f"expected an array of {dtype}, got {found}[{dims}] (convert=True converts it)"
+                )
+            value = _as_numpy(value).astype(dtype)
+    slot = call.slots.get(tree)
+    if slot is not None and tree.dims is not None:
+        shape = value_shape(value)
+        # A wrong rank or static dim is the records' to refuse (in their words).
+        if shape is not None and len(shape) == len(tree.dims):
+            static = zip(tree.dims, shape, strict=True)
+            if all(not isinstance(dim, int) or dim == size for dim, size in static):
+                call.shapes[slot] = shape
+    return value
+
+
+def _dtype_name(dtype: Any) -> str | None:
+    """A numpy or torch dtype's numpy name (``torch.int8`` → ``"int8"``); None for none."""
+    if dtype is None:
+        return None
+    name = getattr(dtype, "name", None)
+    return name if isinstance(name, str) else str(dtype).removeprefix("torch.")
+
+
+def _as_numpy(value: Any) -> Any:
+    array = torch_array(value)
+    return value if array is None else array
 
 
 def _empty(tree: Tree) -> Any:

@@ -43,6 +43,7 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
 
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.dims import Dim, DimExpr
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
@@ -110,7 +111,8 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
-    return Program(str(module), "main", TreeAdapter(positional, keywords, result, _tensor))
+    adapter = TreeAdapter(positional, keywords, result, _tensor, _symbol_bounds(exported))
+    return Program(str(module), "main", adapter)
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:
@@ -188,7 +190,9 @@ def _leaf(example: Any, where: str) -> Tree:
         if dtype not in SUPPORTED_DTYPES:
             raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
         check = _dtype_check(dtype) if dtype in _COMPLEX else None
-        return Tree("leaf", meta=dtype, check=check)
+        dims = tuple(_dim(size) for size in example.shape)
+        numpy_name = str(dtype).removeprefix("torch.")
+        return Tree("leaf", meta=dtype, check=check, dtype=numpy_name, dims=dims)
     if example is None:
         return Tree("none")
 
@@ -198,6 +202,66 @@ def _leaf(example: Any, where: str) -> Tree:
         return f"expected {example!r} (the value the program was exported with), got {value!r}"
 
     return Tree("leaf", kept=False, meta=example, check=check_constant)
+
+
+def _dim(size: Any) -> Dim:
+    """One dim of an input's example value: its size, or the sympy expression of a
+    symbolic one as `abi_compiler.frontends.dims` relates it (None: not a polynomial)."""
+    if isinstance(size, int):
+        return size
+    expr = getattr(getattr(size, "node", None), "expr", None)
+    if expr is None:
+        return None
+    if expr.is_Integer:
+        return int(expr)
+    if expr.is_Symbol:
+        return str(expr)
+    return _polynomial(expr)
+
+
+def _polynomial(expr: Any) -> DimExpr | None:
+    """A sympy expression of the program's size symbols as a `DimExpr`; None for one
+    that is not a polynomial with integer coefficients (``FloorDiv``, ``Mod``…)."""
+    symbols = expr.free_symbols
+    if not all(symbol.is_Symbol for symbol in symbols) or not expr.is_polynomial(*symbols):
+        return None
+    terms = []
+    for monomial, coefficient in sorted(expr.expand().as_coefficients_dict().items(), key=str):
+        if not coefficient.is_Integer:
+            return None
+        names: list[str] = []
+        if monomial != 1:
+            for base, power in monomial.as_powers_dict().items():
+                if not base.is_Symbol or not power.is_Integer or power < 1:
+                    return None
+                names += [str(base)] * int(power)
+        terms.append((int(coefficient), tuple(sorted(names))))
+    return DimExpr(tuple(terms))
+
+
+def _symbol_bounds(
+    exported: torch.export.ExportedProgram,
+) -> tuple[tuple[str, int, int | None], ...]:
+    """The bounds of the program's size symbols, from its ``range_constraints`` (an
+    unbounded side is None), as torch's own guards check them: a lower bound of 2 or
+    less is not checked (torch's 0/1 specialization makes ``Dim("b")`` read ``[2, …]``
+    and still takes sizes 0 and 1). The ranges torch keeps for expressions of the
+    symbols (derived dims) follow from these and are not repeated."""
+    symbols: list[tuple[str, int, int | None]] = []
+    for expr, bounds in exported.range_constraints.items():
+        if expr.is_Symbol:
+            low, high = _finite(bounds.lower), _finite(bounds.upper)
+            symbols.append((str(expr), low if low is not None and low > 2 else 0, high))
+    return tuple(sorted(symbols))
+
+
+def _finite(bound: Any) -> int | None:
+    """A bound of a range constraint as an int; None for an infinite one (torch's
+    ``int_oo``, which sympy calls finite, converts to no int)."""
+    try:
+        return int(bound)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
 
 
 def _dtype_check(dtype: torch.dtype) -> Any:

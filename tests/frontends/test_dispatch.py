@@ -50,10 +50,14 @@ def test_program_refuses_other_objects() -> None:
 class _Doubling:
     """Takes ``f(x=…)`` for a function ``f(x)``, returns ``{"y": result}``."""
 
+    def __init__(self) -> None:
+        self.converts: list[bool] = []
+
     def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         assert not args
+        self.converts.append(convert)
         return (kwargs["x"],), {}
 
     def results(self, value: Any) -> Any:
@@ -67,8 +71,10 @@ def test_adapted_function() -> None:
         "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
         "  func.return %x : tensor<2xf32>\n}\n"
     )
-    module.adapt("main", _Doubling())
+    adapter = _Doubling()
+    module.adapt("main", adapter)
     result = module.main(x=np.array([1.0, 2.0], np.float32))
+    assert adapter.converts == [False]  # the module's convert (load(…, convert=…))
     assert list(result) == ["y"]
     assert result["y"].tolist() == [1.0, 2.0]
     assert module["main"] is module.main

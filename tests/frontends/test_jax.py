@@ -153,7 +153,7 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
         ),
         (
             lambda a, k: (a, k | {"scale": np.float64(0.5)}),
-            "argument scale: expected float32[], got float64[]",
+            "argument scale: expected float32[], got float64[] (convert=True converts it)",
         ),
         (
             lambda a, k: (a[:3], k),
@@ -161,7 +161,11 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
         ),
         (
             lambda a, k: (a, {"scale": k["scale"], "w": k["w"]}),
-            "expected the keyword arguments ['extra', 'scale', 'w'], got ['scale', 'w']",
+            "argument 'extra': missing value",
+        ),
+        (
+            lambda a, k: (a[:1], k | {"bogus": 1}),
+            "argument 'bogus': unexpected keyword argument (keywords: 'extra', 'scale', 'w')",
         ),
     ],
 )
@@ -275,3 +279,211 @@ def test_ordered_effects_are_refused_by_program() -> None:
     assert re.search(r"%arg0: !stablehlo\.token \{abi\.index_path = \[0\], jax\.token = true", main)
     with pytest.raises(ValueError, match="IREE cannot load a module with a token at its boundary"):
         jax_frontend.program(exported)
+
+
+# -- what JAX checks, checked before the VM (issue 29) ---------------------------------
+
+
+def _error_of(function: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(AbiError) as raised:
+        function(*args, **kwargs)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values"),
+    [
+        ("uint8", [200, 255]),
+        ("uint16", [40000, 65535]),
+        ("uint32", [2**31, 2**32 - 1]),
+        ("uint64", [2**63, 2**64 - 1]),
+    ],
+)
+def test_unsigned_results_keep_their_sign(dtype: str, values: list[int]) -> None:
+    # The records are signless (`i8`); the result is read as the aval's dtype.
+    with jax.enable_x64(dtype == "uint64"):
+        exported = _export(lambda x: (x, x[0]), jax.ShapeDtypeStruct((2,), dtype))
+    module = _compile(exported)
+    array, scalar = module.main(np.array(values, dtype))
+    assert array.dtype == np.dtype(dtype) and array.tolist() == values
+    assert scalar.dtype == np.dtype(dtype) and int(scalar) == values[0]
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        on_device = abi_iree.compile(exported, results="device")
+    array, scalar = on_device.main(np.array(values, dtype))
+    assert array.dtype == np.dtype(dtype) and array.to_host().tolist() == values
+    assert array.shape == (2,) and int(scalar.to_host()) == values[0]
+
+
+@pytest.fixture(scope="module")
+def int_modules() -> dict[str, Any]:
+    """`x + 1` for a rank-0 and a [2] argument of each integer dtype."""
+    found = {}
+    with jax.enable_x64(True):
+        for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"):
+            exported = _export(
+                lambda s, v: (s + 1, v + 1),
+                jax.ShapeDtypeStruct((), dtype),
+                jax.ShapeDtypeStruct((2,), dtype),
+            )
+            found[dtype] = (_compile(exported), exported)
+    return found
+
+
+@pytest.mark.parametrize(
+    "dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+)
+def test_python_ints_must_fit_the_dtype(int_modules: dict[str, Any], dtype: str) -> None:
+    module, exported = int_modules[dtype]
+    info = np.iinfo(dtype)
+    low, high = int(info.min), int(info.max)
+    s, v = module.main(high - 1, [low, high - 1])
+    assert (int(s), v.tolist()) == (high, [low + 1, high])
+    assert s.dtype == np.dtype(dtype) and v.dtype == np.dtype(dtype)
+    with jax.enable_x64(True):  # what JAX makes of the same values (as arrays: JAX takes
+        # no Python int for a dtype other than its default one)
+        jax_s, jax_v = exported.call(np.array(high - 1, dtype), np.array([low, high - 1], dtype))
+    assert (int(jax_s), np.asarray(jax_v).tolist()) == (high, [low + 1, high])
+    assert _error_of(module.main, high + 1, [0, 0]) == (
+        f"argument s: value {high + 1} does not fit in {dtype}"
+    )
+    assert _error_of(module.main, 0, [0, low - 1]) == (
+        f"argument v[1]: value {low - 1} does not fit in {dtype}"
+    )
+
+
+def test_the_issue_examples_of_ints() -> None:
+    int32 = _compile(_export(lambda x: x + 1, jax.ShapeDtypeStruct((), jnp.int32)))
+    assert _error_of(int32.main, 2**31) == "argument x: value 2147483648 does not fit in int32"
+    int8 = _compile(_export(lambda x: x, jax.ShapeDtypeStruct((1,), jnp.int8)))
+    assert _error_of(int8.main, [200]) == "argument x[0]: value 200 does not fit in int8"
+    assert _error_of(int8.main, [[200]]) == "argument x: expected int8[1], got lists of shape [1,1]"
+    assert _error_of(int8.main, np.array([200], np.uint8)) == (
+        "argument x: expected int8[1], got uint8[1] (convert=True converts it)"
+    )
+
+
+def _pair_export(x_shape: str, y_shape: str, constraints: tuple[str, ...] = ()) -> Any:
+    """f(x, y) with symbolic shapes (JAX writes no argument names for them: the
+    messages say `args[0]`, as JAX's own do)."""
+    scope = export.SymbolicScope(constraints)
+    x_dims = export.symbolic_shape(x_shape, scope=scope)
+    y_dims = export.symbolic_shape(y_shape, scope=scope)
+    return _export(
+        lambda x, y: (x * 2, y * 3),
+        jax.ShapeDtypeStruct(x_dims, jnp.float32),
+        jax.ShapeDtypeStruct(y_dims, jnp.float32),
+    )
+
+
+def test_a_shared_symbolic_dim() -> None:
+    exported = _pair_export("b", "b, 2")
+    module = _compile(exported)
+    x, y = f32(3), f32(3, 2)
+    _assert_same(module.main(x, y), exported.call(x, y))
+    assert _error_of(module.main, x, f32(5, 2)) == (
+        "argument args[1]: dimension 0 is 5, but argument args[0] has 3 in dimension 0 for the same "
+        "symbol 'b'"
+    )
+    with pytest.raises(ValueError):  # JAX refuses the same call
+        exported.call(x, f32(5, 2))
+    assert _error_of(module.main, f32(0), f32(0, 2)) == (
+        "argument args[0]: dimension 0 is 0, but symbol 'b' is at least 1"
+    )
+
+
+def test_symbolic_dims_with_constraints_and_expressions() -> None:
+    exported = _pair_export("a, b", "2*b", constraints=("a >= b", "a <= 8"))
+    module = _compile(exported)
+    good = (f32(4, 3), f32(6))
+    _assert_same(module.main(*good), exported.call(*good))
+    for args, message in [
+        (
+            (f32(4, 3), f32(8)),
+            "argument args[1]: dimension 0 is 8, but 2*b is 6 (b is 3 from dimension 1 of argument args[0])",
+        ),
+        (
+            (f32(2, 3), f32(6)),
+            "argument args[0]: symbol 'b' is 3 from dimension 1, which breaks the constraint "
+            "'a >= b' (a is 2 from dimension 0 of argument args[0])",
+        ),
+        (
+            (f32(9, 3), f32(6)),
+            "argument args[0]: symbol 'a' is 9 from dimension 0, which breaks the constraint "
+            "'a <= 8'",
+        ),
+    ]:
+        assert _error_of(module.main, *args) == message
+        with pytest.raises(ValueError):  # JAX refuses each of them
+            exported.call(*args)
+    only_y = _compile(_pair_export("3", "2*b"))
+    assert _error_of(only_y.main, f32(3), f32(5)) == (
+        "argument args[1]: dimension 0 is 5, which is 2*b for no whole b"
+    )
+
+
+def test_convert_is_honoured() -> None:
+    exported = _export(lambda x: x * 2, jax.ShapeDtypeStruct((2,), jnp.float32))
+    assert _error_of(_compile(exported).main, np.ones(2)) == (
+        "argument x: expected float32[2], got float64[2] (convert=True converts it)"
+    )
+    pytest.importorskip("iree.runtime")
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        converting = abi_iree.compile(exported, convert=True)
+    result = converting.main(np.array([1.5, 2.0]))
+    assert result.dtype == np.float32 and result.tolist() == [3.0, 4.0]
+
+
+def test_unknown_keywords_are_named() -> None:
+    module = _compile(
+        _export(
+            lambda x, *, s: x * s,
+            jax.ShapeDtypeStruct((2,), jnp.float32),
+            s=jax.ShapeDtypeStruct((), jnp.float32),
+        )
+    )
+    assert _error_of(module.main, f32(2), s=f32(), t=1.0) == (
+        "argument 't': unexpected keyword argument (keywords: 's')"
+    )
+    assert _error_of(module.main, f32(2), t=1.0) == (
+        "argument 't': unexpected keyword argument (keywords: 's')"
+    )
+    assert _error_of(module.main, f32(2)) == "argument 's': missing value"
+    plain = _compile(_export(lambda x: x, jax.ShapeDtypeStruct((2,), jnp.float32)))
+    assert _error_of(plain.main, bogus=1) == (
+        "argument 'bogus': unexpected keyword argument (it takes no keywords)"
+    )
+
+
+def test_other_arrays_and_int_keys() -> None:
+    torch = pytest.importorskip("torch")
+    module = _compile(_export(lambda x: x * 2, jax.ShapeDtypeStruct((2,), jnp.float32)))
+    assert module.main(torch.tensor([1.0, 2.0])).tolist() == [2.0, 4.0]
+    assert module.main(jnp.array([1.0, 2.0])).tolist() == [2.0, 4.0]
+    assert _error_of(module.main, torch.tensor([1.0, 2.0], dtype=torch.float64)) == (
+        "argument x: expected float32[2], got float64[2] (convert=True converts it)"
+    )
+    assert _error_of(module.main, torch.ones(2, dtype=torch.float8_e4m3fn)) == (
+        "argument x: expected float32[2], got a torch.Tensor of dtype torch.float8_e4m3fn, "
+        "which IREE cannot take"
+    )
+
+    class OwnDtype:  # an array whose dtype numpy does not know (TensorFlow's tensors)
+        dtype, shape = "own", (2,)
+
+        def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+            return np.array([1.0, 2.0], np.float32)
+
+    assert module.main(OwnDtype()).tolist() == [2.0, 4.0]
+    keyed = _compile(
+        _export(lambda d: d[0] + d[1], {0: f32(2), 1: f32(2)})  # a dict with int keys
+    )
+    assert keyed.main({0: f32(2), 1: f32(2)}).tolist() == [0.0, 0.5]
+    assert _error_of(keyed.main, {"0": f32(2), "1": f32(2)}) == (
+        "argument d: expected a dict with keys [0, 1], got keys ['0', '1']"
+    )

@@ -73,7 +73,7 @@ def test_inputs_by_name_outputs_by_name(classifier: Any) -> None:
                 "attention_mask": np.ones((2, 4), np.int64),
                 "x": 1,
             },
-            "argument 'x': unexpected keyword argument",
+            "argument 'x': unexpected keyword argument (keywords: 'input_ids', 'attention_mask')",
         ),
         (
             {"input_ids": np.ones((2, 5), np.float32), "attention_mask": np.ones((2, 4), np.int64)},
@@ -108,3 +108,56 @@ def test_unnamed_graphs_give_main_and_unsigned_outputs_keep_their_dtype() -> Non
     result = module.main(pixels=np.array([1, 100, 200], np.uint8))
     assert result["doubled"].dtype == np.uint8
     assert result["doubled"].tolist() == [2, 200, 144]  # wraps, as uint8 does
+
+
+def test_integer_inputs_are_checked_by_their_onnx_dtype() -> None:
+    # The records say `i8` for a uint8 input: -1 and an int8 array have its bits, and
+    # onnxruntime refuses both; the adapter does too.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["pixels", "pixels"], ["doubled"])],
+        "",
+        [helper.make_tensor_value_info("pixels", TensorProto.UINT8, [2])],
+        [helper.make_tensor_value_info("doubled", TensorProto.UINT8, [2])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    module = _compile(model)
+    assert module.main(pixels=[100, 255])["doubled"].tolist() == [200, 254]
+    for value, message in [
+        ([-1, 0], "argument 'pixels'[0]: value -1 does not fit in uint8"),
+        ([0, 256], "argument 'pixels'[1]: value 256 does not fit in uint8"),
+        (
+            np.array([-1, 0], np.int8),
+            "argument 'pixels': expected an array of uint8, got int8[2] (convert=True converts it)",
+        ),
+    ]:
+        with pytest.raises(AbiError) as error:
+            module.main(pixels=value)
+        assert str(error.value) == message
+
+
+def test_inputs_sharing_a_dim_param_have_one_size() -> None:
+    # ONNX's same `dim_param` is one size; IREE's code reads both inputs with it (it
+    # returned [2, 2, 2] for lengths 3 and 5). The reference evaluator refuses the call.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "y"], ["z"])],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"]),
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"]),
+        ],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, ["n"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    module = _compile(model)
+    x = np.arange(4, dtype=np.float32)
+    assert module.g(x=x, y=x)["z"].tolist() == [0.0, 2.0, 4.0, 6.0]
+    with pytest.raises(AbiError) as error:
+        module.g(x=np.ones(3, np.float32), y=np.ones(5, np.float32))
+    assert str(error.value) == (
+        "argument 'y': dimension 0 is 5, but argument 'x' has 3 in dimension 0 for the same "
+        "symbol 'n'"
+    )
+    with pytest.raises(TypeError):
+        _reference(model, {"x": np.ones(3, np.float32), "y": np.ones(5, np.float32)})

@@ -144,7 +144,7 @@ def test_keyword_parameters_may_be_given_positionally() -> None:
         (
             ({}, (1, [2]), 3, None),
             {"mask": 1, "extra": (), "other": 2},
-            "argument 'other': unexpected keyword argument",
+            "argument 'other': unexpected keyword argument (keywords: 'mask', 'extra')",
         ),
         (({}, (1, [2]), 3, None), {"mask": 1}, "argument 'extra': missing value"),
         (({}, (1, [2]), 4, None), {"mask": 1, "extra": ()}, "argument 2: expected 3, got 4"),
