@@ -1,7 +1,7 @@
 """The names of the attributes the ABI is read from and written as, and of the entries of a
 function's reflection (SPEC §2 to §7): the one home of these spellings, for the passes and
 dialects, for the frontends that write them with MLIR's own Python bindings, and for the
-runtime side (`abi_compiler.calling.vm`, `abi_compiler.signatures.module_signatures`) that reads them from
+runtime side (`abi_compiler.iree`, `abi_compiler.signatures.module_signatures`) that reads them from
 a compiled module. No imports: importing it loads nothing.
 """
 

@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from signatures import bert_saved_model, document, spec_example, tensor
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw
 from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.model import Argument, FlatSignature, Sequence, Signature, SipSignature
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
 
 def _array(*shape: int) -> Any:

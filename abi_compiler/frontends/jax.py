@@ -22,7 +22,7 @@ arguments the module takes), `in_avals`/`out_avals`, `platforms` and `ordered_ef
 Results: the same mapping from `out_tree`, one root node (a single array result is a
 leaf; SPEC §4.2 inlines a structure).
 
-`program(exported)` adds the `CallAdapter` that `abi_compiler.calling.vm.compile(exported)` puts
+`program(exported)` adds the `CallAdapter` that `abi_compiler.iree.compile(exported)` puts
 in front of the compiled `main`: it takes the original call — `main(*args, **kwargs)` with
 the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
 and dtypes against the export (errors name the original path:
@@ -83,7 +83,7 @@ __all__ = ["JaxCallAdapter", "program", "to_mlir"]
 # The attributes written on `@main` (SPEC §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
 MAIN = "main"
-# The platform `abi_compiler.calling.vm` compiles for.
+# The platform `abi_compiler.iree` compiles for.
 CPU = "cpu"
 
 

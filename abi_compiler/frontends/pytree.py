@@ -89,7 +89,7 @@ class Tree:
     @functools.cached_property
     def plain(self) -> bool:
         """Whether a caller's value can go to the compiled function as it is, the records
-        checking it (`abi_compiler.calling.marshal.pack`): every leaf has a record and no check,
+        checking it (`abi_compiler.runtime.pack`): every leaf has a record and no check,
         and every structure is a sequence or dict."""
         if self.kind == "leaf":
             return self.kept and self.check is None
@@ -206,7 +206,7 @@ class _Misfit(Exception):
 
 
 def _path_text(root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`, as `abi_compiler.calling.marshal` names values."""
+    """`argument 'x'[0]['b']`, as `abi_compiler.runtime` names values."""
     text = f"argument {root!r}" if isinstance(root, str) else f"argument {root}"
     return text + "".join(f"[{key!r}]" if isinstance(key, str) else f"[{key}]" for key in path)
 
@@ -243,7 +243,7 @@ class TreeAdapter:
         count = len(self.positional)
         if len(args) > count:
             # Keyword parameters may be given positionally too, in their order (as
-            # `abi_compiler.calling.marshal.pack` binds `named` records).
+            # `abi_compiler.runtime.pack` binds `named` records).
             names = list(self.keywords)
             extra = args[count:]
             if len(extra) > len(names):

@@ -1,7 +1,7 @@
 """A TensorFlow SavedModel signature → MLIR whose function takes the signature's inputs
 by name (SPEC §3.4).
 
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
     from abi_compiler.frontends import tf as tf_frontend
 
     module = abi_iree.compile(Path("saved_model_dir"))          # "serving_default"

@@ -1,7 +1,7 @@
 """`torch.export.ExportedProgram` → MLIR whose `main` takes the original call (SPEC §3.4).
 
     import torch
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     program = torch.export.export(model, args, kwargs)
     module = abi_iree.compile(program)
@@ -48,7 +48,7 @@ from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
 __all__ = ["program", "to_mlir"]
 
-# The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.calling.vm`).
+# The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.iree`).
 SUPPORTED_DTYPES = frozenset(
     {
         torch.float16,
@@ -211,7 +211,7 @@ def _dtype_check(dtype: torch.dtype) -> Any:
 
 
 def _tensor(value: Any, tree: Tree) -> Any:
-    """A result array (numpy, from `abi_compiler.calling.vm`) as a torch tensor of the
+    """A result array (numpy, from `abi_compiler.iree`) as a torch tensor of the
     program's dtype, sharing its memory."""
     dtype: torch.dtype = tree.meta
     array = np.asarray(value)

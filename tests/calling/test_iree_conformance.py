@@ -22,8 +22,8 @@ np = pytest.importorskip("numpy")
 
 from iree.runtime import _binding as iree_binding  # noqa: E402
 
-from abi_compiler.calling.marshal import pack  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
+from abi_compiler.runtime import pack  # noqa: E402
 
 DTYPES = {
     "i1": np.bool_,

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import pack_legacy, unpack_legacy
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
+from abi_compiler.runtime import pack_legacy, unpack_legacy
 from tests.calling.helpers import error_of
 
 # SPEC §9's raw example: (RefObject<?>, Buffer<float32[?x128x64]>, sint32)

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import pack
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Argument, Leaf, Scalar, Signature
+from abi_compiler.runtime import pack
 from tests.calling.helpers import abi, error_of
 
 # --------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.model import (
     Argument,
@@ -29,6 +28,7 @@ from abi_compiler.model import (
     is_structure,
     leaf_paths,
 )
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
 try:
     import numpy as np

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import unpack
+from abi_compiler.runtime import unpack
 from tests.calling.helpers import abi, error_of
 
 # --------------------------------------------------------------------------------------

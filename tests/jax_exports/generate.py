@@ -9,7 +9,7 @@ Generated with JAX 0.10.2 (jaxlib 0.10.2) and flax 0.12.8 on Linux x86_64, CPU:
 
 The tests never import JAX for these files: the lit tests in tests/filecheck/jax-exports
 pin what `abi-opt` makes of them, tests/frontends/test_jax_text.py compiles and calls
-them through `abi_compiler.calling.vm`. (tests/frontends/test_jax.py exports live functions,
+them through `abi_compiler.iree`. (tests/frontends/test_jax.py exports live functions,
 when JAX is installed.)
 """
 

@@ -39,8 +39,8 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.errors import AbiError
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.generators import (
     ARG_NAMES,
     DICT_KEYS,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.helpers import (
     Lowered,
     as_unpacked,

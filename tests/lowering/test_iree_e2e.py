@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.generators import (
     IREE_LEAF_TYPES,
     function_specs,

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.helpers import Lowered, assert_same, reflection, run_passes
 
 ROOT = Path(__file__).resolve().parents[2]
