@@ -1,5 +1,5 @@
 """Marshalling throughput: `pack` + `unpack` (and the legacy pair) on realistic nested
-signatures (SPEC §10).
+signatures (docs/spec.md §10).
 
 Each figure is reported next to `json.dumps` + `json.loads` of an equivalent document —
 the same argument and result values as one JSON document, every array replaced by its
@@ -132,7 +132,7 @@ def _cases() -> list[Case]:
 
 def _legacy_form(case: Case) -> tuple[str, str, tuple[Any, ...], dict[str, Any], list[Any]]:
     """The case as a raw + SIP pair: the texts, the call's arguments (keywords when every
-    argument is named: a dict root, SPEC §6) and the flat result list."""
+    argument is named: a dict root, docs/spec.md §6) and the flat result list."""
     signature = decode_json(case.abi)
     flat_signature = signature.flat()
     roots = signature.sip_roots()

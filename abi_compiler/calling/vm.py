@@ -1,4 +1,4 @@
-"""Calling compiled IREE modules with nested Python values (SPEC §10.1).
+"""Calling compiled IREE modules with nested Python values (docs/spec.md §10.1).
 
     from abi_compiler import iree as abi_iree
 
@@ -317,7 +317,7 @@ class _Marshal:
         return self.push_dynamic  # "unknown", untyped SIP leaves, legacy references
 
     def ref_array_pusher(self, element: ListRef) -> Pusher:
-        """SPEC §8.3: `pack` gives ``[values in C order, dims]``; the VM takes a list of
+        """docs/spec.md §8.3: `pack` gives ``[values in C order, dims]``; the VM takes a list of
         the two lists."""
         push_values = _list_pusher(self.value_pusher(element))
         push_dims = _list_pusher(_push_int)
@@ -489,7 +489,7 @@ def _push_float(lst: Any, value: Any) -> None:
 
 def _push_gap(lst: Any, value: Any) -> None:
     # `pack` checked that a gap holds None. IREE's Python binding cannot append a null
-    # reference, so the slot gets an empty list; wrappers never read gaps (SPEC §8.2).
+    # reference, so the slot gets an empty list; wrappers never read gaps (docs/spec.md §8.2).
     lst.push_list(_VmList(0))
 
 

@@ -1,5 +1,5 @@
 """From a framework's own object to MLIR whose exported function takes the original call
-(SPEC §3.4).
+(docs/spec.md §3.4).
 
 The exact structure of a JAX or torch function — tuple or list, keyword arguments, `None`
 leaves, arguments the export dropped as unused — lives in the framework's objects, never

@@ -1,4 +1,4 @@
-"""An ONNX model → MLIR whose function takes the graph's inputs by name (SPEC §3.4).
+"""An ONNX model → MLIR whose function takes the graph's inputs by name (docs/spec.md §3.4).
 
     from abi_compiler import iree as abi_iree
 

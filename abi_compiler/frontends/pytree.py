@@ -1,21 +1,21 @@
-"""A framework's pytrees ↔ the records of the compiled function (SPEC §3.4).
+"""A framework's pytrees ↔ the records of the compiled function (docs/spec.md §3.4).
 
 JAX and torch describe what a function takes and returns as pytrees: tuples, lists,
 dicts, namedtuples, other registered nodes, `None`, and leaves. A frontend describes each
 root as a `Tree`, children in the framework's flatten order, and gets from `structure`
 
 * the index path of every flat argument and result of the exported function (the leaves
-  that have a record, in flatten order), to write as `abi.index_path` (SPEC §3.2): the
+  that have a record, in flatten order), to write as `abi.index_path` (docs/spec.md §3.2): the
   V1 wrapper (`wrap-entry-points`) is built from them;
 * the `iree.abi` JSON of the original structure, to write as the function's `iree.abi`
-  attribute, which `materialize-iree-abi` moves into `iree.reflection` as it is (SPEC §7):
+  attribute, which `materialize-iree-abi` moves into `iree.reflection` as it is (docs/spec.md §7):
   index paths alone make every argument sequence a list and every result sequence a
   tuple, the JSON keeps `tuple` → `stuple` and `list` → `slist`;
 
 and a `TreeAdapter` (`abi_compiler.frontends.CallAdapter`) that puts the original call in
 front of the compiled function.
 
-The mapping (SPEC §3.4): positional parameters are positional roots, keyword parameters
+The mapping (docs/spec.md §3.4): positional parameters are positional roots, keyword parameters
 `named` roots after them; `tuple` and namedtuple → `stuple`, `list` → `slist`, `dict` →
 `sdict`, other registered nodes → `stuple` of their children. A `None` leaf, a leaf the
 export dropped (an unused argument, a constant torch specialized) and a structure with no

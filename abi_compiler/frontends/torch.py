@@ -1,4 +1,4 @@
-"""`torch.export.ExportedProgram` → MLIR whose `main` takes the original call (SPEC §3.4).
+"""`torch.export.ExportedProgram` → MLIR whose `main` takes the original call (docs/spec.md §3.4).
 
     import torch
     from abi_compiler import iree as abi_iree
@@ -65,7 +65,7 @@ SUPPORTED_DTYPES = frozenset(
         torch.complex128,
     }
 )
-# Complex tensors have the record "unknown" (SPEC §4.1): their dtype is checked here.
+# Complex tensors have the record "unknown" (docs/spec.md §4.1): their dtype is checked here.
 _COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 

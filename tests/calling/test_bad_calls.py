@@ -1,4 +1,4 @@
-"""Bad calls (SPEC §10, §10.1): each is an `AbiError` naming the argument path, raised
+"""Bad calls (docs/spec.md §10, §10.1): each is an `AbiError` naming the argument path, raised
 before anything reaches the VM (the module's context counts invocations)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""End to end (SPEC §10.1): every function of functions.mlir, lowered by both pipelines,
+"""End to end (docs/spec.md §10.1): every function of functions.mlir, lowered by both pipelines,
 compiled with iree-compile and called through `abi_compiler.iree` with nested Python
 values; the results are compared exactly (type, dtype, shape, values).
 
@@ -78,7 +78,7 @@ def test_every_element_type(lowered: abi_iree.Module) -> None:
         np.array([1.5, 0.1]),
         np.array([1.5, 2], ml_dtypes.bfloat16),
     )
-    # Legacy: the raw signature calls an i1 tensor sint8 (SPEC §5), so it comes back so.
+    # Legacy: the raw signature calls an i1 tensor sint8 (docs/spec.md §5), so it comes back so.
     i1 = np.array([False, False]) if is_v1(lowered) else np.array([0, 0], np.int8)
     same(
         got,
@@ -107,7 +107,7 @@ def test_dynamic_dims_rank_0_and_zero_size(lowered: abi_iree.Module) -> None:
 
 def test_scalars(lowered: abi_iree.Module) -> None:
     got = lowered.scalars(True, -3, 300, 7, 2**40, 1.25, 0.1)
-    flag: bool | int = True if is_v1(lowered) else 1  # legacy: sint8 (SPEC §5)
+    flag: bool | int = True if is_v1(lowered) else 1  # legacy: sint8 (docs/spec.md §5)
     same(got, (flag, -3, 300, 14, 2**41, 2.5, 0.2))
     got = lowered.scalars(False, 255, 2**16 - 1, 2**32 - 1, 2**64 - 1, -0.5, -1e300)
     flag = False if is_v1(lowered) else 0
@@ -135,7 +135,7 @@ class ABData:
 
 
 def test_dicts_from_namedtuples_and_dataclasses(lowered: abi_iree.Module) -> None:
-    """An `sdict` argument takes an object whose fields are exactly its keys (SPEC §10)."""
+    """An `sdict` argument takes an object whose fields are exactly its keys (docs/spec.md §10)."""
     values = np.array([1, 2], np.int32)
     expected = (values, {"x": (3, np.array([2, 5], np.float32)), "y": 0.5})
     same(lowered.nested((AB(b=0.5, a=([1.0, 2.5], 3)), values)), expected)
@@ -185,7 +185,7 @@ def test_empty_structures(v1: abi_iree.Module, legacy: abi_iree.Module) -> None:
 
 
 def test_ref_array(lowered: abi_iree.Module) -> None:
-    """An ND-array of lists travels as its values and its dims (SPEC §8.3)."""
+    """An ND-array of lists travels as its values and its dims (docs/spec.md §8.3)."""
     same(lowered.ref_array([[1, 2], [3]]), ([[1, 2], [3]], 2))
     same(lowered.ref_array(np.array([[4], []], dtype=object)), ([[4], []], 2))
 

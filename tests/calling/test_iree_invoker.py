@@ -1,4 +1,4 @@
-"""Equality with IREE's own `FunctionInvoker` (SPEC §8.2's promise): where IREE's invoker
+"""Equality with IREE's own `FunctionInvoker` (docs/spec.md §8.2's promise): where IREE's invoker
 can call a function of the V1 module, both invokers return equal values; where it cannot
 (the records it does not implement), ours can."""
 

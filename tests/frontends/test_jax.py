@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.jax` and `abi_compiler.iree.compile(exported)` (SPEC §3.4):
+"""`abi_compiler.frontends.jax` and `abi_compiler.iree.compile(exported)` (docs/spec.md §3.4):
 live JAX functions exported with `jax.export`, compiled, and called with the original
 call — keyword arguments by keyword, unused arguments, `None` leaves — returning the
 original pytree, compared with what JAX itself returns.

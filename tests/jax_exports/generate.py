@@ -1,4 +1,4 @@
-"""Writes the JAX exports the tests read (SPEC §3.3): for each case below, `<case>.mlir`
+"""Writes the JAX exports the tests read (docs/spec.md §3.3): for each case below, `<case>.mlir`
 (`exported.mlir_module()`, as JAX writes it) and `<case>.npz` (the call's flat leaves
 `in0`, `in1`, … in `jax.tree_util.tree_leaves((args, kwargs))` order, unused ones
 included, and JAX's own results `out0`, … in `tree_leaves(result)` order).
