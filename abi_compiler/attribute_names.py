@@ -1,7 +1,7 @@
 """The names of the attributes the ABI is read from and written as, and of the entries of a
-function's reflection (SPEC §2 to §7): the one home of these spellings, for the passes and
+function's reflection (docs/spec.md §2 to §7): the one home of these spellings, for the passes and
 dialects, for the frontends that write them with MLIR's own Python bindings, and for the
-runtime side (`abi_compiler.calling.vm`, `abi_compiler.signatures.module_signatures`) that reads them from
+runtime side (`abi_compiler.iree`, `abi_compiler.signatures.module_signatures`) that reads them from
 a compiled module. No imports: importing it loads nothing.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Final
 
-# -- IREE's function attributes (SPEC §2, §7), which no dialect here declares ---------------
+# -- IREE's function attributes (docs/spec.md §2, §7), which no dialect here declares ---------------
 
 #: The dictionary of reflection entries IREE copies into the compiled module.
 REFLECTION: Final = "iree.reflection"
-#: The V1 JSON signature (SPEC §4), an entry of `iree.reflection` (or, as a frontend
+#: The V1 JSON signature (docs/spec.md §4), an entry of `iree.reflection` (or, as a frontend
 #: writes it, a function attribute of its own that the pipeline moves there).
 IREE_ABI: Final = "iree.abi"
 #: Exports a function that is not public.
@@ -25,7 +25,7 @@ ABI_STUB: Final = "iree.abi.stub"
 #: IREE's own declaration of a function it gave its ABI (a compiled module's reflection).
 ABI_DECLARATION: Final = "iree.abi.declaration"
 
-# -- Legacy reflection entries (SPEC §5, §6) ------------------------------------------------
+# -- Legacy reflection entries (docs/spec.md §5, §6) ------------------------------------------------
 
 #: The raw (flat) signature, and its version entry.
 RAW: Final = "f"
@@ -44,12 +44,12 @@ SIP_ABI_VALUE: Final = "sip"
 RAW_KEYS: Final = (RAW, RAW_VERSION)
 SIP_KEYS: Final = (SIP_ABI, SIP, SIP_VERSION)
 
-# -- This project's argument and result attributes (the `abi` dialect, SPEC §3) ------------
+# -- This project's argument and result attributes (the `abi` dialect, docs/spec.md §3) ------------
 
 ABI_INDEX_PATH: Final = "abi.index_path"
 ABI_NAME: Final = "abi.name"
 
-# -- JAX's (SPEC §3.2, §3.3) ----------------------------------------------------------------
+# -- JAX's (docs/spec.md §3.2, §3.3) ----------------------------------------------------------------
 
 JAX_ARG_INFO: Final = "jax.arg_info"
 JAX_RESULT_INFO: Final = "jax.result_info"
@@ -58,7 +58,7 @@ JAX_TOKEN: Final = "jax.token"
 #: JAX's donation of an argument's buffer to a result (`donate_argnums`), as XLA reads it.
 ALIASING_OUTPUT: Final = "tf.aliasing_output"
 
-# -- TensorFlow saved models (the `tf_saved_model` dialect, SPEC §3.2) ---------------------
+# -- TensorFlow saved models (the `tf_saved_model` dialect, docs/spec.md §3.2) ---------------------
 
 TF_INDEX_PATH: Final = "tf_saved_model.index_path"
 TF_EXPORTED_NAMES: Final = "tf_saved_model.exported_names"

@@ -1,7 +1,7 @@
 """Element types: an ABI scalar (`abi_compiler.model.Scalar`), its MLIR spelling, the numpy
 dtype arrays of it have, and IREE's HAL element type of a buffer of it. The one home of
 that table, for the passes (which read scalars from MLIR types), the runtime checks
-(`abi_compiler.calling.marshal`), the IREE marshalling (`abi_compiler.calling.vm`) and the frontends.
+(`abi_compiler.runtime`), the IREE marshalling (`abi_compiler.iree`) and the frontends.
 
 Names only: importing it loads neither numpy nor xDSL nor IREE (``np.dtype(name)``,
 ``getattr(HalElementType, name)`` and xDSL's ``Signedness[name]`` turn them into objects

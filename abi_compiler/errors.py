@@ -1,4 +1,4 @@
-"""The one error type of abi-compiler (SPEC §9): a message plus where it happened.
+"""The one error type of abi-compiler (docs/spec.md §9): a message plus where it happened.
 
 Codecs locate errors by string offset; passes attach the IR object (an operation, or an
 argument/result position of a function) and the driver turns that into `file:line:col`.

@@ -1,4 +1,4 @@
-"""The ABI model: one structure tree per signature side (SPEC §3).
+"""The ABI model: one structure tree per signature side (docs/spec.md §3).
 
 Everything else speaks this model: the codecs encode and decode it (JSON §4, raw §5,
 SIP §6), the passes build it from IR (types §3.1 or index paths §3.2) and lower IR by it
@@ -38,7 +38,7 @@ class Scalar:
 class NDArray:
     """A tensor: element type and dims (``None`` for a dynamic dim), or unranked when
     ``dims`` is ``None``. An element that is a reference type (``ListRef``) makes an
-    ND-array of reference type (SPEC §8.3)."""
+    ND-array of reference type (docs/spec.md §8.3)."""
 
     element: ValueType
     dims: tuple[int | None, ...] | None
@@ -58,7 +58,7 @@ class Unknown:
 
 ValueType = Scalar | NDArray | ListRef | Unknown
 
-# The largest dim the raw signature can carry (SPEC §5).
+# The largest dim the raw signature can carry (docs/spec.md §5).
 MAX_RAW_DIM = 2**31 - 1
 
 # --------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ Node = Leaf | Sequence | Dict
 
 
 def dict_key_order(key: str) -> bytes:
-    """Dict keys are ordered byte-wise on their UTF-8 encoding (SPEC §3.1)."""
+    """Dict keys are ordered byte-wise on their UTF-8 encoding (docs/spec.md §3.1)."""
     return key.encode("utf-8", "surrogatepass")
 
 
@@ -152,7 +152,7 @@ def leaves(node: Node) -> list[Leaf]:
     return [leaf for _, leaf in leaf_paths(node)]
 
 
-# The deepest value an exported signature may hold (SPEC §3; a project limit, see
+# The deepest value an exported signature may hold (docs/spec.md §3; a project limit, see
 # docs/design.md): levels of records in its JSON encoding, as `nesting_depth` counts them.
 # The codecs decode one level more (a `named` record or a SIP root around the value), so
 # every signature the passes write decodes again.
@@ -210,7 +210,7 @@ def format_index_path(path: SequenceABC[IndexPathComponent]) -> str:
 @dataclass(frozen=True, slots=True)
 class Argument:
     """A root argument: its key at the argument root, its optional name (a *named*
-    argument, SPEC §4.3) and its structure."""
+    argument, docs/spec.md §4.3) and its structure."""
 
     key: int
     node: Node
@@ -298,7 +298,7 @@ class SipSignature:
 
 
 def signature_from_legacy(flat: FlatSignature, sip: SipSignature) -> Signature:
-    """The legacy `f` + `sip` pair as the records V1 would give it (SPEC §9.1), each leaf
+    """The legacy `f` + `sip` pair as the records V1 would give it (docs/spec.md §9.1), each leaf
     typed by its raw index in ``flat``.
 
     A sequence input root gives positional root arguments in key order (gaps compressed,
@@ -349,7 +349,7 @@ def _typed(node: Node, types: tuple[ValueType, ...]) -> Node:
 
 
 # --------------------------------------------------------------------------------------
-# Building a signature from index paths (SPEC §3.2).
+# Building a signature from index paths (docs/spec.md §3.2).
 # --------------------------------------------------------------------------------------
 
 
@@ -364,13 +364,13 @@ class _Level:
         self.leaf: Leaf | None = None
 
 
-# SPEC §3.2's message for an index path component that is neither a string nor an
+# docs/spec.md §3.2's message for an index path component that is neither a string nor an
 # integer; the dialect attribute verifier and the structure pass use it too.
 INDEX_PATH_COMPONENT_MESSAGE = "each index path component must be a string or integer"
 
 
 # The largest sequence key of an index path (a project limit, docs/design.md). Gaps in a
-# sequence are kept (SPEC §3.2): a key is as many items, `null` records in JSON and
+# sequence are kept (docs/spec.md §3.2): a key is as many items, `null` records in JSON and
 # slots in memory, so a few bytes of input could otherwise ask for gigabytes. The SIP
 # decoder has the same limit, so everything written decodes again.
 MAX_SEQUENCE_KEY = 2**20

@@ -1,4 +1,4 @@
-"""Compile and call time of a `torch.export` program through `abi_compiler.calling.vm.compile`
+"""Compile and call time of a `torch.export` program through `abi_compiler.iree.compile`
 against iree-turbine's own path and IREE's own invoker, in the same run.
 
 Two programs: ``mlp``, the MLP of tests/frontends/generate/models.py (a dict, a tuple, a
@@ -42,7 +42,7 @@ from iree.turbine import aot
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from abi_compiler.calling import vm as abi_iree
+from abi_compiler import iree as abi_iree
 from tests.frontends.generate import models
 
 warnings.filterwarnings("ignore", category=FutureWarning)
@@ -178,7 +178,7 @@ def main() -> None:
     args = parser.parse_args()
     load = os.getloadavg()[0]
     lines = [
-        "# torch.export programs: `abi_compiler.calling.vm.compile` vs iree-turbine and IREE's invoker",
+        "# torch.export programs: `abi_compiler.iree.compile` vs iree-turbine and IREE's invoker",
         "",
         f"`python bench/bench_frontends.py --calls {args.calls} --rounds {args.rounds} "
         f"--compile-rounds {args.compile_rounds}`; Python {platform.python_version()}, "

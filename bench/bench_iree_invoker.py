@@ -1,4 +1,4 @@
-"""Per-call overhead of `abi_compiler.calling.vm` against IREE's own `FunctionInvoker`.
+"""Per-call overhead of `abi_compiler.iree` against IREE's own `FunctionInvoker`.
 
 Two functions, compiled once (`abi-opt -p iree-abi-v1`, then iree-compile for the host
 CPU) and loaded twice on the same local CPU device, once through each invoker:
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from iree import runtime as rt
 
-from abi_compiler.calling import vm as abi_iree
+from abi_compiler import iree as abi_iree
 
 KEYS = [f"t{i}" for i in range(8)]
 DICT = "!abi.dict<" + ", ".join(f'"{k}": tensor<4xf32>' for k in KEYS) + ">"
@@ -63,7 +63,7 @@ def main() -> None:
     vmfb = abi_iree.compile_vmfb(SOURCE)
     devices = args.device or ["local-task", "local-sync"]
     lines = [
-        "# `abi_compiler.calling.vm` per-call overhead vs IREE's `FunctionInvoker`",
+        "# `abi_compiler.iree` per-call overhead vs IREE's `FunctionInvoker`",
         "",
         f"`python bench/bench_iree_invoker.py --calls {args.calls} --rounds {args.rounds}`"
         f"; Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
@@ -127,12 +127,12 @@ def measure(vmfb: bytes, device: str, calls: int, rounds: int) -> dict[str, floa
     cases: dict[str, Callable[[], Any]] = {
         "dict8 IREE invoker": lambda: dict_iree(tensors, 3, 1.5),
         "dict8 IREE invoker + to_host": dict8_host_iree,
-        "dict8 abi_compiler.calling.vm": lambda: dict_ours(tensors, 3, 1.5),
-        "dict8 abi_compiler.calling.vm results=device": lambda: dict_dev(tensors, 3, 1.5),
+        "dict8 abi_compiler.iree": lambda: dict_ours(tensors, 3, 1.5),
+        "dict8 abi_compiler.iree results=device": lambda: dict_dev(tensors, 3, 1.5),
         "flat4 IREE invoker": lambda: flat_iree(*flat),
         "flat4 IREE invoker + to_host": lambda: flat_iree(*flat).to_host(),
-        "flat4 abi_compiler.calling.vm": lambda: flat_ours(*flat),
-        "flat4 abi_compiler.calling.vm results=device": lambda: flat_dev(*flat),
+        "flat4 abi_compiler.iree": lambda: flat_ours(*flat),
+        "flat4 abi_compiler.iree results=device": lambda: flat_dev(*flat),
     }
     best = {name: float("inf") for name in cases}
     for _ in range(rounds):

@@ -1,13 +1,13 @@
-"""Compile time of a flax model: `abi_compiler.calling.vm.compile(exported)` against
+"""Compile time of a flax model: `abi_compiler.iree.compile(exported)` against
 `iree-compile` alone on the same export, in the same run.
 
 The model is a flax `linen` MLP (``--layers`` Dense layers of ``--width``, ReLU between,
 batch 8) exported with `jax.export` for the CPU. Per round, alternating:
 
 * ``iree-compile alone``: `exported.mlir_module()` through iree-compile with the flags
-  `abi_compiler.calling.vm` uses (`compile_vmfb(text, pipeline=None)`): the module keeps JAX's
+  `abi_compiler.iree` uses (`compile_vmfb(text, pipeline=None)`): the module keeps JAX's
   flat signature;
-* ``abi_compiler.calling.vm.compile``: the whole call — `abi_compiler.frontends.jax.program`
+* ``abi_compiler.iree.compile``: the whole call — `abi_compiler.frontends.jax.program`
   (`to_mlir`: the structure written with jaxlib's MLIR bindings), `abi-opt -p iree-abi-v1`
   in-process, iree-compile, loading the module — of which the frontend and abi-opt are
   also timed alone.
@@ -34,7 +34,7 @@ import jax.numpy as jnp
 from flax import linen as nn
 from jax import export
 
-from abi_compiler.calling import vm as abi_iree
+from abi_compiler import iree as abi_iree
 from abi_compiler.frontends import jax as jax_frontend
 
 
@@ -70,7 +70,7 @@ def main() -> None:
     lowered = jax_frontend.to_mlir(exported)
     times: dict[str, list[float]] = {
         "iree-compile alone": [],
-        "abi_compiler.calling.vm.compile": [],
+        "abi_compiler.iree.compile": [],
         "  of which frontend (to_mlir)": [],
         "  of which abi-opt -p iree-abi-v1": [],
     }
@@ -78,7 +78,7 @@ def main() -> None:
         times["iree-compile alone"].append(
             _timed(lambda: abi_iree.compile_vmfb(text, pipeline=None))
         )
-        times["abi_compiler.calling.vm.compile"].append(_timed(lambda: abi_iree.compile(exported)))
+        times["abi_compiler.iree.compile"].append(_timed(lambda: abi_iree.compile(exported)))
         times["  of which frontend (to_mlir)"].append(
             _timed(lambda: jax_frontend.program(exported))
         )

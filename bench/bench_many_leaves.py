@@ -7,7 +7,7 @@ For each size the module is one exported function whose two arguments are tuples
 same run, each command run ``--repeat`` times interleaved with its baseline (median):
 
 * pass / floor: `abi-opt -p <pass>` on the module vs `abi-opt` parsing and printing that
-  pass's OUTPUT with no passes (the floor of SPEC §12);
+  pass's OUTPUT with no passes (the floor of docs/spec.md §12);
 * scaling: pass time at 2n leaves / pass time at n (linear: about 2; quadratic: about 4),
   and the same for the floor.
 

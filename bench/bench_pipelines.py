@@ -8,7 +8,7 @@ helpers with `func.call`) and runs the tools on them as subprocesses. Every figu
 ratio of two measurements taken in the same run (each command runs ``--repeat`` times,
 interleaved with the command it is compared to; the median counts):
 
-* pass overhead (SPEC §12): `abi-opt -p iree-abi-v1` / `-p iree-abi-legacy` on the
+* pass overhead (docs/spec.md §12): `abi-opt -p iree-abi-v1` / `-p iree-abi-legacy` on the
   structured module vs `abi-opt` parsing and printing that pipeline's OUTPUT with no
   passes (the floor). Target: at most 1.20.
 * the floor vs `xdsl-opt --disable-verify` on a builtin-only module with the same

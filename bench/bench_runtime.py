@@ -1,5 +1,5 @@
 """Marshalling throughput: `pack` + `unpack` (and the legacy pair) on realistic nested
-signatures (SPEC §10).
+signatures (docs/spec.md §10).
 
 Each figure is reported next to `json.dumps` + `json.loads` of an equivalent document —
 the same argument and result values as one JSON document, every array replaced by its
@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from signatures import bert_saved_model, document, spec_example, tensor
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw
 from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.model import Argument, FlatSignature, Sequence, Signature, SipSignature
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
 
 def _array(*shape: int) -> Any:
@@ -132,7 +132,7 @@ def _cases() -> list[Case]:
 
 def _legacy_form(case: Case) -> tuple[str, str, tuple[Any, ...], dict[str, Any], list[Any]]:
     """The case as a raw + SIP pair: the texts, the call's arguments (keywords when every
-    argument is named: a dict root, SPEC §6) and the flat result list."""
+    argument is named: a dict root, docs/spec.md §6) and the flat result list."""
     signature = decode_json(case.abi)
     flat_signature = signature.flat()
     roots = signature.sip_roots()

@@ -1,4 +1,4 @@
-"""Per-call cost of `abi_compiler.calling.marshal` and `abi_compiler.calling.vm` against another commit's,
+"""Per-call cost of `abi_compiler.runtime` and `abi_compiler.iree` against another commit's,
 in one process: the other commit's `runtime.py` and `iree.py` are loaded under other
 module names (sharing every other module of this tree, so only those two files may
 differ), and both run the cases of `bench_runtime.py` (pack + unpack, V1 and legacy) and
@@ -30,7 +30,7 @@ import bench_iree_invoker
 import bench_runtime
 import numpy as np
 
-import abi_compiler.calling.marshal as this_runtime
+import abi_compiler.runtime as this_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,7 +107,7 @@ def compare_iree(base_iree: ModuleType, this_iree: ModuleType, rounds: int, call
     vmfb = this_iree.compile_vmfb(bench_iree_invoker.SOURCE)
     tensors = {k: np.arange(4, dtype=np.float32) + i for i, k in enumerate(bench_iree_invoker.KEYS)}
     flat = [tensors[k] for k in bench_iree_invoker.KEYS[:4]]
-    print("abi_compiler.calling.vm: µs per call (IREE's FunctionInvoker as the yardstick)")
+    print("abi_compiler.iree: µs per call (IREE's FunctionInvoker as the yardstick)")
     for device in ("local-task", "local-sync"):
         base = base_iree.load(vmfb, device=device)
         this = this_iree.load(vmfb, device=device)
@@ -142,16 +142,16 @@ def main() -> None:
         print(f"base: {args.base}; this tree: {ROOT}")
         compare_runtime(base_runtime, args.rounds)
         try:
-            from abi_compiler.calling import vm as this_iree
+            from abi_compiler import iree as this_iree
         except ImportError:
-            print("abi_compiler.calling.vm: IREE's runtime is not installed, skipped")
+            print("abi_compiler.iree: IREE's runtime is not installed, skipped")
             return
         # The base iree.py binds the base runtime's functions at import.
-        sys.modules["abi_compiler.calling.marshal"] = base_runtime
+        sys.modules["abi_compiler.runtime"] = base_runtime
         try:
             base_iree = _load("abi_compiler.iree_base", package / "iree.py")
         finally:
-            sys.modules["abi_compiler.calling.marshal"] = this_runtime
+            sys.modules["abi_compiler.runtime"] = this_runtime
         compare_iree(base_iree, this_iree, args.rounds, args.calls)
 
 

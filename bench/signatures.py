@@ -17,7 +17,7 @@ def document(arguments: list[Any], results: list[Any]) -> str:
 
 
 def spec_example() -> str:
-    """The example of SPEC §4.2: three values."""
+    """The example of docs/spec.md §4.2: three values."""
     return document([tensor(None, 4), "i32"], [["stuple", tensor(4), tensor(4)]])
 
 

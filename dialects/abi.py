@@ -129,7 +129,7 @@ class DictType(ParametrizedAttribute, TypeAttribute):
 
 
 # --------------------------------------------------------------------------------------
-# Tuples and dicts (SPEC §8.4).
+# Tuples and dicts (docs/spec.md §8.4).
 # --------------------------------------------------------------------------------------
 
 
@@ -301,10 +301,10 @@ class DictGetOp(IRDLOperation):
 
 
 # --------------------------------------------------------------------------------------
-# ND-arrays of reference type (SPEC §8.3).
+# ND-arrays of reference type (docs/spec.md §8.3).
 # --------------------------------------------------------------------------------------
 
-# A tensor of lists is an ND-array of references (SPEC §3.1, §8.3).
+# A tensor of lists is an ND-array of references (docs/spec.md §3.1, §8.3).
 RefArrayConstr = MessageConstraint(
     TensorType.constr(base(ListType) | base(IreeListType)),
     "expected a ranked tensor of !util.list or !iree.list elements",

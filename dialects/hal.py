@@ -126,7 +126,7 @@ class TensorImportOp(IRDLOperation):
 
     source = operand_def(BufferViewType)
     target_dims = var_operand_def(IndexTypeConstr)
-    # Unranked tensors are accepted (SPEC §8.2 lowers them, with a warning).
+    # Unranked tensors are accepted (docs/spec.md §8.2 lowers them, with a warning).
     target = result_def(base(TensorType) | base(UnrankedTensorType))
 
     traits = traits_def(Pure())

@@ -1,4 +1,4 @@
-"""Whole-module decomposition of structured values (SPEC §8), shared by both lowering
+"""Whole-module decomposition of structured values (docs/spec.md §8), shared by both lowering
 passes, as MLIR's call-graph type decomposition does.
 
 After `decompose_module` no function (exported or private) takes or returns a `tuple`
@@ -131,7 +131,7 @@ class _FunctionDecomposer:
             return value
         found = self.trees.get(value)
         if found is None:
-            # SPEC §8 words the error for a user only; a producer gets the same form.
+            # docs/spec.md §8 words the error for a user only; a producer gets the same form.
             if isinstance(value.owner, Operation):
                 raise self.error(value, value.owner, "produced")
             raise self.error(value, user)
@@ -264,7 +264,7 @@ def _remove_arguments(block: Block, removed: list[BlockArgument]) -> None:
 
 def decompose_module(module: ModuleOp) -> None:
     """Remove every `tuple` and `!abi.dict` from the signatures and bodies of every
-    function of the module (SPEC §8)."""
+    function of the module (docs/spec.md §8)."""
     funcs = list(functions(module))
     before = [func.function_type for func in funcs]
     for func in funcs:

@@ -1,4 +1,4 @@
-"""`flatten-signatures`: the legacy fully-flat calling convention (SPEC §8.1)."""
+"""`flatten-signatures`: the legacy fully-flat calling convention (docs/spec.md §8.1)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from abi_compiler.passes.structure import (
 def index_paths(signature: Signature) -> tuple[list[IndexPath], list[IndexPath]]:
     """The path of every leaf, by flat index: arguments start with their position, or
     with their name when every argument is named; a single result starts at its own
-    structure, several results with their position (SPEC §8.1)."""
+    structure, several results with their position (docs/spec.md §8.1)."""
     all_named = bool(signature.arguments) and all(
         arg.name is not None for arg in signature.arguments
     )
@@ -60,7 +60,7 @@ def _with_paths(
     existing = attrs.data if attrs is not None else [DictionaryAttr({})] * len(paths)
     written = []
     for attr, path in zip(existing, paths, strict=True):
-        # The path replaces the JAX key string it may have been read from (SPEC §3.3).
+        # The path replaces the JAX key string it may have been read from (docs/spec.md §3.3).
         entries = {k: v for k, v in attr.data.items() if k not in (JAX_ARG_INFO, JAX_RESULT_INFO)}
         entries[ABI_INDEX_PATH] = index_path_attr(path)
         written.append(DictionaryAttr(dict(sorted(entries.items()))))
@@ -71,8 +71,8 @@ def _with_paths(
 class FlattenSignaturesPass(AbiPass):
     """Replace every structured argument and result of every function by its leaves in
     natural order; exported functions get `abi.index_path` on every value, so
-    `materialize-sip-abi` can describe the original structure (SPEC §8.1). An export
-    structured by JAX pytree paths (SPEC §3.3) keeps its flat signature and gets them
+    `materialize-sip-abi` can describe the original structure (docs/spec.md §8.1). An export
+    structured by JAX pytree paths (docs/spec.md §3.3) keeps its flat signature and gets them
     as `abi.index_path` in place of `jax.arg_info`/`jax.result_info`."""
 
     name = "flatten-signatures"

@@ -1,5 +1,5 @@
 """The reflection passes: `materialize-iree-abi`, `materialize-raw-abi`,
-`materialize-sip-abi` (SPEC §4–§7).
+`materialize-sip-abi` (docs/spec.md §4–§7).
 
 Each is a thin translation: IR → ABI model (`structure`) → codec → an entry of
 `iree.reflection`. They only add entries, so they run in any order, any number of times.
@@ -151,7 +151,7 @@ def materialize_sip_abi(func: FuncOp) -> None:
 
 @dataclass(frozen=True)
 class MaterializeIreeAbiPass(AbiPass):
-    """Write the V1 `iree.abi` JSON of every exported function (SPEC §4): the calling
+    """Write the V1 `iree.abi` JSON of every exported function (docs/spec.md §4): the calling
     convention a runtime caller sees, from index paths or types."""
 
     name = "materialize-iree-abi"
@@ -188,7 +188,7 @@ def raw_signature(func: FuncOp) -> FlatSignature:
 
 @dataclass(frozen=True)
 class MaterializeRawAbiPass(AbiPass):
-    """Write the legacy raw signature `fv`/`f` of every exported function (SPEC §5),
+    """Write the legacy raw signature `fv`/`f` of every exported function (docs/spec.md §5),
     from its actual argument and result types."""
 
     name = "materialize-raw-abi"
@@ -229,7 +229,7 @@ def sip_signature(func: FuncOp) -> str:
 @dataclass(frozen=True)
 class MaterializeSipAbiPass(AbiPass):
     """Write the legacy structured index path signature `abi`/`sipv`/`sip` of every
-    exported function (SPEC §6)."""
+    exported function (docs/spec.md §6)."""
 
     name = "materialize-sip-abi"
     #: Only adds `iree.reflection` entries: the driver need not verify after it.

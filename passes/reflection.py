@@ -1,4 +1,4 @@
-"""The `iree.reflection` dictionary of a function (SPEC §7): read, merge, validate."""
+"""The `iree.reflection` dictionary of a function (docs/spec.md §7): read, merge, validate."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def existing_decoded(
 ) -> T | None:
     """The existing entry ``key`` decoded by ``decode``; None when there is none. An
     entry that does not decode is the error `malformed existing reflection '<key>': …`
-    (SPEC §7): passes check an existing entry this way instead of replacing it."""
+    (docs/spec.md §7): passes check an existing entry this way instead of replacing it."""
     existing = existing_string(func, entries, key)
     if existing is None:
         return None
@@ -55,7 +55,7 @@ def existing_decoded(
 
 
 def adopt_bare_iree_abi(func: FuncOp, entries: dict[str, Attribute]) -> None:
-    """A frontend's plain `iree.abi` attribute moves into `iree.reflection` (SPEC §7).
+    """A frontend's plain `iree.abi` attribute moves into `iree.reflection` (docs/spec.md §7).
     Beside an `iree.abi` already in `iree.reflection`, the reflection entry wins (IREE
     reads only that one): an identical bare one goes silently, a different one goes
     with a warning."""
@@ -80,7 +80,7 @@ def add_entries(
     validators: dict[str, Callable[[str], object]],
 ) -> None:
     """Add each wanted entry unless it exists; an existing one is validated instead of
-    replaced (SPEC §7). ``wanted`` maps keys to the computation of their value."""
+    replaced (docs/spec.md §7). ``wanted`` maps keys to the computation of their value."""
     for key, compute in wanted.items():
         validate = validators.get(key)
         if validate is None:

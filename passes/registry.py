@@ -1,7 +1,7 @@
 """Every pass and named pipeline of abi-compiler: the one table `abi-opt` reads (and its
 `--help`). Passes are imported lazily: start-up time matters.
 
-A named pipeline (SPEC §8.5) is its member passes in order. The driver runs the members
+A named pipeline (docs/spec.md §8.5) is its member passes in order. The driver runs the members
 as separate passes (verified in between); `pipeline_pass` also gives it a pass class of
 its own, so that it is a pass like any other for xDSL's pass machinery and for
 `abi-opt`'s option checking (it takes no options).

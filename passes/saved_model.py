@@ -1,4 +1,4 @@
-"""Adopting TensorFlow saved-model exports (SPEC §6), done by both lowering passes.
+"""Adopting TensorFlow saved-model exports (docs/spec.md §6), done by both lowering passes.
 
 The runtime-visible function takes its single exported name, `tf_saved_model.index_path`
 becomes `abi.index_path` (flat order kept), `tf_saved_model.*` attributes go, public

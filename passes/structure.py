@@ -1,5 +1,5 @@
-"""From IR to the ABI model: which functions are exported (SPEC §2) and the structure of
-their signatures (SPEC §3), from index paths, from JAX pytree paths or from types.
+"""From IR to the ABI model: which functions are exported (docs/spec.md §2) and the structure of
+their signatures (docs/spec.md §3), from index paths, from JAX pytree paths or from types.
 
 Every pass reads functions through this module; nothing else inspects IR types for ABI
 purposes.
@@ -73,7 +73,7 @@ from abi_compiler.model import (
     signature_from_index_paths,
 )
 
-# `jax.global_constant` of a multi-platform export's first argument (SPEC §3.3).
+# `jax.global_constant` of a multi-platform export's first argument (docs/spec.md §3.3).
 JAX_PLATFORM_INDEX = "_platform_index"
 # What JAX calls the function its public `@main` wraps, and that `@main`.
 JAX_MAIN = "main"
@@ -82,7 +82,7 @@ JAX_WRAPPED_MAIN = "_wrapped_jax_export_main"
 _SIGNEDNESS_KIND = {signedness: SIGNEDNESS_KINDS[signedness.name] for signedness in Signedness}
 
 # --------------------------------------------------------------------------------------
-# Exported functions (SPEC §2).
+# Exported functions (docs/spec.md §2).
 # --------------------------------------------------------------------------------------
 
 
@@ -133,7 +133,7 @@ def _warn_nested_modules(module: ModuleOp) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Types (SPEC §3.1).
+# Types (docs/spec.md §3.1).
 # --------------------------------------------------------------------------------------
 
 
@@ -188,12 +188,12 @@ def is_structured_type(type: Attribute) -> bool:
 
 
 def is_ref_array_type(type: Attribute) -> TypeGuard[TensorType[Attribute]]:
-    """A tensor whose element is a reference type (SPEC §8.3)."""
+    """A tensor whose element is a reference type (docs/spec.md §8.3)."""
     return isinstance(type, TensorType) and isinstance(type.element_type, (ListType, IreeListType))
 
 
 def type_items(type: Attribute) -> list[tuple[IndexPathComponent, Attribute]] | None:
-    """The items of a structured type with their keys, in the natural order (SPEC §3.1,
+    """The items of a structured type with their keys, in the natural order (docs/spec.md §3.1,
     §8.1): a tuple's by position, a `!abi.dict`'s by sorted key; None for a leaf type.
     Every walk over a structured type goes through here: the model built from types
     (`node_for_type`, whose leaves `model.leaf_paths` then lists depth first) and the
@@ -275,7 +275,7 @@ def _path_components(attr: Attribute) -> list[object]:
 
 @dataclass(frozen=True, slots=True)
 class JaxPaths:
-    """A function's JAX pytree paths read as index paths (SPEC §3.3): one path per flat
+    """A function's JAX pytree paths read as index paths (docs/spec.md §3.3): one path per flat
     argument and result, and the parameter name of each root argument (None for a
     platform index or token argument)."""
 
@@ -291,7 +291,7 @@ def _is_true(attr: Attribute | None) -> bool:
 
 def _is_special_argument(attrs: Mapping[str, Attribute]) -> bool:
     """The platform index argument of a multi-platform export, or an effect token: a
-    positional root of its own, before the named ones (SPEC §3.3)."""
+    positional root of its own, before the named ones (docs/spec.md §3.3)."""
     constant = attrs.get(JAX_GLOBAL_CONSTANT)
     if isinstance(constant, StringAttr) and constant.data == JAX_PLATFORM_INDEX:
         return True
@@ -419,7 +419,7 @@ def _result_infos(func: FuncOp, dicts: list[Mapping[str, Attribute]]) -> list[st
 
 
 def jax_paths(func: FuncOp, warn: bool = True) -> JaxPaths | None:
-    """The JAX pytree paths of a public JAX export (SPEC §3.3): every result carries
+    """The JAX pytree paths of a public JAX export (docs/spec.md §3.3): every result carries
     `jax.result_info` (or is an effect token) and every argument has a name — its
     `jax.arg_info`, its name location, or that of the argument of
     `@_wrapped_jax_export_main` it stands for — or is a platform index or token. A JAX
@@ -479,7 +479,7 @@ def jax_paths(func: FuncOp, warn: bool = True) -> JaxPaths | None:
 
 def structure_source(func: FuncOp) -> str | None:
     """Where the function's structure comes from when not from its types: the index path
-    attribute its values carry, or `jax.arg_info` for JAX pytree paths (SPEC §3)."""
+    attribute its values carry, or `jax.arg_info` for JAX pytree paths (docs/spec.md §3)."""
     attr_name = index_path_attribute(func)
     if attr_name is None and jax_paths(func, warn=False) is not None:
         return JAX_ARG_INFO
@@ -497,7 +497,7 @@ def check_bound_inputs(func: FuncOp) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Signatures (SPEC §3).
+# Signatures (docs/spec.md §3).
 # --------------------------------------------------------------------------------------
 
 

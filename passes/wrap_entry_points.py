@@ -1,4 +1,4 @@
-"""`wrap-entry-points`: the V1 native calling convention (SPEC §8.2, §8.3).
+"""`wrap-entry-points`: the V1 native calling convention (docs/spec.md §8.2, §8.3).
 
 Each exported function whose structure comes from index paths, or whose signature holds a
 tuple, `!abi.dict` or ND-array of reference type, becomes a private, flattened `_<name>`
@@ -122,7 +122,7 @@ from abi_compiler.text import lexer
 
 
 def util_list_spelling(attr: Attribute, seen: IdentityCache[Attribute] | None = None) -> Attribute:
-    """`attr` with every `!iree.list<T>` spelled `!util.list<T>` (SPEC §8.2); the same
+    """`attr` with every `!iree.list<T>` spelled `!util.list<T>` (docs/spec.md §8.2); the same
     object when nothing changes. ``seen`` remembers the answer for each object looked at
     (parsed IR shares its attribute objects: each distinct type or dictionary text is
     parsed once)."""
@@ -203,7 +203,7 @@ def respell_legacy_lists(module: ModuleOp) -> None:
 
 def needs_wrapper(func: FuncOp) -> bool:
     """Index-path and JAX-path functions, and functions with a structure or an ND-array
-    of reference type anywhere in their signature (SPEC §8.2, §3.3)."""
+    of reference type anywhere in their signature (docs/spec.md §8.2, §3.3)."""
     if structure_source(func) is not None:
         return True
     types = (*func.function_type.inputs.data, *func.function_type.outputs.data)
@@ -211,7 +211,7 @@ def needs_wrapper(func: FuncOp) -> bool:
 
 
 def native_abi_rejects(type: Attribute) -> bool:
-    """Types IREE's native ABI does not accept at the boundary (SPEC §8.2)."""
+    """Types IREE's native ABI does not accept at the boundary (docs/spec.md §8.2)."""
     if isinstance(type, UnrankedTensorType) or is_ref_array_type(type):
         return True
     if isinstance(type, IntegerType) and type.signedness.data != Signedness.SIGNLESS:
@@ -312,7 +312,7 @@ V = TypeVar("V")
 
 
 class WrapperOps(Protocol[V]):
-    """What a wrapper is written with: one method per op the wrapper uses (SPEC §8.2),
+    """What a wrapper is written with: one method per op the wrapper uses (docs/spec.md §8.2),
     each appending the op and returning its result. ``V`` is a value: an `SSAValue` when
     the wrapper is built as IR (`_IrOps`), a name and a type when it is written as text
     (`wrapper_text.TextOps`). `write_wrapper` decides which ops, in which order."""
@@ -454,7 +454,7 @@ class _WrapperBody(Generic[V]):
 def write_wrapper(
     plan: _Plan, impl: FuncOp, ops: WrapperOps[V]
 ) -> tuple[list[Attribute], list[Attribute]]:
-    """Write the body of ``plan``'s wrapper of ``impl`` through ``ops`` (SPEC §8.2);
+    """Write the body of ``plan``'s wrapper of ``impl`` through ``ops`` (docs/spec.md §8.2);
     returns the wrapper's argument and result types. A gap in a result structure is
     the `AbiError` `no value at result path <path>`, at ``impl``."""
     signature = plan.signature
@@ -600,7 +600,7 @@ def _sorted_dict(entries: dict[str, Attribute]) -> DictionaryAttr:
 
 
 # What a private implementation no longer carries on its values: its structure is the
-# wrapper's (SPEC §8.2, §3.3). Other frontend attributes (`mhlo.sharding`, …) stay.
+# wrapper's (docs/spec.md §8.2, §3.3). Other frontend attributes (`mhlo.sharding`, …) stay.
 _BOUNDARY_ATTRS = frozenset({ABI_INDEX_PATH, ABI_NAME, JAX_ARG_INFO, JAX_RESULT_INFO})
 
 
@@ -633,7 +633,7 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
 
 def drop_result_aliasing(func: FuncOp) -> None:
     """Remove `tf.aliasing_output` (JAX's donation of an argument to a result) from an
-    exported function's arguments, with a warning (SPEC §3.3): IREE 3.13 honours it on a
+    exported function's arguments, with a warning (docs/spec.md §3.3): IREE 3.13 honours it on a
     public function by writing the result into the argument's buffer, so a caller's
     device array passed there changes under its feet (docs/structure.md has the
     measurement). `jax.buffer_donor` stays: IREE does not act on it."""
@@ -661,7 +661,7 @@ def drop_result_aliasing(func: FuncOp) -> None:
 class WrapEntryPointsPass(AbiPass):
     """Give every structured export a V1 wrapper taking structures as `!util.list<?>`;
     the implementation becomes private `_<name>`, flattened; other exports get
-    `iree.abi` if missing (SPEC §8.2)."""
+    `iree.abi` if missing (docs/spec.md §8.2)."""
 
     name = "wrap-entry-points"
     body_access: ClassVar[BodyAccess] = BodyAccess.STRUCTURED

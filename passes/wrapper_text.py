@@ -1,4 +1,4 @@
-"""The V1 wrappers of `wrap-entry-points` written as text (SPEC §8.2), byte for byte as
+"""The V1 wrappers of `wrap-entry-points` written as text (docs/spec.md §8.2), byte for byte as
 xDSL's printer prints the wrapper the pass builds as IR.
 
 `wrap_entry_points.write_wrapper` decides which ops a wrapper has and in which order,

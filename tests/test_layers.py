@@ -53,12 +53,13 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.calling.marshal",
+        "abi_compiler.runtime",
     ),
     ("abi_compiler.xdsl_boundary", "abi_compiler.ir", "abi_compiler.dialects"),
     ("abi_compiler.passes",),
     ("abi_compiler.text.to_ir",),
     ("abi_compiler.pipeline", "abi_compiler.frontends"),
-    ("abi_compiler.signatures", "abi_compiler.calling"),
+    ("abi_compiler.signatures", "abi_compiler.calling", "abi_compiler.iree"),
     ("abi_compiler.commands",),
 ]
 
@@ -112,7 +113,7 @@ def test_passes_do_not_load_the_pipeline() -> None:
     [
         "abi_compiler.dtypes",
         "abi_compiler.attribute_names",
-        "abi_compiler.calling.marshal",
+        "abi_compiler.runtime",
         "abi_compiler.signatures.module_signatures",
     ],
 )

@@ -1,4 +1,4 @@
-"""Runtime marshalling: Python values ↔ the argument and result lists of a function (SPEC §10).
+"""Runtime marshalling: Python values ↔ the argument and result lists of a function (docs/spec.md §10).
 
 The caller's half of the ABI, with IREE's runtime semantics (its `FunctionInvoker` and
 `ArgumentPacker`):
@@ -19,7 +19,7 @@ got 3``):
   record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
   positions of the other items never shift.
 * `sdict`: a mapping with exactly the record's keys, or a namedtuple or dataclass
-  instance whose fields are exactly those keys (SPEC §10).
+  instance whose fields are exactly those keys (docs/spec.md §10).
 * `ndarray`: anything with a ``.shape`` (numpy arrays and the like), an object with
   ``__array__`` (replaced by the array it gives), nested lists/tuples (at most
   `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a bare
@@ -30,7 +30,7 @@ got 3``):
   values, ``tolist()``); nested lists have no dtype and are not checked (IREE converts
   them). The value is passed through unchanged, except a `torch.Tensor`, which becomes
   the numpy array sharing its memory (`torch_array`). An ND-array of
-  reference type (element `py_homogeneous_list`, SPEC §8.3) packs as
+  reference type (element `py_homogeneous_list`, docs/spec.md §8.3) packs as
   ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
   needs a ``.shape`` and ``.tolist()`` (a numpy object array).
 * integers (`i<w>`, `si<w>`, `ui<w>`): an int (numpy integers included; a ``bool`` only
@@ -295,7 +295,7 @@ def _sequence_of(value: Any, count: int) -> SequenceABC[Any]:
 
 def _mapping_values(value: Any, keys: tuple[str, ...]) -> list[Any]:
     """The values of a mapping with exactly ``keys``, in that order; a namedtuple or a
-    dataclass instance whose fields are exactly ``keys`` stands for one (SPEC §10: JAX's
+    dataclass instance whose fields are exactly ``keys`` stands for one (docs/spec.md §10: JAX's
     `.field` paths come from such objects)."""
     if type(value) is dict and len(value) == len(keys):
         try:
@@ -538,7 +538,7 @@ def _nested_list_shape(
 ) -> tuple[int, ...]:
     """The shape of rectangular nested lists/tuples.
 
-    ``dims`` are given for a reference array (SPEC §8.3), whose elements are lists
+    ``dims`` are given for a reference array (docs/spec.md §8.3), whose elements are lists
     themselves: the descent stops at its rank, and a zero-size dim, which hides the dims
     below it, lets those be the static dims (or 0)."""
     shape: list[int] = []
@@ -722,7 +722,7 @@ def _convert_elements(
 
 
 def _ref_array_packer(array: NDArray, element: Converter) -> Converter:
-    """SPEC §8.3: an ND-array of reference type travels as [values, dims]."""
+    """docs/spec.md §8.3: an ND-array of reference type travels as [values, dims]."""
     dims = array.dims
     expected = _describe_type(array)
 

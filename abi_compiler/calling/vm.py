@@ -1,6 +1,6 @@
-"""Calling compiled IREE modules with nested Python values (SPEC §10.1).
+"""Calling compiled IREE modules with nested Python values (docs/spec.md §10.1).
 
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     module = abi_iree.compile(mlir_text)              # abi-opt -p iree-abi-v1, iree-compile
     module = abi_iree.load("model.vmfb")              # or a module compiled elsewhere
@@ -10,11 +10,11 @@
 exposes each exported function as a `Function`, which marshals by the function's
 reflection:
 
-* ``iree.abi`` (V1): `abi_compiler.calling.marshal.pack` binds and checks the Python values
+* ``iree.abi`` (V1): `abi_compiler.runtime.pack` binds and checks the Python values
   against the records, the packed values are turned into VM values (structures and
   `py_homogeneous_list` into VM lists, arrays into buffer views, `"unknown"` values
   dynamically), the VM runs, its results are read back by the result records and
-  `abi_compiler.calling.marshal.unpack` re-assembles them;
+  `abi_compiler.runtime.unpack` re-assembles them;
 * legacy ``f`` + ``sip`` (no ``iree.abi``): the same through `pack_legacy` /
   `unpack_legacy`, leaves typed by the raw signature;
 * neither: a flat positional call, every value converted dynamically.
@@ -56,7 +56,7 @@ try:
     from iree.runtime import _binding
 except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "abi_compiler.calling.vm needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
+        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
@@ -111,7 +111,7 @@ __all__ = [
 ResultsMode = Literal["numpy", "device"]
 
 # --------------------------------------------------------------------------------------
-# Errors with a value path, built on the way out as in abi_compiler.calling.marshal.
+# Errors with a value path, built on the way out as in abi_compiler.runtime.
 # --------------------------------------------------------------------------------------
 
 
@@ -126,7 +126,7 @@ class _Misfit(Exception):
 
 
 def _path_text(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`: the form abi_compiler.calling.marshal's errors use."""
+    """`argument 'x'[0]['b']`: the form abi_compiler.runtime's errors use."""
     text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
     for component in path:
         text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
@@ -189,7 +189,7 @@ def _element_for(t: ValueType | None) -> _Element | None:
     accepted = {dtype}
     if scalar.kind == "i":
         # Signless (what MLIR frontends use): either interpretation of the bits, as
-        # abi_compiler.calling.marshal takes scalars; bool arrays are bytes of 0 and 1.
+        # abi_compiler.runtime takes scalars; bool arrays are bytes of 0 and 1.
         accepted.add(_dtype(numpy_dtype_name(Scalar("ui", scalar.width))))
         accepted |= {_dtype(np.bool_)} if scalar.width == 8 else set()
     return _Element(record, dtype, hal_type, frozenset(accepted), returned, "int", low, high)
@@ -317,7 +317,7 @@ class _Marshal:
         return self.push_dynamic  # "unknown", untyped SIP leaves, legacy references
 
     def ref_array_pusher(self, element: ListRef) -> Pusher:
-        """SPEC §8.3: `pack` gives ``[values in C order, dims]``; the VM takes a list of
+        """docs/spec.md §8.3: `pack` gives ``[values in C order, dims]``; the VM takes a list of
         the two lists."""
         push_values = _list_pusher(self.value_pusher(element))
         push_dims = _list_pusher(_push_int)
@@ -489,7 +489,7 @@ def _push_float(lst: Any, value: Any) -> None:
 
 def _push_gap(lst: Any, value: Any) -> None:
     # `pack` checked that a gap holds None. IREE's Python binding cannot append a null
-    # reference, so the slot gets an empty list; wrappers never read gaps (SPEC §8.2).
+    # reference, so the slot gets an empty list; wrappers never read gaps (docs/spec.md §8.2).
     lst.push_list(_VmList(0))
 
 
@@ -919,7 +919,7 @@ class Function:
         return self._call(args, kwargs)
 
     def __repr__(self) -> str:
-        return f"<abi_compiler.calling.vm.Function @{self.name}{self.declaration}>"
+        return f"<abi_compiler.iree.Function @{self.name}{self.declaration}>"
 
     @property
     def declaration(self) -> str:
@@ -1048,7 +1048,7 @@ class AdaptedFunction:
         return self.adapter.results(self.function(*args, **kwargs))
 
     def __repr__(self) -> str:
-        return f"<abi_compiler.calling.vm.AdaptedFunction @{self.name}{self.function.declaration}>"
+        return f"<abi_compiler.iree.AdaptedFunction @{self.name}{self.function.declaration}>"
 
 
 # --------------------------------------------------------------------------------------
@@ -1118,7 +1118,7 @@ class Module:
         return iter(self.function_names)
 
     def __repr__(self) -> str:
-        return f"<abi_compiler.calling.vm.Module '{self.name}' on {self.device}>"
+        return f"<abi_compiler.iree.Module '{self.name}' on {self.device}>"
 
 
 _instance_lock = threading.Lock()
@@ -1250,7 +1250,7 @@ def compile_vmfb(
         from iree.compiler.tools.binaries import find_tool
     except ImportError as error:
         raise ImportError(
-            "abi_compiler.calling.vm.compile needs IREE's compiler (iree-base-compiler 3.13): "
+            "abi_compiler.iree.compile needs IREE's compiler (iree-base-compiler 3.13): "
             "pip install 'abi-compiler[iree]'"
         ) from error
     command = [

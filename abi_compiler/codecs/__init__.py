@@ -1,1 +1,1 @@
-"""Pure signature codecs: no xDSL imports (SPEC §4-§6, §9)."""
+"""Pure signature codecs: no xDSL imports (docs/spec.md §4-§6, §9)."""

@@ -1,4 +1,4 @@
-"""JAX pytree key strings (SPEC §3.3): `jax.arg_info` / `jax.result_info` → index paths.
+"""JAX pytree key strings (docs/spec.md §3.3): `jax.arg_info` / `jax.result_info` → index paths.
 
 JAX writes where each flat argument and result sits in the traced function's pytrees as
 the key string of its path (`jax.tree_util.keystr`): each key is `[<int>]` (a sequence
@@ -11,7 +11,7 @@ as JAX writes them since 0.5.3, prefixed with `result` (`result['loss']`).
 location; the passes find them, this module reads the texts.)
 
 This module reads that grammar in one linear pass and turns the texts into the index
-paths of SPEC §3.2: argument `<name><keys>` → `[<position of name>, <keys>…]`, each
+paths of docs/spec.md §3.2: argument `<name><keys>` → `[<position of name>, <keys>…]`, each
 distinct name one positional root argument in order of first appearance, after the
 platform index and effect token arguments; result `<keys>` → `[<keys>…]`. `first_gap`
 finds where JAX dropped a `None` leaf or an empty container among the results. Keys JAX writes for pytree nodes without keys
@@ -172,7 +172,7 @@ class JaxIndexPaths:
 def jax_index_paths(
     arg_infos: Sequence[str | None], result_infos: Sequence[str | None]
 ) -> JaxIndexPaths:
-    """The index path of every flat argument and result (SPEC §3.3). A None argument is a
+    """The index path of every flat argument and result (docs/spec.md §3.3). A None argument is a
     special one (the platform index, an effect token): the special arguments are the
     first root arguments, in order, and each distinct parameter name one root after them
     in the order of first appearance. A None result is an effect token: the tokens are

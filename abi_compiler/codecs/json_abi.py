@@ -1,4 +1,4 @@
-"""The V1 `iree.abi` JSON (seed 001 "Reflection", SPEC §4, §9).
+"""The V1 `iree.abi` JSON (seed 001 "Reflection", docs/spec.md §4, §9).
 
 ``{"a":[<record per root argument>],"r":[<result records>],"v":1}`` where a record is
 
@@ -61,14 +61,14 @@ def _scalar_record(t: Scalar) -> str:
     if t.width < 1:
         return "unknown"
     if t.kind in ("i", "si", "ui"):
-        return f"i{t.width}"  # SPEC §4.1: any signedness
+        return f"i{t.width}"  # docs/spec.md §4.1: any signedness
     if t.kind == "f":
         return f"f{t.width}"
     return "bf16" if t.width == 16 else "unknown"
 
 
 def record_for_type(t: ValueType | None) -> Record:
-    """The record of a leaf type (SPEC §4.1); ``None`` (untyped leaf) is ``null``."""
+    """The record of a leaf type (docs/spec.md §4.1); ``None`` (untyped leaf) is ``null``."""
     if type(t) is Scalar:
         return _scalar_record(t)
     if type(t) is NDArray:
@@ -109,7 +109,7 @@ def _argument_record(argument: Argument) -> Record:
 
 @functools.lru_cache(maxsize=1 << 10)  # pure; large modules repeat signatures
 def encode_json(sig: Signature) -> str:
-    """The ``iree.abi`` value: exactly SPEC §4.2's compact, sorted, ASCII form."""
+    """The ``iree.abi`` value: exactly docs/spec.md §4.2's compact, sorted, ASCII form."""
     document = {
         "a": [_argument_record(argument) for argument in sig.arguments],
         "r": [record_for_node(node) for node in sig.results],
@@ -519,7 +519,7 @@ def _long_number_offset(text: str) -> int:
 
 
 # ------------------------------------------------------------------------------------
-# Declaration form (SPEC §9).
+# Declaration form (docs/spec.md §9).
 # ------------------------------------------------------------------------------------
 
 
@@ -591,7 +591,7 @@ def format_declaration(sig: Signature) -> str:
         for argument in sig.arguments
     )
     only = sig.results[0] if len(sig.results) == 1 else None
-    if isinstance(only, (Sequence, Dict)):  # inlined (SPEC §4.2)
+    if isinstance(only, (Sequence, Dict)):  # inlined (docs/spec.md §4.2)
         results = ", ".join(_declare_items(only))
     else:
         results = ", ".join(_declare_node(node) for node in sig.results)

@@ -1,4 +1,4 @@
-"""The lexical layer of the mangled signatures (seed 000, SPEC §5 and §6).
+"""The lexical layer of the mangled signatures (seed 000, docs/spec.md §5 and §6).
 
 A signature is a sequence of *components*:
 
@@ -13,7 +13,7 @@ A signature is a sequence of *components*:
 `SignatureBuilder` writes components through it; `SignatureParser` is a cursor that reads
 them.
 Offsets are byte offsets into the UTF-8 text and every error is an `AbiError` naming the
-offset and what was expected there (SPEC §9: never a hang, never a silent truncation —
+offset and what was expected there (docs/spec.md §9: never a hang, never a silent truncation —
 IREE's C++ parser could do both).
 """
 
@@ -201,7 +201,7 @@ def _bounded_integer(digits: bytes, offset: int) -> int:
 
 def span_component(tag: str, contents: str) -> str:
     """The span component ``tag`` around ``contents``: the length counts the contents'
-    UTF-8 bytes plus one for the '!' (SPEC §5). Every span the encoders write is made
+    UTF-8 bytes plus one for the '!' (docs/spec.md §5). Every span the encoders write is made
     here (the SIP encoder calls it directly: a `SignatureBuilder` per nested value made
     it 1.4-2.5 times slower); ``tag`` is not checked (`SignatureBuilder.span` does)."""
     size = len(contents) if contents.isascii() else len(as_signature_bytes(contents))

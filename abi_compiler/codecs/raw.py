@@ -1,11 +1,11 @@
-"""The legacy raw function signature `f` (seed 000 "Raw Function ABI", SPEC §5, §9).
+"""The legacy raw function signature `f` (seed 000 "Raw Function ABI", docs/spec.md §5, §9).
 
 ``I<len>!<inputs>R<len>!<results>``, one component per flat value:
 
 * ``B`` span: a buffer (ranked tensor): optional ``t<code>`` then ``d<dim>`` per dim,
   ``d-1`` for a dynamic dim;
 * ``S`` span: a scalar, optional ``t<code>``;
-* ``O1!``: a reference object (lists, ND-arrays of reference type, SPEC §8.3);
+* ``O1!``: a reference object (lists, ND-arrays of reference type, docs/spec.md §8.3);
 * ``U1!``: a type the raw ABI does not recognize.
 
 Scalar type codes: 0 float32 (the default, never written), 1 float16, 2 float64,
@@ -66,7 +66,7 @@ _CODE_NAMES: tuple[str, ...] = (
 )
 _FLOAT32 = 0
 
-# SPEC §5: signless i1 and i8 share code 4. Deliberate difference: si/ui get their
+# docs/spec.md §5: signless i1 and i8 share code 4. Deliberate difference: si/ui get their
 # codes (IREE wrote U for them).
 _SCALAR_CODES: dict[Scalar, int] = {
     Scalar("f", 32): 0,
@@ -123,7 +123,7 @@ def _encode_type_cached(t: ValueType) -> str:
 def _encode_value_type(t: ValueType) -> str:
     if isinstance(t, NDArray):
         if isinstance(t.element, ListRef):
-            return _REF_OBJECT  # SPEC §8.3: an ND-array of reference type is an object
+            return _REF_OBJECT  # docs/spec.md §8.3: an ND-array of reference type is an object
         code = scalar_code(t.element)
         if code is None or t.dims is None or not _buffer_dims_recognized(t.dims):
             return _UNRECOGNIZED
@@ -311,7 +311,7 @@ def _decode_scalar(span: SpanComponent) -> Scalar:
 
 
 # ------------------------------------------------------------------------------------
-# Readable form (SPEC §9), as IREE's RawSignatureParser::ToString printed it.
+# Readable form (docs/spec.md §9), as IREE's RawSignatureParser::ToString printed it.
 # ------------------------------------------------------------------------------------
 
 

@@ -1,5 +1,5 @@
 """Legacy structured index path signatures `sip` (seed 000 "Structured Index Path ABI",
-SPEC §6, §9).
+docs/spec.md §6, §9).
 
 ``I<len>!<structured value>R<len>!<structured value>`` where a structured value is
 
@@ -9,7 +9,7 @@ SPEC §6, §9).
 
 An empty root (no leaves) is the empty span: ``I1!``, ``R1!``. Keys are written sorted
 (numerically / byte-wise). Decoded leaves have no type (``Leaf(None, index)``); decoded
-input sequences are lists and result sequences tuples, as SPEC §3.2 builds them from
+input sequences are lists and result sequences tuples, as docs/spec.md §3.2 builds them from
 index paths.
 """
 
@@ -93,7 +93,7 @@ def _encode_node(node: Node, parts: list[str]) -> None:
 
 def _encode_root(tag: str, node: Node | None) -> str:
     parts: list[str] = []
-    # SPEC §6: an empty structure at the root is the empty span.
+    # docs/spec.md §6: an empty structure at the root is the empty span.
     if node is not None and _has_children(node):
         _encode_node(node, parts)
     return span_component(tag, "".join(parts))
@@ -254,7 +254,7 @@ def decode_sip(text: str | bytes) -> SipSignature:
 
 
 # ------------------------------------------------------------------------------------
-# Readable form (SPEC §9), as IREE's SipSignatureParser::ToStringVisitor printed it.
+# Readable form (docs/spec.md §9), as IREE's SipSignatureParser::ToStringVisitor printed it.
 # ------------------------------------------------------------------------------------
 
 
@@ -275,7 +275,7 @@ def format_sip(node: Node | None) -> str:
     """One side of a SIP signature: ``":[\\n  0=raw(0),\\n  1=raw(1),\\n],\\n"`` for the
     inputs ``[0] -> 0, [1] -> 1``. An empty root (``None``: the empty span ``I1!``)
     prints nothing; a root whose value is an empty structure (``I4!S1!``) prints its
-    opening and closing lines, as IREE's ``ToStringVisitor`` does (SPEC §9)."""
+    opening and closing lines, as IREE's ``ToStringVisitor`` does (docs/spec.md §9)."""
     if node is None:
         return ""
     out: list[str] = []

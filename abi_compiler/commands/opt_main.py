@@ -96,7 +96,8 @@ class AbiOptMain:
         self.register_all_arguments(parser)
         self.args = parser.parse_args(args=args)
         # The library (and with it xDSL) once the arguments are read.
-        from abi_compiler.pipeline.run import Options, Pipeline
+        from abi_compiler.commands.collector import CollectingPipeline
+        from abi_compiler.pipeline.run import Options
 
         options = Options(
             allow_unregistered_dialect=self.args.allow_unregistered_dialect,
@@ -105,7 +106,7 @@ class AbiOptMain:
             print_debuginfo=self.args.print_debuginfo,
             implicit_module=not self.args.no_implicit_module,
         )
-        self.pipeline = Pipeline.parse(self.args.passes, options, known=self.passes)
+        self.pipeline = CollectingPipeline.parse(self.args.passes, options, known=self.passes)
 
     @classmethod
     def main(cls, argv: Sequence[str] | None = None) -> int:

@@ -10,7 +10,7 @@ Usage::
     abi-sig show model.mlir model.vmfb
     abi-sig diff old.vmfb new.vmfb
 
-The text forms are SPEC §9's (docs/formats.md): ``raw`` prints one line, ``sip`` prints ``inputs:``, the
+The text forms are docs/spec.md §9's (docs/formats.md): ``raw`` prints one line, ``sip`` prints ``inputs:``, the
 inputs text, ``results:``, the results text, ``json`` prints the declaration form. SIG
 ``-`` reads the signature from standard input (one trailing newline is ignored).
 Malformed input: ``abi-sig: error: <message> (at offset N)`` on standard error, exit
@@ -18,7 +18,7 @@ status 1 (usage errors: exit status 2). Closed or full standard streams are hand
 in `abi-opt` (`abi_compiler.commands.output`): a closed stdin or stdout, or a write error
 on stdout, is a one-line error with exit status 1; Ctrl-C exits with 130, silently.
 
-``show FILE...`` (SPEC §9.1) prints one line per exported function of each module, MLIR
+``show FILE...`` (docs/spec.md §9.1) prints one line per exported function of each module, MLIR
 text, MLIR bytecode or a compiled ``.vmfb`` (`abi_compiler.signatures.module_signatures`):
 ``<name><declaration>``, ending in ``  (no reflection)`` when the function has neither
 V1 nor legacy reflection. With several files, each file's lines follow a ``<file>:``
@@ -26,7 +26,7 @@ line. Functions a caller does not call (``$async`` variants, the VM's ``__init``
 with ``--all``. A module that cannot be read: ``<file>[:<line>:<col>]: error: <message>``,
 exit status 1, nothing on standard output.
 
-``diff OLD NEW`` (SPEC §9.1) prints one line per difference between the functions of two
+``diff OLD NEW`` (docs/spec.md §9.1) prints one line per difference between the functions of two
 modules (`abi_compiler.signatures.signature_diff`), breaking ones first, each ``breaking: `` or
 ``compatible: `` followed by ``<function>: <argument|result> <path>: <what> <old> ->
 <new>``. Exit status 0 when nothing breaks, 1 when something does, 2 when an input cannot

@@ -1,12 +1,12 @@
 """From a framework's own object to MLIR whose exported function takes the original call
-(SPEC §3.4).
+(docs/spec.md §3.4).
 
 The exact structure of a JAX or torch function — tuple or list, keyword arguments, `None`
 leaves, arguments the export dropped as unused — lives in the framework's objects, never
 in the MLIR text. A frontend reads it there and gives a `Program`: the MLIR text, with the
 structure written so that `-p iree-abi-v1` gives the function the matching `iree.abi`
 records, and, where the records cannot say everything (namedtuples, `None` leaves, unused
-arguments, the framework's tensor type), a `CallAdapter` that `abi_compiler.calling.vm` puts in
+arguments, the framework's tensor type), a `CallAdapter` that `abi_compiler.iree` puts in
 front of the compiled function.
 
 One module per framework, each imported only when used (the framework is an optional
@@ -44,7 +44,7 @@ class CallAdapter(Protocol):
         ...
 
     def results(self, value: Any) -> Any:
-        """The compiled function's result (as `abi_compiler.calling.marshal.unpack` gives it) →
+        """The compiled function's result (as `abi_compiler.runtime.unpack` gives it) →
         the original result (same containers, `None` leaves, the framework's tensors)."""
         ...
 

@@ -1,15 +1,15 @@
-"""A `jax.export.Exported` → MLIR whose `main` takes the original call (SPEC §3.4).
+"""A `jax.export.Exported` → MLIR whose `main` takes the original call (docs/spec.md §3.4).
 
 The text of an export (`exported.mlir_module()`) names each flat argument and result by
-its pytree path (SPEC §3.3), but cannot say everything: tuple or list, which arguments
+its pytree path (docs/spec.md §3.3), but cannot say everything: tuple or list, which arguments
 were keywords, `None` leaves and empty containers (JAX writes no value for them),
 arguments JAX dropped as unused. The `Exported` object has it all: `in_tree` (the
 `(args, kwargs)` pytree of the call), `out_tree`, `module_kept_var_idx` (which flat
 arguments the module takes), `in_avals`/`out_avals`, `platforms` and `ordered_effects`.
 
 `to_mlir(exported)` writes that structure onto the module's public `@main`: an
-`abi.index_path` on every argument and result (SPEC §3.2) and the `iree.abi` it implies
-(SPEC §4), so that `-p iree-abi-v1` gives `main` these roots and records:
+`abi.index_path` on every argument and result (docs/spec.md §3.2) and the `iree.abi` it implies
+(docs/spec.md §4), so that `-p iree-abi-v1` gives `main` these roots and records:
 
 * the platform index of a multi-platform export and the effect tokens first (positional);
 * each positional parameter with a leaf the module takes: a positional root, in order;
@@ -20,9 +20,9 @@ arguments the module takes), `in_avals`/`out_avals`, `platforms` and `ordered_ef
   no record (a container that holds nothing else is left out too).
 
 Results: the same mapping from `out_tree`, one root node (a single array result is a
-leaf; SPEC §4.2 inlines a structure).
+leaf; docs/spec.md §4.2 inlines a structure).
 
-`program(exported)` adds the `CallAdapter` that `abi_compiler.calling.vm.compile(exported)` puts
+`program(exported)` adds the `CallAdapter` that `abi_compiler.iree.compile(exported)` puts
 in front of the compiled `main`: it takes the original call — `main(*args, **kwargs)` with
 the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
 and dtypes against the export (errors name the original path:
@@ -85,10 +85,10 @@ from abi_compiler.text.name_locations import LocationAliases, location_name
 
 __all__ = ["JaxCallAdapter", "program", "to_mlir"]
 
-# The attributes written on `@main` (SPEC §3.2, §7: a bare `iree.abi` is moved into
+# The attributes written on `@main` (docs/spec.md §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
 MAIN = "main"
-# The platform `abi_compiler.calling.vm` compiles for.
+# The platform `abi_compiler.iree` compiles for.
 CPU = "cpu"
 
 

@@ -1,6 +1,6 @@
-"""An ONNX model → MLIR whose function takes the graph's inputs by name (SPEC §3.4).
+"""An ONNX model → MLIR whose function takes the graph's inputs by name (docs/spec.md §3.4).
 
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     module = abi_iree.compile(Path("model.onnx"))      # or an onnx.ModelProto
     module.main(input_ids=ids, attention_mask=mask)    # {"logits": …}: outputs by name

@@ -1,21 +1,21 @@
-"""A framework's pytrees ↔ the records of the compiled function (SPEC §3.4).
+"""A framework's pytrees ↔ the records of the compiled function (docs/spec.md §3.4).
 
 JAX and torch describe what a function takes and returns as pytrees: tuples, lists,
 dicts, namedtuples, other registered nodes, `None`, and leaves. A frontend describes each
 root as a `Tree`, children in the framework's flatten order, and gets from `structure`
 
 * the index path of every flat argument and result of the exported function (the leaves
-  that have a record, in flatten order), to write as `abi.index_path` (SPEC §3.2): the
+  that have a record, in flatten order), to write as `abi.index_path` (docs/spec.md §3.2): the
   V1 wrapper (`wrap-entry-points`) is built from them;
 * the `iree.abi` JSON of the original structure, to write as the function's `iree.abi`
-  attribute, which `materialize-iree-abi` moves into `iree.reflection` as it is (SPEC §7):
+  attribute, which `materialize-iree-abi` moves into `iree.reflection` as it is (docs/spec.md §7):
   index paths alone make every argument sequence a list and every result sequence a
   tuple, the JSON keeps `tuple` → `stuple` and `list` → `slist`;
 
 and a `TreeAdapter` (`abi_compiler.frontends.CallAdapter`) that puts the original call in
 front of the compiled function.
 
-The mapping (SPEC §3.4): positional parameters are positional roots, keyword parameters
+The mapping (docs/spec.md §3.4): positional parameters are positional roots, keyword parameters
 `named` roots after them; `tuple` and namedtuple → `stuple`, `list` → `slist`, `dict` →
 `sdict`, other registered nodes → `stuple` of their children. A `None` leaf, a leaf the
 export dropped (an unused argument, a constant torch specialized) and a structure with no
@@ -110,7 +110,7 @@ class Tree:
     @functools.cached_property
     def plain(self) -> bool:
         """Whether a caller's value can go to the compiled function as it is, the records
-        checking it (`abi_compiler.calling.marshal.pack`): every leaf has a record and no check,
+        checking it (`abi_compiler.runtime.pack`): every leaf has a record and no check,
         and every structure is a sequence or dict."""
         if self.kind == "leaf":
             return self.kept and self.check is None and not self.checked
@@ -227,7 +227,7 @@ class _Misfit(Exception):
 
 
 def _path_text(root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`, as `abi_compiler.calling.marshal` names values."""
+    """`argument 'x'[0]['b']`, as `abi_compiler.runtime` names values."""
     text = f"argument {root!r}" if isinstance(root, str) else f"argument {root}"
     return text + "".join(f"[{key!r}]" if isinstance(key, str) else f"[{key}]" for key in path)
 
@@ -284,7 +284,7 @@ class TreeAdapter:
         count = len(self.positional)
         if len(args) > count:
             # Keyword parameters may be given positionally too, in their order (as
-            # `abi_compiler.calling.marshal.pack` binds `named` records).
+            # `abi_compiler.runtime.pack` binds `named` records).
             names = list(self.keywords)
             extra = args[count:]
             if len(extra) > len(names):

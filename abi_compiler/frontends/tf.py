@@ -1,7 +1,7 @@
 """A TensorFlow SavedModel signature → MLIR whose function takes the signature's inputs
-by name (SPEC §3.4).
+by name (docs/spec.md §3.4).
 
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
     from abi_compiler.frontends import tf as tf_frontend
 
     module = abi_iree.compile(Path("saved_model_dir"))          # "serving_default"
@@ -13,7 +13,7 @@ TensorFlow calls: the SavedModel is converted as a V1 model with the signature a
 exported name, then lowered by TensorFlow's `tf-lower-to-mlprogram-and-hlo` pipeline to
 StableHLO, with variables as `ml_program` globals. That lowering drops the saved-model
 attributes, and with them the input and output names; they are read from the converted
-module first (`tf_saved_model.index_path`, SPEC §3.2) and written back on the lowered
+module first (`tf_saved_model.index_path`, docs/spec.md §3.2) and written back on the lowered
 function as `abi.index_path`, from which `-p iree-abi-v1` makes each input a `named` root
 and the outputs one `sdict` (returned as a dict). The function is named after the
 signature.

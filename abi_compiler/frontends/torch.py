@@ -1,7 +1,7 @@
-"""`torch.export.ExportedProgram` → MLIR whose `main` takes the original call (SPEC §3.4).
+"""`torch.export.ExportedProgram` → MLIR whose `main` takes the original call (docs/spec.md §3.4).
 
     import torch
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     program = torch.export.export(model, args, kwargs)
     module = abi_iree.compile(program)
@@ -49,7 +49,7 @@ from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
 __all__ = ["program", "to_mlir"]
 
-# The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.calling.vm`).
+# The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.iree`).
 SUPPORTED_DTYPES = frozenset(
     {
         torch.float16,
@@ -66,7 +66,7 @@ SUPPORTED_DTYPES = frozenset(
         torch.complex128,
     }
 )
-# Complex tensors have the record "unknown" (SPEC §4.1): their dtype is checked here.
+# Complex tensors have the record "unknown" (docs/spec.md §4.1): their dtype is checked here.
 _COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 
@@ -275,7 +275,7 @@ def _dtype_check(dtype: torch.dtype) -> Any:
 
 
 def _tensor(value: Any, tree: Tree) -> Any:
-    """A result array (numpy, from `abi_compiler.calling.vm`) as a torch tensor of the
+    """A result array (numpy, from `abi_compiler.iree`) as a torch tensor of the
     program's dtype, sharing its memory."""
     dtype: torch.dtype = tree.meta
     array = np.asarray(value)

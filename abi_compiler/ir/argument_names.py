@@ -3,8 +3,8 @@
 JAX names each argument of an export by its pytree path in the argument's location,
 `%arg0: tensor<3xf32> loc("params['dense']['bias']")`, often through a location alias
 (`loc(#loc3)` with `#loc3 = loc("x")` before or after its use) and sometimes with a child
-(`loc("x"(#loc7))`) (SPEC §3.3). Locations are no part of the IR the passes see: `abi-opt`
-carries them as text (SPEC §8.6) and masks them before xDSL parses. So the pipeline reads
+(`loc("x"(#loc7))`) (docs/spec.md §3.3). Locations are no part of the IR the passes see: `abi-opt`
+carries them as text (docs/spec.md §8.6) and masks them before xDSL parses. So the pipeline reads
 each argument's location where it is written and records its name here, resolved through
 aliases — from the carried text (`abi_compiler.text.to_ir.carried_ir`) or, when every body
 is parsed, from the locations xDSL's parser gave the block arguments

@@ -1,4 +1,4 @@
-"""Warnings from passes, collected for the driver (SPEC §11).
+"""Warnings from passes, collected for the driver (docs/spec.md §11).
 
 Errors are raised as `AbiError` (with ``op`` and ``where`` set); warnings do not stop a
 pass, so passes hand them to the active `DiagnosticSink`, and the driver prints them with

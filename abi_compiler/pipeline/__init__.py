@@ -1,6 +1,6 @@
 """A run of a pass pipeline over MLIR text, as a library: scan, plan what to parse, read
 headers, parse, verify, run the passes, print (`abi_compiler.pipeline.run`). The command
-line (`abi_compiler.commands`) and library users (`abi_compiler.calling.vm`, the frontends,
+line (`abi_compiler.commands`) and library users (`abi_compiler.iree`, the frontends,
 tests) call it.
 
     from abi_compiler.pipeline import run_pipeline

@@ -1,4 +1,4 @@
-"""Source positions of parsed IR, for `file:line:col` diagnostics (SPEC §11): the parser
+"""Source positions of parsed IR, for `file:line:col` diagnostics (docs/spec.md §11): the parser
 side.
 
 xDSL's parser does not record where an operation came from, so `abi-opt` parses with
@@ -150,7 +150,7 @@ class LocatingParser(TypeCachingParser):
         return standing_in
 
     def _location_name(self, location: Attribute | None) -> str | None:
-        """The name of a name location (SPEC §3.3), through aliases used before their
+        """The name of a name location (docs/spec.md §3.3), through aliases used before their
         definition; None for any other location."""
         for _ in range(len(self._later_aliases) + 1):
             if isinstance(location, NameLoc):

@@ -1,5 +1,5 @@
 """The parsing stages of a run: what xDSL is given of a chunk, parsed with source
-positions (SPEC §8.6, §11).
+positions (docs/spec.md §8.6, §11).
 
 With carried text, `parse_carried` defines the chunk's aliases
 (`abi_compiler.text.to_ir.text_values`), builds the headers it can

@@ -1,4 +1,4 @@
-"""What a run parses of a chunk (SPEC §8.6): headers always, bodies only where the
+"""What a run parses of a chunk (docs/spec.md §8.6): headers always, bodies only where the
 pipeline's passes must rewrite them (`BodyAccess`), and the masked text xDSL is given —
 every carried range replaced by spaces, so offsets stay those of the input. The text is
 masked once, after the headers are built (`masked_ranges`)."""

@@ -1,4 +1,4 @@
-"""The last stage of a run: the module printed, with its carried text (SPEC §8.6) put back
+"""The last stage of a run: the module printed, with its carried text (docs/spec.md §8.6) put back
 and the wrappers a deferred last pass builds printed in place (docs/design.md, memory
 management)."""
 

@@ -12,20 +12,23 @@
 * `abi_compiler.pipeline.printing`: the output, carried text put back.
 
 `Pipeline` is the library object (a pass pipeline parsed once, run on any input);
-`run_pipeline` the one-call form. Diagnostics are values (`Diagnostic`); xDSL is fixed
-only for the duration of a run (`xdsl_fixes.applied`).
+`run_pipeline` the one-call form. Diagnostics are values (`Diagnostic`). A run leaves its
+host process as it found it: the garbage collector's state is the caller's (the command
+line tunes it for itself through `Pipeline.phase`), the pipeline's context is never
+changed, and what a run must change of xDSL is in `xdsl_fixes.applied`
+(docs/xdsl-fixes.md).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import io
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Literal, TextIO
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -33,6 +36,7 @@ from xdsl.printer import Printer
 
 from abi_compiler.errors import AbiError
 from abi_compiler.ir.location_table import LocationTable
+from abi_compiler.passes.contract import OpsBefore
 from abi_compiler.pipeline.apply import Dump, apply_passes, body_access, located
 from abi_compiler.pipeline.dialects import context
 from abi_compiler.pipeline.parse import Chunk, parse_carried, parse_whole
@@ -81,6 +85,10 @@ class Pipeline:
         self.passes = tuple(passes)
         self.options = options
         self.ctx = context(options.allow_unregistered_dialect)
+        # Carried text may use any dialect; headers and parsed bodies may name types and
+        # attributes of dialects not known here (kept as written): parsed with a context
+        # of its own, so that `ctx` is never changed.
+        self._carry_ctx = context(allow_unregistered=True)
         self.body_access = body_access(self.passes)
         # Text is carried only where it is printed back as written: not in generic form,
         # not with locations.
@@ -133,9 +141,6 @@ class Pipeline:
                 sink.seek(mark)
                 sink.truncate()
                 found.append(failure.diagnostic)
-            finally:
-                # Frozen by `_run`: the chunk's IR becomes collectable once printed.
-                gc.unfreeze()
         return [diagnostic.located(source) for diagnostic in found]
 
     def read(self, source: SourceFile) -> tuple[ModuleOp, LocationTable]:
@@ -146,7 +151,7 @@ class Pipeline:
         table = LocationTable()
         with xdsl_fixes.applied():
             try:
-                module, _ = self._parse(Chunk(source.name, source.text, 0), table)
+                module, _, _ = self._parse(Chunk(source.name, source.text, 0), table)
             except Failure as failure:
                 raise PipelineError([failure.diagnostic.located(source)]) from None
         return module, table
@@ -156,14 +161,9 @@ class Pipeline:
     ) -> None:
         timer = self.timer
         table = LocationTable()
-        # The cyclic garbage collector stays paused from parsing to the end of the passes:
-        # parsing and verifying free nothing, and passes free what they erase by reference
-        # counting (`decompose.discard`), so its collections would only visit the whole
-        # IR again and again (a sixth of a large module's time). The IR is then frozen,
-        # out of its reach while printing; `run` unfreezes it.
-        with _gc_paused():
+        with self.phase("work"):
             timer.charge(None)
-            module, carried = self._parse(chunk, table)
+            module, carried, ctx = self._parse(chunk, table)
             timer.charge("Parser")
             verifier = Verifier(table, carried)
             verifier.module(module)
@@ -176,9 +176,30 @@ class Pipeline:
                 verifier=verifier,
                 timer=timer,
                 warnings=found,
-                dump=None if dump is None else self._dumper(dump, carried),
+                dump=None if dump is None else self._dumper(dump, carried, ctx),
             )
-            gc.freeze()
+        with self.phase("print"):
+            self._print(module, carried, ctx, table, verifier, deferred, sink)
+
+    @contextlib.contextmanager
+    def phase(self, name: Literal["work", "print"]) -> Iterator[None]:
+        """Around each phase of a run: "work" (parse, verify, the passes) and "print".
+        It does nothing here; a subclass may prepare its own process for a phase (the
+        command line pauses the garbage collector while working, then keeps the run's IR
+        out of its reach while printing: `abi_compiler.commands.collector`)."""
+        yield
+
+    def _print(
+        self,
+        module: ModuleOp,
+        carried: Carried | None,
+        ctx: Context,
+        table: LocationTable,
+        verifier: Verifier,
+        deferred: OpsBefore | None,
+        sink: TextIO,
+    ) -> None:
+        timer = self.timer
         wrappers = None
         if deferred is not None:
 
@@ -200,13 +221,16 @@ class Pipeline:
 
             wrappers = Wrappers(deferred, build, write)
         timer.charge(None)
-        self._printer(sink, carried, wrappers).print_module(module, self.ctx.loaded_dialects)
+        self._printer(sink, carried, wrappers).print_module(module, ctx.loaded_dialects)
         timer.charge("Output")
 
-    def _parse(self, chunk: Chunk, table: LocationTable) -> tuple[ModuleOp, Carried | None]:
+    def _parse(
+        self, chunk: Chunk, table: LocationTable
+    ) -> tuple[ModuleOp, Carried | None, Context]:
         """Scan, plan, read headers and parse with carried text; everything when
         ``--parse-all`` is given or when the chunk has a shape the scanner does not
-        know."""
+        know. Also the context the module was parsed in (its dialects hold the module's
+        resources)."""
         implicit = self.options.implicit_module
         if self.carry:
             try:
@@ -214,21 +238,13 @@ class Pipeline:
             except ScanError:
                 layout = None
             if layout is not None:
-                ctx = self.ctx
-                # Carried text may use any dialect; headers and parsed bodies may name
-                # types and attributes of dialects not known here (kept as written).
-                allowed = ctx.allow_unregistered
-                ctx.allow_unregistered = True
-                try:
-                    plan = make_plan(layout, self.body_access)
-                    carried = Carried(layout, plan.parsed)
-                    module = parse_carried(
-                        ctx, chunk, plan, carried, table, implicit_module=implicit
-                    )
-                finally:
-                    ctx.allow_unregistered = allowed
+                plan = make_plan(layout, self.body_access)
+                carried = Carried(layout, plan.parsed)
+                module = parse_carried(
+                    self._carry_ctx, chunk, plan, carried, table, implicit_module=implicit
+                )
                 if module is not None:
-                    return module, carried
+                    return module, carried, self._carry_ctx
         options = self.options
         option = next(
             (
@@ -243,7 +259,7 @@ class Pipeline:
             None,
         )
         module = parse_whole(self.ctx, chunk, table, implicit_module=implicit, option=option)
-        return module, None
+        return module, None, self.ctx
 
     def _printer(
         self, stream: TextIO, carried: Carried | None, wrappers: Wrappers | None = None
@@ -256,24 +272,12 @@ class Pipeline:
             debuginfo=self.options.print_debuginfo,
         )
 
-    def _dumper(self, stream: TextIO, carried: Carried | None) -> Dump:
+    def _dumper(self, stream: TextIO, carried: Carried | None, ctx: Context) -> Dump:
         def dump(name: str, module: ModuleOp) -> None:
             stream.write(f"// -----// IR Dump After {name} //----- //\n")
-            self._printer(stream, carried).print_module(module, self.ctx.loaded_dialects)
+            self._printer(stream, carried).print_module(module, ctx.loaded_dialects)
 
         return dump
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (see `Pipeline._run`)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def run_pipeline(

@@ -1,4 +1,4 @@
-"""The diagnostics of a run, as values (SPEC §11).
+"""The diagnostics of a run, as values (docs/spec.md §11).
 
 A run reports every problem as a `Diagnostic`: its severity, a one-line message and, when
 it has one, its position in the input (an offset, and the `file:line:col` it stands

@@ -43,7 +43,7 @@ class PassInfo:
 
 
 def registry() -> dict[str, PassInfo]:
-    """The project's passes and named pipelines (SPEC §8.5)."""
+    """The project's passes and named pipelines (docs/spec.md §8.5)."""
     from abi_compiler.passes import registry as passes
 
     found = {name: PassInfo(entry.load, entry.summary) for name, entry in passes.PASSES.items()}

@@ -1,4 +1,4 @@
-"""Verification, as `mlir-opt` does it: after parsing and after every pass (SPEC §11).
+"""Verification, as `mlir-opt` does it: after parsing and after every pass (docs/spec.md §11).
 
 Op by op (linear, so that the failing op is known), then the dialects' discardable
 attributes (`abi.*`, `tf_saved_model.*`), which xDSL's verifier does not see. Carried

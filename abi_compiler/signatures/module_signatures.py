@@ -15,7 +15,7 @@ signature is the one model (`abi_compiler.model.Signature`), taken from
 
 MLIR text is read as carried text (docs/carried-text.md): only function headers are
 parsed, never bodies, so ops of any dialect may stand in them. The exported functions are
-those of SPEC §2 (`passes/structure.py`, `is_exported`); in a TensorFlow saved model a
+those of docs/spec.md §2 (`passes/structure.py`, `is_exported`); in a TensorFlow saved model a
 function is listed under its exported name. `caller_visible` tells the functions a caller
 calls from those the compiler made for itself (``$async`` variants, the VM's ``__init``).
 
@@ -60,7 +60,7 @@ from abi_compiler.text import bytecode, lexer
 
 Source = Literal["iree.abi", "legacy", "type"]
 
-#: What ends the line of a function shown from its type (SPEC §9.1).
+#: What ends the line of a function shown from its type (docs/spec.md §9.1).
 NO_REFLECTION = "  (no reflection)"
 
 
@@ -117,7 +117,7 @@ class ReadError(Exception):
         self.notes = tuple(notes)
 
     def lines(self, prog: str) -> list[str]:
-        """The diagnostic lines (SPEC §11): the error, then its notes."""
+        """The diagnostic lines (docs/spec.md §11): the error, then its notes."""
         found = [f"{self.position or prog}: error: {self.message}"]
         found += [f"{where or prog}: note: {message}" for where, message in self.notes]
         return found
@@ -294,7 +294,7 @@ def _decoded(name: str, reflection: dict[str, str | None], key: str, position: s
 
 def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
     """Every top-level `func.func` of an MLIR module (text, or its UTF-8 bytes), read from
-    its header alone: bodies are carried, never parsed (SPEC §8.6). ``name`` names the
+    its header alone: bodies are carried, never parsed (docs/spec.md §8.6). ``name`` names the
     input in diagnostics; `ReadError` for text that is not a module.
 
     Read by the pipeline library with no passes (`Pipeline.read`: the carried-text
@@ -365,7 +365,7 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
             if len(names) == 1:
                 symbol = names[0]
         reflection: dict[str, str | None] = {}
-        bare = func.attributes.get(IREE_ABI)  # a frontend's, SPEC §7
+        bare = func.attributes.get(IREE_ABI)  # a frontend's, docs/spec.md §7
         if bare is not None:
             reflection[IREE_ABI] = bare.data if isinstance(bare, StringAttr) else None
         entries = func.attributes.get(REFLECTION)

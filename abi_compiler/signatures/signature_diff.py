@@ -1,4 +1,4 @@
-"""Can a new version of a module replace the old one without breaking its callers? (SPEC
+"""Can a new version of a module replace the old one without breaking its callers? (docs/spec.md
 §9.1, `abi-sig diff`; docs/formats.md, "Comparing two versions")
 
 `diff_modules` compares two modules' functions by name, each a `Signature` (the one
@@ -19,7 +19,7 @@ new one, or gets results of another structure:
 It is *compatible* when every old call still works: a function added, an argument's
 static dimension made dynamic.
 
-Leaves compare by their V1 record (SPEC §4.1: an integer's signedness is not part of it),
+Leaves compare by their V1 record (docs/spec.md §4.1: an integer's signedness is not part of it),
 never by their flat index; where the record cannot tell two element types apart (``f8``,
 ``"unknown"``), by the module's spelling of them (`Leaf.element`). Results compare as the caller receives them: no record is no
 result, one record that value, several records one tuple of them (the same as a single

@@ -1,5 +1,5 @@
 """Carried text: the parts of an MLIR module that no pass reads are not parsed into IR but
-kept as their source text and printed back byte for byte (SPEC §8.6).
+kept as their source text and printed back byte for byte (docs/spec.md §8.6).
 
 The ABI is a property of function signatures. `scan` finds, reading the text by MLIR's
 lexical rules (`abi_compiler.text.lexer`), the top-level items of one input chunk: alias
@@ -97,7 +97,7 @@ class FuncText:
     #: The locations MLIR reads as locations: each argument's, and the function's own
     #: `loc(…)` after its body (or after a declaration).
     header_locs: list[tuple[int, int]] = field(default_factory=list["tuple[int, int]"])
-    #: Whether an argument or result type spells a structured value (SPEC §3.1).
+    #: Whether an argument or result type spells a structured value (docs/spec.md §3.1).
     structured: bool = False
     #: The type aliases (`!name`) the argument and result types use.
     type_alias_uses: frozenset[str] = frozenset()
@@ -361,7 +361,7 @@ def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
         elif kind == BANG:
             name = cursor.value
             if name.startswith(_STRUCTURED_NAMES) or (
-                # A tensor of references (SPEC §8.3), or of an alias that may be one; a
+                # A tensor of references (docs/spec.md §8.3), or of an alias that may be one; a
                 # tensor of another dialect's type (`!quant.uniform<…>`) is a leaf.
                 owners and owners[-1] == "tensor" and (name in _REFERENCE_NAMES or "." not in name)
             ):

@@ -1,4 +1,4 @@
-"""Name locations read from carried text (SPEC §3.3, §8.6): what `loc(…)` names, without
+"""Name locations read from carried text (docs/spec.md §3.3, §8.6): what `loc(…)` names, without
 parsing anything else.
 
 A name location is `loc("<name>")`, or `loc("<name>"(<child location>))` with a child;

@@ -3,32 +3,27 @@
 xDSL's `SymbolTable.lookup_symbol` scans the symbol table's block on every call, and
 `func.call`'s verifier calls it once per call: verifying a module with n functions and
 n calls is O(n²) (a module of 10 000 functions spends most of its verification time
-there). `cached_symbol_lookups()` makes each lookup a dictionary access, with the
-dictionary of a symbol table built on its first lookup. The IR must not change while it
-is active (verification only reads it); results are those of xDSL's lookup (the first
-symbol of a name wins), and anything unusual (a malformed `sym_name`, a table without
-exactly one block) falls back to xDSL's own lookup, errors included.
-
-Lookups start, as MLIR's, from the nearest symbol table that is not an op of an unknown
-dialect (`xdsl_compat.nearest_symbol_table`, which `xdsl_compat.install` makes xDSL's own
-lookup use too); the lookup is swapped in through `xdsl_compat.symbol_lookup_replaced`.
+there). Within `cached_symbol_lookups()`, a run's lookups (`xdsl_fixes.lookup_symbol`,
+which is xDSL's lookup in a run's thread) are dictionary accesses, the dictionary of a
+symbol table built on its first lookup. Nothing of xDSL is replaced here: the tables
+belong to the current thread. The IR must not change while it is active (verification
+only reads it); results are those of xDSL's lookup (the first symbol of a name wins), and
+anything unusual (a malformed `sym_name`, a table without exactly one block) falls back
+to xDSL's own lookup, errors included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.traits import SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from abi_compiler.xdsl_boundary.xdsl_compat import (
-    SymbolLookup,
-    nearest_symbol_table,
-    symbol_lookup_replaced,
-)
+from abi_compiler.xdsl_boundary.xdsl_compat import SymbolLookup
 
 
 def _symbols(table_op: Operation) -> dict[str, Operation] | None:
@@ -50,28 +45,40 @@ def _symbols(table_op: Operation) -> dict[str, Operation] | None:
     return symbols
 
 
+#: The symbol tables of the verification in progress in this thread, by table op.
+_TABLES: ContextVar[dict[Operation, dict[str, Operation] | None] | None] = ContextVar(
+    "abi_compiler_symbol_tables", default=None
+)
+
+
 @contextmanager
 def cached_symbol_lookups() -> Iterator[None]:
-    """Within the block, `SymbolTable.lookup_symbol` answers from a per-table dictionary."""
-    original: SymbolLookup = SymbolTable.lookup_symbol
-    tables: dict[Operation, dict[str, Operation] | None] = {}
-
-    def lookup(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
-        anchor = nearest_symbol_table(op)
-        if anchor is None:
-            return original(op, name)
-        if anchor in tables:
-            symbols = tables[anchor]
-        else:
-            symbols = tables[anchor] = _symbols(anchor)
-        if symbols is None:
-            return original(op, name)
-        reference = SymbolRefAttr(name) if isinstance(name, str | StringAttr) else name
-        found = symbols.get(reference.root_reference.data)
-        if found is None or not reference.nested_references.data:
-            return found
-        nested_root, *nested = reference.nested_references.data
-        return SymbolTable.lookup_symbol(found, SymbolRefAttr(nested_root, nested))
-
-    with symbol_lookup_replaced(lookup):
+    """Within the block, a run's symbol lookups in this thread answer from a per-table
+    dictionary."""
+    token = _TABLES.set({})
+    try:
         yield
+    finally:
+        _TABLES.reset(token)
+
+
+def lookup(
+    anchor: Operation, name: str | StringAttr | SymbolRefAttr, original: SymbolLookup
+) -> Operation | None:
+    """``name`` looked up in the symbol table ``anchor``: from its dictionary within
+    `cached_symbol_lookups`, else by ``original`` (xDSL's lookup)."""
+    tables = _TABLES.get()
+    if tables is None:
+        return original(anchor, name)
+    if anchor in tables:
+        symbols = tables[anchor]
+    else:
+        symbols = tables[anchor] = _symbols(anchor)
+    if symbols is None:
+        return original(anchor, name)
+    reference = SymbolRefAttr(name) if isinstance(name, str | StringAttr) else name
+    found = symbols.get(reference.root_reference.data)
+    if found is None or not reference.nested_references.data:
+        return found
+    nested_root, *nested = reference.nested_references.data
+    return SymbolTable.lookup_symbol(found, SymbolRefAttr(nested_root, nested))

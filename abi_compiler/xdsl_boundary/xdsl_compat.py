@@ -8,7 +8,7 @@ upgrade that changes one fails there, by name.
 Hooks, public names for the private ones the rest of the project needs:
 
 * `HookedParser`, the base of `type_cache.TypeCachingParser` and
-  `locations.LocatingParser`: `current_token`, `dialect_stack` (the parser state),
+  `locating_parser.LocatingParser`: `current_token`, `dialect_stack` (the parser state),
   `resume_at` (`_resume_from`), and two methods to override: `operation_type` (xDSL's
   `Parser._get_op_by_name`) and `ssa_defined` (after `Parser._register_ssa_definition`);
 * `HookedPrinter`, the base of `carried_ir.CarriedPrinter`: `print_new_line`
@@ -16,8 +16,8 @@ Hooks, public names for the private ones the rest of the project needs:
   `_ssa_values`);
 * `check_pass_option` and `pass_option_text` (`arg_spec._convert_arg_to_type`,
   `ArgSpec._spec_parameter_type_str`), for the driver's pass options;
-* `symbol_lookup_replaced` (which swaps `SymbolTable.lookup_symbol`) and
-  `nearest_symbol_table`, for `symbol_cache`;
+* `nearest_symbol_table` (`has_trait`'s `value_if_unregistered`), for the fixed symbol
+  lookup of `xdsl_fixes`;
 * `set_block_arguments` (`Block._args`), for `passes/decompose.py`: the one name of this
   module passes import;
 * `BUILTIN_FLOAT_TYPES` and `BUILTIN_INTEGER_TYPE` (`AttrParser._builtin_float_types`,
@@ -28,8 +28,7 @@ Hooks, public names for the private ones the rest of the project needs:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from xdsl.dialects.builtin import (
@@ -62,18 +61,6 @@ def nearest_symbol_table(op: Operation) -> Operation | None:
     while anchor is not None and not anchor.has_trait(SymbolTable, value_if_unregistered=False):
         anchor = anchor.parent_op()
     return anchor
-
-
-@contextmanager
-def symbol_lookup_replaced(lookup: SymbolLookup) -> Iterator[None]:
-    """Within the block, `SymbolTable.lookup_symbol` is ``lookup`` (for every caller:
-    xDSL's verifiers call it); the lookup it replaces is restored afterwards."""
-    original: SymbolLookup = SymbolTable.lookup_symbol
-    SymbolTable.lookup_symbol = staticmethod(lookup)  # type: ignore[method-assign, assignment]
-    try:
-        yield
-    finally:
-        SymbolTable.lookup_symbol = staticmethod(original)  # type: ignore[method-assign, assignment]
 
 
 # -- Public names for the rest of the project ---------------------------------------------

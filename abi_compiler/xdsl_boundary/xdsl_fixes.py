@@ -1,102 +1,13 @@
-"""Where xDSL (0.74) reads or prints MLIR text differently from MLIR, and the fixes, applied
-only inside a run of the pipeline: nothing here changes xDSL for anyone else in the
-process.
-
-* The fixes that are methods of xDSL's lexer, parser and printer are methods of
-  subclasses: `FixedLexer`, `FixedParser` (the base of the pipeline's parsers) and
-  `FixedPrinter` (the base of its printer). Text parsed or printed with xDSL's own
-  classes is not affected.
-* The rest change xDSL classes whose objects the run's IR holds (a compact splat's
-  `DenseIntOrFPElementsAttr` must answer `len()` and `get_values()` right, whoever asks),
-  or that xDSL calls statically (`SymbolTable.lookup_symbol`, from verifiers), and the
-  recursion limit. `applied()` installs them for the duration of a block and restores
-  exactly what it changed; `abi_compiler.pipeline.Pipeline.run` enters it.
-
-`tests/xdsl_boundary/test_xdsl_fixes.py` pins the source of every xDSL member a fix replaces
-or overrides (a canary: when the pinned xDSL changes one of them, the test fails and
-names it, so the fix is looked at again), and checks that after a run no member of an
-xDSL class comes from this project.
-
-What the fix fixes:
-
-* **Non-ASCII strings.** MLIR's `StringAttr` holds bytes, and its printer escapes every
-  byte outside printable ASCII: `"é"` prints as `"\\C3\\A9"`. xDSL prints the same way,
-  but its lexer returns a literal that has an escape and non-ASCII bytes as a
-  `BYTES_LIT`, which the attribute parser turns into a `BytesAttr`. So print → parse →
-  print is not stable: `abi.name = "é"` stops being a string after one round trip, and an
-  `abi.index_path` with a non-ASCII dict key (`flatten-signatures` writes those) no
-  longer reads as a path. the fix makes a literal whose bytes are valid UTF-8 a
-  `STRING_LIT` (a `StringAttr`); only literals that are not UTF-8 stay `BYTES_LIT`.
-* **Unterminated strings.** xDSL's string literal regex backtracks exponentially on a
-  literal without its closing quote (a 30-character one took minutes); the fix gives it
-  an equivalent linear one.
-* **Unknown escapes.** xDSL reports `"\\q"` as "End of file reached before closing string
-  literal" at the opening quote; the fix reports MLIR's "unknown escape in string
-  literal" at the backslash.
-* **Nesting depth.** xDSL parses, compares and prints types recursively (several Python
-  frames per level), so Python's default recursion limit (1000) stops it at a `tuple`
-  nesting of about 140. the fix raises the limit to `RECURSION_LIMIT`: about 1 400
-  levels parse (the passes accept `model.MAX_STRUCTURE_DEPTH` levels in exported
-  signatures; `abi-opt` reports deeper input as "input nested too deeply"). Measured on
-  CPython 3.11 with the default 8 MB stack and a limit of 100 000: 5 000 nested tuples
-  parse and print, 8 000 overflow the C stack; 10 000 frames stay far below that.
-
-* **Float constants.** xDSL reads a hexadecimal element of a float `dense<…>` literal as
-  an integer value (`dense<0xFF800000> : tensor<f32>`, -inf, became `4.28657869e+09`),
-  converts float bits through `struct` (which quiets signalling NaNs and drops f16 NaN
-  payloads), maps every NaN of its reduced-precision types to one, and prints
-  `[0.0, -0.0]` as the splat `0.0`. the fix reads hexadecimal float literals as bit
-  patterns (checked against the type's width; no leading minus, as MLIR) and keeps every
-  element's bits: `float_bits`/`float_value` are inverse for every bit pattern of every
-  float type xDSL has except f80 and f128, and `format_float` prints decimal only when it
-  reads back to the same bits, hexadecimal otherwise (`0xFF800000`, as MLIR prints
-  infinities and NaNs). Dense literals of f80, f128 and integers wider than 64 bits,
-  which xDSL cannot store, are located errors instead of internal errors. A scalar f80 or
-  f128 attribute, which xDSL holds as a double (and printed as an internal error), keeps
-  its literal as written (`ExtendedFloatLiteral`); one a pass builds prints its exact
-  decimal value. An integer literal out of range for its type (an untyped one is an
-  i64; an index holds 64 bits, which xDSL did not check) is an error at the literal.
-* **Splats.** xDSL stores every element of `dense<1.0> : tensor<100000000xf32>` (400 MB
-  of bytes, then gigabytes of Python floats to print it); the fix keeps a splat as its
-  one element (see `is_compact_splat`) and prints `dense<"0x…">` strings in pieces.
-
-* **Resource handles.** xDSL keeps `dense_resource` blobs in the builtin dialect object
-  for the whole process and renamed a handle an earlier parse had declared, so the
-  second `--split-input-file` chunk lost its blob; the fix keeps handles as written.
-* **Long strings.** xDSL decodes a string literal escape by escape and prints one byte
-  per `print_string` call (a 1 MB string full of escapes took 10 s); the fix decodes
-  with one `re.sub` and prints with one `str.translate`, to the same bytes and text.
-* **Line breaks in dialect bodies.** The body of an attribute or type of a dialect xDSL
-  does not know is its text (`#foo.b<a //\n b>`), but xDSL's printer indents every line
-  break it prints: each round trip through `abi-opt` would add spaces to the value. The
-  fixed printer writes such a body as it was read.
-* **External resources.** xDSL's parser raises NotImplementedError on a file-level
-  `external_resources` section (`mlir_reproducer`); carried text keeps such sections as
-  written, and a file parsed whole gets a located error instead.
-* **Symbol lookups.** An op of an unknown dialect claims every trait in xDSL
-  (`UnregisteredOp.has_trait` is True), so a `func.call` inside a `"stablehlo.while"`
-  region was looked up in that region and not found. As in MLIR, an unregistered op is
-  not a symbol table (`nearest_symbol_table`); the fix makes `SymbolTable.lookup_symbol`
-  start from the nearest registered one.
-
-Hooked names (xDSL 0.74; private ones marked): `MLIRLexer._lex_string_literal`,
-`MLIRLexer._unescaped_characters_regex`, `AttrParser._parse_dialect_resource_handle`,
-`AttrParser._parse_builtin_densearray_attr`, `Parser._parse_external_resources` and
-`OpAsmDialectInterface._blob_storage` (private); `AttrParser.parse_dense_int_or_fp_elements_attr`
-and `AttrParser.parse_optional_builtin_int_or_float_attr`, which call the private
-`AttrParser._parse_tensor_literal`, `_parse_dense_literal_type`, `_parse_attribute_type`,
-`_consume_token`, `_current_token`, `_resume_from` and `AttrParser._TensorLiteralElement`'s
-fields; `SymbolTable.lookup_symbol`;
-`Printer.print_float`, `Printer.print_bytes_literal`, `StringLiteral.bytes_contents`,
-`DenseArrayBase.print_builtin` (float arrays: `array<f32: 0x7FC00000>` is read and printed
-as bits too);
-`DenseIntOrFPElementsAttr.__len__`, `is_splat`, `get_values`,
-`iter_values`, `get_attrs`, `iter_attrs` and `print_without_type`. `FloatAttr`s are built
-with `FloatAttr.new`, bypassing `FloatAttr.__init__`'s `struct` round trip.
-
-The changes are process-wide and idempotent. Tests that parse text in-process call
-the fix too.
-
+"""Where xDSL (0.74) reads or prints MLIR text differently from MLIR, and the fixes
+(docs/xdsl-fixes.md lists each, with its upstream issue or a report). Most are methods of
+subclasses — `FixedLexer`, `FixedParser` (the base of the pipeline's parsers) and
+`FixedPrinter` (the base of its printer) — and change nothing for text parsed or printed
+with xDSL's own classes. The rest are members of xDSL classes that xDSL itself calls on a
+run's IR (`_PATCHES`: the symbol lookup, a string literal's bytes, a dense attribute's
+elements) and the recursion limit: `applied()` installs them for the length of a run,
+under one lock, each answering as xDSL's own outside a run's thread, and restores them
+afterwards. `FIXED_MEMBERS` names every xDSL member a fix replaces or overrides
+(`tests/xdsl_boundary/test_xdsl_fixes.py` pins their source).
 """
 
 from __future__ import annotations
@@ -106,8 +17,9 @@ import re
 import struct
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NoReturn, cast
 
 from xdsl.context import Context
@@ -150,6 +62,7 @@ from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
 
 from abi_compiler.text import lexer
+from abi_compiler.xdsl_boundary import symbol_cache
 from abi_compiler.xdsl_boundary.xdsl_compat import (
     HookedParser,
     HookedPrinter,
@@ -959,10 +872,12 @@ _xdsl_lookup: SymbolLookup = SymbolTable.lookup_symbol
 
 
 def lookup_symbol(op: Operation, name: str | StringAttr | SymbolRefAttr) -> Operation | None:
-    """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table
-    (`install` makes it xDSL's)."""
+    """xDSL's `SymbolTable.lookup_symbol`, from the nearest registered symbol table,
+    through the tables `symbol_cache` holds while a run verifies."""
     anchor = nearest_symbol_table(op)
-    return _xdsl_lookup(op if anchor is None else anchor, name)
+    if anchor is None:
+        return _xdsl_lookup(op, name)
+    return symbol_cache.lookup(anchor, name, _xdsl_lookup)
 
 
 _ORIGINAL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
@@ -1061,12 +976,38 @@ class FixedPrinter(HookedPrinter):
 
 # -- What is changed for the duration of a run --------------------------------------------
 
+#: Whether the current thread (context) is inside `applied()`: the replaced members
+#: behave as xDSL's own everywhere else.
+_IN_RUN: ContextVar[bool] = ContextVar("abi_compiler_in_run", default=False)
+
+
+def _in_runs(fixed: Callable[..., Any], original: Callable[..., Any]) -> Callable[..., Any]:
+    """``fixed`` in a run's thread, ``original`` (xDSL's) in every other."""
+
+    def member(*args: Any) -> Any:
+        return fixed(*args) if _IN_RUN.get() else original(*args)
+
+    member.__name__ = getattr(fixed, "__name__", "member")
+    member.__module__ = __name__
+    return member
+
+
+_ORIGINAL_BYTES_CONTENTS_GET = cast(property, _ORIGINAL_BYTES_CONTENTS).fget
+assert _ORIGINAL_BYTES_CONTENTS_GET is not None
+
 #: (class, member, replacement): members of xDSL classes the run's IR or xDSL's static
-#: calls need fixed, whoever calls them.
+#: calls need fixed, whoever calls them; each is xDSL's own outside a run's thread.
 _PATCHES: tuple[tuple[type, str, Any], ...] = (
-    (SymbolTable, "lookup_symbol", staticmethod(lookup_symbol)),
-    (StringLiteral, "bytes_contents", property(_bytes_contents)),
-    *((DenseIntOrFPElementsAttr, name, hook) for name, hook in _DENSE_HOOKS.items()),
+    (SymbolTable, "lookup_symbol", staticmethod(_in_runs(lookup_symbol, _xdsl_lookup))),
+    (
+        StringLiteral,
+        "bytes_contents",
+        property(_in_runs(_bytes_contents, _ORIGINAL_BYTES_CONTENTS_GET)),
+    ),
+    *(
+        (DenseIntOrFPElementsAttr, name, _in_runs(hook, _ORIGINAL_DENSE[name]))
+        for name, hook in _DENSE_HOOKS.items()
+    ),
 )
 _MISSING = object()
 _lock = threading.RLock()
@@ -1077,11 +1018,14 @@ _saved_limit = 0
 
 @contextmanager
 def applied() -> Iterator[None]:
-    """Within the block, the fixes that cannot be subclass methods are installed and the
-    recursion limit is at least `RECURSION_LIMIT`; afterwards every member and the limit
-    are what they were. Blocks may nest, and run in several threads: the outermost one
-    installs and restores."""
+    """Within the block, the fixes that cannot be subclass methods are in force for the
+    current thread and the recursion limit is at least `RECURSION_LIMIT`; afterwards every
+    member and the limit are what they were. Blocks may nest, and run in several threads:
+    the outermost one installs and restores, under one lock. While installed, the members
+    are visible to every thread but answer as xDSL's own outside a run's thread; the
+    raised recursion limit is the one change another thread sees (docs/xdsl-fixes.md)."""
     global _depth, _saved_limit
+    token = _IN_RUN.set(True)
     with _lock:
         if _depth == 0:
             _saved[:] = [
@@ -1106,6 +1050,7 @@ def applied() -> Iterator[None]:
                         setattr(owner, name, original)
                 _saved.clear()
                 sys.setrecursionlimit(_saved_limit)
+        _IN_RUN.reset(token)
 
 
 #: Every xDSL member a fix replaces (`_PATCHES`) or overrides in a subclass, for the

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
 
 def needs_iree() -> None:
     """Skip the calling test module when IREE's runtime or compiler is missing (each test
-    module calls it before importing abi_compiler.calling.vm)."""
+    module calls it before importing abi_compiler.iree)."""
     pytest.importorskip("iree.runtime")
     pytest.importorskip("iree.compiler")
 
@@ -97,14 +97,14 @@ func.func @nothing() {
 
 @pytest.fixture(scope="session")
 def v1_vmfb() -> bytes:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     return abi_iree.compile_vmfb(FUNCTIONS, "iree-abi-v1")
 
 
 @pytest.fixture(scope="session")
 def legacy_vmfb() -> bytes:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     with warnings.catch_warnings():
         # @named mixes positional and named arguments: its SIP root drops the names.
@@ -114,14 +114,14 @@ def legacy_vmfb() -> bytes:
 
 @pytest.fixture(scope="session")
 def v1(v1_vmfb: bytes) -> abi_iree.Module:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     return abi_iree.load(v1_vmfb)
 
 
 @pytest.fixture(scope="session")
 def legacy(legacy_vmfb: bytes) -> abi_iree.Module:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     return abi_iree.load(legacy_vmfb)
 
@@ -136,7 +136,7 @@ def lowered(request: pytest.FixtureRequest) -> abi_iree.Module:
 
 @pytest.fixture(scope="session")
 def flat() -> abi_iree.Module:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     return abi_iree.compile(FLAT_SOURCE, pipeline=None)
 

@@ -79,7 +79,7 @@ func.func @empty(%e: tuple<>, %x: i32, %d: !abi.dict<>) -> tuple<> {
   func.return %r : tuple<>
 }
 
-// An ND-array of lists at the boundary (SPEC §8.3): IREE cannot compile the tensor of
+// An ND-array of lists at the boundary (docs/spec.md §8.3): IREE cannot compile the tensor of
 // lists itself, so this is the wrapper form — the values and the dims as two lists —
 // with the reflection of `tensor<2x!util.list<i32>>`; it returns the array and dim 0.
 func.func @ref_array(%a: !util.list<?>) -> (!util.list<?>, i32) attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,[\22py_homogeneous_list\22,\22i32\22],1,2]],\22r\22:[[\22ndarray\22,[\22py_homogeneous_list\22,\22i32\22],1,2],\22i32\22],\22v\22:1}"}} {

@@ -12,7 +12,7 @@ from abi_compiler.errors import AbiError
 
 
 def abi(a: list[Any], r: list[Any] | None = None) -> str:
-    """An `iree.abi` JSON text from Python records (SPEC §4.2 form)."""
+    """An `iree.abi` JSON text from Python records (docs/spec.md §4.2 form)."""
     document = {"a": a, "r": [] if r is None else r, "v": 1}
     return json.dumps(document, separators=(",", ":"), sort_keys=True)
 

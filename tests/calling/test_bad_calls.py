@@ -1,4 +1,4 @@
-"""Bad calls (SPEC §10, §10.1): each is an `AbiError` naming the argument path, raised
+"""Bad calls (docs/spec.md §10, §10.1): each is an `AbiError` naming the argument path, raised
 before anything reaches the VM (the module's context counts invocations)."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from .conftest import needs_iree
 
 needs_iree()
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.calling import vm  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 
 from .conftest import CountingContext  # noqa: E402
@@ -216,11 +217,11 @@ LEGACY_ONLY: list[tuple[str, Call, str]] = [
 def bad_view(module: abi_iree.Module) -> Any:
     """An i32 buffer view, for an f32 slot."""
     return module._marshal.allocator.allocate_buffer_copy(
-        abi_iree._ARG_MEMORY,
-        abi_iree._ARG_USAGE,
+        vm._ARG_MEMORY,
+        vm._ARG_USAGE,
         module.device,
         np.array([1, 2], np.int32),
-        abi_iree._rt.HalElementType.SINT_32,
+        vm._rt.HalElementType.SINT_32,
     )
 
 

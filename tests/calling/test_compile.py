@@ -1,4 +1,4 @@
-"""`abi_compiler.calling.vm.compile`: abi-opt in-process, then iree-compile; each tool's
+"""`abi_compiler.iree.compile`: abi-opt in-process, then iree-compile; each tool's
 failure is a `CompileError` with its diagnostics, warnings are `CompileWarning`s; and
 the module's import names the extra when IREE is missing."""
 
@@ -16,7 +16,7 @@ from .conftest import needs_iree
 
 needs_iree()
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
 
 NAMED_FIRST = (
     'func.func @f(%a: i32 {abi.name = "x"}, %b: i32) -> i32 {\n  func.return %b : i32\n}\n'
@@ -110,7 +110,7 @@ def test_importing_without_iree_names_the_extra() -> None:
         "import sys\n"
         "sys.modules['iree'] = None\n"
         "try:\n"
-        "    import abi_compiler.calling.vm\n"
+        "    import abi_compiler.iree\n"
         "except ImportError as error:\n"
         "    print(error)\n"
     )
@@ -118,7 +118,7 @@ def test_importing_without_iree_names_the_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert output == (
-        "abi_compiler.calling.vm needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
+        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
         "and ml_dtypes): pip install 'abi-compiler[iree]'\n"
     )
 

@@ -1,5 +1,5 @@
-"""End to end (SPEC §10.1): every function of functions.mlir, lowered by both pipelines,
-compiled with iree-compile and called through `abi_compiler.calling.vm` with nested Python
+"""End to end (docs/spec.md §10.1): every function of functions.mlir, lowered by both pipelines,
+compiled with iree-compile and called through `abi_compiler.iree` with nested Python
 values; the results are compared exactly (type, dtype, shape, values).
 
 The two pipelines differ where the legacy ABI carries less: the raw signature has no
@@ -20,7 +20,8 @@ needs_iree()
 
 import ml_dtypes  # noqa: E402
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.calling import vm  # noqa: E402
 
 from .conftest import CountingContext  # noqa: E402
 
@@ -77,7 +78,7 @@ def test_every_element_type(lowered: abi_iree.Module) -> None:
         np.array([1.5, 0.1]),
         np.array([1.5, 2], ml_dtypes.bfloat16),
     )
-    # Legacy: the raw signature calls an i1 tensor sint8 (SPEC §5), so it comes back so.
+    # Legacy: the raw signature calls an i1 tensor sint8 (docs/spec.md §5), so it comes back so.
     i1 = np.array([False, False]) if is_v1(lowered) else np.array([0, 0], np.int8)
     same(
         got,
@@ -106,7 +107,7 @@ def test_dynamic_dims_rank_0_and_zero_size(lowered: abi_iree.Module) -> None:
 
 def test_scalars(lowered: abi_iree.Module) -> None:
     got = lowered.scalars(True, -3, 300, 7, 2**40, 1.25, 0.1)
-    flag: bool | int = True if is_v1(lowered) else 1  # legacy: sint8 (SPEC §5)
+    flag: bool | int = True if is_v1(lowered) else 1  # legacy: sint8 (docs/spec.md §5)
     same(got, (flag, -3, 300, 14, 2**41, 2.5, 0.2))
     got = lowered.scalars(False, 255, 2**16 - 1, 2**32 - 1, 2**64 - 1, -0.5, -1e300)
     flag = False if is_v1(lowered) else 0
@@ -134,7 +135,7 @@ class ABData:
 
 
 def test_dicts_from_namedtuples_and_dataclasses(lowered: abi_iree.Module) -> None:
-    """An `sdict` argument takes an object whose fields are exactly its keys (SPEC §10)."""
+    """An `sdict` argument takes an object whose fields are exactly its keys (docs/spec.md §10)."""
     values = np.array([1, 2], np.int32)
     expected = (values, {"x": (3, np.array([2, 5], np.float32)), "y": 0.5})
     same(lowered.nested((AB(b=0.5, a=([1.0, 2.5], 3)), values)), expected)
@@ -184,7 +185,7 @@ def test_empty_structures(v1: abi_iree.Module, legacy: abi_iree.Module) -> None:
 
 
 def test_ref_array(lowered: abi_iree.Module) -> None:
-    """An ND-array of lists travels as its values and its dims (SPEC §8.3)."""
+    """An ND-array of lists travels as its values and its dims (docs/spec.md §8.3)."""
     same(lowered.ref_array([[1, 2], [3]]), ([[1, 2], [3]], 2))
     same(lowered.ref_array(np.array([[4], []], dtype=object)), ([[4], []], 2))
 
@@ -199,7 +200,7 @@ def test_flat_functions_without_reflection(flat: abi_iree.Module) -> None:
 def test_results_on_the_device(v1_vmfb: bytes) -> None:
     module = abi_iree.load(v1_vmfb, results="device", device="local-sync")
     got = module.nested(({"a": ([1.0, 2.5], 3), "b": 0.5}, np.array([1, 2], np.int32)))
-    assert isinstance(got[0], abi_iree._rt.DeviceArray)
+    assert isinstance(got[0], vm._rt.DeviceArray)
     assert got[0].shape == (2,)
     same(got[0].to_host(), np.array([1, 2], np.int32))
     same(got[1]["x"][1].to_host(), np.array([2, 5], np.float32))
@@ -244,7 +245,7 @@ def test_load_from_a_path(tmp_path: Any, v1_vmfb: bytes) -> None:
     module = abi_iree.load(path, device="local-sync")
     same(module.scalars(False, 1, 2, 3, 4, 0.5, 0.25), (False, 1, 2, 6, 8, 1.0, 0.5))
     assert repr(module["named"]) == (
-        "<abi_compiler.calling.vm.Function @named"
+        "<abi_compiler.iree.Function @named"
         "(tensor<3xf32>, bias: tensor<3xf32>, steps: i32) -> (tensor<3xf32>, i32)>"
     )
 
@@ -275,13 +276,13 @@ def test_non_contiguous_arrays(lowered: abi_iree.Module) -> None:
 
 def test_unknown_values_pass_through(v1: abi_iree.Module) -> None:
     """VM lists, buffer views and device arrays go into a `!util.list<?>` as they are."""
-    rt = abi_iree._rt
+    rt = vm._rt
     inner = rt.VmVariantList(2)
     inner.push_int(5)
     inner.push_float(0.5)
     view = v1._marshal.allocator.allocate_buffer_copy(
-        abi_iree._ARG_MEMORY,
-        abi_iree._ARG_USAGE,
+        vm._ARG_MEMORY,
+        vm._ARG_USAGE,
         v1.device,
         np.array([1, 2], np.int16),
         rt.HalElementType.SINT_16,

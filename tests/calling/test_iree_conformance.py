@@ -1,5 +1,5 @@
 """Conformance with IREE's own packer (`iree.runtime._binding.ArgumentPacker`): the same
-values packed by `pack` and by IREE give the same structure (SPEC §10).
+values packed by `pack` and by IREE give the same structure (docs/spec.md §10).
 
 Skipped when `iree-base-runtime` is not installed. Only records IREE's packer accepts are
 compared: it rejects `py_homogeneous_list`, `i1`/`f16`/`bf16` scalars, `null` and
@@ -22,8 +22,8 @@ np = pytest.importorskip("numpy")
 
 from iree.runtime import _binding as iree_binding  # noqa: E402
 
-from abi_compiler.calling.marshal import pack  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
+from abi_compiler.runtime import pack  # noqa: E402
 
 DTYPES = {
     "i1": np.bool_,

@@ -1,4 +1,4 @@
-"""Equality with IREE's own `FunctionInvoker` (SPEC §8.2's promise): where IREE's invoker
+"""Equality with IREE's own `FunctionInvoker` (docs/spec.md §8.2's promise): where IREE's invoker
 can call a function of the V1 module, both invokers return equal values; where it cannot
 (the records it does not implement), ours can."""
 
@@ -13,12 +13,13 @@ from .conftest import needs_iree
 
 needs_iree()
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.calling import vm  # noqa: E402
 from tests.lowering.test_iree_e2e import to_host  # noqa: E402
 
 from .test_e2e import same  # noqa: E402
 
-rt = abi_iree._rt
+rt = vm._rt
 
 pair = np.array([1.5, -2.0], np.float32)
 

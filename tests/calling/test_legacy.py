@@ -1,4 +1,4 @@
-"""`pack_legacy` / `unpack_legacy` (SPEC §10): the raw `f` + SIP `sip` pair."""
+"""`pack_legacy` / `unpack_legacy` (docs/spec.md §10): the raw `f` + SIP `sip` pair."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import pack_legacy, unpack_legacy
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
+from abi_compiler.runtime import pack_legacy, unpack_legacy
 from tests.calling.helpers import error_of
 
-# SPEC §9's raw example: (RefObject<?>, Buffer<float32[?x128x64]>, sint32)
+# docs/spec.md §9's raw example: (RefObject<?>, Buffer<float32[?x128x64]>, sint32)
 #   -> (Buffer<uint64[32x?x64]>), with the trivial structure.
 SPEC_F = "I23!O1!B11!d-1d128d64S3!t6R17!B13!t11d32d-1d64"
 TRIVIAL_SIP = "I17!S13!k0_0k1_1k2_2R3!_0"
@@ -49,7 +49,7 @@ def test_leaves_go_to_their_raw_index() -> None:
 
 
 def test_results_rebuild_the_structure() -> None:
-    # Several results: a tuple; result sequences are tuples (SPEC §3.2).
+    # Several results: a tuple; result sequences are tuples (docs/spec.md §3.2).
     assert unpack_legacy(MIXED_F, NESTED_SIP, [-3, 1.5]) == (1.5, {"x": -3})
 
 

@@ -1,4 +1,4 @@
-"""`pack` (SPEC §10): binding call arguments to `iree.abi` root records, every value rule,
+"""`pack` (docs/spec.md §10): binding call arguments to `iree.abi` root records, every value rule,
 every error message."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import pack
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Argument, Leaf, Scalar, Signature
+from abi_compiler.runtime import pack
 from tests.calling.helpers import abi, error_of
 
 # --------------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ class Params:
 
 
 def test_sdict_takes_namedtuples_and_dataclasses_with_its_keys() -> None:
-    """SPEC §10: a namedtuple or dataclass instance whose fields are exactly the record's
+    """docs/spec.md §10: a namedtuple or dataclass instance whose fields are exactly the record's
     keys, in any order (JAX's `.field` paths come from such objects)."""
     assert pack(SDICT, Point(b=[1.0, 2.0], a=3)) == [[3, [1.0, 2.0]]]
     assert pack(SDICT, Params(a=3, b=(1, 2))) == [[3, [1.0, 2.0]]]
@@ -287,7 +287,7 @@ def test_sdict_takes_namedtuples_and_dataclasses_with_its_keys() -> None:
 
 
 def test_spec_example_error() -> None:
-    # SPEC §10's example message, exactly.
+    # docs/spec.md §10's example message, exactly.
     text = abi([["named", "x", ["slist", ["sdict", ["b", ["slist", "i32", "i32"]]]]]])
     assert error_of(pack, text, x=[{"b": [1, 2, 3]}]) == (
         "argument 'x'[0]['b']: expected a sequence of 2 values, got 3"
@@ -603,7 +603,7 @@ def test_ndarray_inside_structures() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# py_homogeneous_list and ND-arrays of reference type (SPEC §8.3).
+# py_homogeneous_list and ND-arrays of reference type (docs/spec.md §8.3).
 # --------------------------------------------------------------------------------------
 
 LIST_I8 = ["py_homogeneous_list", "i8"]

@@ -1,5 +1,5 @@
 """Property tests: packing a value and unpacking the packed form with the same structure
-gives the value back (SPEC §10), for random structures and values, V1 and legacy."""
+gives the value back (docs/spec.md §10), for random structures and values, V1 and legacy."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.model import (
     Argument,
@@ -29,6 +28,7 @@ from abi_compiler.model import (
     is_structure,
     leaf_paths,
 )
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 
 try:
     import numpy as np
@@ -122,7 +122,7 @@ def array_values(array: NDArray) -> st.SearchStrategy[Example]:
 
 
 def reference_array_values(array: NDArray) -> st.SearchStrategy[Example]:
-    """SPEC §8.3: ranked reference arrays as nested lists of element lists."""
+    """docs/spec.md §8.3: ranked reference arrays as nested lists of element lists."""
     assert isinstance(array.element, ListRef) and array.dims is not None
     element_values = value_examples(array.element)
 
@@ -198,7 +198,7 @@ def nodes(*, legacy: bool) -> st.SearchStrategy[Node]:
 
 def node_examples(node: Node | None, *, legacy: bool = False) -> st.SearchStrategy[Example]:
     """A value for ``node`` and what unpacking gives back: V1 sequences by their kind,
-    legacy (results) sequences as tuples (SPEC §3.2); dicts as dicts."""
+    legacy (results) sequences as tuples (docs/spec.md §3.2); dicts as dicts."""
     if node is None:
         return st.just((None, None))
     if isinstance(node, Leaf):
@@ -261,7 +261,7 @@ def test_pack_then_unpack_one_value(example: tuple[Node, Example], as_text: bool
     abi: Signature | str = encode_json(signature) if as_text else signature
     packed = pack(abi, given_value)
     assert len(packed) == 1
-    # An inlined structured result comes back as its items (SPEC §4.2).
+    # An inlined structured result comes back as its items (docs/spec.md §4.2).
     results = packed[0] if is_structure(node) else packed
     assert same(unpack(abi, results), expected)
 
@@ -274,7 +274,7 @@ names = st.lists(st.text(min_size=1, max_size=3), unique=True, max_size=4)
 def test_pack_then_unpack_several_values(
     examples: list[tuple[Node, Example]], candidate_names: list[str], data: st.DataObject
 ) -> None:
-    # Named arguments follow the positional ones (SPEC §4.3).
+    # Named arguments follow the positional ones (docs/spec.md §4.3).
     named_count = data.draw(st.integers(0, min(len(examples), len(candidate_names))))
     first_named = len(examples) - named_count
     arguments = []

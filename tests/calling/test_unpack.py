@@ -1,4 +1,4 @@
-"""`unpack` (SPEC §10): re-assembling results per the `r` records of `iree.abi`."""
+"""`unpack` (docs/spec.md §10): re-assembling results per the `r` records of `iree.abi`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.calling.marshal import unpack
+from abi_compiler.runtime import unpack
 from tests.calling.helpers import abi, error_of
 
 # --------------------------------------------------------------------------------------
@@ -39,7 +39,7 @@ def test_results_must_be_a_sequence() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Inlined single structured result (SPEC §4.2): the results are its items.
+# Inlined single structured result (docs/spec.md §4.2): the results are its items.
 # --------------------------------------------------------------------------------------
 
 

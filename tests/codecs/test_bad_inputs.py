@@ -1,5 +1,5 @@
 """Malformed input for every codec: each error message, with the byte offset it names
-(SPEC §9: never a hang, never a silent truncation)."""
+(docs/spec.md §9: never a hang, never a silent truncation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JAX key-string codec (SPEC §3.3): the grammar, its errors with offsets, and a
+"""The JAX key-string codec (docs/spec.md §3.3): the grammar, its errors with offsets, and a
 property: any nested dict/list/tuple/dataclass-like pytree, flattened and written the
 way JAX writes `jax.arg_info` / `jax.result_info`, reads back as the same structure."""
 
@@ -158,7 +158,7 @@ def test_index_paths() -> None:
 
 
 def test_special_arguments_and_token_results_come_first() -> None:
-    """None: the platform index or a token argument, a token result (SPEC §3.3)."""
+    """None: the platform index or a token argument, a token result (docs/spec.md §3.3)."""
     read = jax_index_paths([None, None, "x['a']", "y", "x['b']"], [None, "['loss']"])
     assert read.arguments == ((0,), (1,), (2, "a"), (3,), (2, "b"))
     assert read.parameters == (None, None, "x", "y")
@@ -284,7 +284,7 @@ def jax_flatten(tree: Any, path: list[tuple[str, Any]]) -> list[list[tuple[str, 
 def expected_node(
     tree: Any, path: tuple[Any, ...], index_of: dict[tuple[Any, ...], int], kind: str
 ) -> Node | None:
-    """The structure SPEC §3.2 builds for ``tree``: empty containers carry no leaf and
+    """The structure docs/spec.md §3.2 builds for ``tree``: empty containers carry no leaf and
     vanish (a gap in a sequence), attributes are dict keys, sequences are ``kind``."""
     if tree == LEAF:
         return Leaf(Scalar("f", 32), index_of[path])

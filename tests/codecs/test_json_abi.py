@@ -1,4 +1,4 @@
-"""The V1 `iree.abi` JSON (SPEC §4) and its declaration form (SPEC §9)."""
+"""The V1 `iree.abi` JSON (docs/spec.md §4) and its declaration form (docs/spec.md §9)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def compact(document: object) -> str:
         (ListRef(Unknown()), ["py_homogeneous_list", "unknown"], "list<?>"),
         (ListRef(I32), ["py_homogeneous_list", "i32"], "list<i32>"),
         (
-            NDArray(ListRef(I32), (3,)),  # ND-array of reference type, SPEC §8.3
+            NDArray(ListRef(I32), (3,)),  # ND-array of reference type, docs/spec.md §8.3
             ["ndarray", ["py_homogeneous_list", "i32"], 1, 3],
             "tensor<3xlist<i32>>",
         ),
@@ -161,7 +161,7 @@ def test_named_argument_with_structure_keeps_its_name() -> None:
 
 
 def test_strings_are_escaped_to_ascii() -> None:
-    # Deliberate difference (SPEC §4.2): Python's escapes keep the attribute ASCII.
+    # Deliberate difference (docs/spec.md §4.2): Python's escapes keep the attribute ASCII.
     name = 'é"\\\n\t\x01\U0001f600'
     sig = Signature((Argument(0, Leaf(I32, 0), name),), ())
     text = encode_json(sig)
@@ -191,7 +191,7 @@ def test_wide_scalars() -> None:
 
 
 def test_named_arguments_may_come_before_positional_ones() -> None:
-    # From index paths named arguments get keys after the largest so far (SPEC §4.3),
+    # From index paths named arguments get keys after the largest so far (docs/spec.md §4.3),
     # so a later positional one can follow them.
     sig = decode_json('{"a":[["named","a","i32"],"f32"],"r":[],"v":1}')
     assert [(arg.key, arg.name) for arg in sig.arguments] == [(0, "a"), (1, None)]

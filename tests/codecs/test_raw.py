@@ -1,4 +1,4 @@
-"""The raw function signature `f` (SPEC §5) and its readable form (SPEC §9)."""
+"""The raw function signature `f` (docs/spec.md §5) and its readable form (docs/spec.md §9)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def one(t: ValueType) -> str:
     return text[text.index("!") + 1 : -3]
 
 
-# Every scalar code, as a scalar and as a buffer element (SPEC §5 mapping).
+# Every scalar code, as a scalar and as a buffer element (docs/spec.md §5 mapping).
 SCALARS = [
     (Scalar("f", 32), "", "float32"),
     (Scalar("f", 16), "t1", "float16"),
@@ -103,7 +103,7 @@ def test_unrecognized_types(t: ValueType) -> None:
     [
         ListRef(Unknown()),
         ListRef(Scalar("i", 32)),
-        NDArray(ListRef(Scalar("i", 32)), (2, 3)),  # ND-array of reference type, SPEC §8.3
+        NDArray(ListRef(Scalar("i", 32)), (2, 3)),  # ND-array of reference type, docs/spec.md §8.3
         NDArray(ListRef(Unknown()), None),
     ],
 )
@@ -119,7 +119,7 @@ def test_largest_dim_is_recognized() -> None:
     assert raw_recognized(t)
 
 
-# SPEC §5 examples.
+# docs/spec.md §5 examples.
 @pytest.mark.parametrize(
     ("text", "t", "readable"),
     [

@@ -1,4 +1,4 @@
-"""Structured index path signatures `sip` (SPEC §6) and their readable form (SPEC §9)."""
+"""Structured index path signatures `sip` (docs/spec.md §6) and their readable form (docs/spec.md §9)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_empty_root_prints_nothing() -> None:
 
 
 def test_empty_structure_that_is_the_root_prints_open_and_close() -> None:
-    # SPEC §9's visitor: entering prints `:[`/`:{` and a newline, closing `]`/`}`, `,` and
+    # docs/spec.md §9's visitor: entering prints `:[`/`:{` and a newline, closing `]`/`}`, `,` and
     # a newline (at the root's empty indent), also when nothing is in between.
     sig = decode_sip("I4!S1!R4!D1!")
     assert format_sip(sig.inputs) == ":[\n],\n"
@@ -116,7 +116,7 @@ def test_nested_empty_structures_are_kept() -> None:
 
 
 def test_decoded_sequences_are_lists_in_inputs_and_tuples_in_results() -> None:
-    # As SPEC §3.2 builds them from index paths.
+    # As docs/spec.md §3.2 builds them from index paths.
     sig = decode_sip("I8!S5!k0_0R8!S5!k0_0")
     assert sig.inputs == Sequence("list", (leaf(0),))
     assert sig.results == Sequence("tuple", (leaf(0),))

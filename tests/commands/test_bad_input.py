@@ -1,4 +1,4 @@
-"""Bad input to `abi-opt` (SPEC §11): every kind gives exactly one diagnostic line on
+"""Bad input to `abi-opt` (docs/spec.md §11): every kind gives exactly one diagnostic line on
 stderr, exit status 1, no traceback, and no output file (not even a temporary one)."""
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ def test_sip_empty_roots() -> None:
 
 
 def test_sip_empty_structure_as_root_value() -> None:
-    # Distinct from an empty root: the visitor opens and closes the structure (SPEC §9).
+    # Distinct from an empty root: the visitor opens and closes the structure (docs/spec.md §9).
     done = abi_sig("sip", "I4!S1!R9!S6!k0D1!")
     assert done.returncode == 0
     assert done.stdout == b"inputs:\n:[\n],\nresults:\n:[\n  0:{\n  },\n],\n"

@@ -1,5 +1,5 @@
 """`abi_compiler.frontends`: picking a frontend by the object's type, and a `CallAdapter`
-put in front of a compiled function by `abi_compiler.calling.vm`."""
+put in front of a compiled function by `abi_compiler.iree`."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ class _Doubling:
 
 def test_adapted_function() -> None:
     np = pytest.importorskip("numpy")
-    iree = pytest.importorskip("abi_compiler.calling.vm")
+    iree = pytest.importorskip("abi_compiler.iree")
     module = iree.compile(
         "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
         "  func.return %x : tensor<2xf32>\n}\n"

@@ -20,7 +20,7 @@ needs_iree()
 
 import numpy as np  # noqa: E402
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
 from tests.frontends.generate.values import assert_same, decode  # noqa: E402
 
 INPUTS = Path(__file__).resolve().parent / "inputs"
@@ -55,7 +55,7 @@ def test_torch_records(modules: dict[str, abi_iree.Module]) -> None:
     # frontend's iree.abi), the keyword arguments are named, the constant `steps` and
     # the buffer and parameters are not arguments.
     assert repr(modules["torch_mlp"].main) == (
-        "<abi_compiler.calling.vm.Function @main(dict{features: tensor<2x4xf32>}, "
+        "<abi_compiler.iree.Function @main(dict{features: tensor<2x4xf32>}, "
         "tuple[tensor<3xf32>, tensor<3xi32>], mask: tensor<3xi1>, ids: tensor<3xi8>) -> "
         "(dict{rest: tuple[tensor<3xf32>, list[tensor<3xi64>, tensor<3xi8>]], "
         "y: tensor<2x3xf32>}, tuple[tensor<3xf32>, tensor<3xi32>])>"

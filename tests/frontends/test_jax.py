@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.jax` and `abi_compiler.calling.vm.compile(exported)` (SPEC §3.4):
+"""`abi_compiler.frontends.jax` and `abi_compiler.iree.compile(exported)` (docs/spec.md §3.4):
 live JAX functions exported with `jax.export`, compiled, and called with the original
 call — keyword arguments by keyword, unused arguments, `None` leaves — returning the
 original pytree, compared with what JAX itself returns.
@@ -36,7 +36,7 @@ def _export(fun: Any, *args: Any, **kwargs: Any) -> Any:
 def _compile(exported: Any) -> Any:
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)

@@ -1,5 +1,5 @@
 """`abi_compiler.frontends.jax` without JAX: the ImportError says what to install, and
-nothing else of the project needs JAX (SPEC §3.4)."""
+nothing else of the project needs JAX (docs/spec.md §3.4)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""JAX exports as JAX writes them (SPEC §3.3), compiled and called without JAX: the
+"""JAX exports as JAX writes them (docs/spec.md §3.3), compiled and called without JAX: the
 files tests/jax_exports/generate.py wrote with JAX 0.10.2 go through
-`abi_compiler.calling.vm.compile` (`-p iree-abi-v1`, then iree-compile), and the compiled
+`abi_compiler.iree.compile` (`-p iree-abi-v1`, then iree-compile), and the compiled
 `main` is called with the pytrees the function was traced with; the results are JAX's
 own (saved next to each export: `in<i>`/`out<i>` in JAX's flat leaf order).
 
@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
-from abi_compiler.calling import vm as abi_iree
+from abi_compiler import iree as abi_iree
 
 INPUTS = Path(__file__).resolve().parents[1] / "jax_exports"
 
@@ -123,7 +123,7 @@ def test_dropped_leaf_keeps_the_flat_signature() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Donation (SPEC §3.3): `jax.jit(step, donate_argnums=0)` marks each leaf of `params`
+# Donation (docs/spec.md §3.3): `jax.jit(step, donate_argnums=0)` marks each leaf of `params`
 # with `tf.aliasing_output`.
 # --------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.onnx` and `abi_compiler.calling.vm.compile(model)` on real ONNX
+"""`abi_compiler.frontends.onnx` and `abi_compiler.iree.compile(model)` on real ONNX
 models, compared with ONNX's reference evaluator. Skipped without onnx (the `onnx`
 extra)."""
 
@@ -20,7 +20,7 @@ import onnx  # noqa: E402
 import onnx.reference  # noqa: E402
 from onnx import TensorProto, helper  # noqa: E402
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import onnx as onnx_frontend  # noqa: E402
 from tests.frontends.generate import models  # noqa: E402

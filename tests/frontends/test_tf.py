@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.tf` and `abi_compiler.calling.vm.compile(saved_model_dir)` on a real
+"""`abi_compiler.frontends.tf` and `abi_compiler.iree.compile(saved_model_dir)` on a real
 SavedModel, compared with TensorFlow's own call of the signature. Skipped without
 TensorFlow."""
 
@@ -17,7 +17,7 @@ tf = pytest.importorskip("tensorflow")
 
 import numpy as np  # noqa: E402
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import tf as tf_frontend  # noqa: E402
 from tests.frontends.generate import models  # noqa: E402

@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.torch` and `abi_compiler.calling.vm.compile(program)` on real
+"""`abi_compiler.frontends.torch` and `abi_compiler.iree.compile(program)` on real
 `torch.export` programs, and torch tensors at the leaves of any call. Skipped without
 torch and iree-turbine (the `torch` extra); test_generated.py covers the same MLP's MLIR
 without them."""
@@ -18,7 +18,7 @@ pytest.importorskip("iree.turbine")
 
 import numpy as np  # noqa: E402
 
-from abi_compiler.calling import vm as abi_iree  # noqa: E402
+from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
 from tests.frontends.generate import models  # noqa: E402
@@ -198,7 +198,7 @@ def test_a_dtype_iree_cannot_take_is_an_error_before_compiling() -> None:
         torch_frontend.to_mlir(program)
 
 
-# -- torch tensors at the leaves of any call (abi_compiler.calling.marshal / abi_compiler.calling.vm) --
+# -- torch tensors at the leaves of any call (abi_compiler.runtime / abi_compiler.iree) --
 
 LEAVES = """
 func.func @scale(%x: tensor<2x2xf32>, %h: tensor<2xbf16>) -> (tensor<2x2xf32>, tensor<2xbf16>) {

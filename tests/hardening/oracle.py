@@ -159,7 +159,7 @@ RESTRICTED: frozenset[str] = frozenset(
     {
         # O9: a symbol named like the implementation V1 creates (`@_f` for `@f`, by
         # `func.func`, `util.global`, `memref.global "private"` or a generic op) is now
-        # always noticed, and refused: `symbol @_f already exists` (SPEC §8.2's error;
+        # always noticed, and refused: `symbol @_f already exists` (docs/spec.md §8.2's error;
         # issue 21 item 3 asks for a name that never collides — the lead decides).
         "symbol_collisions",
         # O7 (what is left): a generic op after a declaration on its line
@@ -452,7 +452,7 @@ class ModuleGenerator:
         return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
     def leaf_type(self) -> str:
-        """A type the pipelines lower into wrappers IREE accepts (SPEC §8.2's promise:
+        """A type the pipelines lower into wrappers IREE accepts (docs/spec.md §8.2's promise:
         ranked tensors, signless scalars; `iree-opt` crashes verifying a
         `hal.tensor.import` of an unranked tensor)."""
         if self.chance(0.75):
@@ -698,7 +698,7 @@ class ModuleGenerator:
     def generic_op(self, scope: list[tuple[str, str]], results: list[str], indent: str) -> str:
         """`%v = "foo.op"(operands) <{props}> ({region}) {attrs} : (types) -> (types) loc`."""
         # A structured value may only flow into calls, returns and `abi` ops (the pipelines
-        # refuse any other use, SPEC §8).
+        # refuse any other use, docs/spec.md §8).
         plain = [(n, t) for n, t in scope if not self.is_structured(t)]
         operands = self.rng.sample(plain, min(len(plain), self.rng.randint(0, 2)))
         name = self.pick(['"foo.op"', '"foo.compute"', '"quux.x"', '"foo.op_with.dots"'])

@@ -439,7 +439,7 @@ def _pipelines_twice(
     text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> dict[str, str]:
     """Run each pipeline on ``text``, then again on its output: the second run must give
-    the same bytes (SPEC §7) with no diagnostics. Returns the outputs by pipeline."""
+    the same bytes (docs/spec.md §7) with no diagnostics. Returns the outputs by pipeline."""
     source = tmp_path / "in.mlir"
     source.write_text(text, encoding="utf-8")
     outputs = {}

@@ -17,7 +17,7 @@ Random exported functions with random structured signatures go through `iree-abi
 
 For each module: the output verifies, re-parses and prints the same; running the pipeline
 again changes nothing; the reflection is exactly what this file computes from the tree it
-generated (SPEC §4–§6; the JSON and SIP decode, with the codecs, to the same model as
+generated (docs/spec.md §4–§6; the JSON and SIP decode, with the codecs, to the same model as
 that expectation); warnings are only the documented ones; and nothing raises except
 `AbiError` (random paths may be invalid; generated trees never are).
 
@@ -73,7 +73,7 @@ KNOWN_WARNINGS = (
 
 @dataclass(frozen=True)
 class Leaf:
-    """A leaf type: its MLIR text, JSON record (SPEC §4.1) and raw component (§5)."""
+    """A leaf type: its MLIR text, JSON record (docs/spec.md §4.1) and raw component (§5)."""
 
     mlir: str
     record: Any
@@ -512,7 +512,7 @@ def test_typed_functions(functions: list[TypedFunction]) -> None:
                 function.expected_sip(),
             )
             continue
-        # Not exported: no reflection, no wrapper, but decomposed all the same (SPEC §2, §8).
+        # Not exported: no reflection, no wrapper, but decomposed all the same (docs/spec.md §2, §8).
         for output in (v1, legacy):
             assert "iree.reflection" not in reflection_text(output, f"f{i}")
             leaf_types = flat_types(function)
@@ -544,7 +544,7 @@ PathNode = Leaf | Seq | Map
 
 def path_nodes(gaps: bool) -> st.SearchStrategy[PathNode]:
     """Index-path trees; ``gaps``: sequences may skip keys (a V1 wrapper cannot return a
-    result structure with a gap, SPEC §8.2, so result trees have none)."""
+    result structure with a gap, docs/spec.md §8.2, so result trees have none)."""
 
     def sequence(children: st.SearchStrategy[PathNode]) -> st.SearchStrategy[PathNode]:
         if gaps:
@@ -652,7 +652,7 @@ class PathFunction:
         )
 
     def root_keys(self) -> dict[int | str, int]:
-        """SPEC §4.3: a named root child's key is 1 + the largest key created before it,
+        """docs/spec.md §4.3: a named root child's key is 1 + the largest key created before it,
         in flat argument order."""
         arguments, _ = self.flat()
         keys: dict[int | str, int] = {}
@@ -732,7 +732,7 @@ def test_index_path_functions(function: PathFunction) -> None:
     assume(function.valid())
     body = function.text("fn")
     if function.saved_model:
-        # A public function without exported names becomes private (SPEC §6).
+        # A public function without exported names becomes private (docs/spec.md §6).
         helper = "  func.func @helper() {\n    func.return\n  }\n"
         text = "module attributes {tf_saved_model.semantics} {\n" + body + helper + "}\n"
     else:

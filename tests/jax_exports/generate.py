@@ -1,4 +1,4 @@
-"""Writes the JAX exports the tests read (SPEC §3.3): for each case below, `<case>.mlir`
+"""Writes the JAX exports the tests read (docs/spec.md §3.3): for each case below, `<case>.mlir`
 (`exported.mlir_module()`, as JAX writes it) and `<case>.npz` (the call's flat leaves
 `in0`, `in1`, … in `jax.tree_util.tree_leaves((args, kwargs))` order, unused ones
 included, and JAX's own results `out0`, … in `tree_leaves(result)` order).
@@ -9,7 +9,7 @@ Generated with JAX 0.10.2 (jaxlib 0.10.2) and flax 0.12.8 on Linux x86_64, CPU:
 
 The tests never import JAX for these files: the lit tests in tests/filecheck/jax-exports
 pin what `abi-opt` makes of them, tests/frontends/test_jax_text.py compiles and calls
-them through `abi_compiler.calling.vm`. (tests/frontends/test_jax.py exports live functions,
+them through `abi_compiler.iree`. (tests/frontends/test_jax.py exports live functions,
 when JAX is installed.)
 """
 

@@ -3,7 +3,7 @@ write says what the passes built.
 
 * `test_equivalence.py`: hypothesis-generated structured functions run in xDSL's
   interpreter before and after `iree-abi-v1` / `iree-abi-legacy`, called through
-  `abi_compiler.calling.marshal` (issue 5, item 5).
+  `abi_compiler.runtime` (issue 5, item 5).
 * `test_example.py`: the same for `examples/structured.mlir`.
 * `test_iree_e2e.py`: the V1 output compiled by `iree-compile` and called from
   `iree.runtime` (skipped when IREE is not installed; issue 5, item 6).

@@ -89,7 +89,7 @@ int_lists = st.lists(int32s, max_size=3)
 
 # Leaf types and strategies for their values. Tensors are numpy arrays (the interpreter
 # implementations read `.shape`; the runtime checks rank and static dims); an ND-array of
-# references is nested Python lists (SPEC §8.3).
+# references is nested Python lists (docs/spec.md §8.3).
 LEAF_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "i1": st.booleans(),
     "i32": int32s,
@@ -109,7 +109,7 @@ LEAF_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "tensor<?x!util.list<i32>>": st.lists(int_lists, max_size=3),
 }
 LEAF_TYPES = sorted(LEAF_VALUES)
-# What IREE's native ABI and `iree-compile` take (SPEC §8.2's promise): ranked int/float
+# What IREE's native ABI and `iree-compile` take (docs/spec.md §8.2's promise): ranked int/float
 # tensors and signless int/float scalars; its runtime rejects `i1` and `index` scalars
 # and lists in arguments.
 IREE_LEAF_TYPES = [t for t in LEAF_TYPES if t not in ("i1", "index") and "list" not in t]

@@ -71,7 +71,7 @@ def print_module(module: ModuleOp) -> str:
 
 
 def expand(passes: Sequence[str]) -> list[str]:
-    """Pass names with the named pipelines replaced by their members (SPEC §8.5)."""
+    """Pass names with the named pipelines replaced by their members (docs/spec.md §8.5)."""
     return [
         member
         for name in passes
@@ -179,7 +179,7 @@ def call(module: ModuleOp, name: str, args: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def as_unpacked(results: tuple[Any, ...]) -> Any:
-    """Results in `unpack`'s convention (SPEC §10): none → None, one → it, more → tuple."""
+    """Results in `unpack`'s convention (docs/spec.md §10): none → None, one → it, more → tuple."""
     if not results:
         return None
     return results[0] if len(results) == 1 else results

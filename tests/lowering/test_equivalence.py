@@ -1,4 +1,4 @@
-"""Lowering preserves meaning (issue 5, item 5; SPEC §8, §10).
+"""Lowering preserves meaning (issue 5, item 5; docs/spec.md §8, §10).
 
 Hypothesis generates (`generators.py`) a structured function — nested tuples and dicts
 of scalars, small tensors, lists and ND-arrays of references; named arguments; zero, one
@@ -20,7 +20,7 @@ be free of structured types and unchanged by a second run of its pipeline.
 
 A second property composes the two conventions: `flatten-signatures` then `iree-abi-v1`
 (the wrapper built from the paths flatten-signatures wrote) takes the same values. A
-third runs functions whose structure comes from index paths (SPEC §3.2) the three ways:
+third runs functions whose structure comes from index paths (docs/spec.md §3.2) the three ways:
 flat functions with `tf_saved_model.index_path` (saved-model, with an exported name) or
 `abi.index_path`, in a shuffled flat order, with gaps and named roots.
 
@@ -39,8 +39,8 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
 from abi_compiler.errors import AbiError
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.generators import (
     ARG_NAMES,
     DICT_KEYS,
@@ -79,7 +79,7 @@ PROPERTY_SETTINGS = settings(
 )
 
 # --------------------------------------------------------------------------------------
-# The legacy view: empty structures have no leaves and vanish from SIP (SPEC §8).
+# The legacy view: empty structures have no leaves and vanish from SIP (docs/spec.md §8).
 # --------------------------------------------------------------------------------------
 
 _VANISHED = object()
@@ -205,9 +205,9 @@ def test_flattened_functions_wrapped_from_their_index_paths_take_the_same_values
 ) -> None:
     """`flatten-signatures` then `iree-abi-v1`: the wrapper built from the `abi.index_path`
     attributes flatten-signatures wrote takes the original structured values (minus the
-    empty structures, which have no paths; the argument root compresses their gaps, SPEC
+    empty structures, which have no paths; the argument root compresses their gaps, docs/spec.md
     §3.2) and returns the legacy view of the results. A result structure with a gap (an
-    empty structure before a leaf) cannot be wrapped (SPEC §8.2): such examples are
+    empty structure before a leaf) cannot be wrapped (docs/spec.md §8.2): such examples are
     skipped."""
     spec = data.draw(function_specs(), label="spec")
     values = tuple(
@@ -256,7 +256,7 @@ def test_generated_module_text_is_what_the_generator_means() -> None:
 
 
 # --------------------------------------------------------------------------------------
-# Functions whose structure comes from index paths (SPEC §3.2): flat in the IR, wrapped
+# Functions whose structure comes from index paths (docs/spec.md §3.2): flat in the IR, wrapped
 # from their paths by wrap-entry-points, flattened in their original order by
 # flatten-signatures. Saved-model modules (`tf_saved_model.index_path`, an exported name)
 # and plain ones (`abi.index_path`).
@@ -322,7 +322,7 @@ class PathFunction:
     result_order: tuple[int, ...]  # result leaf ids in flat result order
 
     def root_keys(self) -> dict[PathKey, int] | None:
-        """SPEC §4.3: the key of each root component, in flat order a name takes 1 + the
+        """docs/spec.md §4.3: the key of each root component, in flat order a name takes 1 + the
         largest key so far; None when a later integer key collides with a name's key."""
         heads = {leaf: path[0] for path, leaf in self.argument_paths()}
         keys: dict[PathKey, int] = {}

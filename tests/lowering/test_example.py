@@ -1,7 +1,7 @@
 """The bundled example (`examples/structured.mlir`, issue 5 "Done when"): both named
 pipelines give verified modules, and every exported function behaves the same in the
 interpreter before and after lowering, called with nested Python values through the
-runtime marshalling (SPEC §10)."""
+runtime marshalling (docs/spec.md §10)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.helpers import (
     Lowered,
     as_unpacked,
@@ -111,7 +111,7 @@ def test_legacy_behaviour(legacy: Lowered, name: str) -> None:
     args, kwargs, expected = CALLS[name]
     entries = reflection(legacy.module, name)
     # `generate` mixes positional and named arguments: its SIP root is a sequence, the
-    # names are dropped (SPEC §6), so every argument is positional.
+    # names are dropped (docs/spec.md §6), so every argument is positional.
     flat = pack_legacy(entries["f"], entries["sip"], *args, *kwargs.values())
     results = call(legacy.module, name, flat)
     assert_same(unpack_legacy(entries["f"], entries["sip"], results), expected, f"legacy @{name}")

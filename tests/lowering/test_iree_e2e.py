@@ -1,4 +1,4 @@
-"""Real-runtime check (issue 5, item 6; SPEC §8.2's promise): the output of
+"""Real-runtime check (issue 5, item 6; docs/spec.md §8.2's promise): the output of
 `-p iree-abi-v1` compiles with IREE's `iree-compile` (llvm-cpu, host CPU) and is callable
 from `iree.runtime` with nested Python values — dicts, tuples, numpy arrays with static
 and dynamic dims, scalars, a keyword argument — giving nested results (tuples for
@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.generators import (
     IREE_LEAF_TYPES,
     function_specs,
@@ -62,7 +62,7 @@ COMPILE_FLAGS = [
 
 # A dict with static and dynamic tensors and a scalar, a nested tuple, a plain tensor, a
 # scalar and a named argument; results nest a tuple in a dict. `@inlined` returns a single
-# structure (its items are the wrapper's results, SPEC §4.2); `@plain` needs no wrapper;
+# structure (its items are the wrapper's results, docs/spec.md §4.2); `@plain` needs no wrapper;
 # `@via_helper` passes structures to a private helper with func.call.
 MODULE = """
 func.func @combine(
@@ -244,7 +244,7 @@ def test_iree_runs_the_legacy_flat_functions(
     entries = reflection(legacy.module, name)
     assert "iree.abi" not in entries
     # `combine` mixes positional and named arguments: the SIP root is a sequence and
-    # every argument is positional (SPEC §6).
+    # every argument is positional (docs/spec.md §6).
     flat = pack_legacy(entries["f"], entries["sip"], *args, *kwargs.values())
     returned = to_host(getattr(legacy_module, name)(*flat))
     results = list(returned) if isinstance(returned, tuple) else [returned]

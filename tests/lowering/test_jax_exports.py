@@ -1,4 +1,4 @@
-"""A JAX export end to end (SPEC §3.3): `examples/jax_train_step.mlir` (a nested `params`
+"""A JAX export end to end (docs/spec.md §3.3): `examples/jax_train_step.mlir` (a nested `params`
 dict of weights, an `x` input, a `{'grads': (…), 'loss': …}` result) through
 `iree-abi-v1`, its `iree.abi` read back by `abi-sig json`, marshalled by this project's
 runtime and, when IREE is installed, compiled with `iree-compile` and called through
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.runtime import pack, pack_legacy, unpack, unpack_legacy
 from tests.lowering.helpers import Lowered, assert_same, reflection, run_passes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,10 +1,10 @@
-"""Random JAX exports through both pipelines (SPEC §3.3): pytrees of dicts, lists,
+"""Random JAX exports through both pipelines (docs/spec.md §3.3): pytrees of dicts, lists,
 tuples and dataclass-like nodes, flattened and annotated the way JAX writes
 `jax.arg_info` / `jax.result_info` (keys escaped as MLIR prints them), give the
 `iree.abi` and `sip` of the same trees built directly, write no warning, and a second run
 of each pipeline changes nothing. A gap in the result structure (JAX drops an empty
 pytree, e.g. `return ((), x)`) keeps the flat signature, with a warning that names the
-first gap (SPEC §3.3)."""
+first gap (docs/spec.md §3.3)."""
 
 from __future__ import annotations
 

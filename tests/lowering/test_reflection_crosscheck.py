@@ -1,4 +1,4 @@
-"""Cross-check of the reflection the passes write (issue 4; SPEC §4–§8).
+"""Cross-check of the reflection the passes write (issue 4; docs/spec.md §4–§8).
 
 Every input of the lit suite that a RUN line feeds to one of this project's passes or
 pipelines (each `--split-input-file` chunk on its own), plus `examples/structured.mlir`,
@@ -10,7 +10,7 @@ decoded with the codecs and compared with the model built from the *input* funct
 the view each encoding keeps:
 
 * `iree.abi` (JSON): argument keys become positions, leaves are numbered in natural
-  order, `si`/`ui` scalars are `i` (SPEC §4.1);
+  order, `si`/`ui` scalars are `i` (docs/spec.md §4.1);
 * `f` (raw): the §5 type table — `i1`/`i8`/`si8` are sint8 …, unrecognized types `U`,
   references `O`;
 * `sip`: no leaf types, no list/tuple distinction, empty structures vanish (§8).
@@ -152,7 +152,7 @@ def test_there_are_inputs() -> None:
 
 
 def json_type(t: ValueType | None) -> ValueType:
-    """SPEC §4.1: integers of any signedness are `i<w>`."""
+    """docs/spec.md §4.1: integers of any signedness are `i<w>`."""
     if isinstance(t, Scalar):
         return Scalar("i", t.width) if t.kind in ("si", "ui") else t
     if isinstance(t, NDArray):
@@ -201,7 +201,7 @@ RAW_SCALARS = {
 
 
 def raw_type(t: ValueType) -> ValueType:
-    """SPEC §5's type table, as the raw signature decodes again."""
+    """docs/spec.md §5's type table, as the raw signature decodes again."""
     if isinstance(t, Scalar):
         return RAW_SCALARS.get((t.kind, t.width), Unknown())
     if isinstance(t, ListRef):
@@ -269,7 +269,7 @@ def entries_of(func: FuncOp) -> dict[str, str]:
 
 def runtime_name(func: FuncOp, saved_model: bool, lowered: bool) -> str:
     """The name a runtime caller uses after the configuration: the lowering passes adopt
-    a saved-model export's single exported name (SPEC §6)."""
+    a saved-model export's single exported name (docs/spec.md §6)."""
     names = func.attributes.get(tf_saved_model.EXPORTED_NAMES)
     if lowered and saved_model and isinstance(names, ArrayAttr) and len(names.data) == 1:
         name = names.data[0]
@@ -341,7 +341,7 @@ def is_ref_array(t: ValueType | None) -> bool:
 
 
 def check_wrapper_boundary(wrapper: FuncOp, signature: Signature) -> None:
-    """The wrapper's types are the root records' calling convention (SPEC §8.2): a
+    """The wrapper's types are the root records' calling convention (docs/spec.md §8.2): a
     structure or ND-array of references is one `!util.list<?>`, a leaf its own type; a
     single structured result is returned inlined."""
     name = wrapper.sym_name.data
@@ -372,7 +372,7 @@ def check_wrapper_boundary(wrapper: FuncOp, signature: Signature) -> None:
 
 def actual_types(func: FuncOp) -> FlatSignature:
     """The raw view of an unflattened function: its own types, structures unrecognized
-    (SPEC §5)."""
+    (docs/spec.md §5)."""
 
     def view(types: Sequence[Attribute]) -> tuple[ValueType, ...]:
         return tuple(Unknown() if is_structured_type(t) else value_type(t) for t in types)
@@ -469,7 +469,7 @@ def test_written_reflection_decodes_to_the_model(source: Input) -> None:
             continue
         after, text = result
         check_output(source, config, before_module, after)
-        # Deterministic, and a second run changes nothing (SPEC §7).
+        # Deterministic, and a second run changes nothing (docs/spec.md §7).
         again = parse(text, source.allow_unregistered)
         apply_passes(again, passes)
         assert print_module(again) == text, f"{source.name}: a second {config} changed the output"
@@ -488,7 +488,7 @@ EXPECTED_FAILURES = {
 def test_inputs_without_expected_errors_go_through_every_configuration() -> None:
     """Only the error tests fail on purpose; every other input goes through every
     configuration, or the cross-check above would silently check little. The exceptions:
-    materialize-sip-abi alone on structured types without index paths (SPEC §8.5 says to
+    materialize-sip-abi alone on structured types without index paths (docs/spec.md §8.5 says to
     flatten first), and `EXPECTED_FAILURES`."""
     succeeded = 0
     for source in INPUTS:

@@ -1,4 +1,4 @@
-"""`wrap-entry-points` spells every `!iree.list<T>` `!util.list<T>` (SPEC §8.2), inside
+"""`wrap-entry-points` spells every `!iree.list<T>` `!util.list<T>` (docs/spec.md §8.2), inside
 any type or attribute (`util_list_spelling`), and leaves every other object as it is:
 the very same object, so that shared attributes stay shared."""
 

@@ -1,7 +1,7 @@
 """The V1 wrappers written as text (`passes/wrapper_text.py`) are, byte for byte, what
 xDSL's printer prints for the wrappers `wrap-entry-points` builds as IR: on generated
 modules (typed structures, index paths, named arguments, ND-arrays of references, legacy
-lists), on every module of the lit suite the pass lowers, and on the corners of SPEC
+lists), on every module of the lit suite the pass lowers, and on the corners of docs/spec.md
 §8.2's text (repeated and suffixed argument names, quoted symbol names, non-string
 reflection entries, legacy entries recomputed for the wrapper)."""
 

@@ -1,4 +1,4 @@
-"""`abi_compiler.signatures.signature_diff`: each kind of breaking and compatible change (SPEC §9.1),
+"""`abi_compiler.signatures.signature_diff`: each kind of breaking and compatible change (docs/spec.md §9.1),
 on models decoded from V1 `iree.abi` and from legacy `f` + `sip` signatures."""
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ def test_results_compare_as_the_caller_receives_them() -> None:
 
 
 def test_leaves_compare_by_record() -> None:
-    # SPEC §4.1: an integer record has no signedness; flat indices do not matter.
+    # docs/spec.md §4.1: an integer record has no signedness; flat indices do not matter.
     unsigned = legacy([Scalar("ui", 8)], [], SipSignature(Sequence("list", (Leaf(None, 0),)), None))
     assert unsigned.arguments[0].node == Leaf(Scalar("ui", 8), 0)
     assert lines(unsigned, v1(["i8"], [])) == []

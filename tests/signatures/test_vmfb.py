@@ -48,7 +48,7 @@ func.func @main(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 def compile_vmfb(source: str | Path, pipeline: str | None) -> bytes:
     pytest.importorskip("iree.runtime")
     pytest.importorskip("iree.compiler")
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
@@ -60,7 +60,7 @@ def visible(functions: list[FunctionSignature]) -> list[FunctionSignature]:
 
 
 def lowered(source: Path, pipeline: str) -> list[FunctionSignature]:
-    from abi_compiler.calling import vm as abi_iree
+    from abi_compiler import iree as abi_iree
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)

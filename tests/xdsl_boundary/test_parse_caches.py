@@ -18,6 +18,7 @@ from xdsl.traits import SymbolTable
 from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.pipeline.dialects import register_dialects
 from abi_compiler.text.to_ir.type_cache import TypeCachingParser, type_extent
+from abi_compiler.xdsl_boundary import xdsl_fixes
 from abi_compiler.xdsl_boundary.symbol_cache import cached_symbol_lookups
 from abi_compiler.xdsl_boundary.xdsl_fixes import FixedParser
 
@@ -114,7 +115,8 @@ def test_cached_symbol_lookups_agree_with_xdsl() -> None:
     call = next(op for op in module.walk() if isinstance(op, func.CallOp))
     names = ["g", "h", "missing", StringAttr("g"), SymbolRefAttr("h"), SymbolRefAttr("g", ["x"])]
     expected = [SymbolTable.lookup_symbol(call, name) for name in names]
-    with cached_symbol_lookups():
+    # (The cache answers a run's lookups: inside `applied()`.)
+    with xdsl_fixes.applied(), cached_symbol_lookups():
         assert [SymbolTable.lookup_symbol(call, name) for name in names] == expected
         module.verify()
     assert SymbolTable.lookup_symbol.__name__ == "lookup_symbol"

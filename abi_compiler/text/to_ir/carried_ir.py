@@ -1,4 +1,4 @@
-"""Carried text in the IR (SPEC §8.6; the text side is `abi_compiler.text.carry`).
+"""Carried text in the IR (docs/spec.md §8.6; the text side is `abi_compiler.text.carry`).
 
 `attach` links the module parsed from the masked text (`abi_compiler.pipeline.plan`) to
 the chunk's layout: every `func.func` whose body was not parsed (and every declaration)
@@ -139,7 +139,7 @@ def attach(module: ModuleOp, carried: Carried) -> None:
 
 def record_argument_names(module: ModuleOp, carried: Carried, table: LocationTable) -> None:
     """Tell ``table`` where to read the name location of each top-level function's
-    arguments (SPEC §3.3): the `loc(…)` after each argument in the text, resolved through
+    arguments (docs/spec.md §3.3): the `loc(…)` after each argument in the text, resolved through
     the chunk's location aliases — read only for the functions a pass asks about
     (`abi_compiler.ir.argument_names`). Right after `attach`, whose ops follow the
     layout one to one."""

@@ -1,5 +1,5 @@
 // The abi dialect's type, ops and attributes round-trip, in the custom and in the generic
-// form (SPEC §8.3–§8.4).
+// form (docs/spec.md §8.3–§8.4).
 // RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC

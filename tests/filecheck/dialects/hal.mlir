@@ -67,7 +67,7 @@ func.func @export(%static: tensor<4xf32>, %dynamic: tensor<?x4x?xi8>, %d0: index
   func.return
 }
 
-// Unranked tensors import and export without dims (SPEC §8.2 lowers them, with a warning).
+// Unranked tensors import and export without dims (docs/spec.md §8.2 lowers them, with a warning).
 // CHECK-LABEL: func.func @unranked(%bv: !hal.buffer_view) -> !hal.buffer_view {
 // CHECK-NEXT:  %t = hal.tensor.import %bv : !hal.buffer_view -> tensor<*xf32>
 // CHECK-NEXT:  %v = hal.tensor.export %t : tensor<*xf32> -> !hal.buffer_view

@@ -1,5 +1,5 @@
 // The bundled example through both named pipelines (the README's quick start): the
-// output parses again, and running a pipeline on its own output changes nothing (SPEC §7).
+// output parses again, and running a pipeline on its own output changes nothing (docs/spec.md §7).
 // RUN: abi-opt %examples/structured.mlir -p iree-abi-v1 > %t.v1
 // RUN: abi-opt %t.v1 | abi-opt -p iree-abi-v1 | diff %t.v1 -
 // RUN: filecheck %s --check-prefix=V1 < %t.v1
@@ -29,5 +29,5 @@
 // LEGACY-LABEL: func.func private @classifier(
 // LEGACY-NOT:     iree.reflection
 
-// The example mixes positional and named arguments, which SIP cannot express (SPEC §6).
+// The example mixes positional and named arguments, which SIP cannot express (docs/spec.md §6).
 // WARN: structured.mlir:{{[0-9]+}}:1: warning: argument names dropped: a SIP root cannot mix positional and named arguments

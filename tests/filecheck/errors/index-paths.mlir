@@ -1,4 +1,4 @@
-// Every index path error of SPEC §3.2, through both pipelines (iree-abi-v1 reads the
+// Every index path error of docs/spec.md §3.2, through both pipelines (iree-abi-v1 reads the
 // paths in materialize-iree-abi and wrap-entry-points, iree-abi-legacy in
 // materialize-sip-abi), located at the offending argument or result.
 // RUN: abi-opt %s -p iree-abi-v1 --split-input-file --verify-diagnostics

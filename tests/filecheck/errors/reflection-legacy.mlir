@@ -1,5 +1,5 @@
 // Existing legacy reflection (`fv`/`f`, `abi`/`sipv`/`sip`) that does not decode, or has
-// the wrong version value, is an error, never replaced (SPEC §7), located at the function.
+// the wrong version value, is an error, never replaced (docs/spec.md §7), located at the function.
 // RUN: abi-opt %s -p iree-abi-legacy --split-input-file --verify-diagnostics
 
 // expected-error @+1 {{malformed existing reflection 'f': expected a span length after span tag 'R' (at offset 4)}}

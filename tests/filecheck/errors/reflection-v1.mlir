@@ -1,4 +1,4 @@
-// Existing V1 reflection that does not decode is an error, never replaced (SPEC §7):
+// Existing V1 reflection that does not decode is an error, never replaced (docs/spec.md §7):
 // `malformed existing reflection '<key>': <codec error>`, located at the function.
 // RUN: abi-opt %s -p iree-abi-v1 --split-input-file --verify-diagnostics
 

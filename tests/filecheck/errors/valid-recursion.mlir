@@ -1,5 +1,5 @@
 // Valid: recursive and mutually recursive calls through functions whose signatures are
-// flattened. Every function of the module is decomposed (SPEC §8), calls are rewritten to
+// flattened. Every function of the module is decomposed (docs/spec.md §8), calls are rewritten to
 // the flat signature (a wrapped export's own recursive call goes to the private `_<name>`).
 // RUN: abi-opt %s -p iree-abi-legacy | abi-opt -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY
 // RUN: abi-opt %s -p iree-abi-v1 | abi-opt -p iree-abi-v1 | filecheck %s --check-prefix=V1

@@ -1,4 +1,4 @@
-// Errors only the V1 wrapper can hit (SPEC §8.2).
+// Errors only the V1 wrapper can hit (docs/spec.md §8.2).
 // RUN: abi-opt %s -p iree-abi-v1 --split-input-file --verify-diagnostics
 
 // expected-error @+1 {{symbol @_clash already exists}}

@@ -1,6 +1,6 @@
 // RUN: abi-opt %s -p flatten-signatures | filecheck %s
 // RUN: abi-opt %s -p flatten-signatures | abi-opt -p flatten-signatures | filecheck %s
-// flatten-signatures (SPEC §8.1): structured arguments and results become their leaves
+// flatten-signatures (docs/spec.md §8.1): structured arguments and results become their leaves
 // in natural order; exported functions it changes get abi.index_path on every value.
 
 // CHECK-LABEL: func.func @mixed(

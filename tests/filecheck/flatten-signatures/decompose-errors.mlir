@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p flatten-signatures --split-input-file --verify-diagnostics --allow-unregistered-dialect
-// A structured value used by an op that cannot be decomposed (SPEC §8).
+// A structured value used by an op that cannot be decomposed (docs/spec.md §8).
 
 func.func @escapes(%t: tuple<i32, i32>) {
   // expected-error @+1 {{cannot lower structured value of type tuple<i32, i32>: used by 'test.use'}}

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p flatten-signatures --split-input-file --verify-diagnostics
-// Adopting saved-model exports (SPEC §6): the errors.
+// Adopting saved-model exports (docs/spec.md §6): the errors.
 
 module attributes {tf_saved_model.semantics} {
   // expected-error @+1 {{Multiple exported names not supported yet}}

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p flatten-signatures | filecheck %s
-// Saved-model input (SPEC §6): the export takes its exported name, index paths become
+// Saved-model input (docs/spec.md §6): the export takes its exported name, index paths become
 // abi.index_path in the original flat order, tf_saved_model attributes go, public
 // functions without exported names become private, callers follow the rename.
 

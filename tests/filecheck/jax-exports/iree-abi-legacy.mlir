@@ -1,5 +1,5 @@
 // JAX exports as JAX 0.10.2 writes them (tests/jax_exports/generate.py) through `-p iree-abi-legacy`
-// (SPEC §3.3, §8.1): the flat signature is kept, each value gets the index path read from
+// (docs/spec.md §3.3, §8.1): the flat signature is kept, each value gets the index path read from
 // its name location or `jax.result_info`, and the SIP describes the pytrees.
 
 // RUN: abi-opt %S/../../jax_exports/train_step.mlir -p iree-abi-legacy | filecheck %s --check-prefix=TRAIN-STEP

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi --split-input-file --verify-diagnostics
-// Every index path error of SPEC §3.2, located at the offending argument or result.
+// Every index path error of docs/spec.md §3.2, located at the offending argument or result.
 
 func.func @missing(%a: i32 {abi.index_path = [0]},
                    // expected-error @+1 {{Missing argument attribute abi.index_path on argument 1}}

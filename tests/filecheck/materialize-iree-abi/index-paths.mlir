@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi | filecheck %s
-// Structure rebuilt from index paths (SPEC §3.2): in a saved-model module only functions
+// Structure rebuilt from index paths (docs/spec.md §3.2): in a saved-model module only functions
 // with exported names are exported; sequences among the arguments are lists, results
 // form ONE root node; a string at the argument root names the argument with key
 // 1 + the largest root key so far.

@@ -1,6 +1,6 @@
 // RUN: abi-opt %s --split-input-file --verify-diagnostics --allow-unregistered-dialect -p materialize-iree-abi | filecheck %s
 // RUN: abi-opt %s --split-input-file --verify-diagnostics --parse-all --allow-unregistered-dialect -p materialize-iree-abi | filecheck %s
-// Argument names in locations (SPEC §3.3), with and without carried text: in place,
+// Argument names in locations (docs/spec.md §3.3), with and without carried text: in place,
 // through a location alias defined before or after its use (MLIR allows a location
 // alias to be used before its definition; printers put them at the end), through an
 // alias of an alias, with a child location, with quotes escaped. `jax.arg_info` wins

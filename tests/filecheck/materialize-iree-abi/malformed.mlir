@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi --split-input-file --verify-diagnostics
-// An existing iree.abi that does not decode is an error (SPEC §7), not replaced.
+// An existing iree.abi that does not decode is an error (docs/spec.md §7), not replaced.
 
 // expected-error @+1 {{malformed existing reflection 'iree.abi': }}
 func.func @not_json(%a: i32) attributes {iree.reflection = {iree.abi = "{\22a\22:["}} {

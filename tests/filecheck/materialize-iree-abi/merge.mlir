@@ -1,6 +1,6 @@
 // RUN: abi-opt %s -p materialize-iree-abi | filecheck %s
 // RUN: abi-opt %s -p materialize-iree-abi | abi-opt -p materialize-iree-abi | filecheck %s
-// Merging into iree.reflection (SPEC §7): unrelated keys are kept and the dictionary is
+// Merging into iree.reflection (docs/spec.md §7): unrelated keys are kept and the dictionary is
 // written in sorted key order; an existing iree.abi is validated, never replaced; a
 // frontend's bare iree.abi is moved into iree.reflection. Idempotent (second RUN line).
 

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi --split-input-file --verify-diagnostics
-// The errors of SPEC §4.3, located at the offending argument.
+// The errors of docs/spec.md §4.3, located at the offending argument.
 
 // expected-error @+1 {{named arguments must follow all positional arguments}}
 func.func @named_first(%x: i32 {abi.name = "x"}, %a: i32) {

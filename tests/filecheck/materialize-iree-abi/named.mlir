@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi | filecheck %s
-// Named arguments from types: `abi.name` names the argument in place (SPEC §4.3);
+// Named arguments from types: `abi.name` names the argument in place (docs/spec.md §4.3);
 // a structured named argument keeps its name (deliberate difference from IREE).
 
 // CHECK-LABEL: func.func @named

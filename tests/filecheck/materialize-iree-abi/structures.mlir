@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi | filecheck %s
-// Tuples and dicts (SPEC §3.1, §4.1, §4.2): nested, empty, single-element; dict slots in
+// Tuples and dicts (docs/spec.md §3.1, §4.1, §4.2): nested, empty, single-element; dict slots in
 // byte-wise sorted key order whatever order the type lists them in.
 
 // CHECK-LABEL: func.func @empty()
@@ -8,7 +8,7 @@ func.func @empty() {
   func.return
 }
 
-// The example of SPEC §4.2: a single structured result is inlined.
+// The example of docs/spec.md §4.2: a single structured result is inlined.
 // CHECK-LABEL: func.func @spec_example
 // CHECK-SAME: iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,2,null,4],\22i32\22],\22r\22:[[\22stuple\22,[\22ndarray\22,\22f32\22,1,4],[\22ndarray\22,\22f32\22,1,4]]],\22v\22:1}"}
 func.func @spec_example(%a: tensor<?x4xf32>, %b: i32) -> tuple<tensor<4xf32>, tensor<4xf32>> {

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-iree-abi | filecheck %s
-// Every row of the type table of SPEC §4.1.
+// Every row of the type table of docs/spec.md §4.1.
 
 // CHECK-LABEL: func.func @integers
 // CHECK-SAME: iree.reflection = {iree.abi = "{\22a\22:[\22i1\22,\22i8\22,\22i16\22,\22i32\22,\22i64\22,\22i8\22,\22i32\22,\22i16\22,\22i64\22,\22i3\22],\22r\22:[],\22v\22:1}"}
@@ -32,7 +32,7 @@ func.func @unknown(%a: index, %b: complex<f32>, %c: !hal.buffer_view, %d: tensor
   func.return
 }
 
-// An ND-array of reference type (SPEC §8.3) is an ndarray of the element's record.
+// An ND-array of reference type (docs/spec.md §8.3) is an ndarray of the element's record.
 // CHECK-LABEL: func.func @ref_array
 // CHECK-SAME: iree.reflection = {iree.abi = "{\22a\22:[[\22ndarray\22,[\22py_homogeneous_list\22,\22i32\22],2,2,3]],\22r\22:[],\22v\22:1}"}
 func.func @ref_array(%a: tensor<2x3x!util.list<i32>>) {

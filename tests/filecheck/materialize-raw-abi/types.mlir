@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-raw-abi 2>/dev/null | filecheck %s
-// Every row of the type mapping of SPEC §5. Unrecognized types warn (see warnings.mlir).
+// Every row of the type mapping of docs/spec.md §5. Unrecognized types warn (see warnings.mlir).
 
 // Scalars: i1 i8 → 4, i16 → 5, i32 → 6, i64 → 7, f16 → 1, f32 → (0, not written),
 // f64 → 2, bf16 → 3, si8..si64 → 4..7, ui8..ui64 → 8..11.
@@ -27,7 +27,7 @@ func.func @references(%a: !util.list<?>, %b: !iree.list<i32>, %c: tensor<2x!util
   func.return %0 : !util.list<i8>
 }
 
-// The example of SPEC §9.
+// The example of docs/spec.md §9.
 // CHECK-LABEL: func.func @spec_example
 // CHECK-SAME: iree.reflection = {f = "I23!O1!B11!d-1d128d64S3!t6R17!B13!t11d32d-1d64", fv = "1"}
 func.func @spec_example(%a: !util.list<?>, %b: tensor<?x128x64xf32>, %c: i32) -> tensor<32x?x64xui64> {

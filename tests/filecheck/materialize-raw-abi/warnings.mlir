@@ -1,6 +1,6 @@
 // RUN: abi-opt %s -p materialize-raw-abi --verify-diagnostics | filecheck %s
 // Types the raw signature cannot describe are U1! with a warning located at the value
-// (SPEC §5); the output is still written.
+// (docs/spec.md §5); the output is still written.
 
 // CHECK-LABEL: func.func @unrecognized
 // CHECK: iree.reflection = {f = "I22!U1!U1!U1!U1!U1!U1!U1!R4!U1!", fv = "1"}

@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p materialize-sip-abi --verify-diagnostics | filecheck %s
-// SIP from index paths (SPEC §3.2, §6): leaves are the flat argument positions.
+// SIP from index paths (docs/spec.md §3.2, §6): leaves are the flat argument positions.
 
 module attributes {tf_saved_model.semantics} {
   // CHECK-LABEL: func.func @predict

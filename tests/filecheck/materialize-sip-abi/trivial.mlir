@@ -1,8 +1,8 @@
 // RUN: abi-opt %s -p materialize-sip-abi --verify-diagnostics | filecheck %s
-// The trivial structure of a flat function (SPEC §6): argument i at [i], or at
+// The trivial structure of a flat function (docs/spec.md §6): argument i at [i], or at
 // ["<name>"] when every argument is named; a single result is the root itself.
 
-// The example of SPEC §6.
+// The example of docs/spec.md §6.
 // CHECK-LABEL: func.func @spec_example
 // CHECK-SAME: iree.reflection = {abi = "sip", sip = "I12!S9!k0_0k1_1R3!_0", sipv = "1"}
 func.func @spec_example(%a: i32, %b: tensor<4xf32>) -> i32 {

@@ -1,6 +1,6 @@
 // RUN: abi-opt %s -p wrap-entry-points | filecheck %s
 // RUN: abi-opt %s -p wrap-entry-points | abi-opt -p wrap-entry-points | filecheck %s
-// Structured arguments (SPEC §8.2): each structure is one !util.list<?>, taken apart
+// Structured arguments (docs/spec.md §8.2): each structure is one !util.list<?>, taken apart
 // with util.list.get at arith.constant indices; tensors inside lists are read as
 // !hal.buffer_view and imported, dynamic dims read with hal.buffer_view.dim. The
 // implementation becomes private @_<name>, flattened. The second RUN line checks that a

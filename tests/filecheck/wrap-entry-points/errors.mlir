@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p wrap-entry-points --split-input-file --verify-diagnostics --allow-unregistered-dialect
-// What wrap-entry-points cannot do (SPEC §8, §8.2), with exact diagnostics.
+// What wrap-entry-points cannot do (docs/spec.md §8, §8.2), with exact diagnostics.
 
 func.func private @_taken()
 // expected-error @+1 {{symbol @_taken already exists}}
@@ -53,7 +53,7 @@ func.func @escapes(%t: tuple<i32, i32>) {
 
 // -----
 
-// A public declaration whose signature is flattened gets a warning (SPEC §2).
+// A public declaration whose signature is flattened gets a warning (docs/spec.md §2).
 // expected-warning @+1 {{the signature of public declaration @external is flattened: its structured types are replaced by their leaves}}
 func.func @external(tuple<i32, f32>) -> i32
 

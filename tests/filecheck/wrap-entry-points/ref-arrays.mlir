@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p wrap-entry-points --verify-diagnostics | filecheck %s
-// ND-arrays of reference type (SPEC §8.3) cross the wrapper boundary as a !util.list<?>
+// ND-arrays of reference type (docs/spec.md §8.3) cross the wrapper boundary as a !util.list<?>
 // of the values list and the dims list, through abi.ref_array.from_lists / to_lists, at
 // the top level and inside structures. IREE's native ABI rejects them: a warning.
 

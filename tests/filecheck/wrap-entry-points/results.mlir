@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p wrap-entry-points | filecheck %s
-// Result structures (SPEC §8.2): built with util.list.create / resize / set; tensors
+// Result structures (docs/spec.md §8.2): built with util.list.create / resize / set; tensors
 // exported as !hal.buffer_view (dynamic dims through tensor.dim); a single structured
 // result is inlined (its items are the wrapper's results); several typed results keep
 // one value each.

@@ -1,7 +1,7 @@
 // RUN: abi-opt %s -p iree-abi-v1 | filecheck %s
 // RUN: abi-opt %s -p iree-abi-v1 | abi-opt -p iree-abi-v1 | filecheck %s
 // Index-path (saved-model) functions are wrapped from their paths, as IREE's saved-model
-// importer did (SPEC §6, §8.2): the wrapper takes the exported name, argument sequences
+// importer did (docs/spec.md §6, §8.2): the wrapper takes the exported name, argument sequences
 // are lists, named root arguments are separate wrapper arguments in key order, and the
 // implementation keeps the original flat argument order. The single dict result is
 // inlined: its one item is the wrapper's result.

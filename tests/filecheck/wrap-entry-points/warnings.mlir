@@ -1,5 +1,5 @@
 // RUN: abi-opt %s -p wrap-entry-points --verify-diagnostics | filecheck %s
-// Types IREE's native ABI rejects are still lowered, with a warning (SPEC §8.2).
+// Types IREE's native ABI rejects are still lowered, with a warning (docs/spec.md §8.2).
 
 // CHECK-LABEL: func.func @rejected(
 // CHECK-SAME: %t: !util.list<?>) -> ui8

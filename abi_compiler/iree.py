@@ -1,0 +1,37 @@
+"""Calling compiled IREE modules with nested Python values: the public names of
+`abi_compiler.calling` (docs/calling.md).
+
+    from abi_compiler import iree as abi_iree
+    module = abi_iree.compile(mlir_text)              # abi-opt -p iree-abi-v1, iree-compile
+    module = abi_iree.load("model.vmfb")              # or a module compiled elsewhere
+"""
+
+from __future__ import annotations
+
+from abi_compiler.calling.vm import (
+    COMPILE_FLAGS,
+    AdaptedFunction,
+    CompileError,
+    CompileWarning,
+    Function,
+    Module,
+    caller_visible,
+    compile,
+    compile_vmfb,
+    load,
+    lower,
+)
+
+__all__ = [
+    "COMPILE_FLAGS",
+    "AdaptedFunction",
+    "CompileError",
+    "CompileWarning",
+    "Function",
+    "Module",
+    "caller_visible",
+    "compile",
+    "compile_vmfb",
+    "load",
+    "lower",
+]

@@ -1,0 +1,97 @@
+"""Every citation in the code, the tests and the docs names something that exists in the
+repository: a section number (`docs/spec.md §3.2`, or a bare `§3.2`) is a heading of
+docs/spec.md, `docs/<page>.md#<anchor>` an anchor of that page, `docs/<page>.md, "<heading>"`
+the start of one of its headings, and no citation points at the contract outside the
+repository (a clone has no SPEC.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SECTION_SIGN = "\N{SECTION SIGN}"
+
+#: Where citations are written: sources, tests, lit files, benchmarks, examples, docs.
+CITING = [
+    *sorted(
+        path
+        for pattern in ("**/*.py", "**/*.mlir", "**/*.md")
+        for folder in ("abi_compiler", "dialects", "passes", "tests", "bench", "examples", "docs")
+        for path in (ROOT / folder).glob(pattern)
+        if not path.is_symlink() and "__pycache__" not in path.parts
+    ),
+    ROOT / "README.md",
+    ROOT / "lit.cfg.py",
+]
+
+SECTION = re.compile(SECTION_SIGN + r"\s*(\d+(?:\.\d+)*)")
+OUTSIDE = re.compile(r"\bSPEC\s*" + SECTION_SIGN + r"|\.\./shared|SPEC\.md")
+ANCHOR = re.compile(r"docs/([\w-]+\.md)#([\w-]+)")
+QUOTED = re.compile(r'docs/([\w-]+\.md),\s+"([^"]+)"')
+HEADING = re.compile(r"^#+\s+(.*?)\s*$", re.M)
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def _headings(page: str) -> list[str]:
+    return HEADING.findall((DOCS / page).read_text())
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading (as tests/test_docs.py computes it)."""
+    kept = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return kept.replace(" ", "-")
+
+
+def _spec_sections() -> set[str]:
+    numbers = set()
+    for heading in _headings("spec.md"):
+        match = re.match(r"(\d+(?:\.\d+)*)\.?\s", heading)
+        if match:
+            numbers.add(match.group(1))
+    return numbers
+
+
+def test_the_contract_has_its_sections() -> None:
+    """docs/spec.md holds the numbered sections the code cites, from 1 to 12."""
+    sections = _spec_sections()
+    assert {str(n) for n in range(1, 13)} <= sections
+    assert {"3.3", "8.2", "8.6", "9.1", "10.1"} <= sections
+
+
+@pytest.mark.parametrize("path", CITING, ids=_name)
+def test_citations_resolve(path: Path) -> None:
+    if path == Path(__file__).resolve():
+        return
+    text = path.read_text()
+    problems = [
+        f"refers outside the repository: {m.group(0)!r}"
+        for m in OUTSIDE.finditer(text)
+        if path != ROOT / "tests" / "test_docs.py"  # (which forbids these in the docs)
+    ]
+    sections = _spec_sections()
+    problems += [
+        f"cites {SECTION_SIGN}{m.group(1)}, which is no heading of docs/spec.md"
+        for m in SECTION.finditer(text)
+        if m.group(1) not in sections
+    ]
+    for match in ANCHOR.finditer(text):
+        page, anchor = match.groups()
+        if not (DOCS / page).is_file():
+            problems.append(f"cites docs/{page}, which does not exist")
+        elif anchor not in {_slug(h) for h in _headings(page)}:
+            problems.append(f"cites docs/{page}#{anchor}, which is no heading there")
+    for match in QUOTED.finditer(text):
+        page, quoted = match.groups()
+        quoted = " ".join(quoted.split())
+        if not (DOCS / page).is_file():
+            problems.append(f"cites docs/{page}, which does not exist")
+        elif not any(h.startswith(quoted) for h in _headings(page)):
+            problems.append(f'cites docs/{page}, "{quoted}", which is no heading there')
+    assert not problems, f"{_name(path)}: " + "; ".join(problems)
