@@ -59,6 +59,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 import numpy as np
 
 from abi_compiler.attribute_names import ABI_INDEX_PATH, IREE_ABI, JAX_ARG_INFO
+from abi_compiler.calling.marshal import int_misfit, torch_array, unexpected_keyword, value_shape
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
@@ -79,7 +80,6 @@ from abi_compiler.model import (
     Unknown,
     ValueType,
 )
-from abi_compiler.runtime import int_misfit, torch_array, unexpected_keyword, value_shape
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 

@@ -32,6 +32,13 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from abi_compiler.calling.marshal import (
+    dtype_int_range,
+    int_misfit,
+    torch_array,
+    unexpected_keyword,
+    value_shape,
+)
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import Constraint, Dim, DimExpr, DimRelations, LeafDims
@@ -45,13 +52,6 @@ from abi_compiler.model import (
     Sequence,
     Signature,
     ValueType,
-)
-from abi_compiler.runtime import (
-    dtype_int_range,
-    int_misfit,
-    torch_array,
-    unexpected_keyword,
-    value_shape,
 )
 
 __all__ = ["Structure", "Tree", "TreeAdapter", "structure"]

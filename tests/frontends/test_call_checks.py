@@ -11,10 +11,15 @@ from typing import Any
 
 import pytest
 
+from abi_compiler.calling.marshal import (
+    dtype_int_range,
+    int_misfit,
+    unexpected_keyword,
+    value_shape,
+)
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import DimExpr
 from abi_compiler.frontends.pytree import Tree, TreeAdapter
-from abi_compiler.runtime import dtype_int_range, int_misfit, unexpected_keyword, value_shape
 
 INT_DTYPES = [f"{sign}int{width}" for sign in ("", "u") for width in (8, 16, 32, 64)]
 
