@@ -46,7 +46,7 @@ from abi_compiler.frontends import Program
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
-__all__ = ["program", "to_mlir"]
+__all__ = ["program", "spell_operators_as_bitwise", "to_mlir"]
 
 # The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.iree`).
 SUPPORTED_DTYPES = frozenset(
@@ -106,11 +106,58 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     result = _tree(out_spec, output_leaves, "result")
 
     module = aot.export(exported).mlir_module
+    spell_operators_as_bitwise(module)
     lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
     return Program(str(module), "main", TreeAdapter(positional, keywords, result, _tensor))
+
+
+# Python's operators on tensors, as torch.export records them, and the ATen op each is an
+# alias of (`Tensor.__and__` calls `torch.bitwise_and`: same kernel, same promotion).
+# IREE 3.13's torch lowering has patterns for the right-hand names only: `__and__.Tensor`
+# fails to legalize (reported first at its `dense<true> : tensor<i1>` literal operand,
+# llvm/torch-mlir#4625; the missing pattern is llvm/torch-mlir#4749), and torch-mlir has
+# no op for `__xor__.Tensor` (imported as `torch.operator`). `__or__.Tensor` is already
+# canonicalized to `bitwise_or.Tensor` upstream (llvm/torch-mlir#2437). docs/calling.md.
+OPERATOR_ALIASES = {
+    "torch.aten.__and__.Tensor": "torch.aten.bitwise_and.Tensor",
+    "torch.aten.__xor__.Tensor": "torch.aten.bitwise_xor.Tensor",
+}
+
+
+def spell_operators_as_bitwise(module: Any) -> int:
+    """Rename, in a torch-dialect module (iree-turbine's), each op of `OPERATOR_ALIASES`
+    to the ATen op it is an alias of, which IREE's torch lowering knows: the same
+    operands, result type and location, so the numbers are the same. Returns how many
+    ops were renamed."""
+    from iree.compiler import ir
+
+    found: list[tuple[Any, str]] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        name = operation.name
+        if name == "torch.operator":  # an op torch-mlir has no definition of
+            name = ir.StringAttr(operation.attributes["name"]).value
+        if name in OPERATOR_ALIASES:
+            found.append((operation, OPERATOR_ALIASES[name]))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation, alias in found:
+        with operation.context, operation.location:
+            renamed = ir.Operation.create(
+                alias,
+                results=[result.type for result in operation.results],
+                operands=list(operation.operands),
+                ip=ir.InsertionPoint(operation),
+            )
+            for old, new in zip(operation.results, renamed.results, strict=True):
+                old.replace_all_uses_with(new)
+            operation.erase()
+    return len(found)
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:
