@@ -69,17 +69,29 @@ SUPPORTED_DTYPES = frozenset(
 _COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 
+# Parameters and buffers of at least this many bytes leave the text (`program`).
+EXTERNAL_BYTES = 1 << 16
+# The scope of their names in `#flow.parameter.named<scope::name>`.
+PARAMETER_SCOPE = "model"
+
+
 def to_mlir(program: torch.export.ExportedProgram) -> str:
-    """The MLIR text of ``program`` with its structure written on `@main`."""
-    return _program(program).mlir
+    """The MLIR text of ``program`` with its structure written on `@main` (every
+    parameter inside it)."""
+    return _program(program, None).mlir
 
 
-def program(program: torch.export.ExportedProgram) -> Program:
-    """`to_mlir`, with the adapter that takes the program's original call."""
-    return _program(program)
+def program(
+    program: torch.export.ExportedProgram, *, external_bytes: int | None = EXTERNAL_BYTES
+) -> Program:
+    """`to_mlir`, with the adapter that takes the program's original call. Parameters
+    and buffers of at least ``external_bytes`` bytes are left out of the text (None:
+    none): the module reads them by name from an IREE parameter provider, and the
+    `Program` holds them (`Program.parameters`)."""
+    return _program(program, external_bytes)
 
 
-def _program(exported: torch.export.ExportedProgram) -> Program:
+def _program(exported: torch.export.ExportedProgram, external_bytes: int | None) -> Program:
     if not isinstance(exported, torch.export.ExportedProgram):
         raise TypeError(f"expected a torch.export.ExportedProgram, got {type(exported).__name__}")
     # iree-turbine does not import in-place ops (a buffer updated in forward), which
@@ -105,13 +117,54 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     }
     result = _tree(out_spec, output_leaves, "result")
 
-    module = aot.export(exported).mlir_module
+    parameters = _external_parameters(exported, external_bytes)
+    try:
+        module = aot.export(exported).mlir_module
+    finally:
+        for tensor in parameters.values():
+            del tensor._turbine_external_tensor_trait
     spell_operators_as_bitwise(module)
     lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
-    return Program(str(module), "main", TreeAdapter(positional, keywords, result, _tensor))
+    return Program(
+        str(module),
+        "main",
+        TreeAdapter(positional, keywords, result, _tensor),
+        {name: _bytes(tensor) for name, tensor in parameters.items()},
+    )
+
+
+def _external_parameters(
+    exported: torch.export.ExportedProgram, external_bytes: int | None
+) -> dict[str, torch.Tensor]:
+    """The parameters and buffers (never a buffer the program mutates) of at least
+    ``external_bytes`` bytes, each marked with iree-turbine's `ExternalTensorTrait`, which
+    makes turbine's import write a `util.global` initialized from
+    `#flow.parameter.named<"model"::"<name>">` instead of the tensor's contents (what
+    `aot.externalize_module_parameters` does to a module). The caller removes the marks."""
+    if external_bytes is None:
+        return {}
+    from iree.turbine.aot.tensor_traits import ExternalTensorTrait
+
+    signature = exported.graph_signature
+    mutated = set(signature.buffers_to_mutate.values())
+    found: dict[str, torch.Tensor] = {}
+    for name, tensor in exported.state_dict.items():
+        if name in mutated or tensor.numel() * tensor.element_size() < external_bytes:
+            continue
+        if ExternalTensorTrait.get(tensor) is not None:  # marked by the caller, or tied
+            continue
+        ExternalTensorTrait(external_scope=PARAMETER_SCOPE, external_name=name).set(tensor)
+        found[name] = tensor
+    return found
+
+
+def _bytes(tensor: torch.Tensor) -> Any:
+    """The bytes of ``tensor`` as a numpy uint8 array (no copy for a contiguous CPU
+    tensor)."""
+    return tensor.detach().contiguous().cpu().reshape(-1).view(torch.uint8).numpy()
 
 
 # Python's operators on tensors, as torch.export records them, and the ATen op each is an
