@@ -12,7 +12,11 @@ flax MLP with LayerNorms), in one process.
   Each result is first checked against eager (rtol 1e-4).
 
     python bench/bench_zoo.py [--size small] [--calls 50] [--rounds 5] [--compile-rounds 1]
-        [--families bert,gpt2,...] [--output bench/RESULTS_zoo.md]
+        [--device local-sync] [--threads 1] [--families bert,gpt2,...]
+        [--output bench/RESULTS_zoo.md]
+
+One thread each by default (IREE's `local-sync` runs on the calling thread, torch gets one
+intra-op thread): on a loaded machine, torch's two threads were 5–10× slower than one.
 
 Needs torch, transformers and iree-turbine, and jax and flax. Not part of the test suite.
 """
@@ -63,7 +67,6 @@ def _blocking(call: Callable[[], Any]) -> Callable[[], Any]:
 
 
 def measure(name: str, args: argparse.Namespace) -> str:
-    import torch
 
     model = zoo.FAMILIES[name](args.size)
     start = time.perf_counter()
@@ -75,7 +78,7 @@ def measure(name: str, args: argparse.Namespace) -> str:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", abi_iree.CompileWarning)
-            compiled = abi_iree.compile(exported)
+            compiled = abi_iree.compile(exported, device=args.device)
         compile_time = min(compile_time, time.perf_counter() - start)
     call_args, call_kwargs = model.args, model.kwargs
     np.testing.assert_allclose(
@@ -89,7 +92,6 @@ def measure(name: str, args: argparse.Namespace) -> str:
         "eager": _blocking(lambda: model.eager(*call_args, **call_kwargs)),
     }
     best = {key: float("inf") for key in calls}
-    torch.set_num_threads(os.cpu_count() or 1)
     for _ in range(args.rounds):
         for key, call in calls.items():
             best[key] = min(best[key], timeit.timeit(call, number=args.calls) / args.calls)
@@ -107,22 +109,30 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--compile-rounds", type=int, default=1)
     parser.add_argument("--families", default=",".join(zoo.FAMILIES))
+    parser.add_argument(
+        "--device", default="local-sync", help="IREE device (local-sync: the calling thread)"
+    )
+    parser.add_argument("--threads", type=int, default=1, help="torch's intra-op threads")
     parser.add_argument("--output", help="write the results as markdown to this file")
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
     load = os.getloadavg()[0]
     hidden, layers, heads, length, batch, vocab = zoo.SIZES[args.size]
     lines = [
         "# The zoo: compile time, and per-call time against eager",
         "",
         f"`python bench/bench_zoo.py --size {args.size} --calls {args.calls} "
-        f"--rounds {args.rounds} --compile-rounds {args.compile_rounds}`; "
+        f"--rounds {args.rounds} --compile-rounds {args.compile_rounds} "
+        f"--device {args.device} --threads {args.threads}`; "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"torch {_version('torch')}, transformers {_version('transformers')}, "
         f"jax {_version('jax')}, iree-base-compiler {_version('iree-base-compiler')}, "
         f"load average {load:.1f} at the start. Size `{args.size}`: width {hidden}, "
         f"{layers} layers, {heads} heads, batch {batch} × {length} tokens, vocabulary "
-        f"{vocab}. Best round; device `local-task`; eager is torch on the CPU (no grad) "
-        "or the jitted flax function.",
+        f"{vocab}. Best round; IREE device `{args.device}`; eager is torch on the CPU (no "
+        f"grad, {args.threads} intra-op thread(s)) or the jitted flax function.",
         "",
         "| family | framework | parameters | export | compile | call: ours | call: eager | ratio |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
