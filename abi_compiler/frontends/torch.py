@@ -10,7 +10,9 @@
 The MLIR comes from iree-turbine (`iree.turbine.aot.export(program)`): one function
 `@main` whose arguments are the program's tensor inputs in flatten order, with the lifted
 parameters and buffers inside the module (constants, and globals for mutated buffers),
-never arguments. Its torch-dialect body is lowered to builtin tensors with IREE's own
+never arguments; `program` leaves those of `EXTERNAL_BYTES` or more out of the text, as
+named parameters the module reads (`Program.parameters`). Operators IREE cannot lower
+are renamed first (`spell_operators_as_bitwise`). Its torch-dialect body is lowered to builtin tensors with IREE's own
 torch pipeline (`iree_ir.lower_torch`), and the structure of the program's input and
 output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure`):
 positional parameters are positional roots, keyword arguments `named` roots; tuples and
