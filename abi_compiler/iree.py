@@ -1059,8 +1059,10 @@ class Module:
         self.device = device
         self.instance = _instance()
         hal_module = _rt.create_hal_module(self.instance, device)
-        # The parameter index holds the host buffers the module reads its parameters from.
+        # The index of the module's named parameters (`load`), and the host arrays it was
+        # built from, when it was.
         self.parameters = parameters
+        self.parameter_buffers: Mapping[str, Any] | None = None
         modules = [hal_module, vm_module]
         if parameters is not None:
             provider = parameters.create_provider(scope=PARAMETER_SCOPE)
@@ -1186,7 +1188,12 @@ def load(
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
     vm_module = _rt.VmModule.copy_buffer(_instance(), data)
     index = None if parameters is None else parameter_index(parameters)
-    return Module(vm_module, device=hal_device, convert=convert, results=results, parameters=index)
+    loaded = Module(
+        vm_module, device=hal_device, convert=convert, results=results, parameters=index
+    )
+    # The module reads its parameters from these host arrays (not copied) while it lives.
+    loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
+    return loaded
 
 
 # --------------------------------------------------------------------------------------

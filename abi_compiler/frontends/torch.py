@@ -164,9 +164,10 @@ def _external_parameters(
 
 
 def _bytes(tensor: torch.Tensor) -> Any:
-    """The bytes of ``tensor`` as a numpy uint8 array (no copy for a contiguous CPU
-    tensor)."""
-    return tensor.detach().contiguous().cpu().reshape(-1).view(torch.uint8).numpy()
+    """A copy of the bytes of ``tensor``, as a numpy uint8 array: IREE reads a
+    parameter from the host array it is given for as long as the module lives, and the
+    module must not see later changes to the model's own tensors."""
+    return tensor.detach().cpu().reshape(-1).view(torch.uint8).numpy().copy()
 
 
 # Python's operators on tensors, as torch.export records them, and the ATen op each is an

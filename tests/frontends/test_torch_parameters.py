@@ -98,3 +98,14 @@ def test_a_vmfb_and_its_archive_load_together(exported: Any, tmp_path: Path) -> 
         assert abs(got - expected).max() < 1e-5
     with pytest.raises(TypeError, match=r"expected an \.irpa path or a mapping"):
         abi_iree.load(vmfb, parameters=3)  # type: ignore[arg-type]
+
+
+def test_the_module_keeps_the_weights_it_was_compiled_with() -> None:
+    model = Model().eval()
+    x = torch.randn(3, 64)
+    compiled = abi_iree.compile(torch.export.export(model, (x,)))
+    with torch.no_grad():
+        expected = model(x)["y"]
+        model.up.weight.mul_(0.0)  # a later training step, say
+        del model
+    torch.testing.assert_close(compiled.main(x)["y"], expected, rtol=1e-4, atol=1e-5)
