@@ -166,8 +166,9 @@ def _external_parameters(
 def _bytes(tensor: torch.Tensor) -> Any:
     """A copy of the bytes of ``tensor``, as a numpy uint8 array: IREE reads a
     parameter from the host array it is given for as long as the module lives, and the
-    module must not see later changes to the model's own tensors."""
-    return tensor.detach().cpu().reshape(-1).view(torch.uint8).numpy().copy()
+    module must not see later changes to the model's own tensors. Copied by torch, whose
+    allocations IREE maps as they are (a numpy copy was copied once more on loading)."""
+    return tensor.detach().cpu().clone().reshape(-1).view(torch.uint8).numpy()
 
 
 # Python's operators on tensors, as torch.export records them, and the ATen op each is an
