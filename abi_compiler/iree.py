@@ -20,6 +20,8 @@ from abi_compiler.calling.vm import (
     compile_vmfb,
     load,
     lower,
+    parameter_index,
+    save_parameters,
 )
 
 __all__ = [
@@ -34,4 +36,6 @@ __all__ = [
     "compile_vmfb",
     "load",
     "lower",
+    "parameter_index",
+    "save_parameters",
 ]

@@ -44,7 +44,7 @@ import os
 import subprocess
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
@@ -96,6 +96,7 @@ from abi_compiler.signatures.module_signatures import caller_visible
 
 __all__ = [
     "COMPILE_FLAGS",
+    "PARAMETER_SCOPE",
     "AdaptedFunction",
     "CompileError",
     "CompileWarning",
@@ -106,6 +107,8 @@ __all__ = [
     "compile_vmfb",
     "load",
     "lower",
+    "parameter_index",
+    "save_parameters",
 ]
 
 ResultsMode = Literal["numpy", "device"]
@@ -1060,14 +1063,30 @@ class Module:
     """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
     are its exported functions (`Function`)."""
 
-    def __init__(self, vm_module: Any, *, device: Any, convert: bool, results: ResultsMode) -> None:
+    def __init__(
+        self,
+        vm_module: Any,
+        *,
+        device: Any,
+        convert: bool,
+        results: ResultsMode,
+        parameters: Any = None,
+    ) -> None:
         if results not in ("numpy", "device"):
             raise ValueError(f"results must be 'numpy' or 'device', not {results!r}")
         self.vm_module = vm_module
         self.device = device
         self.instance = _instance()
         hal_module = _rt.create_hal_module(self.instance, device)
-        self.context = _rt.VmContext(self.instance, [hal_module, vm_module])
+        # The index of the module's named parameters (`load`), and the host arrays it was
+        # built from, when it was.
+        self.parameters = parameters
+        self.parameter_buffers: Mapping[str, Any] | None = None
+        modules = [hal_module, vm_module]
+        if parameters is not None:
+            provider = parameters.create_provider(scope=PARAMETER_SCOPE)
+            modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
+        self.context = _rt.VmContext(self.instance, modules)
         self._marshal = _Marshal(device, convert, results)
         self._functions: dict[str, Function] = {}
         self._adapted: dict[str, AdaptedFunction] = {}
@@ -1134,12 +1153,40 @@ def _instance() -> Any:
         return _shared_instance
 
 
+# The scope of the parameters a frontend leaves out of the text
+# (`#flow.parameter.named<"model"::"<name>">`).
+PARAMETER_SCOPE = "model"
+
+
+def parameter_index(parameters: Any) -> Any:
+    """An IREE `ParameterIndex` of ``parameters``: an IREE parameter archive (an `.irpa`
+    path, mapped), or a mapping of name → array (its bytes, not copied)."""
+    index = _rt.ParameterIndex()
+    if isinstance(parameters, (str, os.PathLike)):
+        index.load(os.fspath(parameters))
+        return index
+    if not isinstance(parameters, Mapping):
+        raise TypeError(
+            f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
+        )
+    for name, array in parameters.items():
+        index.add_buffer(name, array)
+    return index
+
+
+def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write ``parameters`` (name → array, as `Program.parameters`) as an IREE parameter
+    archive, which `load(…, parameters=path)` maps."""
+    parameter_index(parameters).create_archive_file(os.fspath(path))
+
+
 def load(
     module: str | os.PathLike[str] | bytes | bytearray | memoryview,
     *,
     device: Any = "local-task",
     convert: bool = False,
     results: ResultsMode = "numpy",
+    parameters: str | os.PathLike[str] | Mapping[str, Any] | None = None,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
     name or device URI (``"local-task"``, the multi-threaded local CPU, by default;
@@ -1147,7 +1194,9 @@ def load(
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
     record's (otherwise an `AbiError`); ``results="device"`` returns arrays as IREE
-    `DeviceArray`s instead of numpy arrays."""
+    `DeviceArray`s instead of numpy arrays. ``parameters`` are the parameters a module
+    reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE parameter archive
+    (`.irpa` path) or a mapping of name → array (`Program.parameters`)."""
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()
@@ -1157,7 +1206,13 @@ def load(
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
     vm_module = _rt.VmModule.copy_buffer(_instance(), data)
-    return Module(vm_module, device=hal_device, convert=convert, results=results)
+    index = None if parameters is None else parameter_index(parameters)
+    loaded = Module(
+        vm_module, device=hal_device, convert=convert, results=results, parameters=index
+    )
+    # The module reads its parameters from these host arrays (not copied) while it lives.
+    loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
+    return loaded
 
 
 # --------------------------------------------------------------------------------------
@@ -1294,7 +1349,8 @@ def compile(
             f"(abi_compiler.frontends), got {_type_name(source)}"
         )
     vmfb = compile_vmfb(source, pipeline, target=target, extra_args=extra_args, name=name)
-    module = load(vmfb, device=device, convert=convert, results=results)
+    parameters = program.parameters if program is not None and program.parameters else None
+    module = load(vmfb, device=device, convert=convert, results=results, parameters=parameters)
     if program is not None and program.adapter is not None:
         module.adapt(program.function, program.adapter)
     return module

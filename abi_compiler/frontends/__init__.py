@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = ["CallAdapter", "Program", "frontend_name", "program"]
@@ -59,6 +59,10 @@ class Program:
     function: str = "main"
     #: Put in front of the compiled function, when the records cannot say everything.
     adapter: CallAdapter | None = None
+    #: Parameters kept out of the text: name → host array (their bytes), which the
+    #: module reads as `#flow.parameter.named<"model"::"<name>">`
+    #: (`abi_compiler.iree.load(…, parameters=…)`).
+    parameters: dict[str, Any] = field(default_factory=dict)
 
 
 def frontend_name(obj: object) -> str | None:

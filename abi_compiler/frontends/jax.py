@@ -42,6 +42,7 @@ jaxlib, so the text is printed by MLIR itself, locations and all.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -83,7 +84,7 @@ from abi_compiler.model import (
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
-__all__ = ["JaxCallAdapter", "program", "to_mlir"]
+__all__ = ["JaxCallAdapter", "mark_nonexpanding_broadcasts", "program", "to_mlir"]
 
 # The attributes written on `@main` (docs/spec.md §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
@@ -317,12 +318,18 @@ def _main_function(module: Any) -> Any:
     raise ValueError("the export's module has no @main")
 
 
-def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | None, ...]]:
+def _rewrite(
+    exported: Any, convention: _Convention, refused: list[str] | None = None
+) -> tuple[str, tuple[str | None, ...]]:
     """The module text with the structure written on `@main`, and each `@main`
-    argument's name location (None where it has none)."""
+    argument's name location (None where it has none). The diagnostics of
+    `mark_nonexpanding_broadcasts` go to ``refused``."""
     text = exported.mlir_module()
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
+        found = mark_nonexpanding_broadcasts(module)
+        if refused is not None:
+            refused.extend(found)
         main = _main_function(module)
         arguments = list(main.arguments)
         if len(arguments) != len(convention.argument_paths):
@@ -385,6 +392,103 @@ def to_mlir(exported: Any) -> str:
     """The MLIR text of ``exported``'s module with its calling convention written on
     `@main` (see the module's documentation): run it through `abi-opt -p iree-abi-v1`."""
     return _rewrite(exported, _convention(exported))[0]
+
+
+# --------------------------------------------------------------------------------------
+# Rewrites for what IREE 3.13 cannot lower from a shape-polymorphic export
+# (docs/calling.md, "Shape polymorphism").
+# --------------------------------------------------------------------------------------
+
+DYNAMIC_BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
+_FILE_LINE_COL = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+
+
+def mark_nonexpanding_broadcasts(module: Any) -> list[str]:
+    """Write ``known_nonexpanding_dimensions`` on each `stablehlo.dynamic_broadcast_in_dim`
+    of a JAX export, naming its operand's dynamic dimensions: IREE 3.13 lowers the op only
+    when it knows whether each dynamic dimension expands.
+
+    Sound for JAX's lowering: `jax.lax.broadcast_in_dim` (and every lowering rule that
+    broadcasts) admits an operand dimension only when it is the constant 1 or symbolically
+    equal to its result dimension (`core.definitely_equal`), so a dynamic (symbolic)
+    operand dimension always has its result dimension's size at run time. A chain of two
+    such ops is first composed into one, as IREE's own canonicalization would do (which
+    drops the marks). An op that maps a dynamic operand dimension to a static result
+    dimension — never from JAX's lowering — is left as it is and described in the list
+    returned: ``file:line:col: error: …`` lines, with the fix."""
+    ops: list[Any] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == DYNAMIC_BROADCAST:
+            ops.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    refused: list[str] = []
+    for op in ops:
+        op = _compose_broadcasts(op)
+        operand = ir.RankedTensorType(op.operands[0].type)
+        result = ir.RankedTensorType(op.results[0].type)
+        dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+        expanding = _dims_attribute(op, "known_expanding_dimensions")
+        nonexpanding = _dims_attribute(op, "known_nonexpanding_dimensions")
+        marks = set(nonexpanding)
+        for i in range(operand.rank):
+            if not operand.is_dynamic_dim(i) or i in expanding or i in nonexpanding:
+                continue
+            if not result.is_dynamic_dim(dims[i]):
+                refused.append(
+                    f"{_file_line_col(op.location)}: error: {DYNAMIC_BROADCAST} broadcasts "
+                    f"dimension {i} of {operand}, dynamic, to dimension {dims[i]} of "
+                    f"{result}, static: it expands when the operand's size is 1 at run time, "
+                    "and IREE 3.13 lowers the op only when it knows whether each dynamic "
+                    "dimension expands (JAX's own lowering never writes this); export with "
+                    "static shapes (no jax.export.symbolic_shape) to compile it"
+                )
+                continue
+            marks.add(i)
+        if marks != set(nonexpanding):
+            op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(sorted(marks))
+    return refused
+
+
+def _compose_broadcasts(op: Any) -> Any:
+    """``op``, or, when its operand is itself a dynamic broadcast, one op broadcasting that
+    broadcast's operand straight to ``op``'s result (which replaces ``op``)."""
+    source = op.operands[0]
+    if not isinstance(source, ir.OpResult) or source.owner.name != DYNAMIC_BROADCAST:
+        return op
+    inner = source.owner
+    if _dims_attribute(inner, "known_expanding_dimensions"):
+        return op  # what the producer knew would be lost
+    outer_dims = list(ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"]))
+    inner_dims = list(ir.DenseI64ArrayAttr(inner.attributes["broadcast_dimensions"]))
+    composed = ir.Operation.create(
+        DYNAMIC_BROADCAST,
+        results=[op.results[0].type],
+        operands=[inner.operands[0], op.operands[1]],
+        attributes={
+            "broadcast_dimensions": ir.DenseI64ArrayAttr.get([outer_dims[d] for d in inner_dims])
+        },
+        loc=op.location,
+        ip=ir.InsertionPoint(op),
+    )
+    op.results[0].replace_all_uses_with(composed.results[0])
+    op.erase()
+    return composed
+
+
+def _dims_attribute(op: Any, name: str) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
+
+
+def _file_line_col(location: Any) -> str:
+    """The first ``file:line:col`` of an MLIR location (JAX writes the user's frame
+    inside name and call-site locations), else ``<jax export>``."""
+    match = _FILE_LINE_COL.search(str(location))
+    if match is None:
+        return "<jax export>"
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}"
 
 
 # --------------------------------------------------------------------------------------
@@ -798,5 +902,10 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
     if len(platforms) > 1 and platform not in platforms:
         raise ValueError(f"the export is for the platforms {list(platforms)}, not {platform!r}")
     convention = _convention(exported)
-    text, names = _rewrite(exported, convention)
+    refused: list[str] = []
+    text, names = _rewrite(exported, convention, refused)
+    if refused:
+        from abi_compiler.iree import CompileError
+
+        raise CompileError("frontend", "".join(line + "\n" for line in refused))
     return Program(text, MAIN, JaxCallAdapter(exported, convention, names, platform))

@@ -10,7 +10,9 @@
 The MLIR comes from iree-turbine (`iree.turbine.aot.export(program)`): one function
 `@main` whose arguments are the program's tensor inputs in flatten order, with the lifted
 parameters and buffers inside the module (constants, and globals for mutated buffers),
-never arguments. Its torch-dialect body is lowered to builtin tensors with IREE's own
+never arguments; `program` leaves those of `EXTERNAL_BYTES` or more out of the text, as
+named parameters the module reads (`Program.parameters`). Operators IREE cannot lower
+are renamed first (`spell_operators_as_bitwise`). Its torch-dialect body is lowered to builtin tensors with IREE's own
 torch pipeline (`iree_ir.lower_torch`), and the structure of the program's input and
 output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure`):
 positional parameters are positional roots, keyword arguments `named` roots; tuples and
@@ -47,7 +49,7 @@ from abi_compiler.frontends.dims import Dim, DimExpr
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
-__all__ = ["program", "to_mlir"]
+__all__ = ["program", "spell_operators_as_bitwise", "to_mlir"]
 
 # The dtypes whose tensors IREE's runtime takes and returns (`abi_compiler.iree`).
 SUPPORTED_DTYPES = frozenset(
@@ -70,17 +72,29 @@ SUPPORTED_DTYPES = frozenset(
 _COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 
+# Parameters and buffers of at least this many bytes leave the text (`program`).
+EXTERNAL_BYTES = 1 << 16
+# The scope of their names in `#flow.parameter.named<scope::name>`.
+PARAMETER_SCOPE = "model"
+
+
 def to_mlir(program: torch.export.ExportedProgram) -> str:
-    """The MLIR text of ``program`` with its structure written on `@main`."""
-    return _program(program).mlir
+    """The MLIR text of ``program`` with its structure written on `@main` (every
+    parameter inside it)."""
+    return _program(program, None).mlir
 
 
-def program(program: torch.export.ExportedProgram) -> Program:
-    """`to_mlir`, with the adapter that takes the program's original call."""
-    return _program(program)
+def program(
+    program: torch.export.ExportedProgram, *, external_bytes: int | None = EXTERNAL_BYTES
+) -> Program:
+    """`to_mlir`, with the adapter that takes the program's original call. Parameters
+    and buffers of at least ``external_bytes`` bytes are left out of the text (None:
+    none): the module reads them by name from an IREE parameter provider, and the
+    `Program` holds them (`Program.parameters`)."""
+    return _program(program, external_bytes)
 
 
-def _program(exported: torch.export.ExportedProgram) -> Program:
+def _program(exported: torch.export.ExportedProgram, external_bytes: int | None) -> Program:
     if not isinstance(exported, torch.export.ExportedProgram):
         raise TypeError(f"expected a torch.export.ExportedProgram, got {type(exported).__name__}")
     # iree-turbine does not import in-place ops (a buffer updated in forward), which
@@ -106,13 +120,102 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     }
     result = _tree(out_spec, output_leaves, "result")
 
-    module = aot.export(exported).mlir_module
+    parameters = _external_parameters(exported, external_bytes)
+    try:
+        module = aot.export(exported).mlir_module
+    finally:
+        for tensor in parameters.values():
+            del tensor._turbine_external_tensor_trait
+    spell_operators_as_bitwise(module)
     lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
-    adapter = TreeAdapter(positional, keywords, result, _tensor, _symbol_bounds(exported))
-    return Program(str(module), "main", adapter)
+    return Program(
+        str(module),
+        "main",
+        TreeAdapter(positional, keywords, result, _tensor, _symbol_bounds(exported)),
+        {name: _bytes(tensor) for name, tensor in parameters.items()},
+    )
+
+
+def _external_parameters(
+    exported: torch.export.ExportedProgram, external_bytes: int | None
+) -> dict[str, torch.Tensor]:
+    """The parameters and buffers (never a buffer the program mutates) of at least
+    ``external_bytes`` bytes, each marked with iree-turbine's `ExternalTensorTrait`, which
+    makes turbine's import write a `util.global` initialized from
+    `#flow.parameter.named<"model"::"<name>">` instead of the tensor's contents (what
+    `aot.externalize_module_parameters` does to a module). The caller removes the marks."""
+    if external_bytes is None:
+        return {}
+    from iree.turbine.aot.tensor_traits import ExternalTensorTrait
+
+    signature = exported.graph_signature
+    mutated = set(signature.buffers_to_mutate.values())
+    found: dict[str, torch.Tensor] = {}
+    for name, tensor in exported.state_dict.items():
+        if name in mutated or tensor.numel() * tensor.element_size() < external_bytes:
+            continue
+        if ExternalTensorTrait.get(tensor) is not None:  # marked by the caller, or tied
+            continue
+        ExternalTensorTrait(external_scope=PARAMETER_SCOPE, external_name=name).set(tensor)
+        found[name] = tensor
+    return found
+
+
+def _bytes(tensor: torch.Tensor) -> Any:
+    """A copy of the bytes of ``tensor``, as a numpy uint8 array: IREE reads a
+    parameter from the host array it is given for as long as the module lives, and the
+    module must not see later changes to the model's own tensors. Copied by torch, whose
+    allocations IREE maps as they are (a numpy copy was copied once more on loading)."""
+    return tensor.detach().cpu().clone().reshape(-1).view(torch.uint8).numpy()
+
+
+# Python's operators on tensors, as torch.export records them, and the ATen op each is an
+# alias of (`Tensor.__and__` calls `torch.bitwise_and`: same kernel, same promotion).
+# IREE 3.13's torch lowering has patterns for the right-hand names only: `__and__.Tensor`
+# fails to legalize (reported first at its `dense<true> : tensor<i1>` literal operand,
+# llvm/torch-mlir#4625; the missing pattern is llvm/torch-mlir#4749), and torch-mlir has
+# no op for `__xor__.Tensor` (imported as `torch.operator`). `__or__.Tensor` is already
+# canonicalized to `bitwise_or.Tensor` upstream (llvm/torch-mlir#2437). docs/calling.md.
+OPERATOR_ALIASES = {
+    "torch.aten.__and__.Tensor": "torch.aten.bitwise_and.Tensor",
+    "torch.aten.__xor__.Tensor": "torch.aten.bitwise_xor.Tensor",
+}
+
+
+def spell_operators_as_bitwise(module: Any) -> int:
+    """Rename, in a torch-dialect module (iree-turbine's), each op of `OPERATOR_ALIASES`
+    to the ATen op it is an alias of, which IREE's torch lowering knows: the same
+    operands, result type and location, so the numbers are the same. Returns how many
+    ops were renamed."""
+    from iree.compiler import ir
+
+    found: list[tuple[Any, str]] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        name = operation.name
+        if name == "torch.operator":  # an op torch-mlir has no definition of
+            name = ir.StringAttr(operation.attributes["name"]).value
+        if name in OPERATOR_ALIASES:
+            found.append((operation, OPERATOR_ALIASES[name]))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation, alias in found:
+        with operation.context, operation.location:
+            renamed = ir.Operation.create(
+                alias,
+                results=[result.type for result in operation.results],
+                operands=list(operation.operands),
+                ip=ir.InsertionPoint(operation),
+            )
+            for old, new in zip(operation.results, renamed.results, strict=True):
+                old.replace_all_uses_with(new)
+            operation.erase()
+    return len(found)
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:

@@ -1,0 +1,111 @@
+"""Big parameters of a torch program leave the text (`abi_compiler.frontends.torch.program`,
+`Program.parameters`), and the module reads them from an IREE parameter provider
+(`abi_compiler.iree.load(…, parameters=…)`; docs/calling.md, "Big weights"). Skipped
+without torch and iree-turbine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.iree.conftest import needs_iree
+
+needs_iree()
+torch = pytest.importorskip("torch")
+pytest.importorskip("iree.turbine")
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),  # torch's own pytree API
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # numpy 2 __array__ in turbine
+    pytest.mark.filterwarnings("ignore::abi_compiler.iree.CompileWarning"),
+]
+
+
+class Model(torch.nn.Module):
+    """A 512x64 weight (128 KiB: external by default), smaller ones (16 KiB and less:
+    inside the text), and an 80 KB buffer the forward updates (always inside)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.up = torch.nn.Linear(64, 512)
+        self.down = torch.nn.Linear(512, 8)
+        self.register_buffer("calls", torch.zeros(20000))
+
+    def forward(self, x: Any) -> Any:
+        self.calls.add_(1.0)
+        return {"y": self.down(torch.relu(self.up(x))), "calls": self.calls[:1].clone()}
+
+
+@pytest.fixture(scope="module")
+def exported() -> tuple[Model, Any, Any]:
+    model = Model().eval()
+    x = torch.randn(3, 64)
+    return model, x, torch.export.export(model, (x,))
+
+
+def test_parameters_above_the_threshold_leave_the_text(exported: Any) -> None:
+    model, _, program = exported
+    found = torch_frontend.program(program)
+    assert sorted(found.parameters) == ["up.weight"]
+    assert found.parameters["up.weight"].nbytes == 512 * 64 * 4
+    assert (
+        'util.global private @__auto.up.weight = #flow.parameter.named<"model"::"up.weight">'
+        in (found.mlir)
+    )
+    # The buffer the forward updates stays a global inside the module.
+    assert '"model"::"calls"' not in found.mlir
+    inline = torch_frontend.to_mlir(program)
+    assert "#flow.parameter" not in inline
+    # The weight's 128 KiB were 256 Ki hex digits of text.
+    assert len(inline) - len(found.mlir) > 2 * 512 * 64 * 4
+    # The program's own tensors are left as they were.
+    assert not hasattr(model.up.weight, "_turbine_external_tensor_trait")
+    smaller = torch_frontend.program(program, external_bytes=1 << 20)
+    assert smaller.parameters == {} and "#flow.parameter" not in smaller.mlir
+
+
+def test_compile_loads_the_parameters_with_the_module(exported: Any) -> None:
+    _, x, program = exported
+    compiled = abi_iree.compile(program)
+    assert compiled.parameters is not None
+    fresh = Model().eval()
+    with torch.no_grad():
+        for _ in range(2):
+            expected = fresh(x)
+            got = compiled.main(x)
+            torch.testing.assert_close(got["y"], expected["y"], rtol=1e-4, atol=1e-5)
+            torch.testing.assert_close(got["calls"], expected["calls"])
+
+
+def test_a_vmfb_and_its_archive_load_together(exported: Any, tmp_path: Path) -> None:
+    _, x, program = exported
+    found = torch_frontend.program(program)
+    vmfb = tmp_path / "model.vmfb"
+    archive = tmp_path / "model.irpa"
+    vmfb.write_bytes(abi_iree.compile_vmfb(found.mlir))
+    abi_iree.save_parameters(found.parameters, archive)
+    with torch.no_grad():
+        expected = Model().eval()(x)["y"].numpy()
+    for parameters in (archive, str(archive), found.parameters):
+        module = abi_iree.load(vmfb, parameters=parameters)
+        got = module.main(x.numpy())["y"]
+        assert abs(got - expected).max() < 1e-5
+    with pytest.raises(TypeError, match=r"expected an \.irpa path or a mapping"):
+        abi_iree.load(vmfb, parameters=3)  # type: ignore[arg-type]
+
+
+def test_the_module_keeps_the_weights_it_was_compiled_with() -> None:
+    model = Model().eval()
+    x = torch.randn(3, 64)
+    compiled = abi_iree.compile(torch.export.export(model, (x,)))
+    with torch.no_grad():
+        expected = model(x)["y"]
+        model.up.weight.mul_(0.0)  # a later training step, say
+        del model
+    torch.testing.assert_close(compiled.main(x)["y"], expected, rtol=1e-4, atol=1e-5)

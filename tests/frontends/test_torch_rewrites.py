@@ -1,0 +1,70 @@
+"""The torch frontend's rewrites of what iree-turbine imports, before IREE's torch
+lowering (`abi_compiler.frontends.torch.spell_operators_as_bitwise`; docs/calling.md,
+"What the torch frontend rewrites"). Skipped without torch and iree-turbine."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from tests.iree.conftest import needs_iree
+
+needs_iree()
+torch = pytest.importorskip("torch")
+aot = pytest.importorskip("iree.turbine.aot")
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),  # torch's own pytree API
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),  # numpy 2 __array__ in turbine
+]
+
+
+class Operators(torch.nn.Module):
+    """Python's bitwise operators on tensors, with broadcasting, and the `&` with a
+    `torch.tensor(True)` literal that transformers' attention-mask code writes."""
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return a & b, a ^ b, b & a, torch.tensor(True) & b, a | b
+
+
+def _program(dtype: Any) -> tuple[Any, tuple[Any, Any]]:
+    a = torch.tensor([True, False, True, True]).to(dtype)
+    b = torch.tensor([[True], [False], [True]]).to(dtype)
+    if dtype != torch.bool:
+        a = torch.tensor([5, -3, 7, 0], dtype=dtype)
+        b = torch.tensor([[6], [-1], [0]], dtype=dtype)
+    return torch.export.export(Operators(), (a, b)), (a, b)
+
+
+def test_the_operators_are_renamed_to_their_aten_ops() -> None:
+    program, _ = _program(torch.bool)
+    module = aot.export(program).mlir_module
+    before = str(module)
+    assert "torch.aten.__and__.Tensor" in before and '"torch.aten.__xor__.Tensor"' in before
+    assert torch_frontend.spell_operators_as_bitwise(module) == 4
+    after = str(module)
+    assert "__and__" not in after and "__xor__" not in after
+    assert after.count("torch.aten.bitwise_and.Tensor") == 3
+    assert after.count("torch.aten.bitwise_xor.Tensor") == 1
+    # The or was already spelled so upstream; nothing else changed.
+    assert after.count("torch.aten.__or__.Tensor") == before.count("torch.aten.__or__.Tensor")
+    assert torch_frontend.spell_operators_as_bitwise(module) == 0
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.int64])
+def test_compiled_operators_return_eager_values(dtype: Any) -> None:
+    program, args = _program(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        compiled = abi_iree.compile(program)
+    got = compiled.main(*args)
+    expected = Operators()(*args)
+    assert len(got) == len(expected)
+    for item, want in zip(got, expected, strict=True):
+        assert item.dtype == want.dtype
+        assert torch.equal(item, want)
