@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import signal
 import subprocess
 import threading
 import warnings
@@ -87,7 +89,7 @@ from abi_compiler.module_signatures import caller_visible
 from abi_compiler.runtime import (
     describe,
     describe_shaped,
-    pack,
+    pack_call,
     pack_legacy,
     torch_array,
     unpack,
@@ -106,6 +108,7 @@ __all__ = [
     "compile_vmfb",
     "load",
     "lower",
+    "run_tool",
 ]
 
 ResultsMode = Literal["numpy", "device"]
@@ -894,7 +897,7 @@ class Function:
         self._result_paths = _leaf_locations(structure.results, len(flat.results))
         self._call = self._call_legacy
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         if self.convention == "flat":
             return self._call_flat(args, kwargs)
         return self._call(args, kwargs)
@@ -915,7 +918,7 @@ class Function:
     # -- the three conventions ---------------------------------------------------------
 
     def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        packed = pack(self._abi, *args, convert=self._convert, **kwargs)
+        packed = pack_call(self._abi, args, kwargs, convert=self._convert)
         labels = self._labels
         done = 0
         if self._iree_packer is not None:
@@ -1024,7 +1027,7 @@ class AdaptedFunction:
         self.adapter = adapter
         self.name = function.name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         args, kwargs = self.adapter.arguments(args, kwargs)
         return self.adapter.results(self.function(*args, **kwargs))
 
@@ -1060,8 +1063,8 @@ class Module:
     @property
     def function_names(self) -> list[str]:
         """The functions a caller calls: the exports without those IREE's compiler adds
-        for itself (`caller_visible`). Those are still reachable by name
-        (``module["main$async"]``)."""
+        for itself (`caller_visible`), which are not reachable by name either
+        (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
         return [name for name in self.vm_module.function_names if caller_visible(name)]
 
     def adapt(self, name: str, adapter: CallAdapter) -> None:
@@ -1078,7 +1081,7 @@ class Module:
             return adapted
         function = self._functions.get(name)
         if function is None:
-            vm_function = self.vm_module.lookup_function(name)
+            vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise KeyError(f"module '{self.name}' exports no function '{name}'")
             function = self._functions[name] = Function(self, vm_function)
@@ -1155,8 +1158,15 @@ COMPILE_FLAGS: tuple[str, ...] = (
 
 
 class CompileError(Exception):
-    """`compile` failed: ``stage`` is ``"abi-opt"`` or ``"iree-compile"``, and
-    ``diagnostics`` that tool's diagnostics (``file:line:col: error: …`` lines)."""
+    """`compile` (or a frontend) failed: ``stage`` names the step that failed, and
+    ``diagnostics`` its diagnostics (``file:line:col: error: …`` lines where the tool
+    gives a location).
+
+    The stages: ``"abi-opt"`` and ``"iree-compile"``; in a frontend, ``"iree-turbine
+    import"`` (torch), ``"ONNX import"``, and IREE's own lowering of their output,
+    ``"IREE torch input pipeline"`` / ``"IREE ONNX input pipeline"`` (run by ``iree-opt``
+    in a child process: a crash of it is this error, not the caller's). A known upstream
+    defect is named in a ``note:`` line."""
 
     def __init__(self, stage: str, diagnostics: str) -> None:
         super().__init__(f"{stage} failed:\n{diagnostics}")
@@ -1243,9 +1253,60 @@ def compile_vmfb(
         "-o",
         "-",
     ]
-    process = subprocess.run(command, input=text, capture_output=True, check=False)
-    _report("iree-compile", process.returncode != 0, process.stderr.decode("utf-8", "replace"))
-    return process.stdout
+    return run_tool(command, text, "iree-compile")
+
+
+# Where an LLVM tool's own report of a crash begins: what follows is a stack dump.
+_CRASH_REPORT = re.compile(r"^(?:Please report issues to|PLEASE submit a bug report|Stack dump:)")
+
+# Upstream defects a diagnostic shows, with the issue that tracks each.
+KNOWN_DEFECTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"failed to legalize operation 'torch\.vtensor\.literal'"),
+        "torch-mlir cannot lower an i1 tensor literal (dense<true> : tensor<i1>) combined "
+        "by `aten.__and__.Tensor`, as transformers' attention masks make: "
+        "https://github.com/llvm/torch-mlir/issues/4625",
+    ),
+)
+
+
+def run_tool(command: SequenceABC[str], data: bytes, stage: str) -> bytes:
+    """Run one of IREE's tools (``command``) on ``data`` in a child process and return
+    what it writes to stdout. A failure raises `CompileError` for ``stage`` with the
+    tool's diagnostics (without the stack dump of a crash, which becomes one line saying
+    so) and a note for each known upstream defect they show; what the tool prints when it
+    succeeds is a `CompileWarning`."""
+    process = subprocess.run(list(command), input=data, capture_output=True, check=False)
+    diagnostics = process.stderr.decode("utf-8", "replace")
+    if process.returncode == 0:
+        _report(stage, False, diagnostics)
+        return process.stdout
+    lines: list[str] = []
+    for line in diagnostics.splitlines():
+        if _CRASH_REPORT.match(line):
+            break
+        lines.append(line)
+    tool = os.path.basename(command[0])
+    crashed = process.returncode < 0 or len(lines) < len(diagnostics.splitlines())
+    if crashed:
+        where = "" if tool == stage else f" in the {stage}"
+        lines.append(
+            f"{tool}: crashed ({_exit_reason(process.returncode)}){where}, a defect of IREE"
+        )
+    text = "\n".join(lines)
+    for pattern, note in KNOWN_DEFECTS:
+        if pattern.search(text):
+            lines.append(f"note: a known upstream defect: {note}")
+    raise CompileError(stage, "".join(line + "\n" for line in lines))
+
+
+def _exit_reason(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit status {returncode}"
 
 
 def compile(

@@ -36,8 +36,14 @@ except ImportError as _error:  # pragma: no cover - exercised without onnx insta
         "pip install 'abi-compiler[onnx]'"
     ) from _error
 
-from abi_compiler.frontends import Program
-from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
+from abi_compiler.frontends import Program, quiet
+from abi_compiler.frontends.iree_ir import (
+    annotate,
+    find_function,
+    import_error,
+    leaf_types,
+    lower_torch,
+)
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
 __all__ = ["program", "to_mlir"]
@@ -57,12 +63,16 @@ def program(model: ModelSource) -> Program:
     proto = _load(model)
     if not proto.graph.name:
         proto.graph.name = "main"
-    model_info = onnx_importer.ModelInfo(proto)
-    graph = model_info.main_graph
-    module = model_info.create_module(context=ir.Context()).operation
-    onnx_importer.NodeImporter.define_function(graph, module).import_all()
-    module.verify()
-    lower_torch(module, onnx=True)
+    try:
+        with quiet():
+            model_info = onnx_importer.ModelInfo(proto)
+            graph = model_info.main_graph
+            imported = model_info.create_module(context=ir.Context()).operation
+            onnx_importer.NodeImporter.define_function(graph, imported).import_all()
+            imported.verify()
+    except Exception as error:  # the importer raises its own types, and MLIRError
+        raise import_error("ONNX import", error) from error
+    module = lower_torch(imported, onnx=True)
 
     name = proto.graph.name
     func = find_function(module, name)
