@@ -291,6 +291,25 @@ def test_none_outputs_are_restored(model: Any) -> None:
     assert "None" not in compiled["main"].function.declaration
 
 
+def test_a_model_output_with_none_fields() -> None:
+    # A transformers `ModelOutput` leaves its None fields out of its pytree: they come
+    # back as None attributes of the rebuilt class.
+    outputs = pytest.importorskip("transformers.modeling_outputs")
+
+    class Encoder(torch.nn.Module):  # type: ignore[name-defined,misc]
+        def forward(self, x: Any) -> Any:
+            return outputs.BaseModelOutputWithPooling(
+                last_hidden_state=x * 2, pooler_output=None, hidden_states=(x + 1,)
+            )
+
+    x = torch.ones(2, 3)
+    got = _compile(torch.export.export(Encoder(), (x,))).main(x)
+    expected = Encoder()(x)
+    assert type(got) is type(expected) and list(got.keys()) == list(expected.keys())
+    assert got.pooler_output is None and got.attentions is None
+    assert_same_tree(got.to_tuple(), expected.to_tuple())
+
+
 def test_a_constant_output_other_than_none_is_refused() -> None:
     class Constant(torch.nn.Module):  # type: ignore[name-defined,misc]
         def forward(self, x: Any) -> Any:

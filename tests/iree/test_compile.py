@@ -162,3 +162,16 @@ def test_functions_hidden_from_function_names_are_not_reachable_by_name() -> Non
     with pytest.raises(AttributeError, match=r"exports no function 'main\$async'"):
         getattr(module, "main$async")
     assert module.main(3) == 3
+
+
+def test_a_crash_of_iree_compile_is_one_line_after_its_diagnostics() -> None:
+    from tests.frontends.test_iree_ir import INT8_TIMES_TWO  # crashes IREE 3.13's torch input
+
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile_vmfb(INT8_TIMES_TWO, None, extra_args=["--iree-input-type=torch"])
+    assert caught.value.stage == "iree-compile"
+    lines = caught.value.diagnostics.splitlines()
+    assert lines[0].startswith("<stdin>:3:8: error: unimplemented: for conversion to byte")
+    assert lines[-1].startswith("iree-compile: crashed (SIG")
+    assert lines[-1].endswith("), a defect of IREE")
+    assert not any("Stack dump" in line or line.startswith(" #") for line in lines)
