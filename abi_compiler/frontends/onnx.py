@@ -60,7 +60,12 @@ def to_mlir(model: ModelSource) -> str:
 def program(model: ModelSource) -> Program:
     """`to_mlir`, with the function's name and the adapter that returns the outputs as
     a dict in the graph's order."""
-    proto = _load(model)
+    try:
+        proto = _load(model)
+    except (OSError, TypeError):  # no such file; not a model
+        raise
+    except Exception as error:  # onnx's checker, shape inference and protobuf errors
+        raise import_error("ONNX import", error) from error
     if not proto.graph.name:
         proto.graph.name = "main"
     try:

@@ -181,3 +181,22 @@ def test_a_failure_of_iree_onnx_lowering_names_the_op_and_the_node() -> None:
         '<{name = "onnx.StringNormalizer"}> : (!torch.vtensor<[2],!torch.str>) -> '
         "!torch.vtensor<[2],!torch.str>"
     )
+
+
+def test_a_model_onnx_refuses_is_a_compile_error(tmp_path: Path) -> None:
+    model = _one_node_model(
+        "NoSuchOp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile(model)
+    assert caught.value.stage == "ONNX import"
+    assert caught.value.diagnostics.startswith(
+        "No Op registered for NoSuchOp with domain_version of 17\n"
+    )
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"\xff" * 16)
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile(corrupt)
+    assert caught.value.stage == "ONNX import"
