@@ -41,9 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import signal
-import subprocess
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -70,6 +67,12 @@ from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scal
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import CallAdapter, Program, frontend_name
 from abi_compiler.frontends import program as frontend_program
+from abi_compiler.frontends.iree_tools import (
+    CompileError,
+    CompileWarning,
+    run_tool,
+)
+from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -108,7 +111,6 @@ __all__ = [
     "compile_vmfb",
     "load",
     "lower",
-    "run_tool",
 ]
 
 ResultsMode = Literal["numpy", "device"]
@@ -1157,27 +1159,6 @@ COMPILE_FLAGS: tuple[str, ...] = (
 """The flags `compile` gives iree-compile, besides ``--iree-llvmcpu-target-cpu``."""
 
 
-class CompileError(Exception):
-    """`compile` (or a frontend) failed: ``stage`` names the step that failed, and
-    ``diagnostics`` its diagnostics (``file:line:col: error: …`` lines where the tool
-    gives a location).
-
-    The stages: ``"abi-opt"`` and ``"iree-compile"``; in a frontend, ``"iree-turbine
-    import"`` (torch), ``"ONNX import"``, and IREE's own lowering of their output,
-    ``"IREE torch input pipeline"`` / ``"IREE ONNX input pipeline"`` (run by ``iree-opt``
-    in a child process: a crash of it is this error, not the caller's). A known upstream
-    defect is named in a ``note:`` line."""
-
-    def __init__(self, stage: str, diagnostics: str) -> None:
-        super().__init__(f"{stage} failed:\n{diagnostics}")
-        self.stage = stage
-        self.diagnostics = diagnostics
-
-
-class CompileWarning(UserWarning):
-    """A warning of abi-opt or iree-compile during `compile` (the module was built)."""
-
-
 def lower(
     source: str | bytes | os.PathLike[str],
     pipeline: str = "iree-abi-v1",
@@ -1207,15 +1188,6 @@ def lower(
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     _report("abi-opt", False, "".join(line + "\n" for line in found))
     return text
-
-
-def _report(tool: str, failed: bool, diagnostics: str) -> None:
-    """A failed ``tool`` raises `CompileError` with its diagnostics; what it printed when
-    it succeeded becomes a `CompileWarning` for the caller of `lower`/`compile_vmfb`."""
-    if failed:
-        raise CompileError(tool, diagnostics)
-    if diagnostics.strip():
-        warnings.warn(diagnostics.rstrip("\n"), CompileWarning, stacklevel=3)
 
 
 def compile_vmfb(
@@ -1254,59 +1226,6 @@ def compile_vmfb(
         "-",
     ]
     return run_tool(command, text, "iree-compile")
-
-
-# Where an LLVM tool's own report of a crash begins: what follows is a stack dump.
-_CRASH_REPORT = re.compile(r"^(?:Please report issues to|PLEASE submit a bug report|Stack dump:)")
-
-# Upstream defects a diagnostic shows, with the issue that tracks each.
-KNOWN_DEFECTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"failed to legalize operation 'torch\.vtensor\.literal'"),
-        "torch-mlir cannot lower an i1 tensor literal (dense<true> : tensor<i1>) combined "
-        "by `aten.__and__.Tensor`, as transformers' attention masks make: "
-        "https://github.com/llvm/torch-mlir/issues/4625",
-    ),
-)
-
-
-def run_tool(command: SequenceABC[str], data: bytes, stage: str) -> bytes:
-    """Run one of IREE's tools (``command``) on ``data`` in a child process and return
-    what it writes to stdout. A failure raises `CompileError` for ``stage`` with the
-    tool's diagnostics (without the stack dump of a crash, which becomes one line saying
-    so) and a note for each known upstream defect they show; what the tool prints when it
-    succeeds is a `CompileWarning`."""
-    process = subprocess.run(list(command), input=data, capture_output=True, check=False)
-    diagnostics = process.stderr.decode("utf-8", "replace")
-    if process.returncode == 0:
-        _report(stage, False, diagnostics)
-        return process.stdout
-    lines: list[str] = []
-    for line in diagnostics.splitlines():
-        if _CRASH_REPORT.match(line):
-            break
-        lines.append(line)
-    tool = os.path.basename(command[0])
-    crashed = process.returncode < 0 or len(lines) < len(diagnostics.splitlines())
-    if crashed:
-        where = "" if tool == stage else f" in the {stage}"
-        lines.append(
-            f"{tool}: crashed ({_exit_reason(process.returncode)}){where}, a defect of IREE"
-        )
-    text = "\n".join(lines)
-    for pattern, note in KNOWN_DEFECTS:
-        if pattern.search(text):
-            lines.append(f"note: a known upstream defect: {note}")
-    raise CompileError(stage, "".join(line + "\n" for line in lines))
-
-
-def _exit_reason(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit status {returncode}"
 
 
 def compile(

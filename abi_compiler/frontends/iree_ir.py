@@ -22,8 +22,8 @@ from typing import Any
 
 from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_STUB, IREE_ABI
 from abi_compiler.errors import AbiError
+from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.pytree import Structure
-from abi_compiler.iree import CompileError, run_tool
 from abi_compiler.model import IndexPath, ValueType
 
 try:
