@@ -635,7 +635,7 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
 def drop_result_aliasing(func: FuncOp) -> None:
     """Remove `tf.aliasing_output` (JAX's donation of an argument to a result) from an
     exported function's arguments, with one warning per function naming the donated
-    leaves (SPEC §3.3): IREE 3.13 honours it on a public function by writing the result
+    leaves: IREE 3.13 honours it on a public function by writing the result
     into the argument's buffer, so a caller's device array passed there changes under
     its feet (docs/structure.md has the measurement). `jax.buffer_donor` stays: IREE
     does not act on it."""

@@ -376,30 +376,3 @@ def test_the_frameworks_deprecation_warnings_stay_inside() -> None:
         assert warnings.filters == filters  # `quiet` is scoped to the lowering
     assert [f"{item.category.__name__}: {item.message}" for item in caught] == []
     assert compiled.main(torch.ones(2)).tolist() == [3.0, 3.0]
-
-
-def test_a_known_upstream_defect_is_named_for_bert() -> None:
-    transformers = pytest.importorskip("transformers")
-    config = transformers.BertConfig(
-        vocab_size=50,
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=16,
-    )
-    model = transformers.BertModel(config).eval()
-    kwargs = {
-        "input_ids": torch.randint(0, 50, (1, 5)),
-        "attention_mask": torch.ones(1, 5, dtype=torch.int64),
-    }
-    program = torch.export.export(model, (), kwargs)
-    with pytest.raises(abi_iree.CompileError) as caught:
-        abi_iree.compile(program)
-    assert caught.value.stage == "IREE torch input pipeline"
-    assert "error: failed to legalize operation 'torch.vtensor.literal'" in (
-        caught.value.diagnostics
-    )
-    assert caught.value.diagnostics.splitlines()[-1].endswith(
-        "https://github.com/llvm/torch-mlir/issues/4625"
-    )
