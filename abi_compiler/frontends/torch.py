@@ -122,7 +122,7 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
 
 
 def _import(exported: torch.export.ExportedProgram) -> Any:
-    """iree-turbine's import of ``program`` (without its `None` outputs): its MLIR
+    """iree-turbine's import of ``exported`` (without its `None` outputs): its MLIR
     module (torch dialect). Its failures are a `CompileError`; the deprecation warnings
     torch and iree-turbine raise on the way say nothing to the caller and are kept from
     them (`quiet`)."""
