@@ -3,6 +3,6 @@ public names of `abi_compiler.calling.marshal` (docs/calling.md). No xDSL, numpy
 
 from __future__ import annotations
 
-from abi_compiler.calling.marshal import pack, pack_legacy, unpack, unpack_legacy
+from abi_compiler.calling.marshal import pack, pack_call, pack_legacy, unpack, unpack_legacy
 
-__all__ = ["pack", "pack_legacy", "unpack", "unpack_legacy"]
+__all__ = ["pack", "pack_call", "pack_legacy", "unpack", "unpack_legacy"]

@@ -77,6 +77,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import diagnostics
 from abi_compiler.ir.attribute_text import AttributeTexts
+from abi_compiler.ir.location_table import argument_names
 from abi_compiler.model import (
     IndexPath,
     Leaf,
@@ -633,28 +634,44 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
 
 def drop_result_aliasing(func: FuncOp) -> None:
     """Remove `tf.aliasing_output` (JAX's donation of an argument to a result) from an
-    exported function's arguments, with a warning (docs/spec.md §3.3): IREE 3.13 honours it on a
-    public function by writing the result into the argument's buffer, so a caller's
-    device array passed there changes under its feet (docs/structure.md has the
-    measurement). `jax.buffer_donor` stays: IREE does not act on it."""
+    exported function's arguments, with one warning per function naming the donated
+    leaves (docs/spec.md §3.3): IREE 3.13 honours it on a public function by writing the result
+    into the argument's buffer, so a caller's device array passed there changes under
+    its feet (docs/structure.md has the measurement). `jax.buffer_donor` stays: IREE
+    does not act on it."""
     attrs = func.arg_attrs
     if attrs is None or not any(ALIASING_OUTPUT in a.data for a in attrs.data):
         return
+    names = argument_names(func)
     kept: list[DictionaryAttr] = []
+    dropped: list[tuple[int, str]] = []
     for i, a in enumerate(attrs.data):
         alias = a.data.get(ALIASING_OUTPUT)
         if alias is None:
             kept.append(a)
             continue
         target = f"result {alias.value.data}" if isinstance(alias, IntegerAttr) else "a result"
-        diagnostics.warn(
-            f"{ALIASING_OUTPUT} on argument {i} dropped: IREE would write {target} into the "
-            "caller's array",
-            func,
-            ("argument", i),
+        name = names[i] if i < len(names) else None
+        dropped.append(
+            (i, f"{name} (argument {i} → {target})" if name else f"argument {i} → {target}")
         )
         kept.append(DictionaryAttr({k: v for k, v in a.data.items() if k != ALIASING_OUTPUT}))
     func.arg_attrs = compact_value_attrs(ArrayAttr(kept))
+    if len(dropped) == 1:
+        position, described = dropped[0]
+        diagnostics.warn(
+            f"{ALIASING_OUTPUT} dropped from {described}: IREE would write the result into "
+            "the caller's array",
+            func,
+            ("argument", position),
+        )
+        return
+    diagnostics.warn(
+        f"{ALIASING_OUTPUT} dropped from {len(dropped)} arguments: "
+        f"{', '.join(described for _, described in dropped)}: IREE would write each result "
+        "into the caller's array",
+        func,
+    )
 
 
 @dataclass(frozen=True)

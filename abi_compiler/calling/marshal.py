@@ -135,6 +135,7 @@ __all__ = [
     "dtype_int_range",
     "int_misfit",
     "pack",
+    "pack_call",
     "pack_legacy",
     "unexpected_keyword",
     "unpack",
@@ -1126,9 +1127,22 @@ def pack(abi: AbiSource, /, *args: Any, convert: bool = False, **kwargs: Any) ->
     """Bind ``args``/``kwargs`` to the root records of ``abi`` and pack them: one value
     per record, structures as nested lists of their items in record order. With
     ``convert=True``, bools are accepted for numbers and arrays of another dtype are cast
-    (``astype``) instead of refused."""
+    (``astype``) instead of refused. (An argument named ``convert`` cannot be given by
+    keyword here: `pack_call` takes the keywords as a dict.)"""
+    return pack_call(abi, args, kwargs, convert=convert)
+
+
+def pack_call(
+    abi: AbiSource,
+    args: SequenceABC[Any],
+    kwargs: Mapping[str, Any],
+    *,
+    convert: bool = False,
+) -> list[Any]:
+    """`pack` with the call's positional values and keywords given as they are: any
+    argument name (``convert``, ``abi``, ``self``, a Python keyword) is a keyword."""
     plan = _v1_plan(abi)
-    values = plan.slots.bind(args, kwargs)
+    values = plan.slots.bind(tuple(args), kwargs)
     packers = plan.converting_packers if convert else plan.packers
     return _convert_roots("argument", plan.slots.labels, packers, values)
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -64,7 +63,7 @@ from abi_compiler.attribute_names import IREE_ABI, RAW, SIP
 from abi_compiler.calling.marshal import (
     describe,
     describe_shaped,
-    pack,
+    pack_call,
     pack_legacy,
     torch_array,
     unpack,
@@ -77,6 +76,12 @@ from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scal
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import CallAdapter, Program, frontend_name
 from abi_compiler.frontends import program as frontend_program
+from abi_compiler.frontends.iree_tools import (
+    CompileError,
+    CompileWarning,
+    run_tool,
+)
+from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -916,7 +921,7 @@ class Function:
         self._result_paths = _leaf_locations(structure.results, len(flat.results))
         self._call = self._call_legacy
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         if self.convention == "flat":
             return self._call_flat(args, kwargs)
         return self._call(args, kwargs)
@@ -937,7 +942,7 @@ class Function:
     # -- the three conventions ---------------------------------------------------------
 
     def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        packed = pack(self._abi, *args, convert=self._convert, **kwargs)
+        packed = pack_call(self._abi, args, kwargs, convert=self._convert)
         labels = self._labels
         done = 0
         if self._iree_packer is not None:
@@ -1046,7 +1051,7 @@ class AdaptedFunction:
         self.adapter = adapter
         self.name = function.name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         args, kwargs = self.adapter.arguments(args, kwargs, convert=self.function._convert)
         return self.adapter.results(self.function(*args, **kwargs))
 
@@ -1098,8 +1103,8 @@ class Module:
     @property
     def function_names(self) -> list[str]:
         """The functions a caller calls: the exports without those IREE's compiler adds
-        for itself (`caller_visible`). Those are still reachable by name
-        (``module["main$async"]``)."""
+        for itself (`caller_visible`), which are not reachable by name either
+        (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
         return [name for name in self.vm_module.function_names if caller_visible(name)]
 
     def adapt(self, name: str, adapter: CallAdapter) -> None:
@@ -1116,7 +1121,7 @@ class Module:
             return adapted
         function = self._functions.get(name)
         if function is None:
-            vm_function = self.vm_module.lookup_function(name)
+            vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise KeyError(f"module '{self.name}' exports no function '{name}'")
             function = self._functions[name] = Function(self, vm_function)
@@ -1228,20 +1233,6 @@ COMPILE_FLAGS: tuple[str, ...] = (
 """The flags `compile` gives iree-compile, besides ``--iree-llvmcpu-target-cpu``."""
 
 
-class CompileError(Exception):
-    """`compile` failed: ``stage`` is ``"abi-opt"`` or ``"iree-compile"``, and
-    ``diagnostics`` that tool's diagnostics (``file:line:col: error: …`` lines)."""
-
-    def __init__(self, stage: str, diagnostics: str) -> None:
-        super().__init__(f"{stage} failed:\n{diagnostics}")
-        self.stage = stage
-        self.diagnostics = diagnostics
-
-
-class CompileWarning(UserWarning):
-    """A warning of abi-opt or iree-compile during `compile` (the module was built)."""
-
-
 def lower(
     source: str | bytes | os.PathLike[str],
     pipeline: str = "iree-abi-v1",
@@ -1271,15 +1262,6 @@ def lower(
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     _report("abi-opt", False, "".join(line + "\n" for line in found))
     return text
-
-
-def _report(tool: str, failed: bool, diagnostics: str) -> None:
-    """A failed ``tool`` raises `CompileError` with its diagnostics; what it printed when
-    it succeeded becomes a `CompileWarning` for the caller of `lower`/`compile_vmfb`."""
-    if failed:
-        raise CompileError(tool, diagnostics)
-    if diagnostics.strip():
-        warnings.warn(diagnostics.rstrip("\n"), CompileWarning, stacklevel=3)
 
 
 def compile_vmfb(
@@ -1317,9 +1299,7 @@ def compile_vmfb(
         "-o",
         "-",
     ]
-    process = subprocess.run(command, input=text, capture_output=True, check=False)
-    _report("iree-compile", process.returncode != 0, process.stderr.decode("utf-8", "replace"))
-    return process.stdout
+    return run_tool(command, text, "iree-compile")
 
 
 def compile(

@@ -23,12 +23,15 @@ frontend by the object's type, without importing any framework.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["CallAdapter", "Program", "frontend_name", "program"]
+__all__ = ["CallAdapter", "Program", "frontend_name", "program", "quiet"]
 
 
 class CallAdapter(Protocol):
@@ -65,9 +68,25 @@ class Program:
     parameters: dict[str, Any] = field(default_factory=dict)
 
 
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """While a framework's own code lowers a program for a frontend (torch's
+    decompositions, iree-turbine's import, IREE's ONNX importer), the deprecation warnings
+    it raises (`DeprecationWarning`, `PendingDeprecationWarning`, `FutureWarning`) are
+    addressed to that library's code, not to the caller, who can do nothing about them:
+    they are ignored, within this block only (`warnings.catch_warnings`). Other warnings
+    go through."""
+    with warnings.catch_warnings():
+        for category in (DeprecationWarning, PendingDeprecationWarning, FutureWarning):
+            warnings.filterwarnings("ignore", category=category)
+        yield
+
+
 def frontend_name(obj: object) -> str | None:
     """The frontend module for ``obj`` (``"jax"``, ``"torch"``, ``"onnx"``, ``"tf"``), or
-    None when it is not a framework object (MLIR text, bytes, an MLIR file path)."""
+    None when it is not a framework object (MLIR text, bytes, an MLIR file path). A path
+    (`os.PathLike`) ending in ``.onnx`` is an ONNX model; a one-line `str` is one when it
+    ends in ``.onnx`` (or names a SavedModel directory), MLIR text otherwise."""
     cls = type(obj)
     module, name = cls.__module__, cls.__name__
     if name == "Exported" and module.startswith("jax"):
@@ -82,7 +101,21 @@ def frontend_name(obj: object) -> str | None:
             return "onnx"
         if isinstance(path, str) and os.path.isfile(os.path.join(path, "saved_model.pb")):
             return "tf"
+    if isinstance(obj, str) and _names_a_path(obj):
+        # A `str` is MLIR text, unless it is one line naming a `.onnx` file (a missing
+        # one is then FileNotFoundError) or an existing SavedModel directory: no MLIR
+        # text is such a name.
+        if obj.endswith(".onnx"):
+            return "onnx"
+        if os.path.isfile(os.path.join(obj, "saved_model.pb")):
+            return "tf"
     return None
+
+
+def _names_a_path(text: str) -> bool:
+    """Whether ``text`` could be a file name rather than MLIR text: one line, no NUL, not
+    longer than a path can be."""
+    return 0 < len(text) <= 4096 and "\n" not in text and "\0" not in text
 
 
 def program(obj: object, **options: Any) -> Program:

@@ -3,7 +3,8 @@ Python bindings (`iree.compiler.ir`, from the ``iree-base-compiler`` package, wh
 iree-turbine and IREE's ONNX importer build their modules with).
 
 * `lower_torch`: torch-dialect functions → builtin tensors and linalg, by IREE's own
-  torch input pipeline (`torch-to-iree`). iree-compile would run that pipeline itself,
+  torch input pipeline (`torch-to-iree`), run by ``iree-opt`` in a child process (a
+  crash of it is a `CompileError`). iree-compile would run that pipeline itself,
   but it only finishes the conversion in functions it turns into its own ABI (`util.func`
   with a `$async` variant), never in a function marked `iree.abi.stub` — which is what
   `wrap-entry-points` makes of the exported function. So the frontend runs it first, on
@@ -16,15 +17,18 @@ iree-turbine and IREE's ONNX importer build their modules with).
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_STUB, IREE_ABI
 from abi_compiler.errors import AbiError
+from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.pytree import Structure
 from abi_compiler.model import IndexPath, ValueType
 
 try:
-    from iree.compiler import ir, passmanager
+    from iree.compiler import ir
+    from iree.compiler.tools.binaries import find_tool
 except ImportError as _error:  # pragma: no cover - the frontends' own errors name their extra
     raise ImportError(
         "abi_compiler.frontends needs IREE's compiler (iree-base-compiler 3.13): "
@@ -35,6 +39,7 @@ __all__ = [
     "annotate",
     "find_function",
     "functions",
+    "import_error",
     "leaf_types",
     "lower_torch",
     "write_index_paths",
@@ -44,12 +49,13 @@ __all__ = [
 # boundary; `torch-to-iree` is iree-compile's torch input pipeline; its last pass,
 # the finalizing type conversion, runs on `util.func` only, so it runs again on
 # `func.func` here.
-_TORCH_PIPELINE = (
-    "builtin.module(torch-func-backend-type-conversion,torch-to-iree,"
-    "func.func(torch-finalizing-backend-type-conversion))"
+_TORCH_PASSES = (
+    "torch-func-backend-type-conversion,torch-to-iree,"
+    "func.func(torch-finalizing-backend-type-conversion)"
 )
+_TORCH_PIPELINE = f"builtin.module({_TORCH_PASSES})"
 # ONNX functions first become torch ones (what iree-compile does for ONNX input).
-_ONNX_PIPELINE = "builtin.module(torch-onnx-to-torch-backend-pipeline)"
+_ONNX_PIPELINE = f"builtin.module(torch-onnx-to-torch-backend-pipeline,{_TORCH_PASSES})"
 
 
 def functions(module: Any) -> list[Any]:
@@ -67,22 +73,45 @@ def find_function(module: Any, name: str) -> Any:
     raise ValueError(f"the imported module has no function @{name}")
 
 
-def lower_torch(module: Any, *, onnx: bool = False) -> None:
-    """Lower every torch-dialect function of ``module`` to builtin tensors, in place.
-    IREE's torch pipeline turns every function not marked `iree.abi.stub` into its own
-    ABI: the mark keeps it off them while the pipeline runs."""
+def lower_torch(module: Any, *, onnx: bool = False) -> Any:
+    """``module`` with every torch-dialect function lowered to builtin tensors: a new
+    `ir.Module` (in a context of its own).
+
+    The pipeline runs in ``iree-opt``, in a child process (``module`` goes there and back
+    as MLIR bytecode, locations kept): a crash of IREE's lowering is a `CompileError`
+    naming the pipeline, never the caller's process lost. IREE's torch pipeline turns
+    every function not marked `iree.abi.stub` into its own ABI: the mark keeps it off
+    them while the pipeline runs."""
     op = module.operation
     marked = []
     with op.context:
         for func in functions(module):
             if ABI_STUB not in func.attributes:
                 func.attributes[ABI_STUB] = ir.UnitAttr.get()
-                marked.append(func)
-        if onnx:
-            passmanager.PassManager.parse(_ONNX_PIPELINE).run(op)
-        passmanager.PassManager.parse(_TORCH_PIPELINE).run(op)
-        for func in marked:
+                marked.append(ir.StringAttr(func.attributes["sym_name"]).value)
+    buffer = io.BytesIO()
+    op.write_bytecode(buffer)
+    for func in functions(module):  # the caller's module as it was
+        if ir.StringAttr(func.attributes["sym_name"]).value in marked:
             del func.attributes[ABI_STUB]
+    pipeline = _ONNX_PIPELINE if onnx else _TORCH_PIPELINE
+    stage = "IREE ONNX input pipeline" if onnx else "IREE torch input pipeline"
+    command = [find_tool("iree-opt"), f"--pass-pipeline={pipeline}", "--emit-bytecode", "-"]
+    # A context of its own: resource names parsed into the first would be renamed.
+    lowered = ir.Module.parse(run_tool(command, buffer.getvalue(), stage), ir.Context())
+    with lowered.context:
+        for func in functions(lowered):
+            if ir.StringAttr(func.attributes["sym_name"]).value in marked:
+                del func.attributes[ABI_STUB]
+    return lowered
+
+
+def import_error(stage: str, error: Exception) -> CompileError:
+    """The `CompileError` of a framework's import (iree-turbine's, IREE's ONNX importer)
+    that raised ``error``: its message, which for an `MLIRError` holds the located
+    diagnostics."""
+    text = str(error).rstrip("\n") or type(error).__name__
+    return CompileError(stage, text + "\n")
 
 
 def leaf_types(func: Any) -> tuple[list[ValueType], list[ValueType]]:

@@ -36,9 +36,15 @@ except ImportError as _error:  # pragma: no cover - exercised without onnx insta
         "pip install 'abi-compiler[onnx]'"
     ) from _error
 
-from abi_compiler.frontends import Program
+from abi_compiler.frontends import Program, quiet
 from abi_compiler.frontends.dims import Dim
-from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
+from abi_compiler.frontends.iree_ir import (
+    annotate,
+    find_function,
+    import_error,
+    leaf_types,
+    lower_torch,
+)
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
 __all__ = ["program", "to_mlir"]
@@ -55,15 +61,24 @@ def to_mlir(model: ModelSource) -> str:
 def program(model: ModelSource) -> Program:
     """`to_mlir`, with the function's name and the adapter that returns the outputs as
     a dict in the graph's order."""
-    proto = _load(model)
+    try:
+        proto = _load(model)
+    except (OSError, TypeError):  # no such file; not a model
+        raise
+    except Exception as error:  # onnx's checker, shape inference and protobuf errors
+        raise import_error("ONNX import", error) from error
     if not proto.graph.name:
         proto.graph.name = "main"
-    model_info = onnx_importer.ModelInfo(proto)
-    graph = model_info.main_graph
-    module = model_info.create_module(context=ir.Context()).operation
-    onnx_importer.NodeImporter.define_function(graph, module).import_all()
-    module.verify()
-    lower_torch(module, onnx=True)
+    try:
+        with quiet():
+            model_info = onnx_importer.ModelInfo(proto)
+            graph = model_info.main_graph
+            imported = model_info.create_module(context=ir.Context()).operation
+            onnx_importer.NodeImporter.define_function(graph, imported).import_all()
+            imported.verify()
+    except Exception as error:  # the importer raises its own types, and MLIRError
+        raise import_error("ONNX import", error) from error
+    module = lower_torch(imported, onnx=True)
 
     name = proto.graph.name
     func = find_function(module, name)

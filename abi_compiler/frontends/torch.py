@@ -30,12 +30,14 @@ Needs ``pip install 'abi-compiler[torch]'`` (torch and iree-turbine).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 try:
     import numpy as np
     import torch
     from iree.turbine import aot
+    from torch.export.graph_signature import ConstantArgument, ExportGraphSignature
     from torch.utils import _pytree as pytree_utils
 except ImportError as _error:  # pragma: no cover - exercised without torch installed
     raise ImportError(
@@ -44,9 +46,15 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
     ) from _error
 
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends import Program
+from abi_compiler.frontends import Program, quiet
 from abi_compiler.frontends.dims import Dim, DimExpr
-from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
+from abi_compiler.frontends.iree_ir import (
+    annotate,
+    find_function,
+    import_error,
+    leaf_types,
+    lower_torch,
+)
 from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
 
 __all__ = ["program", "spell_operators_as_bitwise", "to_mlir"]
@@ -101,7 +109,8 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     # torch.export's default (training) IR keeps: those programs are made functional
     # first (which retraces them, about a second for a small model).
     if _mutates(exported):
-        exported = exported.run_decompositions({})
+        with quiet():
+            exported = exported.run_decompositions({})
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
@@ -122,12 +131,12 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
 
     parameters = _external_parameters(exported, external_bytes)
     try:
-        module = aot.export(exported).mlir_module
+        module = _import(exported)
     finally:
         for tensor in parameters.values():
             del tensor._turbine_external_tensor_trait
     spell_operators_as_bitwise(module)
-    lower_torch(module)
+    module = lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     annotate(main, structure(positional, keywords, result, argument_types, result_types))
@@ -216,6 +225,60 @@ def spell_operators_as_bitwise(module: Any) -> int:
                 old.replace_all_uses_with(new)
             operation.erase()
     return len(found)
+
+
+def _import(exported: torch.export.ExportedProgram) -> Any:
+    """iree-turbine's import of ``exported`` (without its `None` outputs): its MLIR
+    module (torch dialect). Its failures are a `CompileError`; the deprecation warnings
+    torch and iree-turbine raise on the way say nothing to the caller and are kept from
+    them (`quiet`)."""
+    with quiet():
+        exported = _without_none_outputs(exported)
+    try:
+        with quiet():
+            return aot.export(exported).mlir_module
+    except Exception as error:  # iree-turbine and torch raise their own types
+        raise import_error("iree-turbine import", error) from error
+
+
+def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
+    """``exported`` without its `None` outputs, which iree-turbine cannot import (the
+    adapter gives them back: they are `Tree("none")` leaves of the result). Another
+    constant output has no value a compiled function could return: an `AbiError`."""
+    specs = exported.graph_signature.output_specs
+    kept = []
+    for position, spec in enumerate(specs):
+        argument = spec.arg
+        if spec.kind.name == "USER_OUTPUT" and isinstance(argument, ConstantArgument):
+            if argument.value is not None:
+                raise AbiError(
+                    f"result: the program returns the constant {argument.value!r}, which a "
+                    "compiled function cannot return (only tensors and None)"
+                )
+            continue
+        kept.append(position)
+    if len(kept) == len(specs):
+        return exported
+    graph_module = copy.deepcopy(exported.graph_module)
+    output = next(node for node in graph_module.graph.nodes if node.op == "output")
+    values = output.args[0]
+    output.args = (tuple(values[position] for position in kept),)
+    graph_module.recompile()
+    signature = ExportGraphSignature(
+        input_specs=list(exported.graph_signature.input_specs),
+        output_specs=[specs[position] for position in kept],
+    )
+    return torch.export.ExportedProgram(
+        root=graph_module,
+        graph=graph_module.graph,
+        graph_signature=signature,
+        state_dict=exported.state_dict,
+        range_constraints=exported.range_constraints,
+        module_call_graph=copy.deepcopy(exported.module_call_graph),
+        example_inputs=exported.example_inputs,
+        constants=exported.constants,
+        verifiers=exported.verifiers,
+    )
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:

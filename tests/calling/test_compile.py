@@ -146,3 +146,32 @@ def test_the_readme_example() -> None:
     assert swapped[1].dtype == np.float32 and swapped[1].tolist() == [1, 2, 3, 4]
     generated = module.generate([1, 2, 3], temperature=0.7, top_k=5)
     assert generated.dtype == np.int32 and generated.tolist() == [1, 2, 3]
+
+
+def test_functions_hidden_from_function_names_are_not_reachable_by_name() -> None:
+    # IREE adds `<name>$async` for torch input; a module may export one by that name.
+    module = abi_iree.compile(
+        'func.func @"main$async"(%a: i32) -> i32 {\n  func.return %a : i32\n}\n'
+        "func.func @main(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"
+    )
+    assert "main$async" in module.vm_module.function_names
+    assert module.function_names == ["main"] and list(module) == ["main"]
+    assert "main$async" not in module and "main" in module
+    with pytest.raises(KeyError, match=r"exports no function 'main\$async'"):
+        module["main$async"]
+    with pytest.raises(AttributeError, match=r"exports no function 'main\$async'"):
+        getattr(module, "main$async")
+    assert module.main(3) == 3
+
+
+def test_a_crash_of_iree_compile_is_one_line_after_its_diagnostics() -> None:
+    from tests.frontends.test_iree_ir import INT8_TIMES_TWO  # crashes IREE 3.13's torch input
+
+    with pytest.raises(abi_iree.CompileError) as caught:
+        abi_iree.compile_vmfb(INT8_TIMES_TWO, None, extra_args=["--iree-input-type=torch"])
+    assert caught.value.stage == "iree-compile"
+    lines = caught.value.diagnostics.splitlines()
+    assert lines[0].startswith("<stdin>:3:8: error: unimplemented: for conversion to byte")
+    assert lines[-1].startswith("iree-compile: crashed (SIG")
+    assert lines[-1].endswith("), a defect of IREE")
+    assert not any("Stack dump" in line or line.startswith(" #") for line in lines)

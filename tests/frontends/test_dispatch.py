@@ -25,6 +25,9 @@ def _instance(module: str, name: str) -> object:
         (_instance("torch.export.exported_program", "ExportedProgram"), "torch"),
         (_instance("onnx.onnx_ml_pb2", "ModelProto"), "onnx"),
         (Path("model.onnx"), "onnx"),
+        ("model.onnx", "onnx"),  # a one-line str ending in .onnx: that file
+        ("dir/model.onnx", "onnx"),
+        ("// model.onnx\nmodule {}", None),  # MLIR text
         ("module {}", None),
         (b"module {}", None),
         (Path("model.mlir"), None),
@@ -39,7 +42,9 @@ def test_saved_model_directory(tmp_path: Path) -> None:
     assert frontend_name(tmp_path) is None
     (tmp_path / "saved_model.pb").write_bytes(b"")
     assert frontend_name(tmp_path) == "tf"
-    assert frontend_name(os.fspath(tmp_path)) is None  # a str is MLIR text
+    # A str naming a SavedModel directory is that directory, any other str MLIR text.
+    assert frontend_name(os.fspath(tmp_path)) == "tf"
+    assert frontend_name(os.fspath(tmp_path / "other")) is None
 
 
 def test_program_refuses_other_objects() -> None:

@@ -57,3 +57,13 @@ def test_to_mlir_names_the_function_after_the_signature(saved_model: Any) -> Non
         'func.func @serving_default(%arg0: tensor<2x4xi32> {abi.index_path = ["attention_mask"]}'
         in text
     )
+
+
+def test_a_str_naming_a_saved_model_directory_is_that_directory(saved_model: Path) -> None:
+    module = abi_iree.compile(str(saved_model))
+    inputs = models.tf_inputs()
+    expected = abi_iree.compile(saved_model).serving_default(**inputs)
+    result = module.serving_default(**inputs)
+    assert sorted(result) == sorted(expected)
+    for name in expected:
+        np.testing.assert_array_equal(result[name], expected[name])

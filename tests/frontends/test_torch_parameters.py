@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.iree.conftest import needs_iree
+from tests.calling.conftest import needs_iree
 
 needs_iree()
 torch = pytest.importorskip("torch")

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.calling.conftest import needs_iree
 from tests.frontends import zoo
-from tests.iree.conftest import needs_iree
 
 needs_iree()
 

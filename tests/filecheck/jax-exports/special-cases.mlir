@@ -5,8 +5,9 @@
 // result into the argument's buffer (the caller's device array changes:
 // tests/frontends/test_jax_text.py), so the V1 pipeline drops the marker, with a warning.
 // RUN: abi-opt %S/../../jax_exports/donated_step.mlir -p iree-abi-v1 2>&1 | filecheck %s --check-prefix=DONATED
-// DONATED: donated_step.mlir:9:26: warning: tf.aliasing_output on argument 0 dropped: IREE would write result 0 into the caller's array
-// DONATED-NEXT: donated_step.mlir:9:98: warning: tf.aliasing_output on argument 1 dropped: IREE would write result 1 into the caller's array
+// One warning for the function, naming each donated leaf (by its JAX path).
+// DONATED: donated_step.mlir:9:3: warning: tf.aliasing_output dropped from 2 arguments: params['b'] (argument 0 → result 0), params['w'] (argument 1 → result 1): IREE would write each result into the caller's array
+// DONATED-NOT: aliasing_output
 // DONATED: {{^}}  func.func @main(%params: !util.list<?>, %x: tensor<3x4xf32>) -> (!util.list<?>, tensor<f32>) attributes {iree.abi.stub, iree.reflection = {iree.abi = "{\22a\22:[[\22sdict\22,[\22b\22,[\22ndarray\22,\22f32\22,1,2]],[\22w\22,[\22ndarray\22,\22f32\22,2,4,2]]],[\22ndarray\22,\22f32\22,2,3,4]],\22r\22:[[\22stuple\22,[\22sdict\22,[\22b\22,[\22ndarray\22,\22f32\22,1,2]],[\22w\22,[\22ndarray\22,\22f32\22,2,4,2]]],[\22ndarray\22,\22f32\22,0]]],\22v\22:1}"}} {
 // DONATED: {{^}}  func.func private @_main(%arg0: tensor<2xf32> loc("params['b']"), %arg1: tensor<4x2xf32> loc("params['w']"), %arg2: tensor<3x4xf32> loc("x")) -> (tensor<2xf32>, tensor<4x2xf32>, tensor<f32>) {
 
