@@ -905,7 +905,7 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
     refused: list[str] = []
     text, names = _rewrite(exported, convention, refused)
     if refused:
-        from abi_compiler.iree import CompileError
+        from abi_compiler.frontends.iree_tools import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
     return Program(text, MAIN, JaxCallAdapter(exported, convention, names, platform))
