@@ -42,8 +42,8 @@ __all__ = ["Entry", "link", "lower_entries"]
 class Entry:
     """One lowered module to link."""
 
-    #: The exported function's name in the linked module.
-    key: str
+    #: The exported function's name in the linked module (None: the function's own).
+    key: str | None
     #: The module's MLIR text, lowered (its functions carry their reflection).
     text: str
     #: The function the entry's call reaches; None: the module's one public function.
@@ -57,16 +57,19 @@ def link(entries: Sequence[Entry]) -> str:
     (see the module's documentation). Raises `AbiError` for a text the scanner cannot
     split, an entry with no public function (or several, and no ``function`` named), and
     keys that repeat."""
-    keys = [entry.key for entry in entries]
-    repeated = sorted({key for key in keys if keys.count(key) > 1})
-    if repeated:
-        raise AbiError(f"entry names repeat: {', '.join(repeated)}")
     if not entries:
         raise AbiError("no entries to link")
     layouts = [_layout(entry) for entry in entries]
     functions = [
         _entry_function(entry, layout) for entry, layout in zip(entries, layouts, strict=True)
     ]
+    keys = [
+        entry.key if entry.key is not None else function
+        for entry, function in zip(entries, functions, strict=True)
+    ]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise AbiError(f"entry names repeat: {', '.join(repeated)}")
 
     used_symbols = set(keys)
     used_aliases: set[str] = set()
@@ -74,14 +77,14 @@ def link(entries: Sequence[Entry]) -> str:
     body: list[str] = []
     epilogue: list[str] = []
     attributes: list[list[tuple[str, str]]] = []
-    for entry, layout, function in zip(entries, layouts, functions, strict=True):
+    for key, layout, function in zip(keys, layouts, functions, strict=True):
         text = layout.text
-        symbols = {function: entry.key}
+        symbols = {function: key}
         for op in layout.ops:
             name = op.name if isinstance(op, carry.FuncText) else op.symbol
             if name is None or name == function:
                 continue
-            symbols[name] = _fresh(name, entry.key + "_" + name, used_symbols)
+            symbols[name] = _fresh(name, key + "_" + name, used_symbols)
         aliases: dict[str, str] = {}
         for alias in layout.aliases:
             sigil, name = alias.name[0], alias.name[1:]
@@ -130,7 +133,7 @@ def _entry_function(entry: Entry, layout: carry.Layout) -> str:
     if len(public) != 1:
         found = ", ".join(public) if public else "none"
         raise AbiError(
-            f"{entry.name}: entry '{entry.key}' must export one function, "
+            f"{entry.name}: entry '{entry.key or entry.name}' must export one function, "
             f"the module exports {len(public)} ({found})"
         )
     return public[0]
