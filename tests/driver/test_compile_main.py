@@ -317,3 +317,13 @@ def test_an_iree_compile_error_is_printed_and_writes_no_output(
     assert status == 1
     assert err.startswith("<stdin>:3:12: error: use of undeclared SSA value name"), err
     assert not out.exists()
+
+
+def test_the_example_model_is_what_its_script_writes() -> None:
+    pytest.importorskip("onnx")
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from make_classifier_onnx import classifier
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    assert classifier().SerializeToString() == CLASSIFIER.read_bytes()
