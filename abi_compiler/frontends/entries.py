@@ -92,6 +92,10 @@ def link(entries: Sequence[Entry]) -> str:
                 name, f"{name}_{len(attributes) + 1}", used_aliases
             )
 
+        # Only what changes: most entries keep most names, and their text is not scanned.
+        symbols = {old: new for old, new in symbols.items() if old != new}
+        aliases = {old: new for old, new in aliases.items() if old != new}
+
         def renamed(start: int, end: int) -> str:
             piece = carry.rename_symbols(text[start:end], symbols)  # noqa: B023
             return _rename_aliases(piece, aliases)  # noqa: B023
@@ -155,7 +159,7 @@ def _fresh(name: str, candidate: str, used: set[str]) -> str:
 def _rename_aliases(text: str, renames: Mapping[str, str]) -> str:
     """``text`` with every use (and definition) of an alias of ``renames`` renamed:
     `#name`/`!name` tokens, also inside dialect bodies; never in a string."""
-    if not renames or ("#" not in text and "!" not in text):
+    if not any(name in text for name in renames):
         return text
     pieces: list[str] = []
     pos = 0

@@ -149,3 +149,19 @@ def test_mlir_files_compile_to_one_module_called_by_their_records() -> None:
     x = np.arange(8 * 4, dtype=np.float32).reshape(8, 4)
     np.testing.assert_allclose(module.old(params1, x), x @ params1["dense"]["kernel"] + 1)
     np.testing.assert_allclose(module.new(params2, x[:2]), x[:2] @ params2["dense"]["kernel"] + 1)
+
+
+def test_aliases_are_renamed_in_dialect_bodies_not_in_strings() -> None:
+    first = "#m = affine_map<(d0) -> (d0)>\nfunc.func @f() attributes {a = #m} {\n  return\n}\n"
+    second = (
+        "#m = affine_map<(d0) -> (d0 + 1)>\n"
+        'func.func @g() attributes {b = #test.wrap<#m>, c = "#m", d = #m} {\n  return\n}\n'
+    )
+    assert link([Entry(None, first), Entry(None, second)]) == (
+        "#m = affine_map<(d0) -> (d0)>\n"
+        "#m_2 = affine_map<(d0) -> (d0 + 1)>\n"
+        "module {\n"
+        "  func.func @f() attributes {a = #m} {\n  return\n}\n"
+        '  func.func @g() attributes {b = #test.wrap<#m_2>, c = "#m", d = #m_2} {\n  return\n}\n'
+        "}\n"
+    )
