@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends import CallAdapter, Program, frontend_name
+from abi_compiler.frontends import Program, frontend_name
 from abi_compiler.text import carry, lexer
 
 __all__ = ["Entry", "link", "lower_entries"]
@@ -228,17 +228,18 @@ def lower_entries(
     pipeline: str | None,
     lower: Lower,
     **options: Any,
-) -> tuple[str, dict[str, CallAdapter]]:
+) -> tuple[str, dict[str, Any]]:
     """Lower every source of ``sources`` (a framework object, a frontend's `Program`, MLIR
     text, bytes or a path) with ``lower(source, pipeline, name)`` and `link` them; the
     frontend ``options`` go to every framework object's frontend. Returns the linked text
-    and the adapters of the entries that have one, by key."""
+    and the adapters of the entries whose `Program` has one (``Program.adapter``), by
+    key."""
     from abi_compiler.frontends import program as frontend_program
 
     if not sources:
         raise ValueError("the mapping of entries is empty")
     entries: list[Entry] = []
-    adapters: dict[str, CallAdapter] = {}
+    adapters: dict[str, Any] = {}
     for key, source in sources.items():
         if not isinstance(key, str) or not key:
             raise TypeError(f"entry names must be non-empty strings, got {key!r}")
@@ -248,8 +249,9 @@ def lower_entries(
             source = frontend_program(source, **options)
         if isinstance(source, Program):
             function = source.function
-            if source.adapter is not None:
-                adapters[key] = source.adapter
+            adapter = getattr(source, "adapter", None)
+            if adapter is not None:
+                adapters[key] = adapter
             source = source.mlir
         elif isinstance(source, os.PathLike):
             name = os.fspath(source)
