@@ -1209,7 +1209,7 @@ def _report(tool: str, failed: bool, diagnostics: str) -> None:
 
 
 def compile_vmfb(
-    source: str | bytes | os.PathLike[str] | Mapping[str, object],
+    source: str | bytes | os.PathLike[str] | Mapping[str, object] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
     target: str = "host",
@@ -1221,14 +1221,23 @@ def compile_vmfb(
     ``target`` (an LLVM CPU name; ``"host"`` is this machine's, which also keeps IREE
     from warning about a generic CPU). Returns the `.vmfb` bytes.
 
-    ``source`` may be a mapping ``{name: source}``: one module, one function per entry
-    named by its key (`abi_compiler.frontends.entries`); ``options`` go to the frontend
-    of each framework object."""
+    ``source`` may be a framework's object (``options`` go to its frontend's `program`),
+    or a mapping ``{name: source}``: one module, one function per entry named by its key
+    (`abi_compiler.frontends.entries`), ``options`` going to the frontend of each
+    framework object. A framework object's adapter (the original call beyond the records)
+    is `compile`'s: the `.vmfb` has the records."""
     if isinstance(source, Mapping):
         source, _ = _linked(source, pipeline, options)
         pipeline = None
+    elif frontend_name(source) is not None:
+        source = frontend_program(source, **options).mlir
     elif options:
         raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "expected MLIR text, bytes, a path, a mapping of them or a framework object "
+            f"(abi_compiler.frontends), got {_type_name(source)}"
+        )
     if pipeline is None:
         if isinstance(source, os.PathLike):
             with open(source, "rb") as stream:

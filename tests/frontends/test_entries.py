@@ -165,3 +165,38 @@ def test_aliases_are_renamed_in_dialect_bodies_not_in_strings() -> None:
         '  func.func @g() attributes {b = #test.wrap<#m_2>, c = "#m", d = #m_2} {\n  return\n}\n'
         "}\n"
     )
+
+
+def test_an_onnx_model_and_an_mlir_file_in_one_module() -> None:
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    onnx = pytest.importorskip("onnx")
+    import numpy as np
+    from onnx.reference import ReferenceEvaluator
+
+    from abi_compiler import iree as abi_iree
+
+    model = onnx.load(ROOT / "examples" / "classifier.onnx")
+    module = abi_iree.compile({"classify": model, "old": ROOT / "examples" / "jax_predict_v1.mlir"})
+    assert module.function_names == ["classify", "old"]
+    features = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    got = module.classify(features=features)
+    expected = ReferenceEvaluator(model).run(None, {"features": features})
+    assert list(got) == ["logits", "probabilities"]
+    for value, reference in zip(got.values(), expected, strict=True):
+        np.testing.assert_allclose(value, reference, rtol=1e-6)
+    # compile_vmfb takes the same sources; its module is called by the records.
+    vmfb = abi_iree.compile_vmfb({"classify": model})
+    loaded = abi_iree.load(vmfb).classify(features=features)
+    np.testing.assert_allclose(loaded["logits"], expected[0], rtol=1e-6)
+
+
+def test_frontend_options_need_a_framework_object() -> None:
+    pytest.importorskip("iree.compiler")
+    from abi_compiler import iree as abi_iree
+
+    text = (ROOT / "examples" / "jax_predict_v1.mlir").read_text()
+    with pytest.raises(TypeError, match=r"frontend options \(signature\) need a framework"):
+        abi_iree.compile_vmfb(text, signature="score")
+    with pytest.raises(TypeError, match=r"frontend options \(platform\) need a framework"):
+        abi_iree.compile(text, platform="cpu")
