@@ -327,3 +327,38 @@ def test_the_example_model_is_what_its_script_writes() -> None:
     finally:
         sys.path.remove(str(ROOT / "examples"))
     assert classifier().SerializeToString() == CLASSIFIER.read_bytes()
+
+
+def test_a_jax_export_and_a_saved_model_signature_in_one_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    needs_iree()
+    jax = pytest.importorskip("jax")
+    tf = pytest.importorskip("tensorflow")
+    from jax import export
+
+    from tests.frontends.generate import models
+
+    directory = tmp_path / "scorer"
+    models.tf_two_signatures(directory)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4) / 8
+    exported = export.export(jax.jit(lambda v: {"twice": v * 2}))(x)
+    serialized = tmp_path / "twice.bin"
+    serialized.write_bytes(exported.serialize())
+    out = tmp_path / "both.vmfb"
+    args = [f"double={serialized}", f"loss={directory}", "--signature", "score", "-o", out]
+    status, err = _run(args, capsys)
+    assert status == 0, err
+    module = _load(out)
+    assert module.function_names == ["double", "session_initializer", "loss"]
+    np.testing.assert_allclose(module.double(x)["twice"], x * 2)
+    y = np.ones((2, 3), np.float32)
+    expected = tf.saved_model.load(str(directory)).signatures["score"](
+        x=tf.constant(x), y=tf.constant(y)
+    )
+    np.testing.assert_allclose(module.loss(x=x, y=y)["loss"], expected["loss"].numpy(), rtol=1e-6)
+    # One name for several signatures is refused.
+    args = [f"s={directory}", "--signature", "score", "--signature", "serving_default", "-o", out]
+    status, err = _run(args, capsys)
+    assert status == 1
+    assert err.endswith("names one function: give one --signature\n"), err
