@@ -34,6 +34,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.ir import diagnostics
 from abi_compiler.model import FlatSignature, Leaf, NDArray, Node, Signature, Unknown, leaves
 from abi_compiler.passes.contract import AbiPass, BodyAccess
+from abi_compiler.passes.importer_output import warn_importer_output
 from abi_compiler.passes.reflection import (
     add_entries,
     adopt_bare_iree_abi,
@@ -160,7 +161,9 @@ class MaterializeIreeAbiPass(AbiPass):
     body_access: ClassVar[BodyAccess] = BodyAccess.SIGNATURES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in exported_functions(op):
+        exported = list(exported_functions(op))
+        warn_importer_output(op, exported)
+        for func in exported:
             materialize_iree_abi(func)
 
 

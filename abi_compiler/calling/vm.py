@@ -74,7 +74,7 @@ from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scalar_name
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends import CallAdapter, Program, frontend_name
+from abi_compiler.frontends import CallAdapter, frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import (
     CompileError,
@@ -1265,16 +1265,35 @@ def lower(
 
 
 def compile_vmfb(
-    source: str | bytes | os.PathLike[str],
+    source: str | bytes | os.PathLike[str] | Mapping[str, object] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
     target: str = "host",
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
+    **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
     ``target`` (an LLVM CPU name; ``"host"`` is this machine's, which also keeps IREE
-    from warning about a generic CPU). Returns the `.vmfb` bytes."""
+    from warning about a generic CPU). Returns the `.vmfb` bytes.
+
+    ``source`` may be a framework's object (``options`` go to its frontend's `program`),
+    or a mapping ``{name: source}``: one module, one function per entry named by its key
+    (`abi_compiler.frontends.entries`), ``options`` going to the frontend of each
+    framework object. A framework object's adapter (the original call beyond the records)
+    is `compile`'s: the `.vmfb` has the records."""
+    if isinstance(source, Mapping):
+        source, _ = _linked(source, pipeline, options)
+        pipeline = None
+    elif frontend_name(source) is not None:
+        source = frontend_program(source, **options).mlir
+    elif options:
+        raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "expected MLIR text, bytes, a path, a mapping of them or a framework object "
+            f"(abi_compiler.frontends), got {_type_name(source)}"
+        )
     if pipeline is None:
         if isinstance(source, os.PathLike):
             with open(source, "rb") as stream:
@@ -1303,7 +1322,7 @@ def compile_vmfb(
 
 
 def compile(
-    source: str | bytes | os.PathLike[str] | object,
+    source: str | bytes | os.PathLike[str] | Mapping[str, object] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
     target: str = "host",
@@ -1312,25 +1331,51 @@ def compile(
     device: Any = "local-task",
     convert: bool = False,
     results: ResultsMode = "numpy",
+    **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
 
     ``source`` may also be a framework's object (`abi_compiler.frontends`: a
     `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel
     directory): its function then takes the original call and returns the original
-    result."""
-    program: Program | None = None
-    if frontend_name(source) is not None:
-        program = frontend_program(source)
+    result; ``options`` go to its frontend's `program` (a SavedModel's ``signature`` or
+    ``signatures``, a JAX export's ``platform``). A mapping ``{name: source}`` of any of
+    these gives one module with one function per entry, named by its key (a link error
+    is an `AbiError`)."""
+    adapters: dict[str, CallAdapter] = {}
+    parameters: dict[str, Any] = {}
+    if isinstance(source, Mapping):
+        source, adapters = _linked(source, pipeline, options)
+        pipeline = None
+    elif frontend_name(source) is not None:
+        program = frontend_program(source, **options)
         source = program.mlir
+        if program.adapter is not None:
+            adapters[program.function] = program.adapter
+        parameters = program.parameters
+    elif options:
+        raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
     if not isinstance(source, (str, bytes, os.PathLike)):
         raise TypeError(
-            "expected MLIR text, bytes, a path or a framework object "
+            "expected MLIR text, bytes, a path, a mapping of them or a framework object "
             f"(abi_compiler.frontends), got {_type_name(source)}"
         )
     vmfb = compile_vmfb(source, pipeline, target=target, extra_args=extra_args, name=name)
-    parameters = program.parameters if program is not None and program.parameters else None
-    module = load(vmfb, device=device, convert=convert, results=results, parameters=parameters)
-    if program is not None and program.adapter is not None:
-        module.adapt(program.function, program.adapter)
+    module = load(
+        vmfb, device=device, convert=convert, results=results, parameters=parameters or None
+    )
+    for function, adapter in adapters.items():
+        module.adapt(function, adapter)
     return module
+
+
+def _linked(
+    sources: Mapping[str, object], pipeline: str | None, options: dict[str, Any]
+) -> tuple[str, dict[str, CallAdapter]]:
+    """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`)."""
+    from abi_compiler.frontends.entries import lower_entries
+
+    def lower_one(entry: Any, entry_pipeline: str, entry_name: str) -> str:
+        return lower(entry, entry_pipeline, name=entry_name)
+
+    return lower_entries(sources, pipeline, lower_one, **options)

@@ -1,5 +1,6 @@
-"""The `abi-opt` console entry point: it imports the driver (and with it xDSL) only inside
-the Ctrl-C guard of `output.run_console`, so Ctrl-C during start-up exits quietly."""
+"""The `abi-opt` and `abi-compile` console entry points: each imports its driver (and with
+it xDSL) only inside the Ctrl-C guard of `output.run_console`, so Ctrl-C during start-up
+exits quietly."""
 
 from __future__ import annotations
 
@@ -13,6 +14,17 @@ def abi_opt() -> NoReturn:
 
     def run() -> int:
         from abi_compiler.commands.opt_main import main
+
+        return main()
+
+    output.run_console(run)
+
+
+def abi_compile() -> NoReturn:
+    """The `abi-compile` command."""
+
+    def run() -> int:
+        from abi_compiler.commands.compile_main import main
 
         return main()
 

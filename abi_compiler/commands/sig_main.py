@@ -21,7 +21,9 @@ on stdout, is a one-line error with exit status 1; Ctrl-C exits with 130, silent
 ``show FILE...`` (docs/spec.md §9.1) prints one line per exported function of each module, MLIR
 text, MLIR bytecode or a compiled ``.vmfb`` (`abi_compiler.signatures.module_signatures`):
 ``<name><declaration>``, ending in ``  (no reflection)`` when the function has neither
-V1 nor legacy reflection. With several files, each file's lines follow a ``<file>:``
+V1 nor legacy reflection, or in ``  (from JAX paths, no reflection)`` (``index paths``,
+``abi.name``) when it is shown from the structure `abi-opt` would read in MLIR text
+(`module_signatures`). With several files, each file's lines follow a ``<file>:``
 line. Functions a caller does not call (``$async`` variants, the VM's ``__init``) only
 with ``--all``. A module that cannot be read: ``<file>[:<line>:<col>]: error: <message>``,
 exit status 1, nothing on standard output.
@@ -29,8 +31,9 @@ exit status 1, nothing on standard output.
 ``diff OLD NEW`` (docs/spec.md §9.1) prints one line per difference between the functions of two
 modules (`abi_compiler.signatures.signature_diff`), breaking ones first, each ``breaking: `` or
 ``compatible: `` followed by ``<function>: <argument|result> <path>: <what> <old> ->
-<new>``. Exit status 0 when nothing breaks, 1 when something does, 2 when an input cannot
-be read or the output cannot be written.
+<new>``; a key added to a result dict is compatible unless ``--strict``. Exit status 0
+when nothing breaks, 1 when something does, 2 when an input cannot be read or the output
+cannot be written.
 
 ``--format json`` prints the decoded model instead, as a JSON document (indented, keys
 sorted) for scripts. Its shape, stable across releases:
@@ -39,7 +42,7 @@ sorted) for scripts. Its shape, stable across releases:
 * sip: ``{"encoding": "sip", "inputs": <node or null>, "results": <node or null>}``
 * json: ``{"encoding": "json", "arguments": [<argument>...], "results": [<node>...]}``
 * show: ``{"files": [{"file": "<name>", "functions": [{"name": "main", "source":
-  "iree.abi" | "legacy" | "type", "caller_visible": true, "declaration": "(…) -> (…)",
+  "iree.abi" | "legacy" | "structure" | "type", "caller_visible": true, "declaration": "(…) -> (…)",
   "arguments": [<argument>...], "results": [<node>...]}...]}...]}``
 * diff: ``{"breaking": true, "findings": [{"severity": "breaking" | "compatible",
   "function": "main", "side": "argument" | "result" | null, "path": [<root>, <key>...],
@@ -274,7 +277,7 @@ def _diff(args: argparse.Namespace) -> int:
         for line in errors:
             output.write_stderr(line)
         return 2
-    findings = diff_modules(modules[0], modules[1])
+    findings = diff_modules(modules[0], modules[1], strict=args.strict)
     breaking = any(finding.breaking for finding in findings)
     if args.format == "json":
         text = _dump(
@@ -339,6 +342,11 @@ def _parser() -> argparse.ArgumentParser:
         "read.",
     )
     diff.add_argument("--all", action="store_true", help=everything)
+    diff.add_argument(
+        "--strict",
+        action="store_true",
+        help="count a key added to a result dict as breaking (compatible by default)",
+    )
     diff.add_argument("old", metavar="OLD", help="the old module, or - for stdin")
     diff.add_argument("new", metavar="NEW", help="the new module")
     return parser

@@ -27,6 +27,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 try:
@@ -50,29 +51,82 @@ __all__ = ["program", "to_mlir"]
 _LOWERING = "tf-lower-to-mlprogram-and-hlo"
 
 
-def to_mlir(saved_model_dir: str | os.PathLike[str], signature: str = "serving_default") -> str:
-    """The MLIR text of the SavedModel's ``signature``, its inputs and outputs named by
-    `abi.index_path`."""
-    return program(saved_model_dir, signature).mlir
+def to_mlir(
+    saved_model_dir: str | os.PathLike[str],
+    signature: str = "serving_default",
+    *,
+    signatures: Sequence[str] | str | None = None,
+) -> str:
+    """The MLIR text of the SavedModel's ``signature`` (or of its ``signatures``, see
+    `program`), its inputs and outputs named by `abi.index_path`."""
+    return program(saved_model_dir, signature, signatures=signatures).mlir
 
 
-def program(saved_model_dir: str | os.PathLike[str], signature: str = "serving_default") -> Program:
-    """`to_mlir`, and the function's name (the signature's)."""
+def program(
+    saved_model_dir: str | os.PathLike[str],
+    signature: str = "serving_default",
+    *,
+    signatures: Sequence[str] | str | None = None,
+) -> Program:
+    """`to_mlir`, and the function's name (the signature's).
+
+    ``signatures`` (a list of names, or ``"all"`` for every signature of the SavedModel)
+    puts several signatures in one module, each a function named after it, sharing the
+    variables (one global each); the `Program`'s function is then the first of them."""
     path = os.fspath(saved_model_dir)
-    converted = _convert(path, signature)
+    names = _signature_names(path, signature, signatures)
+    converted = _convert(path, names)
     context = ir.Context()
     context.allow_unregistered_dialects = True  # TensorFlow's dialects
-    argument_paths, result_paths = _signature_paths(ir.Module.parse(converted, context), signature)
+    parsed = ir.Module.parse(converted, context)
+    paths = {name: _signature_paths(parsed, name) for name in names}
     # `iree-import-tf` renames the `__inference_<name>_<n>` functions it exports.
     renamed = re.sub(r"func @__inference_(.+)_[0-9]+\(", r"func @\1(", converted)
     lowered = run_pass_pipeline(renamed, _LOWERING, show_debug_info=False)
     module = ir.Module.parse(lowered, ir.Context())
-    func = find_function(module, signature)
-    write_index_paths(func, argument_paths, result_paths)
-    return Program(str(module), signature)
+    for name, (argument_paths, result_paths) in paths.items():
+        write_index_paths(find_function(module, name), argument_paths, result_paths)
+    return Program(str(module), names[0])
 
 
-def _convert(path: str, signature: str) -> str:
+def _signature_names(
+    path: str, signature: str, signatures: Sequence[str] | str | None
+) -> list[str]:
+    if signatures is None:
+        return [signature]
+    if isinstance(signatures, str):
+        if signatures != "all":
+            raise ValueError(f"signatures must be a list of names or 'all', not {signatures!r}")
+        found = _all_signatures(path)
+        if not found:
+            raise AbiError(f"{path}: the SavedModel has no signatures")
+        return found
+    names = list(signatures)
+    if not names or not all(isinstance(name, str) and name for name in names):
+        raise ValueError(f"signatures must be a non-empty list of names, got {signatures!r}")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"signatures repeat: {', '.join(repeated)}")
+    return names
+
+
+def _all_signatures(path: str) -> list[str]:
+    """The signature names of the SavedModel's `serve` meta graph, sorted."""
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    proto = saved_model_pb2.SavedModel()
+    try:
+        with open(os.path.join(path, "saved_model.pb"), "rb") as stream:
+            proto.ParseFromString(stream.read())
+    except (OSError, ValueError) as error:
+        raise AbiError(f"{path}: cannot read the SavedModel: {error}") from None
+    for meta_graph in proto.meta_graphs:
+        if "serve" in meta_graph.meta_info_def.tags:
+            return sorted(name for name in meta_graph.signature_def if not name.startswith("__"))
+    return []
+
+
+def _convert(path: str, signatures: Sequence[str]) -> str:
     """TensorFlow's V1 SavedModel conversion, with the defaults `iree-import-tf` gives
     the parameters newer TensorFlow versions added."""
     parameters = inspect.signature(convert_saved_model_v1).parameters
@@ -86,11 +140,16 @@ def _convert(path: str, signature: str) -> str:
     try:
         return str(
             convert_saved_model_v1(
-                path, exported_names=signature, tags="serve", show_debug_info=False, **extra
+                path,
+                exported_names=",".join(signatures),
+                tags="serve",
+                show_debug_info=False,
+                **extra,
             )
         )
     except Exception as error:  # TensorFlow raises its own (and ValueError) types
-        raise AbiError(f"{path}: cannot import signature {signature!r}: {error}") from None
+        names = ", ".join(repr(name) for name in signatures)
+        raise AbiError(f"{path}: cannot import signature {names}: {error}") from None
 
 
 def _signature_paths(

@@ -8,6 +8,9 @@ signature is the one model (`abi_compiler.model.Signature`), taken from
 * its V1 ``iree.abi`` reflection (``source`` ``"iree.abi"``), else
 * its legacy ``f`` + ``sip`` pair, mapped to the same records
   (`model.signature_from_legacy`; ``"legacy"``), else
+* in MLIR text, the structure `abi-opt -p materialize-iree-abi` reads (JAX pytree paths,
+  index paths, `abi.name`) where it says more than the type (``"structure"``; shown with
+  ``  (from JAX paths, no reflection)``), else
 * its function type: each argument and result one record of its type, positional
   (``"type"``; shown with ``  (no reflection)``). In a `.vmfb` that is the type IREE's
   ``iree.abi.declaration`` names, or else only what the VM calling convention says
@@ -58,10 +61,13 @@ from abi_compiler.model import (
 )
 from abi_compiler.text import bytecode, lexer
 
-Source = Literal["iree.abi", "legacy", "type"]
+Source = Literal["iree.abi", "legacy", "type", "structure"]
 
 #: What ends the line of a function shown from its type (docs/spec.md §9.1).
 NO_REFLECTION = "  (no reflection)"
+#: … and of one shown from the structure `abi-opt` reads (``origin``: JAX paths, index
+#: paths), before any pass wrote its reflection.
+FROM_STRUCTURE = "  (from {origin}, no reflection)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,8 @@ class FunctionSignature:
     name: str
     signature: Signature
     source: Source
+    #: For ``source`` ``"structure"``: what the structure was read from.
+    origin: str | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -80,6 +88,8 @@ class FunctionSignature:
         """``main(tensor<?x4xf32>, x: i32) -> (tensor<4xf32>)``: the function as `abi-sig
         show` prints it."""
         suffix = NO_REFLECTION if self.source == "type" else ""
+        if self.source == "structure":
+            suffix = FROM_STRUCTURE.format(origin=self.origin)
         return f"{self.name}{format_declaration(self.signature)}{suffix}"
 
 
@@ -168,11 +178,14 @@ def read_module(data: bytes, name: str) -> list[FunctionSignature]:
                 [(seen[function.name], "see existing symbol definition here")],
             )
         seen[function.name] = function.position
-    return [
+    found = [
         _signature(function.name, function.reflection, function.types, function.position)
         for function in functions
         if function.exported
     ]
+    if any(function.source == "type" for function in found):
+        found = _with_structure(data, name, found)
+    return found
 
 
 def _signature_source(reflection: dict[str, str | None]) -> Source:
@@ -491,3 +504,54 @@ def _calling_convention_signature(function_name: str, shown: str, name: str) -> 
 
     arguments = tuple(Argument(i, node) for i, node in enumerate(nodes(inputs)))
     return Signature(arguments, tuple(nodes(outputs)))
+
+
+# --------------------------------------------------------------------------------------
+# Functions without reflection: the structure `abi-opt` would read.
+# --------------------------------------------------------------------------------------
+
+
+def _with_structure(
+    data: bytes, name: str, found: list[FunctionSignature]
+) -> list[FunctionSignature]:
+    """``found`` with each function shown from its type replaced by the signature
+    `abi-opt -p materialize-iree-abi` gives it (from JAX pytree paths, `abi.index_path`
+    or `tf_saved_model.index_path`), where that differs from its type's: source
+    ``"structure"``. A module the pass refuses keeps its types (the pass's diagnostics
+    are `abi-opt`'s to give)."""
+    import warnings
+
+    from abi_compiler.pipeline import PipelineError, PipelineWarning, run_pipeline
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PipelineWarning)
+            text = run_pipeline(
+                data, "materialize-iree-abi", name=name, allow_unregistered_dialect=True
+            )
+        materialized = {f.name: f for f in read_functions(text, name) if f.exported}
+    except (PipelineError, ReadError):
+        return found
+    origin = _structure_origin(data)
+    shown: list[FunctionSignature] = []
+    for function in found:
+        header = materialized.get(function.name)
+        abi = None if header is None else header.reflection.get(IREE_ABI)
+        if function.source == "type" and abi is not None:
+            try:
+                signature = decode_json(abi)
+            except AbiError:
+                signature = function.signature
+            if format_declaration(signature) != format_declaration(function.signature):
+                function = FunctionSignature(function.name, signature, "structure", origin)
+        shown.append(function)
+    return shown
+
+
+def _structure_origin(data: bytes) -> str:
+    """What a module's structure is read from, as `abi-sig show` names it."""
+    if b"jax.result_info" in data or b"jax.arg_info" in data:
+        return "JAX paths"
+    if b"index_path" in data:
+        return "index paths"
+    return "abi.name"

@@ -17,7 +17,8 @@ new one, or gets results of another structure:
   read results by their structure).
 
 It is *compatible* when every old call still works: a function added, an argument's
-static dimension made dynamic.
+static dimension made dynamic, a key added to a result dict (a caller reads a dict's
+results by key; ``strict=True`` counts it breaking).
 
 Leaves compare by their V1 record (docs/spec.md §4.1: an integer's signedness is not part of it),
 never by their flat index; where the record cannot tell two element types apart (``f8``,
@@ -30,6 +31,7 @@ Pure Python, no xDSL: the model in, findings out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -118,15 +120,22 @@ def format_keys(keys: tuple[IndexPathComponent, ...]) -> str:
     return "".join(f"[{key!r}]" if isinstance(key, str) else f"[{key}]" for key in keys)
 
 
-def diff_modules(old: Mapping[str, Signature], new: Mapping[str, Signature]) -> list[Finding]:
+def diff_modules(
+    old: Mapping[str, Signature], new: Mapping[str, Signature], *, strict: bool = False
+) -> list[Finding]:
     """Every difference between two modules' functions (by name, in ``old``'s order, then
-    the functions only ``new`` has), breaking ones first."""
+    the functions only ``new`` has), breaking ones first. ``strict``: a key added to a
+    result dict breaks too."""
     findings: list[Finding] = []
     for name, signature in old.items():
         if name not in new:
             findings.append(Finding(name, True, None, (), "removed", None, None))
         else:
             findings += diff_signatures(name, signature, new[name])
+    if strict:
+        findings = [
+            dataclasses.replace(f, breaking=True) if f.what == "keys" else f for f in findings
+        ]
     findings += [
         Finding(name, False, None, (), "added", None, None) for name in new if name not in old
     ]
@@ -240,10 +249,22 @@ def _diff_nodes(
     elif isinstance(old, Dict) and isinstance(new, Dict):
         new_items = dict(new.items)
         if [key for key, _ in old.items] != list(new_items):
-            yield finding("keys", _keys(old), _keys(new))
+            keys = finding("keys", _keys(old), _keys(new))
+            if _keys_added(side, old, new):
+                keys = dataclasses.replace(keys, breaking=False)
+            yield keys
         for name, before in old.items:
             if name in new_items:
                 yield from _diff_nodes(function, side, (*path, name), before, new_items[name])
+
+
+def _keys_added(side: Side, old: Dict, new: Dict) -> bool:
+    """Whether a result dict only gained keys: a caller reads a dict's results by key, so
+    every old read still works (compatible, unless `diff_modules`' ``strict``)."""
+    new_keys = [key for key, _ in new.items]
+    return side == "result" and [key for key in new_keys if key in dict(old.items)] == [
+        key for key, _ in old.items
+    ]
 
 
 def _keys(node: Dict) -> str:

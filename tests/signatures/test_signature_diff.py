@@ -347,3 +347,25 @@ def test_breaking_findings_come_first_in_function_order() -> None:
 )
 def test_line_forms(finding: Finding, line: str) -> None:
     assert finding.line() == line
+
+
+def test_a_key_added_to_a_result_dict_is_compatible_unless_strict() -> None:
+    old = v1([], [["sdict", ["logits", array("f32", 4)]]])
+    new = v1([], [["sdict", ["logits", array("f32", 4)], ["loss", array("f32")]]])
+    assert lines(old, new) == ["compatible: main: result: keys ['logits'] -> ['logits', 'loss']"]
+    findings = diff_modules({"main": old}, {"main": new}, strict=True)
+    assert [f.line() for f in findings] == [
+        "breaking: main: result: keys ['logits'] -> ['logits', 'loss']"
+    ]
+    # Below the root too; a key added and another removed breaks, strict or not.
+    nested_old = v1([], [["stuple", "i32", ["sdict", ["a", "i32"]]]])
+    nested_new = v1([], [["stuple", "i32", ["sdict", ["a", "i32"], ["b", "i32"]]]])
+    assert lines(nested_old, nested_new) == [
+        "compatible: main: result[1]: keys ['a'] -> ['a', 'b']"
+    ]
+    swapped = v1([], [["sdict", ["loss", array("f32")]]])
+    assert lines(old, swapped) == ["breaking: main: result: keys ['logits'] -> ['loss']"]
+    # An argument's dict must get every key: an added one breaks.
+    assert lines(
+        v1([["sdict", ["a", "i32"]]], []), v1([["sdict", ["a", "i32"], ["b", "i32"]]], [])
+    ) == ["breaking: main: argument 0: keys ['a'] -> ['a', 'b']"]

@@ -91,7 +91,8 @@ def test_show_reads_bytecode_as_its_text(module_bytecode: Path) -> None:
     from_bytecode = read_module(module_bytecode.read_bytes(), "step.mlirbc")
     assert from_bytecode == read_module(SOURCE.encode(), "step.mlir")
     assert [function.line() for function in from_bytecode] == [
-        "main(tensor<4x3xf32>, tensor<?x4xf32>) -> (tensor<?x3xf32>)  (no reflection)"
+        "main(dict{w: tensor<4x3xf32>}, tensor<?x4xf32>) -> (tensor<?x3xf32>)"
+        "  (from JAX paths, no reflection)"
     ]
 
 

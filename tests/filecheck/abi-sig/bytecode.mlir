@@ -10,7 +10,7 @@
 // The text and the bytecode of one module do not differ:
 // RUN: abi-sig diff %s %t.mlirbc | filecheck %s --check-prefix=SAME --allow-empty
 
-//      SHOW:serving_default(tensor<4xf32>, tensor<?xi32>) -> (tensor<4xf32>)  (no reflection)
+//      SHOW:serving_default(dict{x: tensor<?xi32>, y: tensor<4xf32>}) -> (tensor<4xf32>)  (from index paths, no reflection)
 // SHOW-EMPTY:
 
 //      V1:serving_default(dict{x: tensor<?xi32>, y: tensor<4xf32>}) -> (tensor<4xf32>)

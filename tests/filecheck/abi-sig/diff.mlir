@@ -17,7 +17,8 @@
 // RUN: not abi-sig diff %t.new.mlir %t.old.mlir | filecheck %s --check-prefix=BACK --match-full-lines --strict-whitespace
 // A module against itself: no finding (and exit status 0).
 // RUN: abi-sig diff %t.old.mlir %t.old.mlir | filecheck %s --check-prefix=SAME --allow-empty
-// Before lowering, the export has no reflection: its flat type is what a caller sees.
+// Before lowering, the export has no reflection: `show` reads the structure `abi-opt`
+// would read (its JAX pytree paths), and says so.
 // RUN: abi-sig show %s | filecheck %s --check-prefix=RAW --match-full-lines --strict-whitespace
 
 //      SHOW:{{.*}}.old.mlir:
@@ -40,7 +41,7 @@
 
 // SAME-NOT: {{.}}
 
-//      RAW:main(tensor<3xf32>, tensor<4x3xf32>, tensor<8x4xf32>) -> (tensor<8x3xf32>)  (no reflection)
+//      RAW:main(dict{dense: dict{bias: tensor<3xf32>, kernel: tensor<4x3xf32>}}, tensor<8x4xf32>) -> (tensor<8x3xf32>)  (from JAX paths, no reflection)
 // RAW-EMPTY:
 
 module @jit_predict attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {

@@ -1,12 +1,12 @@
 // A TensorFlow saved model, before and after lowering. Before, only functions with
 // `tf_saved_model.exported_names` are exported, each listed under its exported name (the
-// name the lowering passes give it), from its flat type; after, from the reflection the
-// pipeline wrote, the structure its index paths describe.
+// name the lowering passes give it), from the structure its index paths describe (no
+// reflection yet: marked so); after, from the reflection the pipeline wrote.
 // RUN: abi-sig show %s | filecheck %s --check-prefix=INPUT --match-full-lines --strict-whitespace
 // RUN: abi-opt -p iree-abi-v1 %s | abi-sig show - | filecheck %s --check-prefix=V1 --match-full-lines --strict-whitespace
 // RUN: abi-opt -p iree-abi-legacy %s | abi-sig show - | filecheck %s --check-prefix=LEGACY --match-full-lines --strict-whitespace
 
-//      INPUT:serving_default(tensor<4xf32>, tensor<?xi32>) -> (tensor<4xf32>)  (no reflection)
+//      INPUT:serving_default(dict{x: tensor<?xi32>, y: tensor<4xf32>}) -> (tensor<4xf32>)  (from index paths, no reflection)
 // INPUT-EMPTY:
 
 //      V1:serving_default(dict{x: tensor<?xi32>, y: tensor<4xf32>}) -> (tensor<4xf32>)

@@ -122,3 +122,31 @@ def tf_inputs() -> dict[str, Any]:
         "input_ids": np.arange(8, dtype=np.float32).reshape(2, 4) / 8.0,
         "attention_mask": np.array([[1, 1, 0, 0], [1, 1, 1, 1]], np.int32),
     }
+
+
+def tf_two_signatures(directory: Path) -> None:
+    """A SavedModel with two signatures, `serving_default` and `score`, that read the same
+    variable."""
+    import tensorflow as tf
+
+    class Scorer(tf.Module):
+        def __init__(self) -> None:
+            self.weights = tf.Variable(tf.reshape(tf.range(12, dtype=tf.float32), [4, 3]) / 4.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([2, 4], tf.float32, name="x")])
+        def serve(self, x: Any) -> dict[str, Any]:
+            return {"logits": tf.matmul(x, self.weights)}
+
+        @tf.function(
+            input_signature=[
+                tf.TensorSpec([2, 4], tf.float32, name="x"),
+                tf.TensorSpec([2, 3], tf.float32, name="y"),
+            ]
+        )
+        def score(self, x: Any, y: Any) -> dict[str, Any]:
+            difference = tf.matmul(x, self.weights) - y
+            return {"loss": tf.reduce_sum(difference * difference)}
+
+    model = Scorer()
+    signatures = {"serving_default": model.serve, "score": model.score}
+    tf.saved_model.save(model, str(directory), signatures=signatures)

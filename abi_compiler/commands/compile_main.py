@@ -1,0 +1,387 @@
+"""`abi-compile`: a framework's model (or MLIR) to a `.vmfb` from the command line, through
+the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
+
+    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+
+Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
+program saved by `torch.export.save` (a zip archive), MLIR text (UTF-8 text), an ONNX
+model (a `.onnx` file, or a protobuf that starts with ONNX's `ir_version` field), a
+SavedModel directory (it holds `saved_model.pb`), else a serialized JAX export (the bytes
+of `Exported.serialize()`, a flatbuffer: only JAX can tell). A framework input goes
+through its frontend; every module is lowered with `-p iree-abi-v1`. One input without a
+name is compiled whole (a SavedModel with all its `--signature`s); `NAME=INPUT`, or
+several inputs, make one module with one function per input (`frontends.entries.link`),
+named NAME (or the function's own name).
+
+Diagnostics as `abi-opt`'s: `<file>:<line>:<col>: error: …` for a located problem,
+`abi-compile: error: …` otherwise, exit status 1, no traceback, no output file. A framework
+that is not installed is a one-line error naming the extra to install.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import os
+import sys
+import traceback
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from abi_compiler.commands import output
+
+PROG = "abi-compile"
+TRACEBACK_ENV = "ABI_COMPILE_TRACEBACK"
+_BYTECODE_MAGIC = b"ML\xefR"
+_ZIP_MAGIC = b"PK\x03\x04"
+#: What `pip install` needs for each input kind.
+EXTRAS = {
+    "onnx": "abi-compiler[onnx]",
+    "torch": "abi-compiler[torch]",
+    "jax": "abi-compiler[jax]",
+    "tf": "abi-compiler[tf]",
+}
+_KIND_NAMES = {
+    "onnx": "an ONNX model",
+    "torch": "a torch program",
+    "jax": "a serialized JAX export",
+    "tf": "a SavedModel",
+}
+DESCRIPTION = """\
+Compile models to one IREE module (.vmfb) whose functions take the model's original call.
+
+INPUT is an ONNX model, a SavedModel directory, a serialized JAX export (the bytes of
+jax.export's Exported.serialize(), any file name), a torch program saved by
+torch.export.save (.pt2), or MLIR text or bytecode; each is lowered with
+`abi-opt -p iree-abi-v1`. NAME=INPUT names the input's function; several inputs make one
+module with one function each."""
+EPILOG = """\
+examples:
+  abi-compile model.onnx -o model.vmfb
+  abi-compile saved_model/ --signature serving_default --signature score -o model.vmfb
+  abi-compile predict=predict.jax train_step=train.jax -o model.vmfb
+  abi-compile model.pt2 --emit-mlir -o model.mlir
+
+The frameworks are optional: pip install 'abi-compiler[onnx]' (or [torch], [jax], [tf]).
+docs/abi-compile.md in abi-compiler's repository describes the command."""
+
+
+class UsageError(Exception):
+    """A problem with the command line or an input: `abi-compile: error: <message>`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+@dataclass
+class _Input:
+    #: The function's name (``NAME=``), or None.
+    name: str | None
+    path: str
+    kind: str
+
+
+def _parser() -> _ArgumentParser:
+    parser = _ArgumentParser(
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add("inputs", nargs="+", metavar="INPUT", help="a model or MLIR file, or NAME=INPUT")
+    add("-o", "--output-file", help="the .vmfb (or with --emit-mlir the MLIR; '-': stdout)")
+    add(
+        "--signature",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a SavedModel signature to compile (repeatable; default: serving_default)",
+    )
+    add(
+        "--target",
+        default="host",
+        metavar="CPU",
+        help="the LLVM CPU to compile for (default: host, this machine's)",
+    )
+    add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
+    return parser
+
+
+def detect(path: str) -> str:
+    """The kind of the input at ``path``: ``"mlir"``, ``"onnx"``, ``"tf"``, ``"torch"``
+    or ``"jax"`` (see the module's documentation). Raises `UsageError` for a path that
+    cannot be read."""
+    if os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, "saved_model.pb")):
+            return "tf"
+        raise UsageError(f"'{path}' is a directory without saved_model.pb (not a SavedModel)")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(64)
+    except OSError as error:
+        raise UsageError(f"could not open input file '{path}': {error.strerror or error}") from None
+    if head.startswith(_BYTECODE_MAGIC):
+        return "mlir"
+    if head.startswith(_ZIP_MAGIC):
+        return "torch"
+    if path.endswith(".onnx") or _onnx_head(head):
+        return "onnx"
+    if not head:
+        raise UsageError(f"'{path}' is empty")
+    if _is_text(path):
+        return "mlir"
+    return "jax"
+
+
+def _onnx_head(head: bytes) -> bool:
+    """Whether the bytes start as an ONNX `ModelProto` does: field 1 (`ir_version`, a
+    varint, 3 or more) and then another field's tag. A JAX flatbuffer starts with a
+    little-endian root offset instead (high bytes zero)."""
+    return (
+        len(head) >= 3
+        and head[0] == 0x08
+        and 3 <= head[1] < 0x80
+        and head[2] in (0x12, 0x1A, 0x22, 0x2A, 0x32, 0x3A, 0x42, 0x52, 0x5A, 0x62, 0x72)
+    )
+
+
+def _is_text(path: str) -> bool:
+    with open(path, "rb") as stream:
+        data = stream.read()
+    if b"\x00" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _inputs(arguments: Sequence[str]) -> list[_Input]:
+    inputs: list[_Input] = []
+    for argument in arguments:
+        name: str | None = None
+        path = argument
+        if not os.path.exists(argument) and "=" in argument:
+            name, path = argument.split("=", 1)
+            if not name:
+                raise UsageError(f"'{argument}': the function's name before '=' is empty")
+        inputs.append(_Input(name, path, detect(path)))
+    return inputs
+
+
+_FRAMEWORKS = {"onnx": "onnx", "torch": "torch", "jax": "JAX", "tf": "TensorFlow"}
+
+
+def _needs(kind: str, path: str) -> UsageError:
+    what = f"is {_KIND_NAMES[kind]}; reading it"
+    if kind == "jax":  # told by elimination: only JAX can read the flatbuffer
+        what = (
+            "is not MLIR, an ONNX model, a SavedModel or a torch program; "
+            "reading it as a serialized JAX export"
+        )
+    return UsageError(f"'{path}' {what} needs {_FRAMEWORKS[kind]}: pip install '{EXTRAS[kind]}'")
+
+
+def _program(item: _Input, signatures: list[str]) -> Any:
+    """The frontend's `Program` for a framework input (the path itself for MLIR)."""
+    if item.kind == "mlir":
+        return item.path
+    from abi_compiler.errors import AbiError
+
+    try:
+        if item.kind == "onnx":
+            onnx_frontend = importlib.import_module("abi_compiler.frontends.onnx")
+
+            return onnx_frontend.program(item.path)
+        if item.kind == "tf":
+            os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+            tf_frontend = importlib.import_module("abi_compiler.frontends.tf")
+
+            if item.name is not None and len(signatures) > 1:
+                raise UsageError(
+                    f"'{item.name}={item.path}' names one function: give one --signature"
+                )
+            return tf_frontend.program(item.path, signatures=signatures or ["serving_default"])
+        if item.kind == "torch":
+            import torch
+
+            torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
+
+            try:
+                exported = torch.export.load(item.path)
+            except Exception as error:  # torch raises its own types for a bad archive
+                raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
+            return torch_frontend.program(exported)
+        from jax import export
+
+        jax_frontend = importlib.import_module("abi_compiler.frontends.jax")
+
+        with open(item.path, "rb") as stream:
+            data = stream.read()
+        try:
+            exported = export.deserialize(bytearray(data))
+        except Exception as error:  # a flatbuffer that is not one: any exception
+            raise UsageError(
+                f"'{item.path}' is not MLIR, an ONNX model, a SavedModel, a torch program "
+                f"or a serialized JAX export ({type(error).__name__} when read as one)"
+            ) from None
+        return jax_frontend.program(exported)
+    except ImportError:
+        raise _needs(item.kind, item.path) from None
+    except UsageError:
+        raise
+    except AbiError as error:
+        raise UsageError(f"'{item.path}': {error}") from None
+    except Exception as error:  # the frameworks' own exception types
+        raise UsageError(
+            f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
+        ) from None
+
+
+def _lower(source: Any, name: str) -> str:
+    from abi_compiler.pipeline import run_pipeline
+
+    if isinstance(source, str):
+        with open(source, "rb") as stream:
+            data: str | bytes = stream.read()
+    else:
+        data = source.mlir
+    return run_pipeline(data, "iree-abi-v1", name=name)
+
+
+def _text(inputs: list[_Input], signatures: list[str]) -> str:
+    """The lowered module of every input."""
+    from abi_compiler.errors import AbiError
+    from abi_compiler.frontends.entries import Entry, link
+
+    if signatures and not any(item.kind == "tf" for item in inputs):
+        raise UsageError("--signature applies to a SavedModel input, and there is none")
+    programs = [_program(item, signatures) for item in inputs]
+    if len(inputs) == 1 and inputs[0].name is None:
+        return _lower(programs[0], inputs[0].path)
+    entries = []
+    for item, program in zip(inputs, programs, strict=True):
+        function = None if isinstance(program, str) else program.function
+        entries.append(Entry(item.name, _lower(program, item.path), function, item.path))
+    try:
+        return link(entries)
+    except AbiError as error:
+        raise UsageError(str(error)) from None
+
+
+def run(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    path: str | None = args.output_file
+    if path is None and not args.emit_mlir:
+        raise UsageError("the output file is missing: -o OUT.vmfb")
+    if path is None or path == "-":
+        output.check_stdout()
+        path = None
+    else:
+        output.check_output_file(path)
+    inputs = _inputs(args.inputs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            text = _text(inputs, args.signature)
+            data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
+        finally:
+            _print_warnings(caught)
+    if path is None:
+        output.write_stdout(lambda stream: _write_binary(stream, data))
+    else:
+        output.write_output_file(path, io.BytesIO(data))
+    return 0
+
+
+class _CompileFailed(Exception):
+    """iree-compile failed: its diagnostics, as it printed them."""
+
+
+def _compile(text: str, target: str) -> bytes:
+    try:
+        from abi_compiler import iree as abi_iree
+
+        return abi_iree.compile_vmfb(text, None, target=target)
+    except ImportError:
+        raise UsageError(
+            "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"
+        ) from None
+    except abi_iree.CompileError as error:
+        raise _CompileFailed(error.diagnostics) from None
+
+
+def _write_binary(stream: Any, data: bytes) -> None:
+    stream.flush()
+    stream.buffer.write(data)
+    stream.buffer.flush()
+
+
+def _print_warnings(caught: list[warnings.WarningMessage]) -> None:
+    from abi_compiler.pipeline.run_diagnostics import PipelineWarning
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for item in caught:
+        message = item.message
+        if isinstance(message, PipelineWarning):
+            for line in message.diagnostic.lines(PROG):
+                output.write_stderr(line)
+        elif type(message).__name__ == "CompileWarning" or os.path.abspath(
+            item.filename
+        ).startswith(package):
+            for line in str(message).splitlines():
+                output.write_stderr(line if ": warning: " in line else f"{PROG}: warning: {line}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; every failure is a message on stderr and exit status 1."""
+    try:
+        return run(argv)
+    except UsageError as error:
+        output.write_stderr(f"{PROG}: error: {error.message}")
+    except output.StreamError as error:
+        output.write_stderr(f"{PROG}: error: {error.message}")
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt:
+        return 130
+    except _CompileFailed as error:
+        diagnostics = str(error)
+        for line in diagnostics.rstrip("\n").splitlines():
+            output.write_stderr(line)
+        if ": error: " not in diagnostics:
+            output.write_stderr(f"{PROG}: error: iree-compile failed")
+    except Exception as error:
+        from abi_compiler.pipeline.run_diagnostics import PipelineError
+
+        if isinstance(error, PipelineError):
+            for diagnostic in error.diagnostics:
+                for line in diagnostic.lines(PROG):
+                    output.write_stderr(line)
+        else:
+            if os.environ.get(TRACEBACK_ENV):
+                traceback.print_exc()
+            hint = (
+                "" if os.environ.get(TRACEBACK_ENV) else f" (set {TRACEBACK_ENV}=1 for a traceback)"
+            )
+            output.write_stderr(
+                f"{PROG}: error: internal error: {type(error).__name__}: {error}{hint}"
+            )
+    return 1
+
+
+if __name__ == "__main__":
+    output.run_console(main)

@@ -1,0 +1,277 @@
+"""Several entry points in one module (docs/calling.md, "Several functions in one
+module"): a mapping ``{name: source}`` → one MLIR module whose exported function ``name``
+is each source's function, called as that source's function is.
+
+Each source is lowered on its own first (a framework object through its frontend, MLIR
+text or bytecode through the pipeline), so that every function carries its own
+reflection (`iree.reflection`: the `iree.abi` records, and what a frontend adds); then
+`link` puts the lowered modules together as text, with the scanner that carries bodies
+(`abi_compiler.text.carry`):
+
+* the entry's function is renamed to its key, and the references to it are redirected;
+* the other top-level symbols (private functions, globals, nested modules) keep their
+  names unless another entry (or a key) took them first; then they are renamed
+  ``<key>_<name>`` (``_2``, ``_3``, … appended while that is taken too), and every
+  reference in that entry's symbol table follows (`carry.rename_symbols`: nested symbol
+  tables keep their own names);
+* alias definitions (`#map = …`, `!t = …`, location aliases `#loc3 = loc(…)`) of
+  different entries are renamed apart the same way (``#loc3_2``), and their uses follow;
+* the module's attributes are those every entry that sets them agrees on (a JAX export's
+  `mhlo.num_partitions`, …); its name and location are dropped; resource sections are
+  kept.
+
+A function's attributes (its `iree.reflection` dictionary among them) are carried as
+written: renaming touches symbol references and alias names only, never a string.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends import Program, frontend_name
+from abi_compiler.text import carry, lexer
+
+__all__ = ["Entry", "link", "lower_entries"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One lowered module to link."""
+
+    #: The exported function's name in the linked module (None: the function's own).
+    key: str | None
+    #: The module's MLIR text, lowered (its functions carry their reflection).
+    text: str
+    #: The function the entry's call reaches; None: the module's one public function.
+    function: str | None = None
+    #: What the source is called in errors (a file's path, ``<source>``).
+    name: str = "<source>"
+
+
+def link(entries: Sequence[Entry]) -> str:
+    """One module of the ``entries``' modules, each entry's function exported as its key
+    (see the module's documentation). Raises `AbiError` for a text the scanner cannot
+    split, an entry with no public function (or several, and no ``function`` named), and
+    keys that repeat."""
+    if not entries:
+        raise AbiError("no entries to link")
+    layouts = [_layout(entry) for entry in entries]
+    functions = [
+        _entry_function(entry, layout) for entry, layout in zip(entries, layouts, strict=True)
+    ]
+    keys = [
+        entry.key if entry.key is not None else function
+        for entry, function in zip(entries, functions, strict=True)
+    ]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise AbiError(f"entry names repeat: {', '.join(repeated)}")
+
+    used_symbols = set(keys)
+    used_aliases: set[str] = set()
+    prologue: list[str] = []
+    body: list[str] = []
+    epilogue: list[str] = []
+    attributes: list[list[tuple[str, str]]] = []
+    for key, layout, function in zip(keys, layouts, functions, strict=True):
+        text = layout.text
+        symbols = {function: key}
+        for op in layout.ops:
+            name = op.name if isinstance(op, carry.FuncText) else op.symbol
+            if name is None or name == function:
+                continue
+            symbols[name] = _fresh(name, key + "_" + name, used_symbols)
+        aliases: dict[str, str] = {}
+        for alias in layout.aliases:
+            sigil, name = alias.name[0], alias.name[1:]
+            aliases[alias.name] = sigil + _fresh(
+                name, f"{name}_{len(attributes) + 1}", used_aliases
+            )
+
+        # Only what changes: most entries keep most names, and their text is not scanned.
+        symbols = {old: new for old, new in symbols.items() if old != new}
+        aliases = {old: new for old, new in aliases.items() if old != new}
+
+        def renamed(start: int, end: int) -> str:
+            piece = carry.rename_symbols(text[start:end], symbols)  # noqa: B023
+            return _rename_aliases(piece, aliases)  # noqa: B023
+
+        for alias in layout.aliases:
+            (epilogue if alias.location else prologue).append(renamed(alias.start, alias.end))
+        for start, end in [*layout.prologue, *layout.epilogue]:
+            if text.startswith("{-#", start):
+                epilogue.append(text[start:end])
+        for op in layout.ops:
+            body.append("  " + renamed(op.start, op.end))
+        module = layout.module
+        if module is not None and module.attributes is not None:
+            attributes.append(_attribute_items(renamed(*module.attributes)))
+        else:
+            attributes.append([])
+    merged = _merge_attributes(attributes)
+    header = "module"
+    if merged:
+        header += " attributes {" + ", ".join(f"{k} = {v}" if v else k for k, v in merged) + "}"
+    lines = [*prologue, header + " {", *body, "}", *epilogue]
+    return "\n".join(lines) + "\n"
+
+
+def _layout(entry: Entry) -> carry.Layout:
+    try:
+        return carry.scan(entry.text)
+    except carry.ScanError as error:
+        raise AbiError(f"{entry.name}: cannot link this module: {error}") from None
+
+
+def _entry_function(entry: Entry, layout: carry.Layout) -> str:
+    funcs = [op for op in layout.ops if isinstance(op, carry.FuncText) and op.name is not None]
+    public = [f.name for f in funcs if f.visibility in (None, "public") and f.name is not None]
+    if entry.function is not None:
+        if entry.function not in public:
+            raise AbiError(f"{entry.name}: the module exports no function '{entry.function}'")
+        return entry.function
+    if len(public) != 1:
+        found = ", ".join(public) if public else "none"
+        raise AbiError(
+            f"{entry.name}: entry '{entry.key or entry.name}' must export one function, "
+            f"the module exports {len(public)} ({found})"
+        )
+    return public[0]
+
+
+def _fresh(name: str, candidate: str, used: set[str]) -> str:
+    """``name`` if no one took it, else ``candidate`` (then ``candidate_2``, …)."""
+    chosen = name
+    if chosen in used:
+        chosen = candidate
+        number = 2
+        while chosen in used:
+            chosen = f"{candidate}_{number}"
+            number += 1
+    used.add(chosen)
+    return chosen
+
+
+def _rename_aliases(text: str, renames: Mapping[str, str]) -> str:
+    """``text`` with every use (and definition) of an alias of ``renames`` renamed:
+    `#name`/`!name` tokens, also inside dialect bodies; never in a string."""
+    if not any(name in text for name in renames):
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for start, end in _alias_tokens(text, 0, len(text), pretty=False):
+        new = renames.get(text[start:end])
+        if new is not None:
+            pieces.append(text[pos:start])
+            pieces.append(new)
+            pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _alias_tokens(text: str, start: int, end: int, *, pretty: bool) -> Iterator[tuple[int, int]]:
+    for kind, token_start, token_end in lexer.tokens(text, start, end, pretty=pretty):
+        if kind == lexer.HASH or kind == lexer.BANG:
+            yield token_start, token_end
+        elif kind == lexer.BODY:
+            yield from _alias_tokens(text, token_start + 1, token_end - 1, pretty=True)
+
+
+def _attribute_items(text: str) -> list[tuple[str, str]]:
+    """The items of an `attributes {…}` text: (key, value text; empty for a unit
+    attribute)."""
+    open_at = text.index("{")
+    close = lexer.group_end(text, open_at) - 1
+    items: list[tuple[str, str]] = []
+    pos = open_at + 1
+    while True:
+        pos = lexer.skip_blank(text, pos, close)
+        if pos >= close:
+            return items
+        stop = lexer.value_end(text, pos, close, stops="=,")
+        key = text[pos:stop].strip()
+        value = ""
+        if text.startswith("=", stop):
+            value_start = lexer.skip_blank(text, stop + 1, close)
+            stop = lexer.value_end(text, value_start, close)
+            value = text[value_start:stop].strip()
+        items.append((key, value))
+        pos = stop + 1 if text.startswith(",", stop) else stop
+
+
+def _merge_attributes(per_entry: list[list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The module attributes no two entries disagree on, in first-seen order."""
+    values: dict[str, set[str]] = {}
+    order: list[tuple[str, str]] = []
+    for items in per_entry:
+        for key, value in items:
+            if key not in values:
+                values[key] = set()
+                order.append((key, value))
+            values[key].add(value)
+    return [(key, value) for key, value in order if len(values[key]) == 1]
+
+
+# --------------------------------------------------------------------------------------
+# A mapping of sources → one lowered module.
+# --------------------------------------------------------------------------------------
+
+Lower = Callable[[Any, str, str], str]
+
+
+def lower_entries(
+    sources: Mapping[str, object],
+    pipeline: str | None,
+    lower: Lower,
+    **options: Any,
+) -> tuple[str, dict[str, Any]]:
+    """Lower every source of ``sources`` (a framework object, a frontend's `Program`, MLIR
+    text, bytes or a path) with ``lower(source, pipeline, name)`` and `link` them; the
+    frontend ``options`` go to every framework object's frontend. Returns the linked text
+    and the adapters of the entries whose `Program` has one (``Program.adapter``), by
+    key."""
+    from abi_compiler.frontends import program as frontend_program
+
+    if not sources:
+        raise ValueError("the mapping of entries is empty")
+    entries: list[Entry] = []
+    adapters: dict[str, Any] = {}
+    for key, source in sources.items():
+        if not isinstance(key, str) or not key:
+            raise TypeError(f"entry names must be non-empty strings, got {key!r}")
+        function: str | None = None
+        name = f"<{key}>"
+        if frontend_name(source) is not None:
+            source = frontend_program(source, **options)
+        if isinstance(source, Program):
+            function = source.function
+            adapter = getattr(source, "adapter", None)
+            if adapter is not None:
+                adapters[key] = adapter
+            source = source.mlir
+        elif isinstance(source, os.PathLike):
+            name = os.fspath(source)
+        if not isinstance(source, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"entry '{key}': expected MLIR text, bytes, a path, a frontend's Program or a "
+                f"framework object (abi_compiler.frontends), got {type(source).__name__}"
+            )
+        text = _read_text(source) if pipeline is None else lower(source, pipeline, name)
+        entries.append(Entry(key, text, function, name))
+    return link(entries), adapters
+
+
+def _read_text(source: str | bytes | os.PathLike[str]) -> str:
+    if isinstance(source, os.PathLike):
+        with open(source, "rb") as stream:
+            source = stream.read()
+    if isinstance(source, bytes):
+        try:
+            return source.decode("utf-8")
+        except UnicodeDecodeError:
+            raise AbiError("MLIR bytecode is linked after a pipeline lowers it") from None
+    return source
