@@ -23,8 +23,9 @@ text, MLIR bytecode or a compiled ``.vmfb`` (`abi_compiler.module_signatures`):
 ``<name><declaration>``, ending in ``  (no reflection)`` when the function has neither
 V1 nor legacy reflection. With several files, each file's lines follow a ``<file>:``
 line. Functions a caller does not call (``$async`` variants, the VM's ``__init``) only
-with ``--all``. A module that cannot be read: ``<file>[:<line>:<col>]: error: <message>``,
-exit status 1, nothing on standard output.
+with ``--all``. A module that cannot be read (also a corrupted ``.vmfb`` or bytecode, and
+any unexpected exception, never a traceback): ``<file>[:<line>:<col>]: error:
+<message>``, exit status 1, nothing on standard output.
 
 ``diff OLD NEW`` (SPEC §9.1) prints one line per difference between the functions of two
 modules (`abi_compiler.signature_diff`), breaking ones first, each ``breaking: `` or
@@ -200,7 +201,15 @@ def _read_file(argument: str) -> tuple[str, bytes]:
 
 def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSignature]]:
     name, data = _read_file(argument)
-    found = read_module(data, name)
+    try:
+        found = read_module(data, name)
+    except (ReadError, KeyboardInterrupt, output.StreamError):
+        raise
+    except AbiError as error:
+        raise ReadError(str(error), name) from None
+    except Exception as error:  # a defect of ours: still a diagnostic, never a traceback
+        message = " ".join(str(error).split())
+        raise ReadError(f"internal error: {type(error).__name__}: {message}", name) from None
     return name, [function for function in found if everything or function.caller_visible]
 
 
@@ -387,6 +396,10 @@ def _main(argv: list[str] | None) -> int:
         return failed
     except OSError as error:
         output.write_stderr(f"{PROG}: error: cannot read the signature: {error.strerror}")
+        return failed
+    except Exception as error:  # a defect of ours: still one line, never a traceback
+        message = " ".join(str(error).split())
+        output.write_stderr(f"{PROG}: error: internal error: {type(error).__name__}: {message}")
         return failed
     return 0
 
