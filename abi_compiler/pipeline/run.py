@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -75,7 +76,11 @@ class Pipeline:
 
     ``Pipeline.parse("iree-abi-v1")`` builds one from pipeline text;
     ``pipeline.run(source, sink)`` runs it on (a part of) a `SourceFile`, writes the
-    output to ``sink`` only when there is no error, and returns the diagnostics."""
+    output to ``sink`` only when there is no error, and returns the diagnostics.
+
+    One object may be shared between threads: its runs take turns (they share one
+    context, whose flag for unregistered dialects a run of carried text sets while it
+    parses)."""
 
     def __init__(self, passes: Sequence[ModulePass] = (), options: Options = Options()) -> None:
         self.passes = tuple(passes)
@@ -87,6 +92,7 @@ class Pipeline:
         self.carry = not (options.parse_all or options.print_op_generic or options.print_debuginfo)
         #: Wall time per phase over every run (`--mlir-timing`).
         self.timer = Timer()
+        self._turn = threading.RLock()
 
     @classmethod
     def parse(
@@ -122,7 +128,7 @@ class Pipeline:
         chunk = Chunk(source.name, source.text[start:end], start)
         found: list[Diagnostic] = []
         mark = sink.tell()
-        with xdsl_fixes.applied():
+        with self._turn, xdsl_fixes.applied():
             try:
                 if BLANK.fullmatch(chunk.text):
                     raise Failure(Diagnostic("error", "empty input chunk", start))
@@ -144,7 +150,7 @@ class Pipeline:
         headers; every body carried), not verified, no pass run. A `PipelineError` when
         it does not parse. For tools that read signatures (`abi-sig show`)."""
         table = LocationTable()
-        with xdsl_fixes.applied():
+        with self._turn, xdsl_fixes.applied():
             try:
                 module, _ = self._parse(Chunk(source.name, source.text, 0), table)
             except Failure as failure:
@@ -217,7 +223,6 @@ class Pipeline:
                 ctx = self.ctx
                 # Carried text may use any dialect; headers and parsed bodies may name
                 # types and attributes of dialects not known here (kept as written).
-                allowed = ctx.allow_unregistered
                 ctx.allow_unregistered = True
                 try:
                     plan = make_plan(layout, self.body_access)
@@ -226,7 +231,7 @@ class Pipeline:
                         ctx, chunk, plan, carried, table, implicit_module=implicit
                     )
                 finally:
-                    ctx.allow_unregistered = allowed
+                    ctx.allow_unregistered = self.options.allow_unregistered_dialect
                 if module is not None:
                     return module, carried
         options = self.options
@@ -290,7 +295,15 @@ def run_pipeline(
     """Run ``pipeline`` (`abi-opt -p` text, e.g. ``"iree-abi-v1"``; empty: parse, verify
     and print) on MLIR ``text`` and return the output. Errors raise one `PipelineError`
     carrying every diagnostic (``file:line:col`` positions name the input ``name``);
-    warnings are given to `warnings.warn` as `PipelineWarning`s."""
+    warnings are given to `warnings.warn` as `PipelineWarning`s. A ``text`` that is not a
+    string or bytes, a ``pipeline`` or ``name`` that is not a string: `TypeError`."""
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"run_pipeline: text must be MLIR as str or bytes, not {type(text).__name__}"
+        )
+    for argument, value in (("pipeline", pipeline), ("name", name)):
+        if not isinstance(value, str):
+            raise TypeError(f"run_pipeline: {argument} must be a str, not {type(value).__name__}")
     if isinstance(text, str):
         source = checked_source(name, text.removeprefix("\ufeff"))
     else:
