@@ -53,6 +53,7 @@ from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
+from abi_compiler.text.lexer import StringEscapeError
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,9 @@ class Pipeline:
                 layout = scan(chunk.text)
             except ScanError:
                 layout = None
+            except StringEscapeError as error:
+                failed = Diagnostic("error", error.message, chunk.base + error.offset)
+                raise Failure(failed) from None
             if layout is not None:
                 ctx = self.ctx
                 # Carried text may use any dialect; headers and parsed bodies may name
