@@ -25,8 +25,9 @@ V1 nor legacy reflection, or in ``  (from JAX paths, no reflection)`` (``index p
 ``abi.name``) when it is shown from the structure `abi-opt` would read in MLIR text
 (`module_signatures`). With several files, each file's lines follow a ``<file>:``
 line. Functions a caller does not call (``$async`` variants, the VM's ``__init``) only
-with ``--all``. A module that cannot be read: ``<file>[:<line>:<col>]: error: <message>``,
-exit status 1, nothing on standard output.
+with ``--all``. A module that cannot be read (also a corrupted ``.vmfb`` or bytecode, and
+any unexpected exception, never a traceback): ``<file>[:<line>:<col>]: error:
+<message>``, exit status 1, nothing on standard output.
 
 ``diff OLD NEW`` (docs/spec.md §9.1) prints one line per difference between the functions of two
 modules (`abi_compiler.signatures.signature_diff`), breaking ones first, each ``breaking: `` or
@@ -203,7 +204,15 @@ def _read_file(argument: str) -> tuple[str, bytes]:
 
 def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSignature]]:
     name, data = _read_file(argument)
-    found = read_module(data, name)
+    try:
+        found = read_module(data, name)
+    except (ReadError, KeyboardInterrupt, output.StreamError):
+        raise
+    except AbiError as error:
+        raise ReadError(str(error), name) from None
+    except Exception as error:  # a defect of ours: still a diagnostic, never a traceback
+        message = " ".join(str(error).split())
+        raise ReadError(f"internal error: {type(error).__name__}: {message}", name) from None
     return name, [function for function in found if everything or function.caller_visible]
 
 
@@ -395,6 +404,10 @@ def _main(argv: list[str] | None) -> int:
         return failed
     except OSError as error:
         output.write_stderr(f"{PROG}: error: cannot read the signature: {error.strerror}")
+        return failed
+    except Exception as error:  # a defect of ours: still one line, never a traceback
+        message = " ".join(str(error).split())
+        output.write_stderr(f"{PROG}: error: internal error: {type(error).__name__}: {message}")
         return failed
     return 0
 

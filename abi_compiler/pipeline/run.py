@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +55,7 @@ from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
+from abi_compiler.text.lexer import StringEscapeError
 from abi_compiler.text.to_ir.carried_ir import Carried
 from abi_compiler.xdsl_boundary import xdsl_fixes
 
@@ -79,7 +81,11 @@ class Pipeline:
 
     ``Pipeline.parse("iree-abi-v1")`` builds one from pipeline text;
     ``pipeline.run(source, sink)`` runs it on (a part of) a `SourceFile`, writes the
-    output to ``sink`` only when there is no error, and returns the diagnostics."""
+    output to ``sink`` only when there is no error, and returns the diagnostics.
+
+    One object may be shared between threads: its runs take turns (they share one
+    context, whose flag for unregistered dialects a run of carried text sets while it
+    parses)."""
 
     def __init__(self, passes: Sequence[ModulePass] = (), options: Options = Options()) -> None:
         self.passes = tuple(passes)
@@ -95,6 +101,7 @@ class Pipeline:
         self.carry = not (options.parse_all or options.print_op_generic or options.print_debuginfo)
         #: Wall time per phase over every run (`--mlir-timing`).
         self.timer = Timer()
+        self._turn = threading.RLock()
 
     @classmethod
     def parse(
@@ -130,7 +137,7 @@ class Pipeline:
         chunk = Chunk(source.name, source.text[start:end], start)
         found: list[Diagnostic] = []
         mark = sink.tell()
-        with xdsl_fixes.applied():
+        with self._turn, xdsl_fixes.applied():
             try:
                 if BLANK.fullmatch(chunk.text):
                     raise Failure(Diagnostic("error", "empty input chunk", start))
@@ -149,7 +156,7 @@ class Pipeline:
         headers; every body carried), not verified, no pass run. A `PipelineError` when
         it does not parse. For tools that read signatures (`abi-sig show`)."""
         table = LocationTable()
-        with xdsl_fixes.applied():
+        with self._turn, xdsl_fixes.applied():
             try:
                 module, _, _ = self._parse(Chunk(source.name, source.text, 0), table)
             except Failure as failure:
@@ -237,6 +244,9 @@ class Pipeline:
                 layout = scan(chunk.text)
             except ScanError:
                 layout = None
+            except StringEscapeError as error:
+                failed = Diagnostic("error", error.message, chunk.base + error.offset)
+                raise Failure(failed) from None
             if layout is not None:
                 plan = make_plan(layout, self.body_access)
                 carried = Carried(layout, plan.parsed)
@@ -294,7 +304,15 @@ def run_pipeline(
     """Run ``pipeline`` (`abi-opt -p` text, e.g. ``"iree-abi-v1"``; empty: parse, verify
     and print) on MLIR ``text`` and return the output. Errors raise one `PipelineError`
     carrying every diagnostic (``file:line:col`` positions name the input ``name``);
-    warnings are given to `warnings.warn` as `PipelineWarning`s."""
+    warnings are given to `warnings.warn` as `PipelineWarning`s. A ``text`` that is not a
+    string or bytes, a ``pipeline`` or ``name`` that is not a string: `TypeError`."""
+    if not isinstance(text, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"run_pipeline: text must be MLIR as str or bytes, not {type(text).__name__}"
+        )
+    for argument, value in (("pipeline", pipeline), ("name", name)):
+        if not isinstance(value, str):
+            raise TypeError(f"run_pipeline: {argument} must be a str, not {type(value).__name__}")
     if isinstance(text, str):
         source = checked_source(name, text.removeprefix("\ufeff"))
     else:

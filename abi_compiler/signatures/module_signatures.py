@@ -437,25 +437,42 @@ def read_vmfb(data: bytes, name: str) -> list[FunctionSignature]:
         from iree import runtime
     except ImportError:
         raise ReadError(NEEDS_RUNTIME, name) from None
+    # IREE's runtime verifies the module as it loads it; what it refuses comes back as
+    # one of several Python exceptions (`IndexError` among them), and a name or
+    # reflection entry that is not UTF-8 as the bindings' `RuntimeError`.
     try:
         module = runtime.VmModule.copy_buffer(runtime.VmInstance(), data)
-    except (RuntimeError, ValueError) as error:
-        message = " ".join(str(error).split())
-        raise ReadError(f"cannot load the compiled module: {message}", name) from None
-    functions = [module.lookup_function(name) for name in module.function_names]
-    reflections: list[dict[str, str | None]] = [dict(f.reflection) for f in functions]
+    except Exception as error:
+        raise ReadError(f"cannot load the compiled module: {_one_line(error)}", name) from None
+    try:
+        names = list(module.function_names)
+        functions = [module.lookup_function(function) for function in names]
+        reflections: list[dict[str, str | None]] = [dict(f.reflection) for f in functions]
+        shown = [repr(function) for function in functions]
+    except Exception as error:
+        if isinstance(error, RuntimeError) and "conversion error" in str(error):
+            message = "a function name or reflection entry in it is not valid UTF-8"
+        else:
+            message = _one_line(error)
+        raise ReadError(f"cannot read the compiled module: {message}", name) from None
     # IREE's declarations of the functions, read in one go: the types of those without
     # reflection, the element types the records do not name for the others.
     declared = _declared_signatures([reflection.get(ABI_DECLARATION) for reflection in reflections])
     found = []
-    for function, reflection, signature in zip(functions, reflections, declared, strict=True):
+    for function, reflection, signature, text in zip(
+        names, reflections, declared, shown, strict=True
+    ):
         if signature is None:
             if _signature_source(reflection) == "type":
-                signature = _calling_convention_signature(function.name, repr(function), name)
+                signature = _calling_convention_signature(function, text, name)
             else:
                 signature = _NO_TYPES  # the reflection says it all
-        found.append(_signature(function.name, reflection, signature, name))
+        found.append(_signature(function, reflection, signature, name))
     return found
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _declared_signatures(declarations: list[str | None]) -> list[Signature | None]:

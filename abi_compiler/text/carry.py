@@ -688,6 +688,8 @@ def scan(text: str) -> Layout:
     """The top-level layout of one chunk. Raises ScanError for shapes it does not know."""
     try:
         return _scan(text)
+    except lexer.StringEscapeError:
+        raise  # no parser reads it either: an error, not a shape to parse otherwise
     except LexError as error:
         raise ScanError(str(error)) from None
 

@@ -8,7 +8,8 @@ where the parser reads characters itself:
 * whitespace is space, tab, `\\n` and `\\r`: `\\r\\n` and CR-only line ends are line ends;
 * a comment runs from `//` to the next `\\n` or `\\r`;
 * a string literal runs from `"` to the next `"` not escaped, on one line (`\\n`, `\\v`
-  and `\\f` end it in error); its escapes are `\\"`, `\\\\`, `\\n`, `\\t` and `\\XX`;
+  and `\\f` end it in error); its escapes are `\\"`, `\\\\`, `\\n`, `\\t` and `\\XX`,
+  any other is `StringEscapeError` (MLIR rejects it wherever it stands);
 * identifiers: bare `[A-Za-z_][A-Za-z0-9_$.]*` (keywords and op names are bare
   identifiers); `@` and a bare identifier or a string (symbol references); `#`, `!`, `%`
   and `^` and a suffix id, `[0-9]+` or `[A-Za-z_$.-][A-Za-z0-9_$.-]*`;
@@ -148,6 +149,14 @@ class LexError(Exception):
         self.offset = offset
 
 
+class StringEscapeError(LexError):
+    """An escape MLIR's lexer does not know in a string literal (`\\zz`): text no
+    reader of MLIR accepts, wherever it stands (a carried body too)."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__("unknown escape in string literal", offset)
+
+
 def scanner(pattern: re.Pattern[str], text: str, pos: int = 0, end: int | None = None) -> Any:
     """``pattern``'s scanner over ``text[pos:end]``: its `search`/`match` continue where
     the last match ended (restarted to skip a string or a group)."""
@@ -165,7 +174,8 @@ def tokens(
     """(kind, start, end) of each token of ``text[start:end]``, whitespace and comments
     left out (comments as `COMMENT_TOKEN` tokens with ``comments``). A dialect body is one
     `BODY` token after its `HASH`/`BANG` (``pretty``: lex the inside of one, where `//`
-    is text). A string not closed on its line ends at the line end."""
+    is text). A string not closed on its line ends at the line end; one with an escape
+    MLIR does not know raises `StringEscapeError`."""
     end = len(text) if end is None else end
     pattern = _PRETTY_TOKEN if pretty else _TOKEN
     shift = 0 if pretty else 3
@@ -207,7 +217,9 @@ def tokens(
 
 def string_end(text: str, quote_at: int, end: int | None = None) -> int:
     """The end of the string literal whose opening quote is at ``quote_at``: after its
-    closing quote; at its line end (or ``end``) when it is not closed there."""
+    closing quote; at its line end (or ``end``) when it is not closed there. Every
+    reader of text skips strings through here: an escape MLIR does not know raises
+    `StringEscapeError` (`check_escapes`)."""
     end = len(text) if end is None else end
     pos = quote_at + 1
     while True:
@@ -225,7 +237,26 @@ def string_end(text: str, quote_at: int, end: int | None = None) -> int:
     for stop in "\n\v\f":
         if (found := text.find(stop, quote_at, close)) >= 0:
             close = found
+    check_escapes(text, quote_at, close)
     return close
+
+
+def check_escapes(text: str, quote_at: int, close: int) -> None:
+    """Raise `StringEscapeError` at the first escape of the string literal
+    ``text[quote_at:close]`` that MLIR does not know (``\\"``, ``\\\\``, ``\\n``,
+    ``\\t`` and two hex digits are all it knows). A string without a backslash is one
+    `str.find`, one with escapes one match (a long constant is one string)."""
+    pos = text.find("\\", quote_at + 1, close)
+    if pos < 0:
+        return
+    valid = STRING.match(text, quote_at, close)
+    if valid is not None and valid.end() == close:
+        return
+    while pos >= 0:
+        escape = _ESCAPE.match(text, pos, close)
+        if escape is None:
+            raise StringEscapeError(pos)
+        pos = text.find("\\", escape.end(), close)
 
 
 def unquote(literal: str) -> str | None:

@@ -48,7 +48,6 @@ PLAIN = [
 ]
 
 UNREAD = {
-    "a name MLIR rejects": 'func.func @"\\zz"(%a: i32) {\n}',
     "reserved attribute": 'func.func @f() attributes {sym_name = "g"} {\n}',
     "duplicate argument": "func.func @f(%a: i32, %a: i32) {\n}",
     "unparsable type": "func.func @f(%a: tensor<4xq32>) {\n}",
