@@ -67,7 +67,8 @@ def to_text(data: bytes) -> str:
     bindings are not installed, refuse it, or crash on it (read in a child process)."""
     if not _bindings_installed():
         raise BytecodeError(NEEDS_IREE)
-    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # The folder that holds the `abi_compiler` package (this file is abi_compiler/text/…).
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [package_root, *filter(None, [environment.get("PYTHONPATH")])]

@@ -54,7 +54,7 @@ HANG_SECONDS = 20
 # reads one and "<path> <outcome>" after.
 _WORKER = """
 import sys
-from abi_compiler import bytecode
+from abi_compiler.text import bytecode
 for path in open(sys.argv[1]).read().split():
     data = open(path, "rb").read()
     print("START", path, flush=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from abi_compiler import bytecode
+from abi_compiler.text import bytecode
 from tests.hardening.bytecode_campaign import base_bytecode, mutate
 
 
