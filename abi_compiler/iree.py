@@ -60,13 +60,15 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
-from abi_compiler.attribute_names import IREE_ABI, RAW, SIP
+from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
+from abi_compiler.call_model import Array
+from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scalar_name
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends import CallAdapter, Program, frontend_name
+from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.model import (
     Dict,
@@ -84,9 +86,12 @@ from abi_compiler.model import (
     leaf_paths,
 )
 from abi_compiler.module_signatures import caller_visible
+from abi_compiler.original_call import CallPlan, TypeSource
 from abi_compiler.runtime import (
+    Mismatch,
     describe,
     describe_shaped,
+    leaf_packer,
     pack,
     pack_legacy,
     torch_array,
@@ -96,7 +101,6 @@ from abi_compiler.runtime import (
 
 __all__ = [
     "COMPILE_FLAGS",
-    "AdaptedFunction",
     "CompileError",
     "CompileWarning",
     "Function",
@@ -115,22 +119,8 @@ ResultsMode = Literal["numpy", "device"]
 # --------------------------------------------------------------------------------------
 
 
-class _Misfit(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.reversed_path: list[IndexPathComponent] = []
-
-    def error(self, side: str, root: IndexPathComponent) -> AbiError:
-        return AbiError(f"{_path_text(side, root, self.reversed_path[::-1])}: {self.message}")
-
-
-def _path_text(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`: the form abi_compiler.runtime's errors use."""
-    text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
-    for component in path:
-        text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
-    return text
+# The one value-path error of the caller's side (`abi_compiler.runtime.Mismatch`).
+_Misfit = Mismatch
 
 
 def _count(count: int, noun: str) -> str:
@@ -882,6 +872,11 @@ class Function:
             self._readers = [marshal.reader(node) for node in signature.results]
             self._result_paths = [(i, []) for i in range(len(signature.results))]
         self._call = self._call_v1
+        call = self.reflection.get(ABI_CALL)
+        if call is not None:
+            checked = self._iree_packer is not None  # else the pushers check the arrays
+            self._plan = _plan(decode_call(call), signature, marshal, self.module, checked)
+            self._call = self._call_original
 
     def _setup_legacy(
         self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
@@ -916,28 +911,41 @@ class Function:
 
     def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         packed = pack(self._abi, *args, convert=self._convert, **kwargs)
+        return unpack(
+            self._abi,
+            self._read(self._invoke(self._vm_arguments(packed, True), len(self._readers))),
+        )
+
+    def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The original call (`abi.call`): the plan checks every leaf as it packs it."""
+        plan = self._plan
+        packed = plan.arguments(args, kwargs)
+        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        return plan.results(self._read(results))
+
+    def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
+        """The VM argument list of packed roots; ``check``: arrays not yet checked."""
         labels = self._labels
         done = 0
         if self._iree_packer is not None:
             packer, checkers = self._iree_packer
-            try:
-                for check in checkers:
-                    if check is not None:
-                        packed[done] = check(packed[done])
-                    done += 1
-            except _Misfit as misfit:
-                raise misfit.error("argument", labels[done]) from None
-            arguments = packer.pack(self._invoke_context, packed, {})
-        else:
-            arguments = _VmList(len(packed))
-            try:
-                for push, value in zip(self._pushers, packed, strict=True):
-                    push(arguments, value)
-                    done += 1
-            except _Misfit as misfit:
-                raise misfit.error("argument", labels[done]) from None
-        results = self._invoke(arguments, len(self._readers))
-        return unpack(self._abi, self._read(results))
+            if check:
+                try:
+                    for check_root in checkers:
+                        if check_root is not None:
+                            packed[done] = check_root(packed[done])
+                        done += 1
+                except _Misfit as misfit:
+                    raise misfit.error("argument", labels[done]) from None
+            return packer.pack(self._invoke_context, packed, {})
+        arguments = _VmList(len(packed))
+        try:
+            for push, value in zip(self._pushers, packed, strict=True):
+                push(arguments, value)
+                done += 1
+        except _Misfit as misfit:
+            raise misfit.error("argument", labels[done]) from None
+        return arguments
 
     def _call_legacy(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         flat = pack_legacy(self._f, self._sip, *args, convert=self._convert, **kwargs)
@@ -1000,6 +1008,109 @@ class Function:
         return values
 
 
+def _plan(
+    call: Any, signature: Signature, marshal: _Marshal, module: Module, checked: bool
+) -> CallPlan:
+    """The `CallPlan` of a function's original call: each argument leaf checked by its
+    record as `pack` would, and (``checked``: for IREE's packer) its array checked as
+    `_Marshal.checker` does; each result leaf as the framework gives it."""
+    by_index = {
+        leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
+    }
+
+    def leaf(array: Array) -> Callable[[Any], Any]:
+        found = by_index.get(array.index)
+        if found is None:
+            raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
+        convert = leaf_packer(found.type, marshal.convert)
+        if array.dtype is not None and not _typed_record(found.type):
+            convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
+        check = marshal.checker(found) if checked else None
+        if check is None:
+            return convert
+        return lambda value: check(convert(value))
+
+    return CallPlan(call, signature, leaf, _leaf_result(call.tensor, module.results), module.types)
+
+
+def _typed_record(t: ValueType | None) -> bool:
+    return isinstance(t, Scalar) or (isinstance(t, NDArray) and isinstance(t.element, Scalar))
+
+
+def _dtype_check(dtype: str) -> Callable[[Any], Any]:
+    """An array of a dtype its record cannot name (complex): the dtype is checked."""
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        found = getattr(value, "dtype", None)
+        if found is not None and np.dtype(found).name == dtype:
+            return value
+        got = np.dtype(found).name if found is not None else _type_name(value)
+        raise _Misfit(f"expected an array of {dtype}, got {got}")
+
+    return check
+
+
+def _leaves(node: Node | None) -> list[Leaf]:
+    if node is None:
+        return []
+    if isinstance(node, Leaf):
+        return [node]
+    items = node.items if isinstance(node, Sequence) else tuple(c for _, c in node.items)
+    return [found for item in items for found in _leaves(item)]
+
+
+def _leaf_result(tensor: str, results: ResultsMode | None) -> Callable[[Array, Any], Any] | None:
+    """How a result array becomes the framework's value: a torch tensor for torch (when
+    torch can be imported and ``results`` is not given), else the numpy array in the
+    framework's dtype (an unsigned integer keeps its dtype although its record has no
+    sign)."""
+    if results == "device":
+        return None
+    if tensor == "torch" and results is None:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+        if torch is not None:
+            return _torch_result(torch)
+    return _numpy_result
+
+
+def _numpy_result(node: Array, value: Any) -> Any:
+    dtype = node.dtype
+    if (
+        dtype is not None
+        and type(value) is np.ndarray
+        and value.dtype.name != dtype
+        and value.dtype.kind in "iu"
+        and dtype in _SAME_BITS.get(value.dtype.name, ())
+    ):
+        return value.view(dtype)
+    return value
+
+
+_SAME_BITS = {
+    "int8": ("uint8", "bool"),
+    "int16": ("uint16",),
+    "int32": ("uint32",),
+    "int64": ("uint64",),
+    "uint8": ("int8", "bool"),
+}
+
+
+def _torch_result(torch: Any) -> Callable[[Array, Any], Any]:
+    def to_tensor(node: Array, value: Any) -> Any:
+        value = _numpy_result(node, value)
+        if type(value) is not np.ndarray:
+            return value
+        if node.dtype == "bfloat16":
+            return torch.from_numpy(value.view(np.int16)).view(torch.bfloat16)
+        return torch.from_numpy(value)
+
+    return to_tensor
+
+
 def _leaf_locations(
     root: Node | None, count: int
 ) -> list[tuple[IndexPathComponent, list[IndexPathComponent]]]:
@@ -1015,23 +1126,6 @@ def _leaf_locations(
     return found
 
 
-class AdaptedFunction:
-    """A `Function` behind a frontend's `CallAdapter`: called as the framework's own
-    function was (`abi_compiler.frontends`)."""
-
-    def __init__(self, function: Function, adapter: CallAdapter) -> None:
-        self.function = function
-        self.adapter = adapter
-        self.name = function.name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        args, kwargs = self.adapter.arguments(args, kwargs)
-        return self.adapter.results(self.function(*args, **kwargs))
-
-    def __repr__(self) -> str:
-        return f"<abi_compiler.iree.AdaptedFunction @{self.name}{self.function.declaration}>"
-
-
 # --------------------------------------------------------------------------------------
 # Modules.
 # --------------------------------------------------------------------------------------
@@ -1041,17 +1135,44 @@ class Module:
     """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
     are its exported functions (`Function`)."""
 
-    def __init__(self, vm_module: Any, *, device: Any, convert: bool, results: ResultsMode) -> None:
-        if results not in ("numpy", "device"):
+    def __init__(
+        self,
+        vm_module: Any,
+        *,
+        device: Any,
+        convert: bool,
+        results: ResultsMode | None,
+        types: TypeSource = None,
+        vmfb: bytes | None = None,
+    ) -> None:
+        if results not in (None, "numpy", "device"):
             raise ValueError(f"results must be 'numpy' or 'device', not {results!r}")
         self.vm_module = vm_module
         self.device = device
         self.instance = _instance()
         hal_module = _rt.create_hal_module(self.instance, device)
         self.context = _rt.VmContext(self.instance, [hal_module, vm_module])
-        self._marshal = _Marshal(device, convert, results)
+        #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
+        self.results = results
+        #: The caller's own classes for rebuilt results (`load(…, types=…)`).
+        self.types = types
+        self._vmfb = vmfb
+        self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
-        self._adapted: dict[str, AdaptedFunction] = {}
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the `.vmfb` this module was loaded from to ``path``."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        with open(path, "wb") as stream:
+            stream.write(self._vmfb)
+
+    @property
+    def vmfb(self) -> bytes:
+        """The `.vmfb` bytes this module was loaded from."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        return self._vmfb
 
     @property
     def name(self) -> str:
@@ -1064,18 +1185,7 @@ class Module:
         (``module["main$async"]``)."""
         return [name for name in self.vm_module.function_names if caller_visible(name)]
 
-    def adapt(self, name: str, adapter: CallAdapter) -> None:
-        """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
-        the original call of a framework's function (`abi_compiler.frontends`)."""
-        function = self[name]
-        if isinstance(function, AdaptedFunction):  # adapted again: the new adapter wins
-            function = function.function
-        self._adapted[name] = AdaptedFunction(function, adapter)
-
-    def __getitem__(self, name: str) -> Function | AdaptedFunction:
-        adapted = self._adapted.get(name)
-        if adapted is not None:
-            return adapted
+    def __getitem__(self, name: str) -> Function:
         function = self._functions.get(name)
         if function is None:
             vm_function = self.vm_module.lookup_function(name)
@@ -1084,7 +1194,7 @@ class Module:
             function = self._functions[name] = Function(self, vm_function)
         return function
 
-    def __getattr__(self, name: str) -> Function | AdaptedFunction:
+    def __getattr__(self, name: str) -> Function:
         if name.startswith("_"):
             raise AttributeError(name)
         try:
@@ -1120,25 +1230,32 @@ def load(
     *,
     device: Any = "local-task",
     convert: bool = False,
-    results: ResultsMode = "numpy",
+    results: ResultsMode | None = None,
+    types: TypeSource = None,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
     name or device URI (``"local-task"``, the multi-threaded local CPU, by default;
     ``"local-sync"`` runs on the calling thread) or an `iree.runtime.HalDevice`.
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
-    record's (otherwise an `AbiError`); ``results="device"`` returns arrays as IREE
-    `DeviceArray`s instead of numpy arrays."""
+    record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are
+    `torch.Tensor`s when torch can be imported); ``results="numpy"`` gives numpy arrays
+    always, ``results="device"`` IREE `DeviceArray`s. A function with an original call
+    (`abi.call`) rebuilds namedtuples and dataclasses as types of the recorded name and
+    fields, or as the caller's own ``types`` (classes, matched by ``__name__``, or a
+    mapping by recorded name). Nothing the file names is imported."""
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()
     elif isinstance(module, (bytes, bytearray, memoryview)):
-        data = module
+        data = bytes(module)
     else:
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
     vm_module = _rt.VmModule.copy_buffer(_instance(), data)
-    return Module(vm_module, device=hal_device, convert=convert, results=results)
+    return Module(
+        vm_module, device=hal_device, convert=convert, results=results, types=types, vmfb=data
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1209,16 +1326,30 @@ def _report(tool: str, failed: bool, diagnostics: str) -> None:
 
 
 def compile_vmfb(
-    source: str | bytes | os.PathLike[str],
+    source: str | bytes | os.PathLike[str] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
     target: str = "host",
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
+    **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
     ``target`` (an LLVM CPU name; ``"host"`` is this machine's, which also keeps IREE
-    from warning about a generic CPU). Returns the `.vmfb` bytes."""
+    from warning about a generic CPU). Returns the `.vmfb` bytes.
+
+    ``source`` may also be a framework's object (`abi_compiler.frontends`; ``options``
+    go to its frontend's `program`): the function keeps the original call in its
+    reflection (`abi.call`), which `load` reads."""
+    if frontend_name(source) is not None:
+        source = frontend_program(source, **options).mlir
+    elif options:
+        raise TypeError(f"unexpected options for MLIR source: {sorted(options)}")
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "expected MLIR text, bytes, a path or a framework object "
+            f"(abi_compiler.frontends), got {_type_name(source)}"
+        )
     if pipeline is None:
         if isinstance(source, os.PathLike):
             with open(source, "rb") as stream:
@@ -1257,25 +1388,18 @@ def compile(
     name: str = "<source>",
     device: Any = "local-task",
     convert: bool = False,
-    results: ResultsMode = "numpy",
+    results: ResultsMode | None = None,
+    types: TypeSource = None,
+    **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
 
     ``source`` may also be a framework's object (`abi_compiler.frontends`: a
     `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel
-    directory): its function then takes the original call and returns the original
-    result."""
-    program: Program | None = None
-    if frontend_name(source) is not None:
-        program = frontend_program(source)
-        source = program.mlir
-    if not isinstance(source, (str, bytes, os.PathLike)):
-        raise TypeError(
-            "expected MLIR text, bytes, a path or a framework object "
-            f"(abi_compiler.frontends), got {_type_name(source)}"
-        )
-    vmfb = compile_vmfb(source, pipeline, target=target, extra_args=extra_args, name=name)
-    module = load(vmfb, device=device, convert=convert, results=results)
-    if program is not None and program.adapter is not None:
-        module.adapt(program.function, program.adapter)
-    return module
+    directory; ``options`` go to its frontend): its function then takes the original
+    call and returns the original result — exactly as the `.vmfb` of `compile_vmfb`
+    loaded by `load`, which is what this is."""
+    vmfb = compile_vmfb(
+        source, pipeline, target=target, extra_args=extra_args, name=name, **options
+    )
+    return load(vmfb, device=device, convert=convert, results=results, types=types)

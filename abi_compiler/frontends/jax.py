@@ -39,6 +39,7 @@ jaxlib, so the text is printed by MLIR itself, locations and all.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,12 +56,30 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 import numpy as np
 
-from abi_compiler.attribute_names import ABI_INDEX_PATH, IREE_ABI, JAX_ARG_INFO
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_INDEX_PATH,
+    IREE_ABI,
+    JAX_ARG_INFO,
+    REFLECTION,
+)
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Container,
+    Dim,
+    NoneLeaf,
+    OriginalCall,
+    Symbol,
+    Unused,
+)
+from abi_compiler.codecs.call_json import encode_call
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.pytree import record_order
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -78,7 +97,7 @@ from abi_compiler.model import (
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
-__all__ = ["JaxCallAdapter", "program", "to_mlir"]
+__all__ = ["program", "to_mlir"]
 
 # The attributes written on `@main` (SPEC §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
@@ -312,9 +331,12 @@ def _main_function(module: Any) -> Any:
     raise ValueError("the export's module has no @main")
 
 
-def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | None, ...]]:
-    """The module text with the structure written on `@main`, and each `@main`
-    argument's name location (None where it has none)."""
+def _rewrite(
+    exported: Any, convention: _Convention, platform: str
+) -> tuple[str, OriginalCall | None]:
+    """The module text with the structure written on `@main` (and its original call,
+    unless effect tokens cross its boundary: IREE cannot load such a module), and that
+    call."""
     text = exported.mlir_module()
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
@@ -339,7 +361,19 @@ def _rewrite(exported: Any, convention: _Convention) -> tuple[str, tuple[str | N
             ]
         )
         main.attributes[IREE_ABI] = ir.StringAttr.get(encode_json(convention.signature))
-        return module.operation.get_asm(enable_debug_info=True), names
+        call = None
+        if not convention.tokens and (
+            not convention.platform_index or platform in _platforms(exported)
+        ):
+            call = _original_call(exported, convention, names, platform)
+            entries = {}
+            if REFLECTION in main.attributes:
+                entries = {
+                    named.name: named.attr for named in ir.DictAttr(main.attributes[REFLECTION])
+                }
+            entries[ABI_CALL] = ir.StringAttr.get(encode_call(call))
+            main.attributes[REFLECTION] = ir.DictAttr.get(entries)
+        return module.operation.get_asm(enable_debug_info=True), call
 
 
 def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
@@ -379,181 +413,123 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
 def to_mlir(exported: Any) -> str:
     """The MLIR text of ``exported``'s module with its calling convention written on
     `@main` (see the module's documentation): run it through `abi-opt -p iree-abi-v1`."""
-    return _rewrite(exported, _convention(exported))[0]
+    return _rewrite(exported, _convention(exported), CPU)[0]
 
 
 # --------------------------------------------------------------------------------------
-# The call adapter.
+# The original call (`abi.call`).
 # --------------------------------------------------------------------------------------
 
 
-def _describe(value: Any) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, Mapping):
-        return f"a dict with keys {sorted(map(str, value))}"
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return f"a {type(value).__name__}"
-    if isinstance(value, (list, tuple)):
-        return f"a {type(value).__name__} of {len(value)}"
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        return f"{np.dtype(dtype).name}[{','.join(map(str, shape))}]"
-    return type(value).__name__
+def _dims(aval: Any) -> tuple[Dim, ...]:
+    return tuple(d if isinstance(d, int) else str(d) for d in aval.shape)
 
 
-def _key_text(key: Any) -> str:
-    return f"[{key!r}]"
+def _dtype_name(aval: Any) -> str:
+    return np.dtype(aval.dtype).name
 
 
-class JaxCallAdapter:
-    """The original call of an exported JAX function ↔ the compiled `main`'s records
-    (`abi_compiler.frontends.CallAdapter`)."""
-
-    def __init__(
-        self, exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
-    ) -> None:
-        args, kwargs = _skeleton(exported.in_tree)
-        self._args: tuple[Any, ...] = tuple(args)
-        self._kwargs: dict[str, Any] = dict(kwargs)
-        self._in_avals = tuple(exported.in_avals)
-        self._kept = frozenset(exported.module_kept_var_idx)
-        self._out_tree = exported.out_tree
-        self._convention = convention
-        platforms = _platforms(exported)
-        self._platform = np.int32(platforms.index(platform)) if convention.platform_index else None
-        self._labels = self._parameter_labels(names)
-
-    def _parameter_labels(self, names: tuple[str | None, ...]) -> tuple[str, ...]:
-        """What an error calls each positional parameter: its name in the export's
-        locations (`params`), else `args[<i>]`."""
-        specials = int(self._convention.platform_index) + self._convention.tokens
-        kept = sorted(self._kept)
-        labels = []
-        for p, pruned in enumerate(self._convention.positional):
-            label = f"args[{p}]"
-            if pruned is not None:
-                first = _leaf_paths(pruned, ())[0][0]
-                name = names[specials + kept.index(first)]
-                if name is not None:
-                    with contextlib.suppress(AbiError):  # not a path: `args[<i>]`
-                        label = parse_arg_info(name)[0]
-            labels.append(label)
-        return tuple(labels)
-
-    # -- arguments -----------------------------------------------------------------------
-
-    def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        if len(args) != len(self._args):
-            raise AbiError(f"expected {len(self._args)} positional arguments, got {len(args)}")
-        if sorted(kwargs) != sorted(self._kwargs):
-            raise AbiError(
-                f"expected the keyword arguments {sorted(self._kwargs)}, got {sorted(kwargs)}"
-            )
-        for p, (expected, value) in enumerate(zip(self._args, args, strict=True)):
-            self._check(expected, value, f"argument {self._labels[p]}")
-        for key, expected in self._kwargs.items():
-            self._check(expected, kwargs[key], f"argument {key}")
-        call: list[Any] = []
-        if self._platform is not None:
-            call.append(self._platform)
-        for pruned, value in zip(self._convention.positional, args, strict=True):
-            if pruned is not None:
-                call.append(_compiled_value(pruned, value))
-        named = {
-            key: _compiled_value(pruned, kwargs[key]) for key, pruned in self._convention.keywords
-        }
-        return tuple(call), named
-
-    def _check(self, expected: Any, value: Any, path: str) -> None:
-        """The structure of ``value`` against the skeleton ``expected``; the shape and
-        dtype of every leaf the module takes against its aval."""
-        if isinstance(expected, _Slot):
-            if expected.index in self._kept:
-                self._check_leaf(self._in_avals[expected.index], value, path)
-            return
-        if expected is None:
-            if value is not None:
-                raise AbiError(f"{path}: expected None, got {_describe(value)}")
-            return
-        if isinstance(expected, Mapping):
-            if not isinstance(value, Mapping):
-                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
-            if sorted(map(str, value)) != sorted(map(str, expected)):
-                raise AbiError(
-                    f"{path}: expected {_describe(expected)}, got keys {sorted(map(str, value))}"
-                )
-            for key, child in expected.items():
-                self._check(child, value[key], path + _key_text(key))
-            return
-        if isinstance(expected, (tuple, list)):
-            fits = isinstance(value, (tuple, list)) and len(value) == len(expected)
-            if hasattr(expected, "_fields") and not isinstance(value, type(expected)):
-                fits = False
-            if not fits:
-                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
-            fields = getattr(expected, "_fields", None)
-            for i, (child, item) in enumerate(zip(expected, value, strict=True)):
-                self._check(child, item, f"{path}.{fields[i]}" if fields else f"{path}[{i}]")
-            return
-        # Another registered pytree node: the same class, then its children.
-        if type(value) is not type(expected):
-            raise AbiError(f"{path}: expected a {type(expected).__name__}, got {_describe(value)}")
-        expected_children = _children(expected) or []
-        value_children = _children(value) or []
-        if len(value_children) != len(expected_children):
-            raise AbiError(
-                f"{path}: expected a {type(expected).__name__} of {len(expected_children)} "
-                f"children, got {len(value_children)}"
-            )
-        for (key, child), (_, item) in zip(expected_children, value_children, strict=True):
-            self._check(child, item, f"{path}[{key}]")
-
-    @staticmethod
-    def _check_leaf(aval: Any, value: Any, path: str) -> None:
-        expected = f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
-        shape = np.shape(value)
-        if len(shape) != len(aval.shape) or any(
-            isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
-        ):
-            raise AbiError(f"{path}: expected {expected}, got {_describe(np.asarray(value))}")
-        dtype = getattr(value, "dtype", None)
-        if dtype is not None and np.dtype(dtype) != np.dtype(aval.dtype):
-            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}")
-
-    # -- results ---------------------------------------------------------------------------
-
-    def results(self, value: Any) -> Any:
-        leaves: dict[int, Any] = {}
-        if self._convention.result is not None:
-            _collect(self._convention.result, value, leaves)
-        count = self._out_tree.num_leaves
-        return tree_util.tree_unflatten(self._out_tree, [leaves[i] for i in range(count)])
+def _call_node(node: Any, leaf: Callable[[int], CallNode]) -> CallNode:
+    """The original-call node of a skeleton node; ``leaf`` gives a slot's node."""
+    if isinstance(node, _Slot):
+        return leaf(node.index)
+    if node is None:
+        return NoneLeaf()
+    if isinstance(node, Mapping):
+        keys = tuple(node)
+        if not all(isinstance(key, (str, int)) for key in keys):
+            raise AbiError(f"a dict with keys {list(keys)!r}: only str and int keys are recorded")
+        children = tuple(_call_node(child, leaf) for child in node.values())
+        return Container(
+            "dict", children, keys, None if type(node) is dict else type(node).__name__
+        )
+    if isinstance(node, tuple) and hasattr(node, "_fields"):
+        children = tuple(_call_node(child, leaf) for child in node)
+        return Container("namedtuple", children, tuple(node._fields), type(node).__name__)
+    if isinstance(node, (tuple, list)):
+        items = tuple(_call_node(child, leaf) for child in node)
+        return Container("list", items) if isinstance(node, list) else Container("tuple", items)
+    # Another registered node: its children with their keys.
+    flat, _ = tree_util.tree_flatten_with_path(node, is_leaf=lambda x: x is not node)
+    children = tuple(_call_node(child, leaf) for _, child in flat)
+    entries = [key_path[0] for key_path, _ in flat]
+    name = type(node).__name__
+    if entries and all(isinstance(key, tree_util.GetAttrKey) for key in entries):
+        fields = tuple(key.name for key in entries)
+        if dataclasses.is_dataclass(node):
+            return Container("dataclass", children, fields, name)
+        return Container("node", children, fields, name)
+    if entries and all(isinstance(key, tree_util.DictKey) for key in entries):
+        dict_keys = tuple(key.key for key in entries)
+        if all(isinstance(key, (str, int)) for key in dict_keys):
+            return Container("dict", children, dict_keys, name)
+    return Container("node", children, (), name)
 
 
-def _compiled_value(node: _Pruned, value: Any) -> Any:
-    """The compiled argument for ``value`` (already checked): the kept leaves, in
-    containers the records take (a list for a sequence, a dict for a dict)."""
-    if node.kind == "leaf":
-        return value
-    if node.kind == "dict":
-        return {key: _compiled_value(child, value[original]) for key, original, child in node.items}
-    items = _children(value) or []
-    by_key = dict(items)
-    return [_compiled_value(child, by_key[original]) for _, original, child in node.items]
+def _original_call(
+    exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
+) -> OriginalCall:
+    """The export's original call, its arrays numbered by `@main`'s records."""
+    args, kwargs = _skeleton(exported.in_tree)
+    in_avals, out_avals = tuple(exported.in_avals), tuple(exported.out_avals)
+    kept = frozenset(exported.module_kept_var_idx)
+    specials = int(convention.platform_index) + convention.tokens
+    position = {index: specials + k for k, index in enumerate(sorted(kept))}
+    arguments = record_order([argument.node for argument in convention.signature.arguments])
+    results = record_order(convention.signature.results)
+    symbols: dict[str, Symbol] = {}
+
+    def note_symbols(aval: Any) -> None:
+        for dim in aval.shape:
+            if not isinstance(dim, int) and str(dim).isidentifier():
+                symbols.setdefault(str(dim), Symbol(str(dim), 1, None))  # JAX: dims >= 1
+
+    def argument(index: int) -> CallNode:
+        aval = in_avals[index]
+        if index not in kept:
+            return Unused(_dtype_name(aval), _dims(aval))
+        note_symbols(aval)
+        return Array(arguments[position[index]], _dtype_name(aval), _dims(aval))
+
+    def result(index: int) -> CallNode:
+        aval = out_avals[index]
+        return Array(results[convention.tokens + index], _dtype_name(aval), _dims(aval))
+
+    fixed: tuple[tuple[int, int], ...] = ()
+    if convention.platform_index:
+        fixed = ((arguments[0], _platforms(exported).index(platform)),)
+    return OriginalCall(
+        tuple(_call_node(node, argument) for node in args),
+        tuple((str(key), _call_node(node, argument)) for key, node in kwargs.items()),
+        _call_node(_skeleton(exported.out_tree), result),
+        "jax",
+        _parameter_labels(convention, names, len(args), kept),
+        tuple(symbols[name] for name in sorted(symbols)),
+        fixed,
+    )
 
 
-def _collect(node: _Pruned, value: Any, leaves: dict[int, Any]) -> None:
-    """The result leaves of the compiled result ``value`` (as `runtime.unpack` gives it:
-    dicts, lists, tuples) by flat index."""
-    if node.kind == "leaf":
-        leaves[node.index] = value
-        return
-    for key, _, child in node.items:
-        _collect(child, value[key], leaves)
+def _parameter_labels(
+    convention: _Convention, names: tuple[str | None, ...], count: int, kept: frozenset[int]
+) -> tuple[str | None, ...]:
+    """What an error calls each positional parameter: its name in the export's
+    locations (`params`), else its position."""
+    specials = int(convention.platform_index) + convention.tokens
+    order = sorted(kept)
+    labels: list[str | None] = []
+    for p in range(count):
+        label = None
+        pruned = convention.positional[p] if p < len(convention.positional) else None
+        if pruned is not None:
+            first = _leaf_paths(pruned, ())[0][0]
+            name = names[specials + order.index(first)]
+            if name is not None:
+                with contextlib.suppress(AbiError):  # not a path: by position
+                    root = parse_arg_info(name)[0]
+                    if root not in ("args", "kwargs") and root.isidentifier():
+                        label = root
+        labels.append(label)
+    return tuple(labels)
 
 
 def program(exported: Any, *, platform: str = CPU) -> Program:
@@ -570,5 +546,5 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
     if len(platforms) > 1 and platform not in platforms:
         raise ValueError(f"the export is for the platforms {list(platforms)}, not {platform!r}")
     convention = _convention(exported)
-    text, names = _rewrite(exported, convention)
-    return Program(text, MAIN, JaxCallAdapter(exported, convention, names, platform))
+    text, call = _rewrite(exported, convention, platform)
+    return Program(text, MAIN, call)

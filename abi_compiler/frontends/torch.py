@@ -28,10 +28,11 @@ Needs ``pip install 'abi-compiler[torch]'`` (torch and iree-turbine).
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 from typing import Any
 
 try:
-    import numpy as np
     import torch
     from iree.turbine import aot
     from torch.utils import _pytree as pytree_utils
@@ -41,10 +42,12 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
         "pip install 'abi-compiler[torch]'"
     ) from _error
 
+from abi_compiler.call_model import Array, CallNode, Container, NoneLeaf, Symbol
+from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
-from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
+from abi_compiler.frontends.pytree import original_call, structure
 
 __all__ = ["program", "to_mlir"]
 
@@ -65,8 +68,6 @@ SUPPORTED_DTYPES = frozenset(
         torch.complex128,
     }
 )
-# Complex tensors have the record "unknown" (SPEC §4.1): their dtype is checked here.
-_COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 
 def to_mlir(program: torch.export.ExportedProgram) -> str:
@@ -90,27 +91,43 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
-    inputs = _user_values(exported, "inputs")
-    outputs = _user_values(exported, "outputs")
-    input_leaves = iter(inputs)
-    output_leaves = iter(outputs)
+    inputs = _Leaves(_user_values(exported, "inputs"), argument=True)
+    outputs = _Leaves(_user_values(exported, "outputs"), argument=False)
     args_spec, kwargs_spec = _children(in_spec)
     positional = [
-        _tree(spec, input_leaves, f"argument {position}")
+        _tree(spec, inputs, f"argument {position}")
         for position, spec in enumerate(_children(args_spec))
     ]
     keywords = {
-        str(name): _tree(spec, input_leaves, f"argument {name!r}")
+        str(name): _tree(spec, inputs, f"argument {name!r}")
         for name, spec in zip(kwargs_spec.context, _children(kwargs_spec), strict=True)
     }
-    result = _tree(out_spec, output_leaves, "result")
+    result = _tree(out_spec, outputs, "result")
 
     module = aot.export(exported).mlir_module
     lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
-    annotate(main, structure(positional, keywords, result, argument_types, result_types))
-    return Program(str(module), "main", TreeAdapter(positional, keywords, result, _tensor))
+    found = structure(positional, keywords, result, argument_types, result_types)
+    call = original_call(positional, keywords, result, found, "torch", _symbols(exported))
+    annotate(main, found, call)
+    return Program(str(module), "main", call)
+
+
+def _symbols(exported: torch.export.ExportedProgram) -> tuple[Symbol, ...]:
+    """The program's symbolic dims with their bounds (`range_constraints`)."""
+    found = []
+    for symbol, bounds in getattr(exported, "range_constraints", {}).items():
+        found.append(Symbol(str(symbol), _bound(bounds.lower), _bound(bounds.upper)))
+    return tuple(sorted(found, key=lambda s: s.name))
+
+
+def _bound(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except Exception:  # sympy's infinities raise their own errors
+        return None  # infinite
+    return number if abs(number) < 1 << 62 else None
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:
@@ -141,82 +158,63 @@ def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]
     return values
 
 
+class _Leaves:
+    """The example values of one side's leaves, in flatten order; tensors numbered."""
+
+    def __init__(self, values: list[Any], *, argument: bool) -> None:
+        self.values = iter(values)
+        self.argument = argument
+        self.count = 0
+
+    def next(self, where: str) -> CallNode:
+        example = next(self.values)
+        if isinstance(example, torch.Tensor):
+            dtype = example.dtype
+            if dtype not in SUPPORTED_DTYPES:
+                raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
+            dims = tuple(d if isinstance(d, int) else str(d) for d in example.shape)
+            self.count += 1
+            return Array(self.count - 1, str(dtype).removeprefix("torch."), dims)
+        if example is None:
+            return NoneLeaf()
+        return constant(example)
+
+
 def _children(spec: Any) -> list[Any]:
     """A TreeSpec's children (`children()` in newer torch, `children_specs` in older)."""
     children = getattr(spec, "children", None)
     return list(children()) if callable(children) else list(spec.children_specs)
 
 
-def _tree(spec: Any, leaves: Any, where: str) -> Tree:
-    """The `Tree` of one torch TreeSpec; ``leaves`` yields each leaf's example value."""
+def _tree(spec: Any, leaves: _Leaves, where: str) -> CallNode:
+    """The original-call node of one torch TreeSpec."""
     if spec.is_leaf():
-        return _leaf(next(leaves), where)
+        return leaves.next(where)
     node_type = spec.type
     children = tuple(_tree(child, leaves, where) for child in _children(spec))
     if node_type is tuple:
-        return Tree("tuple", children)
+        return Container("tuple", children)
     if node_type is list:
-        return Tree("list", children)
-    if node_type is dict:
-        keys = tuple(spec.context)
+        return Container("list", children)
+    context = spec.context
+    if (
+        isinstance(node_type, type)
+        and issubclass(node_type, dict)
+        and not dataclasses.is_dataclass(node_type)
+    ):
+        keys = tuple(context if node_type is not collections.defaultdict else context[1])
         if not all(isinstance(key, str) for key in keys):
             raise AbiError(f"{where}: a dict with keys {keys!r}: only string keys have a record")
-        return Tree("dict", children, keys)
+        return Container("dict", children, keys, None if node_type is dict else node_type.__name__)
     if node_type is pytree_utils.namedtuple:  # torch's marker; the class is the context
-        return Tree("tuple", children, cls=spec.context)
-    return _node(spec, children)
-
-
-def _node(spec: Any, children: tuple[Tree, ...]) -> Tree:
-    """Another registered pytree node: flattened and rebuilt by torch's own functions."""
-    node = pytree_utils.SUPPORTED_NODES[spec.type]
-    context = spec.context
-
-    def flatten(value: Any) -> list[Any]:
-        items, _ = node.flatten_fn(value)
-        return list(items)
-
-    def unflatten(values: list[Any]) -> Any:
-        return node.unflatten_fn(values, context)
-
-    return Tree("node", children, cls=spec.type, flatten=flatten, unflatten=unflatten)
-
-
-def _leaf(example: Any, where: str) -> Tree:
-    if isinstance(example, torch.Tensor):
-        dtype = example.dtype
-        if dtype not in SUPPORTED_DTYPES:
-            raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
-        check = _dtype_check(dtype) if dtype in _COMPLEX else None
-        return Tree("leaf", meta=dtype, check=check)
-    if example is None:
-        return Tree("none")
-
-    def check_constant(value: Any) -> str | None:
-        if type(value) is type(example) and value == example:
-            return None
-        return f"expected {example!r} (the value the program was exported with), got {value!r}"
-
-    return Tree("leaf", kept=False, meta=example, check=check_constant)
-
-
-def _dtype_check(dtype: torch.dtype) -> Any:
-    def check(value: Any) -> str | None:
-        found = getattr(value, "dtype", None)
-        if found in (dtype, np.dtype(str(dtype).removeprefix("torch."))):
-            return None
-        return f"expected an array of {dtype}, got {found if found is not None else type(value).__name__}"
-
-    return check
-
-
-def _tensor(value: Any, tree: Tree) -> Any:
-    """A result array (numpy, from `abi_compiler.iree`) as a torch tensor of the
-    program's dtype, sharing its memory."""
-    dtype: torch.dtype = tree.meta
-    array = np.asarray(value)
-    if dtype == torch.bfloat16:
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
-    if dtype == torch.uint8 and array.dtype != np.uint8:
-        array = array.view(np.uint8)  # an `i8` record reads as int8
-    return torch.from_numpy(array)
+        return Container("namedtuple", children, tuple(context._fields), context.__name__)
+    name = getattr(node_type, "__name__", str(node_type))
+    if (
+        isinstance(context, (list, tuple))
+        and len(context) == len(children)
+        and all(isinstance(key, str) for key in context)
+    ):
+        if dataclasses.is_dataclass(node_type):
+            return Container("dataclass", children, tuple(context), name)
+        return Container("node", children, tuple(context), name)
+    return Container("node", children, (), name)

@@ -73,7 +73,7 @@ def test_inputs_by_name_outputs_by_name(classifier: Any) -> None:
                 "attention_mask": np.ones((2, 4), np.int64),
                 "x": 1,
             },
-            "argument 'x': unexpected keyword argument",
+            "argument 'x': unexpected keyword argument (keywords: 'input_ids', 'attention_mask')",
         ),
         (
             {"input_ids": np.ones((2, 5), np.float32), "attention_mask": np.ones((2, 4), np.int64)},
