@@ -39,10 +39,10 @@ except ImportError as _error:  # pragma: no cover - exercised without TensorFlow
     ) from _error
 
 from abi_compiler.attribute_names import TF_EXPORTED_NAMES, TF_INDEX_PATH
-from abi_compiler.errors import AbiError
-from abi_compiler.frontends import Program
 from abi_compiler.call_model import Array, Container, OriginalCall
 from abi_compiler.dtypes import numpy_dtype_name
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends import Program
 from abi_compiler.frontends.iree_ir import (
     find_function,
     functions,
