@@ -104,14 +104,11 @@ def test_torch_module() -> None:
 
 
 def test_onnx_model() -> None:
-    onnx = pytest.importorskip("onnx")
-    import onnx.reference
-
+    reference = pytest.importorskip("onnx.reference")
     model = models.onnx_classifier()
     inputs = models.onnx_inputs()
-    outputs = onnx.reference.ReferenceEvaluator(model).run(None, inputs)
+    outputs = reference.ReferenceEvaluator(model).run(None, inputs)
     results = dict(zip([output.name for output in model.graph.output], outputs, strict=True))
-    del onnx
     _serve(_vmfb(model), "classifier", (), inputs, results)
 
 
