@@ -201,6 +201,7 @@ _FITS = {
 Pusher = Callable[[Any, Any], None]  # (VmVariantList, value) -> None
 Reader = Callable[[Any, int], Any]  # (VmVariantList, index) -> value
 Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
+FlatReader = Callable[[Any, int, list[Any]], None]  # (VmVariantList, index, leaves)
 
 _ARG_MEMORY = int(_rt.MemoryType.DEVICE_LOCAL)
 _ARG_USAGE = int(_rt.BufferUsage.DEFAULT | _rt.BufferUsage.MAPPING)  # as IREE's invoker
@@ -407,6 +408,38 @@ class _Marshal:
         keys = [key for key, _ in node.items] if isinstance(node, Dict) else None
         return _structure_reader([self.reader(item) for item in items], keys)
 
+    def flat_reader(self, node: Node | None) -> FlatReader:
+        """Reads a result record's value into a flat list by leaf index (the original
+        call rebuilds its structure from that, `CallPlan.rebuild`)."""
+        if node is None:
+            return _skip_gap
+        if isinstance(node, Leaf):
+            read, index = self.value_reader(node.type), node.index
+
+            def read_leaf(lst: Any, position: int, out: list[Any]) -> None:
+                out[index] = read(lst, position)
+
+            return read_leaf
+        items = [child for _, child in node.items] if isinstance(node, Dict) else node.items
+        keys: list[IndexPathComponent] = (
+            [key for key, _ in node.items] if isinstance(node, Dict) else list(range(len(items)))
+        )
+        readers = [self.flat_reader(item) for item in items]
+        count = len(readers)
+
+        def read_structure(lst: Any, position: int, out: list[Any]) -> None:
+            sub = _sub_list(lst, position, count)
+            done = 0
+            try:
+                for read in readers:
+                    read(sub, done, out)
+                    done += 1
+            except _Misfit as misfit:
+                misfit.reversed_path.append(keys[done])
+                raise
+
+        return read_structure
+
     def value_reader(self, t: ValueType | None) -> Reader:
         if isinstance(t, Scalar):
             return _int_reader(t) if t.kind in ("i", "si", "ui") and t.width > 1 else _read_variant
@@ -475,6 +508,10 @@ _INT64_MAX = (1 << 63) - 1
 
 def _push_float(lst: Any, value: Any) -> None:
     lst.push_float(value)
+
+
+def _skip_gap(lst: Any, index: int, out: list[Any]) -> None:
+    return None
 
 
 def _push_gap(lst: Any, value: Any) -> None:
@@ -876,6 +913,15 @@ class Function:
         if call is not None:
             checked = self._iree_packer is not None  # else the pushers check the arrays
             self._plan = _plan(decode_call(call), signature, marshal, self.module, checked)
+            roots: tuple[Node | None, ...] = signature.results
+            if signature.inlined_result:
+                root = signature.results[0]
+                assert isinstance(root, (Sequence, Dict))
+                roots = (
+                    root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
+                )
+            self._flat_readers = [marshal.flat_reader(node) for node in roots]
+            self._result_count = sum(len(_leaves(node)) for node in signature.results)
             self._call = self._call_original
 
     def _setup_legacy(
@@ -921,7 +967,17 @@ class Function:
         plan = self._plan
         packed = plan.arguments(args, kwargs)
         results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
-        return plan.results(self._read(results))
+        flat: list[Any] = [None] * self._result_count
+        done = 0
+        try:
+            for read in self._flat_readers:
+                read(results, done, flat)
+                done += 1
+        except _Misfit as misfit:
+            root, path = self._result_paths[done]
+            misfit.reversed_path.extend(reversed(path))
+            raise misfit.error("result", root) from None
+        return plan.rebuild(flat)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
         """The VM argument list of packed roots; ``check``: arrays not yet checked."""
@@ -1013,10 +1069,12 @@ def _plan(
 ) -> CallPlan:
     """The `CallPlan` of a function's original call: each argument leaf checked by its
     record as `pack` would, and (``checked``: for IREE's packer) its array checked as
-    `_Marshal.checker` does; each result leaf as the framework gives it."""
+    `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
+    once; each result leaf as the framework gives it."""
     by_index = {
         leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
     }
+    results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
 
     def leaf(array: Array) -> Callable[[Any], Any]:
         found = by_index.get(array.index)
@@ -1026,11 +1084,33 @@ def _plan(
         if array.dtype is not None and not _typed_record(found.type):
             convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
         check = marshal.checker(found) if checked else None
-        if check is None:
-            return convert
-        return lambda value: check(convert(value))
+        slow = convert if check is None else (lambda value: check(convert(value)))
+        return _fast_array(found.type, slow)
 
-    return CallPlan(call, signature, leaf, _leaf_result(call.tensor, module.results), module.types)
+    def result(array: Array) -> Callable[[Any], Any] | None:
+        found = results.get(array.index)
+        return _result_leaf(array, found.type if found else None, call.tensor, module.results)
+
+    return CallPlan(call, signature, leaf, result, module.types)
+
+
+def _fast_array(t: ValueType | None, slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``slow`` behind the common case: a numpy array of the record's dtype (or one it
+    takes as it is) and dims, which every check would pass unchanged."""
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    if element is None or not isinstance(t, NDArray) or t.dims is None:
+        return slow
+    dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
+    static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
+
+    def fast(value: Any) -> Any:
+        if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
+            shape = value.shape
+            if len(shape) == rank and all(shape[axis] == size for axis, size in static):
+                return value
+        return slow(value)
+
+    return fast
 
 
 def _typed_record(t: ValueType | None) -> bool:
@@ -1060,53 +1140,50 @@ def _leaves(node: Node | None) -> list[Leaf]:
     return [found for item in items for found in _leaves(item)]
 
 
-def _leaf_result(tensor: str, results: ResultsMode | None) -> Callable[[Array, Any], Any] | None:
-    """How a result array becomes the framework's value: a torch tensor for torch (when
-    torch can be imported and ``results`` is not given), else the numpy array in the
-    framework's dtype (an unsigned integer keeps its dtype although its record has no
-    sign)."""
+def _result_leaf(
+    array: Array, t: ValueType | None, tensor: str, results: ResultsMode | None
+) -> Callable[[Any], Any] | None:
+    """How a result array becomes the framework's value (None: as it is): a torch tensor
+    for torch (when torch can be imported and ``results`` is not given), else the numpy
+    array in the framework's dtype (an unsigned integer keeps its dtype although its
+    record has no sign)."""
     if results == "device":
         return None
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    view: np.dtype[Any] | None = None
+    if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
+        wanted = np.dtype(array.dtype)
+        same_bits = wanted.itemsize == element.dtype.itemsize
+        if wanted.kind in "iub" and element.dtype.kind in "iub" and same_bits:
+            view = wanted
     if tensor == "torch" and results is None:
-        try:
-            import torch
-        except ImportError:
-            torch = None
+        torch = _torch()
         if torch is not None:
-            return _torch_result(torch)
-    return _numpy_result
+            return _torch_result(torch, view, array.dtype == "bfloat16")
+    if view is None:
+        return None
+    return lambda value: value.view(view) if type(value) is np.ndarray else value
 
 
-def _numpy_result(node: Array, value: Any) -> Any:
-    dtype = node.dtype
-    if (
-        dtype is not None
-        and type(value) is np.ndarray
-        and value.dtype.name != dtype
-        and value.dtype.kind in "iu"
-        and dtype in _SAME_BITS.get(value.dtype.name, ())
-    ):
-        return value.view(dtype)
-    return value
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
 
 
-_SAME_BITS = {
-    "int8": ("uint8", "bool"),
-    "int16": ("uint16",),
-    "int32": ("uint32",),
-    "int64": ("uint64",),
-    "uint8": ("int8", "bool"),
-}
+def _torch_result(torch: Any, view: Any, bfloat16: bool) -> Callable[[Any], Any]:
+    from_numpy = torch.from_numpy
 
-
-def _torch_result(torch: Any) -> Callable[[Array, Any], Any]:
-    def to_tensor(node: Array, value: Any) -> Any:
-        value = _numpy_result(node, value)
+    def to_tensor(value: Any) -> Any:
         if type(value) is not np.ndarray:
             return value
-        if node.dtype == "bfloat16":
-            return torch.from_numpy(value.view(np.int16)).view(torch.bfloat16)
-        return torch.from_numpy(value)
+        if view is not None:
+            value = value.view(view)
+        if bfloat16:
+            return from_numpy(value.view(np.int16)).view(torch.bfloat16)
+        return from_numpy(value)
 
     return to_tensor
 

@@ -160,15 +160,15 @@ class CallPlan:
     """The original call ``call`` of a function with records ``signature``.
 
     ``leaf(array)`` gives the converter of an argument array (raising
-    `abi_compiler.runtime.Mismatch`); ``leaf_result(array, value)`` turns a result leaf
-    into the framework's value; ``types`` are the caller's own classes for results."""
+    `abi_compiler.runtime.Mismatch`); ``leaf_result(array)`` the function that turns
+    a result array into the framework's value (None: as it is); ``types`` are the caller's own classes for results."""
 
     def __init__(
         self,
         call: OriginalCall,
         signature: Signature,
         leaf: Callable[[Array], Converter],
-        leaf_result: Callable[[Array, Any], Any] | None = None,
+        leaf_result: Callable[[Array], Converter | None] | None = None,
         types: TypeSource = None,
     ) -> None:
         self.call = call
@@ -325,14 +325,18 @@ class CallPlan:
             _scatter(template, value, flat)
         return self._rebuild(flat)
 
+    def rebuild(self, flat: list[Any]) -> Any:
+        """The original result of the result leaves, by their index in the records."""
+        return self._rebuild(flat)
+
     def _result(self, node: CallNode, leaves: list[int]) -> Callable[[list[Any]], Any]:
         if isinstance(node, Array):
             index = node.index
             leaves.append(index)
-            transform = self._leaf_result
+            transform = None if self._leaf_result is None else self._leaf_result(node)
             if transform is None:
                 return lambda flat: flat[index]
-            return lambda flat: transform(node, flat[index])
+            return lambda flat: transform(flat[index])
         if isinstance(node, Constant):
             value = node.value
             return lambda flat: value
@@ -427,7 +431,11 @@ def _container(
         def mapping(value: Any, flat: list[Any]) -> None:
             if not isinstance(value, Mapping):
                 raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}")
-            if len(value) != count or not all(key in value for key in key_set):
+            if len(value) != count or not (
+                value.keys() == key_set
+                if type(value) is dict
+                else all(key in value for key in key_set)
+            ):
                 raise Mismatch(f"expected {_describe(node)}, got keys {sorted(map(str, value))}")
             for key, child in pairs:
                 try:

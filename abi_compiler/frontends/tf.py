@@ -100,8 +100,8 @@ def _original_call(
         (str(name), _array(index, t))
         for index, (name, t) in enumerate(zip(names, argument_types, strict=True))
     )
-    # TensorFlow returns a signature's outputs as a dict in sorted key order, which is
-    # the records' leaf order too.
+    # TensorFlow's order of a signature's outputs varies from process to process (it
+    # follows string hashing): the call returns them sorted, the records' order too.
     types = dict(zip(map(str, outputs), result_types, strict=True))
     names_sorted = sorted(types)
     result = Container(

@@ -118,5 +118,7 @@ def test_tf_saved_model(tmp_path: Path) -> None:
     inputs = models.tf_inputs()
     signature = tf.saved_model.load(str(tmp_path)).signatures["serving_default"]
     outputs = signature(**{name: tf.constant(value) for name, value in inputs.items()})
-    results = {name: value.numpy() for name, value in outputs.items()}
+    # TensorFlow's order of a signature's outputs varies from process to process (string
+    # hashing); the compiled call gives them sorted.
+    results = {name: outputs[name].numpy() for name in sorted(outputs)}
     _serve(_vmfb(tmp_path), "serving_default", (), inputs, results)

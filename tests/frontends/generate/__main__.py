@@ -93,7 +93,9 @@ def generate_tf() -> None:
         signature = tf.saved_model.load(directory).signatures["serving_default"]
         inputs = models.tf_inputs()
         outputs = signature(**{name: tf.constant(value) for name, value in inputs.items()})
-        results = {name: value.numpy() for name, value in outputs.items()}
+        # TensorFlow's order of a signature's outputs varies from process to process
+        # (string hashing); the compiled call gives them sorted.
+        results = {name: outputs[name].numpy() for name in sorted(outputs)}
     _write("tf_signature", program.mlir, program.function, ((), inputs), results)
 
 
