@@ -27,16 +27,22 @@ __all__ = [
     "Container",
     "ContainerKind",
     "Dim",
+    "DimConstraint",
     "NoneLeaf",
     "OriginalCall",
     "Symbol",
     "TensorType",
+    "Terms",
     "Unused",
 ]
 
-#: A dimension: a static size, a symbol (or a symbolic expression, such as ``2*b``), or
-#: None (dynamic, nothing known).
-Dim: TypeAlias = "int | str | None"
+#: A polynomial of symbols: ``(coefficient, symbols)`` terms, a symbol repeated for a
+#: power (``2*b + 1`` is ``((2, ("b",)), (1, ()))``).
+Terms: TypeAlias = "tuple[tuple[int, tuple[str, ...]], ...]"
+
+#: A dimension: a static size, a symbol, a polynomial of symbols, or None (dynamic,
+#: related to nothing).
+Dim: TypeAlias = "int | str | Terms | None"
 
 #: The framework's tensor type, which results are given as.
 TensorType = Literal["numpy", "torch", "jax", "tf"]
@@ -113,6 +119,16 @@ class Symbol:
 
 
 @dataclass(frozen=True, slots=True)
+class DimConstraint:
+    """A further relation between symbols: ``terms >= 0`` or ``terms == 0``; ``text`` is
+    the framework's own spelling (``a >= b``), for messages."""
+
+    terms: Terms
+    relation: Literal[">=", "=="]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class OriginalCall:
     """``f(*positional, **keywords) -> result`` of the framework's function.
 
@@ -127,3 +143,4 @@ class OriginalCall:
     labels: tuple[str | None, ...] = ()
     symbols: tuple[Symbol, ...] = ()
     fixed: tuple[tuple[int, int], ...] = ()
+    constraints: tuple[DimConstraint, ...] = ()

@@ -70,6 +70,7 @@ from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scal
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
+from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -1085,22 +1086,42 @@ def _plan(
             convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
         check = marshal.checker(found) if checked else None
         slow = convert if check is None else (lambda value: check(convert(value)))
-        return _fast_array(found.type, slow)
+        wanted = _signed_dtype(array.dtype, found.type)
+        if wanted is not None:
+            slow = _signed_leaf(wanted, slow, marshal.convert)
+        return _fast_array(found.type, slow, wanted)
 
     def result(array: Array) -> Callable[[Any], Any] | None:
         found = results.get(array.index)
         return _result_leaf(array, found.type if found else None, call.tensor, module.results)
 
-    return CallPlan(call, signature, leaf, result, module.types)
+    def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
+        return DimRelations(
+            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
+            tuple(LeafDims(path, tuple(_dim(dim) for dim in dims)) for path, dims in leaves),
+            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
+        ).check
+
+    return CallPlan(call, signature, leaf, result, module.types, relations)
 
 
-def _fast_array(t: ValueType | None, slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def _dim(dim: Any) -> Any:
+    """A dim of `abi.call` as `DimRelations` relates it: terms become a `DimExpr`."""
+    return DimExpr(dim) if isinstance(dim, tuple) else dim
+
+
+def _fast_array(
+    t: ValueType | None, slow: Callable[[Any], Any], wanted: np.dtype[Any] | None = None
+) -> Callable[[Any], Any]:
     """``slow`` behind the common case: a numpy array of the record's dtype (or one it
-    takes as it is) and dims, which every check would pass unchanged."""
+    takes as it is; ``wanted``: that one only) and dims, which every check would pass
+    unchanged."""
     element = _element_for(t.element) if isinstance(t, NDArray) else None
     if element is None or not isinstance(t, NDArray) or t.dims is None:
         return slow
     dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
+    if wanted is not None:
+        dtype, accepted = wanted, frozenset({wanted})
     static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
 
     def fast(value: Any) -> Any:
@@ -1111,6 +1132,64 @@ def _fast_array(t: ValueType | None, slow: Callable[[Any], Any]) -> Callable[[An
         return slow(value)
 
     return fast
+
+
+def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | None:
+    """The framework's integer dtype of a leaf whose record is a signless integer of its
+    width (which takes either interpretation of the bits): values are checked against
+    that dtype instead. None otherwise."""
+    scalar = t.element if isinstance(t, NDArray) else t
+    if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
+        return None
+    wanted = np.dtype(dtype)
+    if wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
+        return None
+    return wanted
+
+
+def _signed_leaf(
+    wanted: np.dtype[Any], slow: Callable[[Any], Any], convert: bool
+) -> Callable[[Any], Any]:
+    """An integer leaf of the framework's dtype ``wanted`` behind a signless record: an
+    array of the other signedness is refused (``convert=True`` casts it), Python ints
+    must be in ``wanted``'s range — the framework refuses them otherwise."""
+    info = np.iinfo(wanted)
+    low, high = int(info.min), int(info.max)
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and not isinstance(value, (list, tuple)):
+            found = np.dtype(dtype)
+            if found.kind in "iu" and found != wanted:
+                if not convert:
+                    got = describe_shaped(value, tuple(np.shape(value)))
+                    raise _Misfit(
+                        f"expected an array of {wanted.name}, got {got} (convert=True converts it)"
+                    )
+                value = np.asarray(value).astype(wanted)
+        else:
+            _int_range(value, low, high, wanted.name)
+        return slow(value)
+
+    return check
+
+
+def _int_range(value: Any, low: int, high: int, name: str) -> None:
+    """Python ints (nested lists of them) outside ``[low, high]``: the first one found."""
+    if isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            try:
+                _int_range(item, low, high, name)
+            except _Misfit as misfit:
+                misfit.reversed_path.append(position)
+                raise
+    elif (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and not low <= int(value) <= high
+    ):
+        raise _Misfit(f"value {int(value)} does not fit in {name}")
 
 
 def _typed_record(t: ValueType | None) -> bool:

@@ -31,6 +31,7 @@ from abi_compiler.call_model import (
     CallNode,
     Constant,
     Container,
+    Dim,
     NoneLeaf,
     OriginalCall,
     Unused,
@@ -39,11 +40,14 @@ from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
 from abi_compiler.runtime import Field, Label, Mismatch, format_path
 
-__all__ = ["CallPlan", "TypeSource"]
+__all__ = ["CallPlan", "Relations", "TypeSource"]
 
 Converter = Callable[[Any], Any]
 #: What `load(…, types=…)` takes: classes (by their ``__name__``) or a mapping by name.
 TypeSource = Iterable[type] | Mapping[str, type] | None
+#: Given the arrays with symbolic dims (path as errors name it, dims), the check of a
+#: call's shapes for them (raising `AbiError`).
+Relations = Callable[[list[tuple[str, tuple[Dim, ...]]]], Callable[[list[tuple[int, ...]]], None]]
 
 _NOT_SEQUENCES = (str, bytes, bytearray, memoryview)
 _DROP = object()
@@ -161,7 +165,10 @@ class CallPlan:
 
     ``leaf(array)`` gives the converter of an argument array (raising
     `abi_compiler.runtime.Mismatch`); ``leaf_result(array)`` the function that turns
-    a result array into the framework's value (None: as it is); ``types`` are the caller's own classes for results."""
+    a result array into the framework's value (None: as it is); ``types`` are the
+    caller's own classes for results; ``relations(leaves)`` gives the check of the
+    dynamic dims of the arrays ``leaves`` (their paths and dims, in call order), which
+    takes their shapes."""
 
     def __init__(
         self,
@@ -170,6 +177,7 @@ class CallPlan:
         leaf: Callable[[Array], Converter],
         leaf_result: Callable[[Array], Converter | None] | None = None,
         types: TypeSource = None,
+        relations: Relations | None = None,
     ) -> None:
         self.call = call
         self._types = _own_types(types)
@@ -187,8 +195,7 @@ class CallPlan:
                 self._fixed.append((index, leaf(Array(index, None, None))(value)))
             except Mismatch as mismatch:
                 raise AbiError(f"abi.call: fixed leaf {index}: {mismatch.message}") from None
-        self._symbols = {s.name: s for s in call.symbols}
-        self._dim_checks: list[tuple[int, int, str, str]] = []  # leaf, axis, symbol, path
+        self._related: list[tuple[int, str, tuple[Dim, ...]]] = []  # leaf, path, dims
         labels = call.labels or (None,) * len(call.positional)
         self._labels: list[IndexPathComponent] = [
             Label(label) if label is not None else position for position, label in enumerate(labels)
@@ -203,6 +210,9 @@ class CallPlan:
             raise AbiError(
                 f"abi.call: its arrays are leaves {sorted(given)}, the records have {self._count}"
             )
+        self._check_shapes: Callable[[list[tuple[int, ...]]], None] | None = None
+        if self._related and relations is not None:
+            self._check_shapes = relations([(path, dims) for _, path, dims in self._related])
         result_leaves: list[int] = []
         self._rebuild = self._result(call.result, result_leaves)
         if sorted(result_leaves) != list(range(self._result_count)):
@@ -252,33 +262,9 @@ class CallPlan:
                 convert(kwargs[name], flat)
             except Mismatch as mismatch:
                 raise mismatch.error("argument", name) from None
-        if self._dim_checks:
-            self._check_dims(flat)
+        if self._check_shapes is not None:
+            self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
         return [_fill(template, flat) for template in self._roots]
-
-    def _check_dims(self, flat: list[Any]) -> None:
-        sizes: dict[str, tuple[int, str]] = {}
-        for index, axis, symbol, path in self._dim_checks:
-            shape = getattr(flat[index], "shape", None)
-            if shape is None or axis >= len(shape):
-                continue
-            size = int(shape[axis])
-            seen = sizes.get(symbol)
-            if seen is None:
-                bounds = self._symbols.get(symbol)
-                low = None if bounds is None else bounds.low
-                high = None if bounds is None else bounds.high
-                if (low is not None and size < low) or (high is not None and size > high):
-                    shown = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
-                    raise AbiError(
-                        f"{path}: dim {axis} is {size}, outside the range {shown} of symbol {symbol!r}"
-                    )
-                sizes[symbol] = (size, f"{path} dim {axis}")
-            elif seen[0] != size:
-                raise AbiError(
-                    f"{path}: dim {axis} is {size}, but {seen[1]} is {seen[0]}: both are symbol "
-                    f"{symbol!r}"
-                )
 
     def _argument(
         self, node: CallNode, root: IndexPathComponent, given: list[int]
@@ -293,11 +279,10 @@ class CallPlan:
             index = node.index
             given.append(index)
             convert = self._leaf(node)
-            for axis, dim in enumerate(node.dims or ()):
-                if isinstance(dim, str) and (dim in self._symbols or dim.isidentifier()):
-                    self._dim_checks.append(
-                        (index, axis, dim, format_path("argument", path[0], path[1:]))
-                    )
+            if any(not isinstance(dim, int) and dim is not None for dim in node.dims or ()):
+                assert node.dims is not None
+                where = format_path("argument", path[0], path[1:])
+                self._related.append((index, where, node.dims))
 
             def array(value: Any, flat: list[Any]) -> None:
                 flat[index] = convert(value)
@@ -363,6 +348,11 @@ class CallPlan:
                 cls, names = own, list(fields)
             return lambda flat: cls(**{n: c(flat) for n, c in zip(names, children, strict=True)})
         return lambda flat: tuple([child(flat) for child in children])
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    return () if shape is None else tuple(int(size) for size in shape)
 
 
 def _component(node: Container, position: int) -> IndexPathComponent:

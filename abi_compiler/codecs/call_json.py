@@ -2,10 +2,12 @@
 original call: `abi.call`").
 
 ``{"args":[<node>…],"kwargs":[["<name>",<node>]…],"result":<node>,"v":1}`` plus, when
-they say something, ``"tensor"``, ``"labels"``, ``"symbols"`` and ``"fixed"``. A node is
+they say something, ``"tensor"``, ``"labels"``, ``"symbols"``, ``"fixed"`` and
+``"constraints"``. A node is
 an object with a ``"t"`` member:
 
-* ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}``;
+* ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}`` (a dim may
+  also be a polynomial of symbols, ``[[2,["b"]],[1,[]]]`` for ``2*b + 1``);
 * ``{"t":"unused"}`` (with ``dtype``/``dims`` when known); ``{"t":"none"}``;
 * ``{"t":"const","type":"int","value":3}`` (``"repr"`` instead of ``"value"`` when JSON
   cannot hold it);
@@ -29,9 +31,11 @@ from abi_compiler.call_model import (
     Constant,
     Container,
     Dim,
+    DimConstraint,
     NoneLeaf,
     OriginalCall,
     Symbol,
+    Terms,
     Unused,
 )
 from abi_compiler.errors import AbiError
@@ -65,11 +69,21 @@ def encode_call(call: OriginalCall) -> str:
         obj["symbols"] = [[s.name, s.low, s.high] for s in call.symbols]
     if call.fixed:
         obj["fixed"] = [list(item) for item in call.fixed]
+    if call.constraints:
+        obj["constraints"] = [
+            [_encode_terms(c.terms), c.relation, c.text] for c in call.constraints
+        ]
     return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
 
 
-def _encode_dims(dims: tuple[Dim, ...] | None) -> list[Dim] | None:
-    return None if dims is None else list(dims)
+def _encode_terms(terms: Terms) -> list[Any]:
+    return [[coefficient, list(symbols)] for coefficient, symbols in terms]
+
+
+def _encode_dims(dims: tuple[Dim, ...] | None) -> list[Any] | None:
+    if dims is None:
+        return None
+    return [_encode_terms(dim) if isinstance(dim, tuple) else dim for dim in dims]
 
 
 def _encode_node(node: CallNode) -> dict[str, Any]:
@@ -80,7 +94,7 @@ def _encode_node(node: CallNode) -> dict[str, Any]:
         if node.dtype is not None:
             found["dtype"] = node.dtype
         if node.dims is not None:
-            found["dims"] = list(node.dims)
+            found["dims"] = _encode_dims(node.dims)
         return found
     if isinstance(node, NoneLeaf):
         return {"t": "none"}
@@ -127,7 +141,17 @@ def decode_call(text: str | bytes) -> OriginalCall:
         _fail(f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("v") != VERSION:
         _fail(f"unsupported version {obj.get('v')!r} (this reader knows {VERSION})")
-    allowed = {"v", "args", "kwargs", "result", "tensor", "labels", "symbols", "fixed"}
+    allowed = {
+        "v",
+        "args",
+        "kwargs",
+        "result",
+        "tensor",
+        "labels",
+        "symbols",
+        "fixed",
+        "constraints",
+    }
     extra = sorted(set(obj) - allowed)
     if extra:
         _fail(f"unknown member {extra[0]!r}")
@@ -165,6 +189,16 @@ def decode_call(text: str | bytes) -> OriginalCall:
         if not (isinstance(item, list) and len(item) == 2 and all(_is_int(x) for x in item)):
             _fail("fixed: expected [leaf index, value] pairs")
         fixed.append((item[0], item[1]))
+    constraints = []
+    for item in _list(obj.get("constraints", []), "constraints"):
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and item[1] in (">=", "==")
+            and isinstance(item[2], str)
+        ):
+            _fail("constraints: expected [terms, '>=' or '==', text] triples")
+        constraints.append(DimConstraint(_terms(item[0]), item[1], item[2]))
     return OriginalCall(
         positional,
         tuple(keywords),
@@ -173,7 +207,24 @@ def decode_call(text: str | bytes) -> OriginalCall:
         labels,
         tuple(symbols),
         tuple(fixed),
+        tuple(constraints),
     )
+
+
+def _terms(value: Any) -> Terms:
+    """``[[coefficient, [symbol, …]], …]``: a polynomial of symbols."""
+    terms = []
+    for term in _list(value, "terms"):
+        if not (
+            isinstance(term, list)
+            and len(term) == 2
+            and _is_int(term[0])
+            and isinstance(term[1], list)
+            and all(isinstance(symbol, str) for symbol in term[1])
+        ):
+            _fail("terms: expected [coefficient, [symbol, ...]] pairs")
+        terms.append((term[0], tuple(term[1])))
+    return tuple(terms)
 
 
 def _is_int(value: Any) -> bool:
@@ -193,10 +244,15 @@ def _list(value: Any, where: str) -> list[Any]:
 def _dims(value: Any, where: str) -> tuple[Dim, ...] | None:
     if value is None:
         return None
-    items = _list(value, where)
-    if not all(item is None or isinstance(item, str) or _is_int(item) for item in items):
-        _fail(f"{where}: a dim is an int, a symbol or null")
-    return tuple(items)
+    found: list[Dim] = []
+    for item in _list(value, where):
+        if isinstance(item, list):
+            found.append(_terms(item))
+        elif item is None or isinstance(item, str) or _is_int(item):
+            found.append(item)
+        else:
+            _fail(f"{where}: a dim is an int, a symbol, terms or null")
+    return tuple(found)
 
 
 def _dtype(value: Any) -> str | None:

@@ -42,7 +42,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 try:
     from jax import tree_util
@@ -68,6 +68,7 @@ from abi_compiler.call_model import (
     CallNode,
     Container,
     Dim,
+    DimConstraint,
     NoneLeaf,
     OriginalCall,
     Symbol,
@@ -79,6 +80,8 @@ from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.dims import Constraint, DimExpr
+from abi_compiler.frontends.dims import Dim as RelatedDim
 from abi_compiler.frontends.pytree import record_order
 from abi_compiler.model import (
     Argument,
@@ -421,8 +424,74 @@ def to_mlir(exported: Any) -> str:
 # --------------------------------------------------------------------------------------
 
 
+# --------------------------------------------------------------------------------------
+# Symbolic dimensions: JAX's `_DimExpr` → `abi_compiler.frontends.dims`.
+# --------------------------------------------------------------------------------------
+
+#: JAX's dimension variables are at least 1 ("Expected value >= 1 for dimension
+#: variable"); an upper bound is a constraint.
+_SYMBOL_LOW = 1
+
+
+def _dim_expr(expr: Any) -> DimExpr | None:
+    """A JAX dimension expression as a polynomial of its variables; None where it has
+    another operation (``floordiv``, ``mod``, ``max``…), which is then not checked."""
+    try:
+        terms = []
+        for term, coefficient in expr._sorted_terms:
+            symbols: list[str] = []
+            for factor, power in term._factors:
+                if factor.operation is not None or not isinstance(factor.var, str):
+                    return None
+                symbols += [factor.var] * int(power)
+            terms.append((int(coefficient), tuple(symbols)))
+    except (AttributeError, TypeError, ValueError):  # another JAX's internals
+        return None
+    return DimExpr(tuple(terms))
+
+
+def _dim(size: Any) -> RelatedDim:
+    """One dimension of an aval: its size, its variable, or an expression."""
+    if isinstance(size, (int, np.integer)):
+        return int(size)
+    expr = _dim_expr(size)
+    if expr is None:
+        return None
+    if len(expr.terms) == 1 and expr.terms[0][0] == 1 and len(expr.terms[0][1]) == 1:
+        return expr.terms[0][1][0]
+    return expr
+
+
+def _constraints(avals: tuple[Any, ...]) -> tuple[Constraint, ...]:
+    """The explicit constraints (``symbolic_shape(…, constraints=[…])``) of the scopes of
+    the avals' symbolic dims; an equality JAX has already substituted into the avals
+    names a variable no value binds, and is not checked again."""
+    scopes: dict[int, Any] = {}
+    for aval in avals:
+        for size in aval.shape:
+            scope = getattr(size, "scope", None)
+            if scope is not None:
+                scopes.setdefault(id(scope), scope)
+    found = []
+    for scope in scopes.values():
+        for constraint in getattr(scope, "_explicit_constraints", ()):
+            expr = _dim_expr(getattr(constraint, "diff", None))
+            cmp = str(getattr(constraint, "cmp", ""))
+            if expr is None or not cmp.endswith(("GEQ", "EQ")):
+                continue
+            relation: Literal[">=", "=="] = ">=" if cmp.endswith("GEQ") else "=="
+            text = str(getattr(constraint, "debug_str", "") or f"{expr} {relation} 0")
+            found.append(Constraint(expr, relation, text))
+    return tuple(found)
+
+
 def _dims(aval: Any) -> tuple[Dim, ...]:
-    return tuple(d if isinstance(d, int) else str(d) for d in aval.shape)
+    """An aval's dims as `abi.call` keeps them (an expression as its terms)."""
+    dims: list[Dim] = []
+    for size in aval.shape:
+        dim = _dim(size)
+        dims.append(dim.terms if isinstance(dim, DimExpr) else dim)
+    return tuple(dims)
 
 
 def _dtype_name(aval: Any) -> str:
@@ -477,19 +546,22 @@ def _original_call(
     position = {index: specials + k for k, index in enumerate(sorted(kept))}
     arguments = record_order([argument.node for argument in convention.signature.arguments])
     results = record_order(convention.signature.results)
-    symbols: dict[str, Symbol] = {}
-
-    def note_symbols(aval: Any) -> None:
-        for dim in aval.shape:
-            if not isinstance(dim, int) and str(dim).isidentifier():
-                symbols.setdefault(str(dim), Symbol(str(dim), 1, None))  # JAX: dims >= 1
+    symbols: set[str] = set()
+    related: list[Any] = []
 
     def argument(index: int) -> CallNode:
         aval = in_avals[index]
         if index not in kept:
             return Unused(_dtype_name(aval), _dims(aval))
-        note_symbols(aval)
-        return Array(arguments[position[index]], _dtype_name(aval), _dims(aval))
+        dims = _dims(aval)
+        for dim in dims:
+            if isinstance(dim, str):
+                symbols.add(dim)
+            elif isinstance(dim, tuple):
+                symbols.update(symbol for _, names in dim for symbol in names)
+        if any(not isinstance(dim, int) for dim in dims):
+            related.append(aval)
+        return Array(arguments[position[index]], _dtype_name(aval), dims)
 
     def result(index: int) -> CallNode:
         aval = out_avals[index]
@@ -498,14 +570,19 @@ def _original_call(
     fixed: tuple[tuple[int, int], ...] = ()
     if convention.platform_index:
         fixed = ((arguments[0], _platforms(exported).index(platform)),)
+    positional = tuple(_call_node(node, argument) for node in args)
+    keywords = tuple((str(key), _call_node(node, argument)) for key, node in kwargs.items())
     return OriginalCall(
-        tuple(_call_node(node, argument) for node in args),
-        tuple((str(key), _call_node(node, argument)) for key, node in kwargs.items()),
+        positional,
+        keywords,
         _call_node(_skeleton(exported.out_tree), result),
         "jax",
         _parameter_labels(convention, names, len(args), kept),
-        tuple(symbols[name] for name in sorted(symbols)),
+        tuple(Symbol(name, _SYMBOL_LOW, None) for name in sorted(symbols)),
         fixed,
+        tuple(
+            DimConstraint(c.expr.terms, c.relation, c.text) for c in _constraints(tuple(related))
+        ),
     )
 
 

@@ -46,6 +46,7 @@ from abi_compiler.call_model import Array, CallNode, Container, NoneLeaf, Symbol
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.dims import Dim, DimExpr
 from abi_compiler.frontends.iree_ir import annotate, find_function, leaf_types, lower_torch
 from abi_compiler.frontends.pytree import original_call, structure
 
@@ -115,19 +116,68 @@ def _program(exported: torch.export.ExportedProgram) -> Program:
 
 
 def _symbols(exported: torch.export.ExportedProgram) -> tuple[Symbol, ...]:
-    """The program's symbolic dims with their bounds (`range_constraints`)."""
-    found = []
-    for symbol, bounds in getattr(exported, "range_constraints", {}).items():
-        found.append(Symbol(str(symbol), _bound(bounds.lower), _bound(bounds.upper)))
-    return tuple(sorted(found, key=lambda s: s.name))
+    """The program's size symbols with their bounds (`_symbol_bounds`)."""
+    return tuple(Symbol(name, low, high) for name, low, high in _symbol_bounds(exported))
 
 
-def _bound(value: Any) -> int | None:
+def _dim(size: Any) -> Dim:
+    """One dim of an input's example value: its size, or the sympy expression of a
+    symbolic one as `abi_compiler.frontends.dims` relates it (None: not a polynomial)."""
+    if isinstance(size, int):
+        return size
+    expr = getattr(getattr(size, "node", None), "expr", None)
+    if expr is None:
+        return None
+    if expr.is_Integer:
+        return int(expr)
+    if expr.is_Symbol:
+        return str(expr)
+    return _polynomial(expr)
+
+
+def _polynomial(expr: Any) -> DimExpr | None:
+    """A sympy expression of the program's size symbols as a `DimExpr`; None for one
+    that is not a polynomial with integer coefficients (``FloorDiv``, ``Mod``…)."""
+    symbols = expr.free_symbols
+    if not all(symbol.is_Symbol for symbol in symbols) or not expr.is_polynomial(*symbols):
+        return None
+    terms = []
+    for monomial, coefficient in sorted(expr.expand().as_coefficients_dict().items(), key=str):
+        if not coefficient.is_Integer:
+            return None
+        names: list[str] = []
+        if monomial != 1:
+            for base, power in monomial.as_powers_dict().items():
+                if not base.is_Symbol or not power.is_Integer or power < 1:
+                    return None
+                names += [str(base)] * int(power)
+        terms.append((int(coefficient), tuple(sorted(names))))
+    return DimExpr(tuple(terms))
+
+
+def _symbol_bounds(
+    exported: torch.export.ExportedProgram,
+) -> tuple[tuple[str, int, int | None], ...]:
+    """The bounds of the program's size symbols, from its ``range_constraints`` (an
+    unbounded side is None), as torch's own guards check them: a lower bound of 2 or
+    less is not checked (torch's 0/1 specialization makes ``Dim("b")`` read ``[2, …]``
+    and still takes sizes 0 and 1). The ranges torch keeps for expressions of the
+    symbols (derived dims) follow from these and are not repeated."""
+    symbols: list[tuple[str, int, int | None]] = []
+    for expr, bounds in exported.range_constraints.items():
+        if expr.is_Symbol:
+            low, high = _finite(bounds.lower), _finite(bounds.upper)
+            symbols.append((str(expr), low if low is not None and low > 2 else 0, high))
+    return tuple(sorted(symbols))
+
+
+def _finite(bound: Any) -> int | None:
+    """A bound of a range constraint as an int; None for an infinite one (torch's
+    ``int_oo``, which sympy calls finite, converts to no int)."""
     try:
-        number = int(value)
-    except Exception:  # sympy's infinities raise their own errors
-        return None  # infinite
-    return number if abs(number) < 1 << 62 else None
+        return int(bound)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
 
 
 def _mutates(exported: torch.export.ExportedProgram) -> bool:
@@ -172,12 +222,17 @@ class _Leaves:
             dtype = example.dtype
             if dtype not in SUPPORTED_DTYPES:
                 raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
-            dims = tuple(d if isinstance(d, int) else str(d) for d in example.shape)
+            dims = tuple(_model_dim(_dim(size)) for size in example.shape)
             self.count += 1
             return Array(self.count - 1, str(dtype).removeprefix("torch."), dims)
         if example is None:
             return NoneLeaf()
         return constant(example)
+
+
+def _model_dim(dim: Dim) -> Any:
+    """A dim as `abi.call` keeps it (an expression as its terms)."""
+    return dim.terms if isinstance(dim, DimExpr) else dim
 
 
 def _children(spec: Any) -> list[Any]:

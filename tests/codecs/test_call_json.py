@@ -13,6 +13,7 @@ from abi_compiler.call_model import (
     Array,
     Constant,
     Container,
+    DimConstraint,
     NoneLeaf,
     OriginalCall,
     Symbol,
@@ -125,7 +126,7 @@ def test_decoding_imports_nothing() -> None:
         ),
         (
             '{"v":1,"args":[],"kwargs":[],"result":{"t":"array","i":0,"dims":[1.5]}}',
-            "abi.call: dims: a dim is an int, a symbol or null",
+            "abi.call: dims: a dim is an int, a symbol, terms or null",
         ),
     ],
 )
@@ -144,6 +145,19 @@ def test_deep_nesting_is_an_error_not_a_crash() -> None:
     )
     with pytest.raises(AbiError, match="nested deeper than 256 levels"):
         decode_call(text)
+
+
+def test_polynomial_dims_and_constraints() -> None:
+    call = OriginalCall(
+        (Array(0, "float32", (((2, ("b",)), (1, ())), "a")),),
+        (),
+        NoneLeaf(),
+        constraints=(DimConstraint(((1, ("a",)), (-1, ("b",))), ">=", "a >= b"),),
+    )
+    text = encode_call(call)
+    assert '"dims":[[[2,["b"]],[1,[]]],"a"]' in text
+    assert '"constraints":[[[[1,["a"]],[-1,["b"]]],">=","a >= b"]]' in text
+    assert decode_call(text) == call
 
 
 def test_constants() -> None:

@@ -156,7 +156,7 @@ def test_the_callers_classes_and_any_object_with_the_fields(vmfb: bytes) -> None
         ),
         (
             lambda a: (*a[:3], np.zeros((9, 2), np.float32), a[4]),
-            "argument x: dim 0 is 9, outside the range [1, 8] of symbol 'b'",
+            "argument x: dimension 0 is 9, but symbol 'b' is at most 8",
         ),
         (
             lambda a: (a[0]._replace(step=np.float32(1)), *a[1:]),
@@ -194,3 +194,57 @@ def test_iree_function_invoker_calls_it_by_its_records(vmfb: bytes) -> None:
     reflection = abi_iree.load(vmfb).main.reflection
     assert sorted(reflection) == ["abi.call", "iree.abi", "iree.abi.declaration"]
     assert reflection["abi.call"] == encode_call(CALL)
+
+
+# g(pixels: uint8[2], count: int32) -> pixels: the records are signless (`i8`, `i32`),
+# the original call says which interpretation of the bits the framework's values have.
+INTS = OriginalCall(
+    (Array(0, "uint8", (2,)), Array(1, "int32", ())),
+    (),
+    Array(0, "uint8", (2,)),
+)
+INTS_TEXT = f"""
+func.func @g(%pixels: tensor<2xi8> {{abi.index_path = [0]}}, %count: tensor<i32> {{abi.index_path = [1]}})
+    -> (tensor<2xi8> {{abi.index_path = []}})
+    attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(INTS))}"}}}} {{
+  return %pixels : tensor<2xi8>
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def ints() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(INTS_TEXT)
+
+
+def test_integers_in_the_frameworks_dtype(ints: Any) -> None:
+    got = ints.g(np.array([200, 7], np.uint8), np.int32(3))
+    assert got.dtype == np.uint8 and got.tolist() == [200, 7]  # read back unsigned
+    assert ints.g([255, 0], 2**31 - 1).tolist() == [255, 0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([256, 0], 1), "argument 0[0]: value 256 does not fit in uint8"),
+        (([0, -1], 1), "argument 0[1]: value -1 does not fit in uint8"),
+        (([0, 0], 2**31), "argument 1: value 2147483648 does not fit in int32"),
+        (
+            (np.array([1, 2], np.int8), 1),
+            "argument 0: expected an array of uint8, got int8[2] (convert=True converts it)",
+        ),
+    ],
+)
+def test_integers_out_of_the_frameworks_range(ints: Any, args: Any, message: str) -> None:
+    with pytest.raises(AbiError) as error:
+        ints.g(*args)
+    assert str(error.value) == message
+
+
+def test_convert_casts_the_other_signedness() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        module = abi_iree.load(abi_iree.compile_vmfb(INTS_TEXT), convert=True)
+    assert module.g(np.array([-1, 2], np.int8), 1).tolist() == [255, 2]

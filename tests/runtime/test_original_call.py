@@ -186,6 +186,14 @@ def test_results_in_the_callers_own_classes_and_dict_order() -> None:
 
 
 def test_shared_symbols_and_bounds_are_checked_before_the_call() -> None:
+    """The plan gives the arrays with symbolic dims and their shapes to the relations
+    (`abi_compiler.iree` checks them with `abi_compiler.frontends.dims`)."""
+    from abi_compiler.frontends.dims import DimRelations, LeafDims
+
+    def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Any:
+        symbols = (("b", 1, 4),)
+        return DimRelations(symbols, tuple(LeafDims(p, d) for p, d in leaves)).check
+
     abi = '{"a":[["ndarray","f32",1,null],["ndarray","f32",1,null]],"r":[],"v":1}'
     call = OriginalCall(
         (Array(0, "float32", ("b",)), Array(1, "float32", ("b",))),
@@ -193,16 +201,16 @@ def test_shared_symbols_and_bounds_are_checked_before_the_call() -> None:
         Container("tuple", ()),
         symbols=(Symbol("b", 1, 4),),
     )
-    ok = plan(call, abi)
+    ok = plan(call, abi, relations=relations)
     ok.arguments((np.zeros(3, np.float32), np.zeros(3, np.float32)), {})
     with pytest.raises(AbiError) as error:
         ok.arguments((np.zeros(3, np.float32), np.zeros(2, np.float32)), {})
     assert str(error.value) == (
-        "argument 1: dim 0 is 2, but argument 0 dim 0 is 3: both are symbol 'b'"
+        "argument 1: dimension 0 is 2, but argument 0 has 3 in dimension 0 for the same symbol 'b'"
     )
     with pytest.raises(AbiError) as error:
         ok.arguments((np.zeros(5, np.float32), np.zeros(5, np.float32)), {})
-    assert str(error.value) == "argument 0: dim 0 is 5, outside the range [1, 4] of symbol 'b'"
+    assert str(error.value) == "argument 0: dimension 0 is 5, but symbol 'b' is at most 4"
 
 
 def test_a_call_that_disagrees_with_the_records_is_refused() -> None:

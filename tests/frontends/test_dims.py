@@ -1,0 +1,158 @@
+"""`abi_compiler.frontends.dims`: the relations between a call's dynamic dims, checked
+without any framework (the JAX and torch frontends read them from their objects:
+test_jax.py and test_torch.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
+
+TWO_B = DimExpr(((2, ("b",)),))
+TWO_B_PLUS_1 = DimExpr(((2, ("b",)), (1, ())))
+A_TIMES_B = DimExpr(((1, ("a", "b")),))
+A_MINUS_B = DimExpr(((1, ("a",)), (-1, ("b",))))
+
+
+def relations(*leaves: tuple[str, tuple[object, ...]], **options: object) -> DimRelations:
+    return DimRelations(
+        leaves=tuple(LeafDims(path, dims) for path, dims in leaves),  # type: ignore[arg-type]
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def error_of(relations: DimRelations, *shapes: tuple[int, ...]) -> str | None:
+    try:
+        relations.check(shapes)
+    except AbiError as error:
+        return str(error)
+    return None
+
+
+SHARED = relations(("argument x", ("b",)), ("argument y[0]", ("b", 4)))
+
+
+def test_a_shared_symbol_takes_one_size() -> None:
+    assert error_of(SHARED, (3,), (3, 4)) is None
+    assert error_of(SHARED, (3,), (5, 4)) == (
+        "argument y[0]: dimension 0 is 5, but argument x has 3 in dimension 0 for the same "
+        "symbol 'b'"
+    )
+
+
+def test_the_same_symbol_twice_in_one_value() -> None:
+    square = relations(("argument m", ("n", "n")))
+    assert error_of(square, (2, 2)) is None
+    assert error_of(square, (2, 3)) == (
+        "argument m: dimension 1 is 3, but argument m has 2 in dimension 0 for the same symbol 'n'"
+    )
+
+
+def test_static_dims_and_unrelated_dims() -> None:
+    mixed = relations(("argument x", (None, 4)))
+    assert error_of(mixed, (7, 4)) is None
+    assert error_of(mixed, (7, 5)) == "argument x: dimension 1 is 5, expected 4"
+    assert error_of(mixed, (7,)) == "argument x: expected 2 dimensions, got 1"
+    assert not mixed.relates and SHARED.relates
+
+
+@pytest.mark.parametrize(
+    ("size", "message"),
+    [
+        (1, "argument x: dimension 0 is 1, but symbol 'b' is at least 2"),
+        (11, "argument x: dimension 0 is 11, but symbol 'b' is at most 10"),
+        (2, None),
+        (10, None),
+    ],
+)
+def test_bounds(size: int, message: str | None) -> None:
+    bounded = relations(("argument x", ("b",)), symbols=(("b", 2, 10),))
+    assert error_of(bounded, (size,)) == message
+
+
+def test_an_unbounded_symbol() -> None:
+    assert error_of(relations(("x", ("b",)), symbols=(("b", 0, None),)), (10**9,)) is None
+
+
+def test_an_expression_binds_its_symbol() -> None:
+    # x: (2*b,), y: (b,).
+    derived = relations(("argument x", (TWO_B,)), ("argument y", ("b",)))
+    assert error_of(derived, (6,), (3,)) is None
+    # y binds b first (a plain symbol), then x's expression is checked.
+    assert error_of(derived, (5,), (3,)) == (
+        "argument x: dimension 0 is 5, but 2*b is 6 (b is 3 from dimension 0 of argument y)"
+    )
+
+
+def test_an_expression_alone() -> None:
+    alone = relations(("argument x", (TWO_B_PLUS_1,)), symbols=(("b", 1, 4),))
+    assert error_of(alone, (7,)) is None
+    assert error_of(alone, (6,)) == "argument x: dimension 0 is 6, which is 2*b + 1 for no whole b"
+    assert error_of(alone, (11,)) == (
+        "argument x: dimension 0 is 11, so b is 5, but symbol 'b' is at most 4"
+    )
+    assert error_of(alone, (1,)) == (
+        "argument x: dimension 0 is 1, so b is 0, but symbol 'b' is at least 1"
+    )
+
+
+def test_a_product_is_checked_once_its_symbols_are_bound() -> None:
+    product = relations(("argument x", ("a", "b")), ("argument y", (A_TIMES_B,)))
+    assert error_of(product, (2, 3), (6,)) is None
+    assert error_of(product, (2, 3), (5,)) == (
+        "argument y: dimension 0 is 5, but a*b is 6 (a is 2 from dimension 0 of argument x, "
+        "b is 3 from dimension 1 of argument x)"
+    )
+
+
+def test_a_constraint() -> None:
+    constrained = relations(
+        ("argument x", ("a",)),
+        ("argument y", ("b",)),
+        constraints=(Constraint(A_MINUS_B, ">=", "a >= b"),),
+    )
+    assert error_of(constrained, (5,), (3,)) is None
+    assert error_of(constrained, (3,), (3,)) is None
+    assert error_of(constrained, (3,), (5,)) == (
+        "argument y: symbol 'b' is 5 from dimension 0, which breaks the constraint 'a >= b' "
+        "(a is 3 from dimension 0 of argument x)"
+    )
+    equal = relations(
+        ("x", ("a",)), ("y", ("b",)), constraints=(Constraint(A_MINUS_B, "==", "a == b"),)
+    )
+    assert error_of(equal, (3,), (3,)) is None
+    assert error_of(equal, (4,), (3,)) is not None
+
+
+def test_a_constraint_on_a_symbol_no_value_binds_is_left_alone() -> None:
+    other = relations(("x", ("a",)), constraints=(Constraint(A_MINUS_B, ">=", "a >= b"),))
+    assert error_of(other, (1,)) is None
+
+
+def test_the_count_of_shapes() -> None:
+    assert error_of(SHARED, (3,)) == "the dimension relations describe 2 values, got 1 shapes"
+
+
+@pytest.mark.parametrize(
+    ("expr", "text"),
+    [
+        (TWO_B_PLUS_1, "2*b + 1"),
+        (A_TIMES_B, "a*b"),
+        (A_MINUS_B, "a - b"),
+        (DimExpr(((-1, ("a",)), (20, ()))), "-a + 20"),
+        (DimExpr(((1, ("b", "b")),)), "b*b"),
+        (DimExpr(()), "0"),
+    ],
+)
+def test_expression_text(expr: DimExpr, text: str) -> None:
+    assert str(expr) == text
+
+
+def test_solving() -> None:
+    assert TWO_B_PLUS_1.solve(9, {}) == ("b", 4)
+    assert TWO_B_PLUS_1.solve(8, {}) == ("b", None)
+    assert A_TIMES_B.solve(6, {"a": 2}) == ("b", 3)
+    assert A_TIMES_B.solve(6, {}) is None  # two unknowns
+    assert DimExpr(((1, ("b", "b")),)).solve(4, {}) is None  # not linear
+    assert A_TIMES_B.evaluate({"a": 2, "b": 5}) == 10
