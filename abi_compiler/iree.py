@@ -1151,7 +1151,8 @@ def _signed_leaf(
     wanted: np.dtype[Any], slow: Callable[[Any], Any], convert: bool
 ) -> Callable[[Any], Any]:
     """An integer leaf of the framework's dtype ``wanted`` behind a signless record: an
-    array of the other signedness is refused (``convert=True`` casts it), Python ints
+    array of the other signedness (same width) is refused (``convert=True`` casts it;
+    other dtypes are the record's business), Python ints
     must be in ``wanted``'s range — the framework refuses them otherwise."""
     info = np.iinfo(wanted)
     low, high = int(info.min), int(info.max)
@@ -1161,7 +1162,7 @@ def _signed_leaf(
         dtype = getattr(value, "dtype", None)
         if dtype is not None and not isinstance(value, (list, tuple)):
             found = np.dtype(dtype)
-            if found.kind in "iu" and found != wanted:
+            if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
                 if not convert:
                     got = describe_shaped(value, tuple(np.shape(value)))
                     raise _Misfit(
