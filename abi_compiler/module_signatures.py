@@ -30,7 +30,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from abi_compiler import bytecode
-from abi_compiler.attribute_names import ABI_DECLARATION, IREE_ABI, RAW, REFLECTION, SIP
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_DECLARATION,
+    IREE_ABI,
+    RAW,
+    REFLECTION,
+    SIP,
+)
+from abi_compiler.call_model import OriginalCall
+from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
@@ -60,6 +69,8 @@ class FunctionSignature:
     name: str
     signature: Signature
     source: Source
+    #: The original call of a framework's function (`abi.call`), when it has one.
+    call: OriginalCall | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -174,7 +185,9 @@ def _signature(
 ) -> FunctionSignature:
     """The function's signature from its reflection (V1, else legacy), else its type."""
     if IREE_ABI in reflection:
-        return FunctionSignature(name, _decoded(name, reflection, IREE_ABI, position), "iree.abi")
+        call = _decoded(name, reflection, ABI_CALL, position) if ABI_CALL in reflection else None
+        signature = _decoded(name, reflection, IREE_ABI, position)
+        return FunctionSignature(name, signature, "iree.abi", call)
     if RAW in reflection and SIP in reflection:
         flat = _decoded(name, reflection, RAW, position)
         sip = _decoded(name, reflection, SIP, position)
@@ -186,6 +199,7 @@ def _signature(
 
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
+    ABI_CALL: decode_call,
     IREE_ABI: decode_json,
     RAW: decode_raw,
     SIP: decode_sip,

@@ -78,6 +78,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from abi_compiler.codecs.call_json import format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
@@ -211,6 +212,7 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
         "caller_visible": function.caller_visible,
         "declaration": format_declaration(function.signature),
         **signature_to_json(function.signature),
+        **({"call": format_call(function.call)} if function.call is not None else {}),
     }
 
 
@@ -240,7 +242,10 @@ def _show(args: argparse.Namespace) -> int:
         for name, functions in shown:
             if len(shown) > 1:
                 lines.append(f"{name}:")
-            lines += [function.line() for function in functions]
+            for function in functions:
+                lines.append(function.line())
+                if function.call is not None:
+                    lines.append(f"  called as {function.name}{format_call(function.call)}")
         text = "".join(line + "\n" for line in lines)
     _write(text)
     return 0

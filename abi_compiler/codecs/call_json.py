@@ -40,7 +40,7 @@ from abi_compiler.call_model import (
 )
 from abi_compiler.errors import AbiError
 
-__all__ = ["VERSION", "decode_call", "encode_call"]
+__all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call"]
 
 VERSION = 1
 _TENSORS = ("numpy", "torch", "jax", "tf")
@@ -318,3 +318,76 @@ def _members(obj: dict[str, Any], allowed: set[str], required: set[str]) -> None
     missing = sorted(required - set(obj))
     if missing:
         _fail(f"{obj['t']}: missing member {missing[0]!r}")
+
+
+# ------------------------------------------------------------------------------------
+# The readable form (`abi-sig show`).
+# ------------------------------------------------------------------------------------
+
+
+def format_call(call: OriginalCall) -> str:
+    """``(state: TrainState(step=int32[], …), batch: {'x': float32[b,3]}, *, lr: float32[])
+    -> (…)``: the original call as `abi-sig show` prints it — type names and fields,
+    `None`, unused and specialized values, keywords, dims as their symbols."""
+    labels = call.labels or (None,) * len(call.positional)
+    parts = [
+        f"{label}: {_format_node(node)}" if label is not None else _format_node(node)
+        for label, node in zip(labels, call.positional, strict=True)
+    ]
+    if call.keywords:
+        parts.append("*")
+        parts += [f"{name}: {_format_node(node)}" for name, node in call.keywords]
+    return f"({', '.join(parts)}) -> {_format_node(call.result)}"
+
+
+def _format_terms(terms: Terms) -> str:
+    text = ""
+    for coefficient, symbols in terms:
+        magnitude = abs(coefficient)
+        factors = ([] if magnitude == 1 and symbols else [str(magnitude)]) + list(symbols)
+        term = "*".join(factors)
+        if not text:
+            text = f"-{term}" if coefficient < 0 else term
+        else:
+            text += f" - {term}" if coefficient < 0 else f" + {term}"
+    return text or "0"
+
+
+def _format_array(dtype: str | None, dims: tuple[Dim, ...] | None) -> str:
+    if dims is None:
+        shape = "[*]"
+    else:
+        shape = (
+            "["
+            + ",".join(
+                "?" if dim is None else _format_terms(dim) if isinstance(dim, tuple) else str(dim)
+                for dim in dims
+            )
+            + "]"
+        )
+    return f"{dtype or 'array'}{shape}"
+
+
+def _format_node(node: CallNode) -> str:
+    if isinstance(node, Array):
+        return _format_array(node.dtype, node.dims)
+    if isinstance(node, Unused):
+        return f"unused {_format_array(node.dtype, node.dims)}"
+    if isinstance(node, NoneLeaf):
+        return "None"
+    if isinstance(node, Constant):
+        return f"={node.text if node.text is not None else repr(node.value)}"
+    children = [_format_node(child) for child in node.children]
+    if node.kind == "list":
+        return "[" + ", ".join(children) + "]"
+    if node.kind == "tuple":
+        return "(" + ", ".join(children) + ("," if len(children) == 1 else "") + ")"
+    if node.kind == "dict":
+        items = ", ".join(
+            f"{key!r}: {child}" for key, child in zip(node.keys, children, strict=True)
+        )
+        return f"{node.name or ''}{{{items}}}"
+    if node.keys:
+        fields = ", ".join(f"{key}={child}" for key, child in zip(node.keys, children, strict=True))
+        return f"{node.name}({fields})"
+    return f"{node.name}({', '.join(children)})"

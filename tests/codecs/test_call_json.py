@@ -19,7 +19,7 @@ from abi_compiler.call_model import (
     Symbol,
     Unused,
 )
-from abi_compiler.codecs.call_json import constant, decode_call, encode_call
+from abi_compiler.codecs.call_json import constant, decode_call, encode_call, format_call
 from abi_compiler.errors import AbiError
 
 CALL = OriginalCall(
@@ -164,3 +164,15 @@ def test_constants() -> None:
     assert constant(True) == Constant(True, "bool")
     assert constant(1.5) == Constant(1.5, "float")
     assert constant(float("inf")) == Constant(None, "float", "inf")
+
+
+def test_readable_form() -> None:
+    assert format_call(CALL) == (
+        "(state: TrainState(step=int32[], params={'w': float32[b,4]}), EmptyState(), "
+        "unused float32[3], =2, None, *, mask: bool[?], node: Box()) -> "
+        "[bfloat16[*], =nan]"
+    )
+    call = OriginalCall(
+        (Array(0, "float32", (((2, ("b",)), (1, ())),)),), (), Container("tuple", (NoneLeaf(),))
+    )
+    assert format_call(call) == "(float32[2*b + 1]) -> (None,)"

@@ -296,3 +296,19 @@ def test_importing_loads_neither_xdsl_nor_the_driver() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert done.stdout == b"[]\n"
+
+
+def test_show_prints_the_original_call() -> None:
+    """A framework's function: its records, then the call it takes (`abi.call`)."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    done = abi_sig("show", str(inputs / "torch_mlp.mlir"))
+    assert (done.returncode, done.stderr) == (0, b"")
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("main(dict{features: tensor<2x4xf32>}")
+    assert lines[1] == (
+        "  called as main({'features': float32[2,4]}, (float32[3], int32[3]), =2, *, "
+        "mask: bool[3], ids: uint8[3]) -> ({'y': float32[2,3], 'rest': (float32[3], "
+        "[int64[3], uint8[3]])}, Pair(first=float32[3], second=int32[3]))"
+    )
+    shown = json.loads(abi_sig("show", "--format", "json", str(inputs / "torch_mlp.mlir")).stdout)
+    assert shown["files"][0]["functions"][0]["call"] == lines[1].removeprefix("  called as main")
