@@ -312,3 +312,29 @@ def test_show_prints_the_original_call() -> None:
     )
     shown = json.loads(abi_sig("show", "--format", "json", str(inputs / "torch_mlp.mlir")).stdout)
     assert shown["files"][0]["functions"][0]["call"] == lines[1].removeprefix("  called as main")
+
+
+def test_diff_compares_original_calls(tmp_path: Path) -> None:
+    """Renaming a namedtuple's field leaves the records as they are and breaks the
+    original call: a caller's object no longer has the field, a result has another."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    text = (inputs / "torch_mlp.mlir").read_text(encoding="utf-8")
+    renamed = text.replace("\\22first\\22,\\22second\\22", "\\22first\\22,\\22other\\22")
+    assert renamed != text
+    (tmp_path / "old.mlir").write_text(text, encoding="utf-8")
+    (tmp_path / "new.mlir").write_text(renamed, encoding="utf-8")
+    (tmp_path / "const.mlir").write_text(
+        text.replace(
+            "\\22type\\22:\\22int\\22,\\22value\\22:2", "\\22type\\22:\\22int\\22,\\22value\\22:3"
+        ),
+        encoding="utf-8",
+    )
+    same = abi_sig("diff", "old.mlir", "old.mlir", cwd=tmp_path)
+    assert (same.returncode, same.stdout) == (0, b"")
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode() == (
+        "breaking: main: result[1]: keys ['first', 'second'] -> ['first', 'other']\n"
+    )
+    done = abi_sig("diff", "old.mlir", "const.mlir", cwd=tmp_path)
+    assert done.stdout.decode() == "breaking: main: argument 2: value 2 -> 3\n"
