@@ -309,3 +309,88 @@ def test_ordered_effects_are_refused_by_program() -> None:
     assert re.search(r"%arg0: !stablehlo\.token \{abi\.index_path = \[0\], jax\.token = true", main)
     with pytest.raises(ValueError, match="IREE cannot load a module with a token at its boundary"):
         jax_frontend.program(exported)
+
+
+# -- what JAX checks, checked before the VM from the module's abi.call (the cases of
+# -- issue 29, on the h29-calls branch, through the loaded original call) ---------------
+
+
+def _error_of(function: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(AbiError) as raised:
+        function(*args, **kwargs)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(("dtype", "values"), [("uint8", [200, 255]), ("uint32", [2**31, 7])])
+def test_unsigned_results_keep_their_sign(dtype: str, values: list[int]) -> None:
+    # The records are signless (`i8`); the result is read as the aval's dtype.
+    exported = _export(lambda x: (x, x[0]), jax.ShapeDtypeStruct((2,), dtype))
+    array, scalar = _compile(exported).main(np.array(values, dtype))
+    assert array.dtype == np.dtype(dtype) and array.tolist() == values
+    assert scalar.dtype == np.dtype(dtype) and int(scalar) == values[0]
+
+
+def test_python_ints_must_fit_the_dtype() -> None:
+    int32 = _compile(_export(lambda x: x + 1, jax.ShapeDtypeStruct((), jnp.int32)))
+    assert _error_of(int32.main, 2**31) == "argument x: value 2147483648 does not fit in int32"
+    int8 = _compile(_export(lambda x: x, jax.ShapeDtypeStruct((1,), jnp.int8)))
+    assert _error_of(int8.main, [200]) == "argument x[0]: value 200 does not fit in int8"
+    assert _error_of(int8.main, np.array([200], np.uint8)) == (
+        "argument x: expected an array of int8, got uint8[1] (convert=True converts it)"
+    )
+    uint8 = _compile(_export(lambda x: x, jax.ShapeDtypeStruct((2,), jnp.uint8)))
+    assert uint8.main([255, 0]).tolist() == [255, 0]
+    assert _error_of(uint8.main, [0, -1]) == "argument x[1]: value -1 does not fit in uint8"
+
+
+def _pair_export(x_shape: str, y_shape: str, constraints: tuple[str, ...] = ()) -> Any:
+    """f(x, y) with symbolic shapes (JAX writes no argument names for them: the messages
+    say `argument 0`)."""
+    scope = export.SymbolicScope(constraints)
+    x_dims = export.symbolic_shape(x_shape, scope=scope)
+    y_dims = export.symbolic_shape(y_shape, scope=scope)
+    return _export(
+        lambda x, y: (x * 2, y * 3),
+        jax.ShapeDtypeStruct(x_dims, jnp.float32),
+        jax.ShapeDtypeStruct(y_dims, jnp.float32),
+    )
+
+
+def test_a_shared_symbolic_dim() -> None:
+    exported = _pair_export("b", "b, 2")
+    module = _compile(exported)
+    x, y = f32(3), f32(3, 2)
+    _assert_same(module.main(x, y), exported.call(x, y))
+    assert _error_of(module.main, x, f32(5, 2)) == (
+        "argument 1: dimension 0 is 5, but argument 0 has 3 in dimension 0 for the same symbol 'b'"
+    )
+    with pytest.raises(ValueError):  # JAX refuses the same call
+        exported.call(x, f32(5, 2))
+    assert _error_of(module.main, f32(0), f32(0, 2)) == (
+        "argument 0: dimension 0 is 0, but symbol 'b' is at least 1"
+    )
+
+
+def test_symbolic_dims_with_constraints_and_expressions() -> None:
+    exported = _pair_export("a, b", "2*b", constraints=("a >= b", "a <= 8"))
+    module = _compile(exported)
+    good = (f32(4, 3), f32(6))
+    _assert_same(module.main(*good), exported.call(*good))
+    for args, message in [
+        (
+            (f32(4, 3), f32(8)),
+            "argument 1: dimension 0 is 8, but 2*b is 6 (b is 3 from dimension 1 of argument 0)",
+        ),
+        (
+            (f32(2, 3), f32(6)),
+            "argument 0: symbol 'b' is 3 from dimension 1, which breaks the constraint "
+            "'a >= b' (a is 2 from dimension 0 of argument 0)",
+        ),
+        (
+            (f32(9, 3), f32(6)),
+            "argument 0: symbol 'a' is 9 from dimension 0, which breaks the constraint 'a <= 8'",
+        ),
+    ]:
+        assert _error_of(module.main, *args) == message
+        with pytest.raises(ValueError):  # JAX refuses each of them
+            exported.call(*args)
