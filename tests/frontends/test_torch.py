@@ -270,3 +270,104 @@ def test_turbines_own_module_lists_main_without_its_async_variant() -> None:
     assert loaded.vm_module.function_names == ["main$async", "main", "__init"]
     assert loaded.function_names == ["main"] and "main$async" not in loaded
     assert loaded["main$async"].name == "main$async"  # still there for those who ask
+
+
+# -- what torch checks, checked before the VM from the module's abi.call (the cases of
+# -- issue 29, on the h29-calls branch, through the loaded original call) --------------
+
+
+class Add(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any, y: Any) -> Any:
+        return x + y
+
+
+def _error_of(function: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(AbiError) as error:
+        function(*args, **kwargs)
+    return str(error.value)
+
+
+def test_a_shared_dim_and_its_bounds() -> None:
+    batch = torch.export.Dim("batch", min=2, max=10)
+    program = torch.export.export(
+        Add(), (torch.ones(3), torch.ones(3)), dynamic_shapes=({0: batch}, {0: batch})
+    )
+    (symbol,) = (str(key) for key in program.range_constraints)
+    compiled = _compile(program)
+    x = torch.arange(4, dtype=torch.float32)
+    assert_same_tree(compiled.main(x, x), Add()(x, x))
+    for args, message in [
+        (
+            (torch.ones(3), torch.ones(5)),
+            f"argument 1: dimension 0 is 5, but argument 0 has 3 in dimension 0 for the "
+            f"same symbol {symbol!r}",
+        ),
+        (
+            (torch.ones(11), torch.ones(11)),
+            f"argument 0: dimension 0 is 11, but symbol {symbol!r} is at most 10",
+        ),
+    ]:
+        assert _error_of(compiled.main, *args) == message
+        with pytest.raises(Exception):  # noqa: B017 - torch refuses it too (its guards)
+            program.module()(*args)
+    # torch takes sizes 0 and 1 whatever a lower bound of 2 says (0/1 specialization).
+    for size in (0, 1):
+        assert compiled.main(torch.ones(size), torch.ones(size)).shape == (size,)
+    above_two = torch.export.export(
+        Add(),
+        (torch.ones(4), torch.ones(4)),
+        dynamic_shapes=({0: torch.export.Dim("b", min=3)}, {0: torch.export.Dim("b", min=3)}),
+    )
+    (symbol,) = (str(key) for key in above_two.range_constraints)
+    assert _error_of(_compile(above_two).main, torch.ones(2), torch.ones(2)) == (
+        f"argument 0: dimension 0 is 2, but symbol {symbol!r} is at least 3"
+    )
+    with pytest.raises(Exception):  # noqa: B017 - as torch
+        above_two.module()(torch.ones(2), torch.ones(2))
+
+
+def test_a_derived_dim() -> None:
+    class Pair(torch.nn.Module):  # type: ignore[name-defined,misc]
+        def forward(self, x: Any, y: Any) -> Any:
+            return x[: y.shape[0]] + y, x
+
+    rows = torch.export.Dim("rows", min=1, max=8)
+    program = torch.export.export(
+        Pair(), (torch.ones(6), torch.ones(3)), dynamic_shapes=({0: 2 * rows}, {0: rows})
+    )
+    compiled = _compile(program)
+    x, y = torch.arange(8, dtype=torch.float32), torch.ones(4)
+    assert_same_tree(compiled.main(x, y), Pair()(x, y))
+    message = _error_of(compiled.main, torch.ones(8), torch.ones(3))
+    assert message.startswith("argument 0: dimension 0 is 8, but 2*"), message
+    assert message.endswith(" is 6 (" + message.split(" is 6 (")[1]), message
+    with pytest.raises(Exception):  # noqa: B017 - torch refuses it too
+        program.module()(torch.ones(8), torch.ones(3))
+
+
+class Increment(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any) -> Any:
+        return x + 1
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "int64"])
+def test_integer_inputs_are_checked_by_their_torch_dtype(dtype: str) -> None:
+    torch_dtype = getattr(torch, dtype)
+    program = torch.export.export(Increment(), (torch.zeros(2, dtype=torch_dtype),))
+    compiled = _compile(program)
+    info = np.iinfo(dtype)
+    low, high = int(info.min), int(info.max)
+    got = compiled.main([low, high - 1])
+    assert got.dtype == torch_dtype and got.tolist() == [low + 1, high]
+    assert _error_of(compiled.main, [0, high + 1]) == (
+        f"argument 0[1]: value {high + 1} does not fit in {dtype}"
+    )
+    assert _error_of(compiled.main, [low - 1, 0]) == (
+        f"argument 0[0]: value {low - 1} does not fit in {dtype}"
+    )
+    other = ("u" + dtype) if not dtype.startswith("u") else dtype[1:]
+    if hasattr(np, other):
+        wrong = np.zeros(2, other)
+        assert _error_of(compiled.main, wrong) == (
+            f"argument 0: expected an array of {dtype}, got {other}[2] (convert=True converts it)"
+        )
