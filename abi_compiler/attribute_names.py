@@ -16,6 +16,9 @@ REFLECTION: Final = "iree.reflection"
 #: The V1 JSON signature (docs/spec.md §4), an entry of `iree.reflection` (or, as a frontend
 #: writes it, a function attribute of its own that the pipeline moves there).
 IREE_ABI: Final = "iree.abi"
+#: The original call of a framework's function (docs/formats.md), an entry of
+#: `iree.reflection` beside `iree.abi`, written by the frontends.
+ABI_CALL: Final = "abi.call"
 #: Exports a function that is not public.
 MODULE_EXPORT: Final = "iree.module.export"
 #: Keeps a function out of the ABI (not exported).

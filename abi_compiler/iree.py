@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from abi_compiler.calling.vm import (
     COMPILE_FLAGS,
-    AdaptedFunction,
     CompileError,
     CompileWarning,
     Function,
@@ -26,7 +25,6 @@ from abi_compiler.calling.vm import (
 
 __all__ = [
     "COMPILE_FLAGS",
-    "AdaptedFunction",
     "CompileError",
     "CompileWarning",
     "Function",

@@ -118,12 +118,12 @@ def measure(name: str, entry: Any, args: argparse.Namespace) -> list[str]:
         theirs_main = _iree_function(theirs_vmfb.map_memory())
         theirs_compile = min(theirs_compile, time.perf_counter() - start)
 
-    # Our module's call by its records (the adapter's), with numpy values, for IREE's
-    # invoker on the same module; turbine's main takes the flat tensors.
+    # Our module's call by its records, with numpy values, for IREE's invoker on the same
+    # module (the numbers torch specialized have no record); turbine's main takes the
+    # flat tensors.
     assert ours is not None
-    adapter = ours.main.adapter
-    record_args, record_kwargs = adapter.arguments(call_args, call_kwargs)
-    record_args, record_kwargs = _numpy(record_args), _numpy(record_kwargs)
+    record_args = _numpy(tuple(a for a in call_args if not isinstance(a, (int, float))))
+    record_kwargs = _numpy(call_kwargs)
     ours_by_iree = _iree_function(abi_iree.compile_vmfb(adapter_source(program)))
     flat = [
         leaf.numpy()

@@ -155,18 +155,56 @@ Converter = Callable[[Any], Any]
 
 
 class _Mismatch(Exception):
+    """A value that does not fit: ``message``, and the path to it from its root, which
+    each level adds on the way out (``reversed_path``)."""
+
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
         self.reversed_path: list[IndexPathComponent] = []
 
+    def error(self, side: str, root: IndexPathComponent) -> AbiError:
+        """The `AbiError`: ``<side> <root><path>: <message>``."""
+        return _error(side, root, self)
+
+
+class Field(str):
+    """A path component that is an attribute (a namedtuple's or dataclass's field):
+    written ``.name``."""
+
+    __slots__ = ()
+
+
+class Label(str):
+    """A root that is a parameter's name: written as it is (``argument params``)."""
+
+    __slots__ = ()
+
 
 def _format_path(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`, `argument 0[1]`, `result 0`."""
-    text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
+    """`argument 'x'[0]['b']`, `argument 0[1]`, `result 0`, `argument state.params`."""
+    if isinstance(root, Label):
+        text = f"{side} {root}"
+    else:
+        text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
     for component in path:
-        text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
+        if isinstance(component, Field):
+            text += f".{component}"
+        else:
+            text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
     return text
+
+
+# The one value-path error of the caller's side: `abi_compiler.iree` and
+# `abi_compiler.calling.original_call` raise and extend it too.
+Mismatch = _Mismatch
+format_path = _format_path
+
+
+def leaf_packer(value_type: ValueType | None, convert: bool) -> Callable[[Any], Any]:
+    """The converter `pack` checks (and normalizes) one leaf value of ``value_type``
+    with; it raises `Mismatch`."""
+    return _value_converter(value_type, unpacking=False, opaque_refs=False, convert=convert)
 
 
 def _error(side: str, root: IndexPathComponent, mismatch: _Mismatch) -> AbiError:

@@ -59,28 +59,30 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
-from abi_compiler.attribute_names import IREE_ABI, RAW, SIP
+from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
+from abi_compiler.call_model import Array
 from abi_compiler.calling.marshal import (
+    Mismatch,
     describe,
     describe_shaped,
+    leaf_packer,
     pack_call,
     pack_legacy,
     torch_array,
     unpack,
     unpack_legacy,
 )
+from abi_compiler.calling.original_call import CallPlan, TypeSource
+from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import ELEMENT_TYPES, int_range, numpy_dtype_name, scalar_name
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends import CallAdapter, frontend_name
+from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
-from abi_compiler.frontends.iree_tools import (
-    CompileError,
-    CompileWarning,
-    run_tool,
-)
+from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
+from abi_compiler.frontends.iree_tools import CompileError, CompileWarning, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.model import (
     Dict,
@@ -102,7 +104,6 @@ from abi_compiler.signatures.module_signatures import caller_visible
 __all__ = [
     "COMPILE_FLAGS",
     "PARAMETER_SCOPE",
-    "AdaptedFunction",
     "CompileError",
     "CompileWarning",
     "Function",
@@ -123,22 +124,8 @@ ResultsMode = Literal["numpy", "device"]
 # --------------------------------------------------------------------------------------
 
 
-class _Misfit(Exception):
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.reversed_path: list[IndexPathComponent] = []
-
-    def error(self, side: str, root: IndexPathComponent) -> AbiError:
-        return AbiError(f"{_path_text(side, root, self.reversed_path[::-1])}: {self.message}")
-
-
-def _path_text(side: str, root: IndexPathComponent, path: SequenceABC[IndexPathComponent]) -> str:
-    """`argument 'x'[0]['b']`: the form abi_compiler.runtime's errors use."""
-    text = f"{side} {root!r}" if isinstance(root, str) else f"{side} {root}"
-    for component in path:
-        text += f"[{component!r}]" if isinstance(component, str) else f"[{component}]"
-    return text
+# The one value-path error of the caller's side (`abi_compiler.runtime.Mismatch`).
+_Misfit = Mismatch
 
 
 def _count(count: int, noun: str) -> str:
@@ -219,6 +206,7 @@ _FITS = {
 Pusher = Callable[[Any, Any], None]  # (VmVariantList, value) -> None
 Reader = Callable[[Any, int], Any]  # (VmVariantList, index) -> value
 Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
+FlatReader = Callable[[Any, int, list[Any]], None]  # (VmVariantList, index, leaves)
 
 _ARG_MEMORY = int(_rt.MemoryType.DEVICE_LOCAL)
 _ARG_USAGE = int(_rt.BufferUsage.DEFAULT | _rt.BufferUsage.MAPPING)  # as IREE's invoker
@@ -425,6 +413,38 @@ class _Marshal:
         keys = [key for key, _ in node.items] if isinstance(node, Dict) else None
         return _structure_reader([self.reader(item) for item in items], keys)
 
+    def flat_reader(self, node: Node | None) -> FlatReader:
+        """Reads a result record's value into a flat list by leaf index (the original
+        call rebuilds its structure from that, `CallPlan.rebuild`)."""
+        if node is None:
+            return _skip_gap
+        if isinstance(node, Leaf):
+            read, index = self.value_reader(node.type), node.index
+
+            def read_leaf(lst: Any, position: int, out: list[Any]) -> None:
+                out[index] = read(lst, position)
+
+            return read_leaf
+        items = [child for _, child in node.items] if isinstance(node, Dict) else node.items
+        keys: list[IndexPathComponent] = (
+            [key for key, _ in node.items] if isinstance(node, Dict) else list(range(len(items)))
+        )
+        readers = [self.flat_reader(item) for item in items]
+        count = len(readers)
+
+        def read_structure(lst: Any, position: int, out: list[Any]) -> None:
+            sub = _sub_list(lst, position, count)
+            done = 0
+            try:
+                for read in readers:
+                    read(sub, done, out)
+                    done += 1
+            except _Misfit as misfit:
+                misfit.reversed_path.append(keys[done])
+                raise
+
+        return read_structure
+
     def value_reader(self, t: ValueType | None) -> Reader:
         if isinstance(t, Scalar):
             return _int_reader(t) if t.kind in ("i", "si", "ui") and t.width > 1 else _read_variant
@@ -493,6 +513,10 @@ _INT64_MAX = (1 << 63) - 1
 
 def _push_float(lst: Any, value: Any) -> None:
     lst.push_float(value)
+
+
+def _skip_gap(lst: Any, index: int, out: list[Any]) -> None:
+    return None
 
 
 def _push_gap(lst: Any, value: Any) -> None:
@@ -909,6 +933,20 @@ class Function:
             self._readers = [marshal.reader(node) for node in signature.results]
             self._result_paths = [(i, []) for i in range(len(signature.results))]
         self._call = self._call_v1
+        call = self.reflection.get(ABI_CALL)
+        if call is not None:
+            checked = self._iree_packer is not None  # else the pushers check the arrays
+            self._plan = _plan(decode_call(call), signature, marshal, self.module, checked)
+            roots: tuple[Node | None, ...] = signature.results
+            if signature.inlined_result:
+                root = signature.results[0]
+                assert isinstance(root, (Sequence, Dict))
+                roots = (
+                    root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
+                )
+            self._flat_readers = [marshal.flat_reader(node) for node in roots]
+            self._result_count = sum(len(_leaves(node)) for node in signature.results)
+            self._call = self._call_original
 
     def _setup_legacy(
         self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
@@ -943,28 +981,51 @@ class Function:
 
     def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         packed = pack_call(self._abi, args, kwargs, convert=self._convert)
+        return unpack(
+            self._abi,
+            self._read(self._invoke(self._vm_arguments(packed, True), len(self._readers))),
+        )
+
+    def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The original call (`abi.call`): the plan checks every leaf as it packs it."""
+        plan = self._plan
+        packed = plan.arguments(args, kwargs)
+        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        flat: list[Any] = [None] * self._result_count
+        done = 0
+        try:
+            for read in self._flat_readers:
+                read(results, done, flat)
+                done += 1
+        except _Misfit as misfit:
+            root, path = self._result_paths[done]
+            misfit.reversed_path.extend(reversed(path))
+            raise misfit.error("result", root) from None
+        return plan.rebuild(flat)
+
+    def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
+        """The VM argument list of packed roots; ``check``: arrays not yet checked."""
         labels = self._labels
         done = 0
         if self._iree_packer is not None:
             packer, checkers = self._iree_packer
-            try:
-                for check in checkers:
-                    if check is not None:
-                        packed[done] = check(packed[done])
-                    done += 1
-            except _Misfit as misfit:
-                raise misfit.error("argument", labels[done]) from None
-            arguments = packer.pack(self._invoke_context, packed, {})
-        else:
-            arguments = _VmList(len(packed))
-            try:
-                for push, value in zip(self._pushers, packed, strict=True):
-                    push(arguments, value)
-                    done += 1
-            except _Misfit as misfit:
-                raise misfit.error("argument", labels[done]) from None
-        results = self._invoke(arguments, len(self._readers))
-        return unpack(self._abi, self._read(results))
+            if check:
+                try:
+                    for check_root in checkers:
+                        if check_root is not None:
+                            packed[done] = check_root(packed[done])
+                        done += 1
+                except _Misfit as misfit:
+                    raise misfit.error("argument", labels[done]) from None
+            return packer.pack(self._invoke_context, packed, {})
+        arguments = _VmList(len(packed))
+        try:
+            for push, value in zip(self._pushers, packed, strict=True):
+                push(arguments, value)
+                done += 1
+        except _Misfit as misfit:
+            raise misfit.error("argument", labels[done]) from None
+        return arguments
 
     def _call_legacy(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         flat = pack_legacy(self._f, self._sip, *args, convert=self._convert, **kwargs)
@@ -1027,6 +1088,209 @@ class Function:
         return values
 
 
+def _plan(
+    call: Any, signature: Signature, marshal: _Marshal, module: Module, checked: bool
+) -> CallPlan:
+    """The `CallPlan` of a function's original call: each argument leaf checked by its
+    record as `pack` would, and (``checked``: for IREE's packer) its array checked as
+    `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
+    once; each result leaf as the framework gives it."""
+    by_index = {
+        leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
+    }
+    results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
+
+    def leaf(array: Array) -> Callable[[Any], Any]:
+        found = by_index.get(array.index)
+        if found is None:
+            raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
+        convert = leaf_packer(found.type, marshal.convert)
+        if array.dtype is not None and not _typed_record(found.type):
+            convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
+        check = marshal.checker(found) if checked else None
+        slow = convert if check is None else (lambda value: check(convert(value)))
+        wanted = _signed_dtype(array.dtype, found.type)
+        if wanted is not None:
+            slow = _signed_leaf(wanted, slow, marshal.convert)
+        return _fast_array(found.type, slow, wanted)
+
+    def result(array: Array) -> Callable[[Any], Any] | None:
+        found = results.get(array.index)
+        return _result_leaf(array, found.type if found else None, call.tensor, module.results)
+
+    def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
+        return DimRelations(
+            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
+            tuple(LeafDims(path, tuple(_dim(dim) for dim in dims)) for path, dims in leaves),
+            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
+        ).check
+
+    return CallPlan(call, signature, leaf, result, module.types, relations)
+
+
+def _dim(dim: Any) -> Any:
+    """A dim of `abi.call` as `DimRelations` relates it: terms become a `DimExpr`."""
+    return DimExpr(dim) if isinstance(dim, tuple) else dim
+
+
+def _fast_array(
+    t: ValueType | None, slow: Callable[[Any], Any], wanted: np.dtype[Any] | None = None
+) -> Callable[[Any], Any]:
+    """``slow`` behind the common case: a numpy array of the record's dtype (or one it
+    takes as it is; ``wanted``: that one only) and dims, which every check would pass
+    unchanged."""
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    if element is None or not isinstance(t, NDArray) or t.dims is None:
+        return slow
+    dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
+    if wanted is not None:
+        dtype, accepted = wanted, frozenset({wanted})
+    static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
+
+    def fast(value: Any) -> Any:
+        if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
+            shape = value.shape
+            if len(shape) == rank and all(shape[axis] == size for axis, size in static):
+                return value
+        return slow(value)
+
+    return fast
+
+
+def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | None:
+    """The framework's integer dtype of a leaf whose record is a signless integer of its
+    width (which takes either interpretation of the bits): values are checked against
+    that dtype instead. None otherwise."""
+    scalar = t.element if isinstance(t, NDArray) else t
+    if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
+        return None
+    wanted = np.dtype(dtype)
+    if wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
+        return None
+    return wanted
+
+
+def _signed_leaf(
+    wanted: np.dtype[Any], slow: Callable[[Any], Any], convert: bool
+) -> Callable[[Any], Any]:
+    """An integer leaf of the framework's dtype ``wanted`` behind a signless record: an
+    array of the other signedness (same width) is refused (``convert=True`` casts it;
+    other dtypes are the record's business), Python ints
+    must be in ``wanted``'s range — the framework refuses them otherwise."""
+    info = np.iinfo(wanted)
+    low, high = int(info.min), int(info.max)
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and not isinstance(value, (list, tuple)):
+            found = np.dtype(dtype)
+            if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
+                if not convert:
+                    got = describe_shaped(value, tuple(np.shape(value)))
+                    raise _Misfit(
+                        f"expected an array of {wanted.name}, got {got} (convert=True converts it)"
+                    )
+                value = np.asarray(value).astype(wanted)
+        else:
+            _int_range(value, low, high, wanted.name)
+        return slow(value)
+
+    return check
+
+
+def _int_range(value: Any, low: int, high: int, name: str) -> None:
+    """Python ints (nested lists of them) outside ``[low, high]``: the first one found."""
+    if isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            try:
+                _int_range(item, low, high, name)
+            except _Misfit as misfit:
+                misfit.reversed_path.append(position)
+                raise
+    elif (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and not low <= int(value) <= high
+    ):
+        raise _Misfit(f"value {int(value)} does not fit in {name}")
+
+
+def _typed_record(t: ValueType | None) -> bool:
+    return isinstance(t, Scalar) or (isinstance(t, NDArray) and isinstance(t.element, Scalar))
+
+
+def _dtype_check(dtype: str) -> Callable[[Any], Any]:
+    """An array of a dtype its record cannot name (complex): the dtype is checked."""
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        found = getattr(value, "dtype", None)
+        if found is not None and np.dtype(found).name == dtype:
+            return value
+        got = np.dtype(found).name if found is not None else _type_name(value)
+        raise _Misfit(f"expected an array of {dtype}, got {got}")
+
+    return check
+
+
+def _leaves(node: Node | None) -> list[Leaf]:
+    if node is None:
+        return []
+    if isinstance(node, Leaf):
+        return [node]
+    items = node.items if isinstance(node, Sequence) else tuple(c for _, c in node.items)
+    return [found for item in items for found in _leaves(item)]
+
+
+def _result_leaf(
+    array: Array, t: ValueType | None, tensor: str, results: ResultsMode | None
+) -> Callable[[Any], Any] | None:
+    """How a result array becomes the framework's value (None: as it is): a torch tensor
+    for torch (when torch can be imported and ``results`` is not given), else the numpy
+    array in the framework's dtype (an unsigned integer keeps its dtype although its
+    record has no sign)."""
+    if results == "device":
+        return None
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    view: np.dtype[Any] | None = None
+    if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
+        wanted = np.dtype(array.dtype)
+        same_bits = wanted.itemsize == element.dtype.itemsize
+        if wanted.kind in "iub" and element.dtype.kind in "iub" and same_bits:
+            view = wanted
+    if tensor == "torch" and results is None:
+        torch = _torch()
+        if torch is not None:
+            return _torch_result(torch, view, array.dtype == "bfloat16")
+    if view is None:
+        return None
+    return lambda value: value.view(view) if type(value) is np.ndarray else value
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def _torch_result(torch: Any, view: Any, bfloat16: bool) -> Callable[[Any], Any]:
+    from_numpy = torch.from_numpy
+
+    def to_tensor(value: Any) -> Any:
+        if type(value) is not np.ndarray:
+            return value
+        if view is not None:
+            value = value.view(view)
+        if bfloat16:
+            return from_numpy(value.view(np.int16)).view(torch.bfloat16)
+        return from_numpy(value)
+
+    return to_tensor
+
+
 def _leaf_locations(
     root: Node | None, count: int
 ) -> list[tuple[IndexPathComponent, list[IndexPathComponent]]]:
@@ -1040,23 +1304,6 @@ def _leaf_locations(
         if 0 <= leaf.index < count:
             found[leaf.index] = (path[0], list(path[1:])) if path else (0, [])
     return found
-
-
-class AdaptedFunction:
-    """A `Function` behind a frontend's `CallAdapter`: called as the framework's own
-    function was (`abi_compiler.frontends`)."""
-
-    def __init__(self, function: Function, adapter: CallAdapter) -> None:
-        self.function = function
-        self.adapter = adapter
-        self.name = function.name
-
-    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        args, kwargs = self.adapter.arguments(args, kwargs, convert=self.function._convert)
-        return self.adapter.results(self.function(*args, **kwargs))
-
-    def __repr__(self) -> str:
-        return f"<abi_compiler.iree.AdaptedFunction @{self.name}{self.function.declaration}>"
 
 
 # --------------------------------------------------------------------------------------
@@ -1074,10 +1321,12 @@ class Module:
         *,
         device: Any,
         convert: bool,
-        results: ResultsMode,
+        results: ResultsMode | None,
+        types: TypeSource = None,
+        vmfb: bytes | None = None,
         parameters: Any = None,
     ) -> None:
-        if results not in ("numpy", "device"):
+        if results not in (None, "numpy", "device"):
             raise ValueError(f"results must be 'numpy' or 'device', not {results!r}")
         self.vm_module = vm_module
         self.device = device
@@ -1092,9 +1341,27 @@ class Module:
             provider = parameters.create_provider(scope=PARAMETER_SCOPE)
             modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
         self.context = _rt.VmContext(self.instance, modules)
-        self._marshal = _Marshal(device, convert, results)
+        #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
+        self.results = results
+        #: The caller's own classes for rebuilt results (`load(…, types=…)`).
+        self.types = types
+        self._vmfb = vmfb
+        self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
-        self._adapted: dict[str, AdaptedFunction] = {}
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the `.vmfb` this module was loaded from to ``path``."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        with open(path, "wb") as stream:
+            stream.write(self._vmfb)
+
+    @property
+    def vmfb(self) -> bytes:
+        """The `.vmfb` bytes this module was loaded from."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        return self._vmfb
 
     @property
     def name(self) -> str:
@@ -1107,18 +1374,7 @@ class Module:
         (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
         return [name for name in self.vm_module.function_names if caller_visible(name)]
 
-    def adapt(self, name: str, adapter: CallAdapter) -> None:
-        """Put ``adapter`` in front of function ``name``: ``module.<name>(…)`` then takes
-        the original call of a framework's function (`abi_compiler.frontends`)."""
-        function = self[name]
-        if isinstance(function, AdaptedFunction):  # adapted again: the new adapter wins
-            function = function.function
-        self._adapted[name] = AdaptedFunction(function, adapter)
-
-    def __getitem__(self, name: str) -> Function | AdaptedFunction:
-        adapted = self._adapted.get(name)
-        if adapted is not None:
-            return adapted
+    def __getitem__(self, name: str) -> Function:
         function = self._functions.get(name)
         if function is None:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
@@ -1127,7 +1383,7 @@ class Module:
             function = self._functions[name] = Function(self, vm_function)
         return function
 
-    def __getattr__(self, name: str) -> Function | AdaptedFunction:
+    def __getattr__(self, name: str) -> Function:
         if name.startswith("_"):
             raise AttributeError(name)
         try:
@@ -1190,7 +1446,8 @@ def load(
     *,
     device: Any = "local-task",
     convert: bool = False,
-    results: ResultsMode = "numpy",
+    results: ResultsMode | None = None,
+    types: TypeSource = None,
     parameters: str | os.PathLike[str] | Mapping[str, Any] | None = None,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
@@ -1198,22 +1455,32 @@ def load(
     ``"local-sync"`` runs on the calling thread) or an `iree.runtime.HalDevice`.
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
-    record's (otherwise an `AbiError`); ``results="device"`` returns arrays as IREE
-    `DeviceArray`s instead of numpy arrays. ``parameters`` are the parameters a module
-    reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE parameter archive
-    (`.irpa` path) or a mapping of name → array (`Program.parameters`)."""
+    record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are
+    `torch.Tensor`s when torch can be imported); ``results="numpy"`` gives numpy arrays
+    always, ``results="device"`` IREE `DeviceArray`s. A function with an original call
+    (`abi.call`) rebuilds namedtuples and dataclasses as types of the recorded name and
+    fields, or as the caller's own ``types`` (classes, matched by ``__name__``, or a
+    mapping by recorded name). Nothing the file names is imported. ``parameters`` are the
+    parameters a module reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE
+    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`)."""
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()
     elif isinstance(module, (bytes, bytearray, memoryview)):
-        data = module
+        data = bytes(module)
     else:
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
     vm_module = _rt.VmModule.copy_buffer(_instance(), data)
     index = None if parameters is None else parameter_index(parameters)
     loaded = Module(
-        vm_module, device=hal_device, convert=convert, results=results, parameters=index
+        vm_module,
+        device=hal_device,
+        convert=convert,
+        results=results,
+        types=types,
+        vmfb=data,
+        parameters=index,
     )
     # The module reads its parameters from these host arrays (not copied) while it lives.
     loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
@@ -1277,15 +1544,18 @@ def compile_vmfb(
     ``target`` (an LLVM CPU name; ``"host"`` is this machine's, which also keeps IREE
     from warning about a generic CPU). Returns the `.vmfb` bytes.
 
-    ``source`` may be a framework's object (``options`` go to its frontend's `program`),
-    or a mapping ``{name: source}``: one module, one function per entry named by its key
-    (`abi_compiler.frontends.entries`), ``options`` going to the frontend of each
-    framework object. A framework object's adapter (the original call beyond the records)
-    is `compile`'s: the `.vmfb` has the records."""
+    ``source`` may be a framework's object (``options`` go to its frontend's `program`):
+    the function keeps the original call in its reflection (`abi.call`), which `load`
+    reads; a torch program's weights stay in the module (`external_bytes=None`, unless
+    given), so that the `.vmfb` is whole. Or a mapping ``{name: source}``: one module,
+    one function per entry named by its key (`abi_compiler.frontends.entries`), ``options``
+    going to the frontend of each framework object."""
     if isinstance(source, Mapping):
-        source, _ = _linked(source, pipeline, options)
+        source = _linked(source, pipeline, options)
         pipeline = None
     elif frontend_name(source) is not None:
+        if frontend_name(source) == "torch":
+            options.setdefault("external_bytes", None)
         source = frontend_program(source, **options).mlir
     elif options:
         raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
@@ -1330,7 +1600,8 @@ def compile(
     name: str = "<source>",
     device: Any = "local-task",
     convert: bool = False,
-    results: ResultsMode = "numpy",
+    results: ResultsMode | None = None,
+    types: TypeSource = None,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
@@ -1338,40 +1609,30 @@ def compile(
     ``source`` may also be a framework's object (`abi_compiler.frontends`: a
     `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel
     directory): its function then takes the original call and returns the original
-    result; ``options`` go to its frontend's `program` (a SavedModel's ``signature`` or
-    ``signatures``, a JAX export's ``platform``). A mapping ``{name: source}`` of any of
-    these gives one module with one function per entry, named by its key (a link error
-    is an `AbiError`)."""
-    adapters: dict[str, CallAdapter] = {}
+    result, exactly as the `.vmfb` of `compile_vmfb` loaded by `load`, which is what this
+    is (a torch program's big weights go beside the module, as named parameters: see
+    docs/calling.md, "Big weights"); ``options`` go to its frontend's `program` (a
+    SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
+    ``{name: source}`` of any of these gives one module with one function per entry, named
+    by its key (a link error is an `AbiError`)."""
     parameters: dict[str, Any] = {}
-    if isinstance(source, Mapping):
-        source, adapters = _linked(source, pipeline, options)
-        pipeline = None
-    elif frontend_name(source) is not None:
+    if not isinstance(source, Mapping) and frontend_name(source) is not None:
         program = frontend_program(source, **options)
-        source = program.mlir
-        if program.adapter is not None:
-            adapters[program.function] = program.adapter
-        parameters = program.parameters
-    elif options:
-        raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
-    if not isinstance(source, (str, bytes, os.PathLike)):
-        raise TypeError(
-            "expected MLIR text, bytes, a path, a mapping of them or a framework object "
-            f"(abi_compiler.frontends), got {_type_name(source)}"
-        )
-    vmfb = compile_vmfb(source, pipeline, target=target, extra_args=extra_args, name=name)
-    module = load(
-        vmfb, device=device, convert=convert, results=results, parameters=parameters or None
+        source, options, parameters = program.mlir, {}, program.parameters
+    vmfb = compile_vmfb(
+        source, pipeline, target=target, extra_args=extra_args, name=name, **options
     )
-    for function, adapter in adapters.items():
-        module.adapt(function, adapter)
-    return module
+    return load(
+        vmfb,
+        device=device,
+        convert=convert,
+        results=results,
+        types=types,
+        parameters=parameters or None,
+    )
 
 
-def _linked(
-    sources: Mapping[str, object], pipeline: str | None, options: dict[str, Any]
-) -> tuple[str, dict[str, CallAdapter]]:
+def _linked(sources: Mapping[str, object], pipeline: str | None, options: dict[str, Any]) -> str:
     """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`)."""
     from abi_compiler.frontends.entries import lower_entries
 

@@ -82,6 +82,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from abi_compiler.call_model import OriginalCall
+from abi_compiler.codecs.call_json import format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
@@ -99,7 +101,7 @@ from abi_compiler.model import (
     ValueType,
 )
 from abi_compiler.signatures.module_signatures import FunctionSignature, ReadError, read_module
-from abi_compiler.signatures.signature_diff import Finding, diff_modules
+from abi_compiler.signatures.signature_diff import Finding, diff_calls, diff_modules
 
 PROG = "abi-sig"
 
@@ -223,6 +225,7 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
         "caller_visible": function.caller_visible,
         "declaration": format_declaration(function.signature),
         **signature_to_json(function.signature),
+        **({"call": format_call(function.call)} if function.call is not None else {}),
     }
 
 
@@ -252,7 +255,10 @@ def _show(args: argparse.Namespace) -> int:
         for name, functions in shown:
             if len(shown) > 1:
                 lines.append(f"{name}:")
-            lines += [function.line() for function in functions]
+            for function in functions:
+                lines.append(function.line())
+                if function.call is not None:
+                    lines.append(f"  called as {function.name}{format_call(function.call)}")
         text = "".join(line + "\n" for line in lines)
     _write(text)
     return 0
@@ -274,6 +280,7 @@ def _finding_to_json(finding: Finding) -> dict[str, Any]:
 def _diff(args: argparse.Namespace) -> int:
     """Exit status 0: nothing breaks, 1: something does, 2: an input cannot be read."""
     modules: list[dict[str, Signature]] = []
+    calls: list[dict[str, OriginalCall]] = []
     errors: list[str] = []
     for argument in (args.old, args.new):
         try:
@@ -282,11 +289,17 @@ def _diff(args: argparse.Namespace) -> int:
             errors += error.lines(PROG)
             continue
         modules.append({function.name: function.signature for function in functions})
+        calls.append({f.name: f.call for f in functions if f.call is not None})
     if errors:
         for line in errors:
             output.write_stderr(line)
         return 2
     findings = diff_modules(modules[0], modules[1], strict=args.strict)
+    # The original calls, where both versions have one: what the records cannot say.
+    for name, call in calls[0].items():
+        if name in calls[1]:
+            findings += diff_calls(name, call, calls[1][name])
+    findings.sort(key=lambda finding: not finding.breaking)
     breaking = any(finding.breaking for finding in findings)
     if args.format == "json":
         text = _dump(

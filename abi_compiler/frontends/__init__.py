@@ -5,9 +5,10 @@ The exact structure of a JAX or torch function — tuple or list, keyword argume
 leaves, arguments the export dropped as unused — lives in the framework's objects, never
 in the MLIR text. A frontend reads it there and gives a `Program`: the MLIR text, with the
 structure written so that `-p iree-abi-v1` gives the function the matching `iree.abi`
-records, and, where the records cannot say everything (namedtuples, `None` leaves, unused
-arguments, the framework's tensor type), a `CallAdapter` that `abi_compiler.iree` puts in
-front of the compiled function.
+records, and what the records cannot say (namedtuples, `None` leaves, unused arguments,
+the framework's tensor type, symbolic dims) as the function's `abi.call` reflection entry
+(`abi_compiler.call_model.OriginalCall`), which the pipeline carries into the compiled
+module and `abi_compiler.iree.load` calls with.
 
 One module per framework, each imported only when used (the framework is an optional
 dependency; importing the module without it raises an ImportError that names the extra):
@@ -29,27 +30,11 @@ import os
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-__all__ = ["CallAdapter", "Program", "frontend_name", "program", "quiet"]
+from abi_compiler.call_model import OriginalCall
 
-
-class CallAdapter(Protocol):
-    """The Python side of an original call that the records alone cannot express."""
-
-    def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The original call's values → the compiled function's call, by its `iree.abi`
-        records. Values that do not fit raise `AbiError` naming their path and what was
-        expected; ``convert`` is the module's (`abi_compiler.iree.load`): an array of
-        another numeric dtype is cast instead of refused."""
-        ...
-
-    def results(self, value: Any) -> Any:
-        """The compiled function's result (as `abi_compiler.runtime.unpack` gives it) →
-        the original result (same containers, `None` leaves, the framework's tensors)."""
-        ...
+__all__ = ["Program", "frontend_name", "program", "quiet"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +45,8 @@ class Program:
     mlir: str
     #: The function the original call reaches.
     function: str = "main"
-    #: Put in front of the compiled function, when the records cannot say everything.
-    adapter: CallAdapter | None = None
+    #: The original call, which ``mlir`` carries as the function's `abi.call` entry.
+    call: OriginalCall | None = None
     #: Parameters kept out of the text: name → host array (their bytes), which the
     #: module reads as `#flow.parameter.named<"model"::"<name>">`
     #: (`abi_compiler.iree.load(…, parameters=…)`).

@@ -228,30 +228,36 @@ def lower_entries(
     pipeline: str | None,
     lower: Lower,
     **options: Any,
-) -> tuple[str, dict[str, Any]]:
+) -> str:
     """Lower every source of ``sources`` (a framework object, a frontend's `Program`, MLIR
     text, bytes or a path) with ``lower(source, pipeline, name)`` and `link` them; the
-    frontend ``options`` go to every framework object's frontend. Returns the linked text
-    and the adapters of the entries whose `Program` has one (``Program.adapter``), by
-    key."""
+    frontend ``options`` go to every framework object's frontend (a torch program keeps its
+    weights in the module: the linked text is all there is). Returns the linked text; each
+    entry's original call travels in its function's reflection (`abi.call`)."""
     from abi_compiler.frontends import program as frontend_program
 
     if not sources:
         raise ValueError("the mapping of entries is empty")
     entries: list[Entry] = []
-    adapters: dict[str, Any] = {}
     for key, source in sources.items():
         if not isinstance(key, str) or not key:
             raise TypeError(f"entry names must be non-empty strings, got {key!r}")
         function: str | None = None
         name = f"<{key}>"
-        if frontend_name(source) is not None:
-            source = frontend_program(source, **options)
+        kind = frontend_name(source)
+        if kind is not None:
+            entry_options = dict(options)
+            if kind == "torch":
+                entry_options.setdefault("external_bytes", None)
+            source = frontend_program(source, **entry_options)
         if isinstance(source, Program):
+            if source.parameters:
+                raise ValueError(
+                    f"entry '{key}': its program keeps weights out of the module "
+                    "(Program.parameters), which a mapping cannot carry: make it with "
+                    "external_bytes=None"
+                )
             function = source.function
-            adapter = getattr(source, "adapter", None)
-            if adapter is not None:
-                adapters[key] = adapter
             source = source.mlir
         elif isinstance(source, os.PathLike):
             name = os.fspath(source)
@@ -262,7 +268,7 @@ def lower_entries(
             )
         text = _read_text(source) if pipeline is None else lower(source, pipeline, name)
         entries.append(Entry(key, text, function, name))
-    return link(entries), adapters
+    return link(entries)
 
 
 def _read_text(source: str | bytes | os.PathLike[str]) -> str:

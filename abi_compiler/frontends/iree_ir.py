@@ -20,7 +20,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_INDEX_PATH, ABI_STUB, IREE_ABI
+from abi_compiler.attribute_names import ABI_CALL, ABI_INDEX_PATH, ABI_STUB, IREE_ABI, REFLECTION
+from abi_compiler.call_model import OriginalCall
+from abi_compiler.codecs.call_json import encode_call
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.pytree import Structure
@@ -42,6 +44,7 @@ __all__ = [
     "import_error",
     "leaf_types",
     "lower_torch",
+    "write_call",
     "write_index_paths",
 ]
 
@@ -130,12 +133,27 @@ def leaf_types(func: Any) -> tuple[list[ValueType], list[ValueType]]:
     return read(function_type.inputs), read(function_type.results)
 
 
-def annotate(func: Any, found: Structure) -> None:
+def annotate(func: Any, found: Structure, call: OriginalCall | None = None) -> None:
     """Write ``found`` on ``func``: `abi.index_path` on every argument and result (other
-    attributes kept) and the `iree.abi` JSON."""
+    attributes kept) and the `iree.abi` JSON; and ``call``, the original call, as the
+    `abi.call` entry of its `iree.reflection`."""
     write_index_paths(func, found.argument_paths, found.result_paths)
     with func.context:
         func.attributes[IREE_ABI] = ir.StringAttr.get(found.abi)
+    if call is not None:
+        write_call(func, call)
+
+
+def write_call(func: Any, call: OriginalCall) -> None:
+    """``call`` as the `abi.call` entry of ``func``'s `iree.reflection` (other entries
+    kept)."""
+    with func.context:
+        entries = {}
+        if REFLECTION in func.attributes:
+            for attr in ir.DictAttr(func.attributes[REFLECTION]):
+                entries[attr.name] = attr.attr
+        entries[ABI_CALL] = ir.StringAttr.get(encode_call(call))
+        func.attributes[REFLECTION] = ir.DictAttr.get(entries)
 
 
 def write_index_paths(

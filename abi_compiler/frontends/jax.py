@@ -42,6 +42,7 @@ jaxlib, so the text is printed by MLIR itself, locations and all.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -59,14 +60,33 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 import numpy as np
 
-from abi_compiler.attribute_names import ABI_INDEX_PATH, IREE_ABI, JAX_ARG_INFO
-from abi_compiler.calling.marshal import int_misfit, torch_array, unexpected_keyword, value_shape
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_INDEX_PATH,
+    IREE_ABI,
+    JAX_ARG_INFO,
+    REFLECTION,
+)
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Container,
+    Dim,
+    DimConstraint,
+    NoneLeaf,
+    OriginalCall,
+    Symbol,
+    Unused,
+)
+from abi_compiler.codecs.call_json import encode_call
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
-from abi_compiler.frontends.dims import Constraint, Dim, DimExpr, DimRelations, LeafDims
+from abi_compiler.frontends.dims import Constraint, DimExpr
+from abi_compiler.frontends.dims import Dim as RelatedDim
+from abi_compiler.frontends.pytree import record_order
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -84,7 +104,7 @@ from abi_compiler.model import (
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
-__all__ = ["JaxCallAdapter", "mark_nonexpanding_broadcasts", "program", "to_mlir"]
+__all__ = ["mark_nonexpanding_broadcasts", "program", "to_mlir"]
 
 # The attributes written on `@main` (docs/spec.md §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
@@ -319,11 +339,11 @@ def _main_function(module: Any) -> Any:
 
 
 def _rewrite(
-    exported: Any, convention: _Convention, refused: list[str] | None = None
-) -> tuple[str, tuple[str | None, ...]]:
-    """The module text with the structure written on `@main`, and each `@main`
-    argument's name location (None where it has none). The diagnostics of
-    `mark_nonexpanding_broadcasts` go to ``refused``."""
+    exported: Any, convention: _Convention, platform: str, refused: list[str] | None = None
+) -> tuple[str, OriginalCall | None]:
+    """The module text with the structure written on `@main` (and its original call,
+    unless effect tokens cross its boundary: IREE cannot load such a module), and that
+    call. The diagnostics of `mark_nonexpanding_broadcasts` go to ``refused``."""
     text = exported.mlir_module()
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
@@ -351,7 +371,19 @@ def _rewrite(
             ]
         )
         main.attributes[IREE_ABI] = ir.StringAttr.get(encode_json(convention.signature))
-        return module.operation.get_asm(enable_debug_info=True), names
+        call = None
+        if not convention.tokens and (
+            not convention.platform_index or platform in _platforms(exported)
+        ):
+            call = _original_call(exported, convention, names, platform)
+            entries = {}
+            if REFLECTION in main.attributes:
+                entries = {
+                    named.name: named.attr for named in ir.DictAttr(main.attributes[REFLECTION])
+                }
+            entries[ABI_CALL] = ir.StringAttr.get(encode_call(call))
+            main.attributes[REFLECTION] = ir.DictAttr.get(entries)
+        return module.operation.get_asm(enable_debug_info=True), call
 
 
 def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
@@ -391,7 +423,7 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
 def to_mlir(exported: Any) -> str:
     """The MLIR text of ``exported``'s module with its calling convention written on
     `@main` (see the module's documentation): run it through `abi-opt -p iree-abi-v1`."""
-    return _rewrite(exported, _convention(exported))[0]
+    return _rewrite(exported, _convention(exported), CPU)[0]
 
 
 # --------------------------------------------------------------------------------------
@@ -492,41 +524,6 @@ def _file_line_col(location: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# The call adapter.
-# --------------------------------------------------------------------------------------
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, Mapping):
-        return f"a dict with keys {_keys_text(value)}"
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return f"a {type(value).__name__}"
-    if isinstance(value, (list, tuple)):
-        return f"a {type(value).__name__} of {len(value)}"
-    shape = getattr(value, "shape", None)
-    dtype = getattr(value, "dtype", None)
-    if shape is not None and dtype is not None:
-        try:
-            name = np.dtype(dtype).name
-        except TypeError:  # not a numpy dtype (a framework's own)
-            name = str(dtype)
-        return f"{name}[{','.join(map(str, shape))}]"
-    return type(value).__name__
-
-
-def _keys_text(keys: Any) -> str:
-    """``['bias', 'kernel']``, ``[0, 1]``: a dict's keys, sorted (strings first)."""
-    ordered = sorted(keys, key=lambda key: (not isinstance(key, str), str(key)))
-    return "[" + ", ".join(repr(key) for key in ordered) + "]"
-
-
-def _key_text(key: Any) -> str:
-    return f"[{key!r}]"
-
-
-# --------------------------------------------------------------------------------------
 # Symbolic dimensions: JAX's `_DimExpr` → `abi_compiler.frontends.dims`.
 # --------------------------------------------------------------------------------------
 
@@ -552,7 +549,7 @@ def _dim_expr(expr: Any) -> DimExpr | None:
     return DimExpr(tuple(terms))
 
 
-def _dim(size: Any) -> Dim:
+def _dim(size: Any) -> RelatedDim:
     """One dimension of an aval: its size, its variable, or an expression."""
     if isinstance(size, (int, np.integer)):
         return int(size)
@@ -587,305 +584,128 @@ def _constraints(avals: tuple[Any, ...]) -> tuple[Constraint, ...]:
     return tuple(found)
 
 
-# --------------------------------------------------------------------------------------
-# The call adapter.
-# --------------------------------------------------------------------------------------
+def _dims(aval: Any) -> tuple[Dim, ...]:
+    """An aval's dims as `abi.call` keeps them (an expression as its terms)."""
+    dims: list[Dim] = []
+    for size in aval.shape:
+        dim = _dim(size)
+        dims.append(dim.terms if isinstance(dim, DimExpr) else dim)
+    return tuple(dims)
 
 
-class JaxCallAdapter:
-    """The original call of an exported JAX function ↔ the compiled `main`'s records
-    (`abi_compiler.frontends.CallAdapter`).
+def _dtype_name(aval: Any) -> str:
+    return np.dtype(aval.dtype).name
 
-    Each leaf the module takes is checked against its aval, as JAX's own call checks it:
-    rank and static dims, the exact dtype (``convert=True`` casts another numeric one),
-    Python ints (and nested lists of them) in the dtype's range — the records are
-    signless, `i8` taking int8 and uint8 alike —, and the relations between symbolic
-    dims (`abi_compiler.frontends.dims`). Integer results come back in their avals'
-    dtypes (a `uint8` result is read from its signless `i8` record as uint8)."""
 
-    def __init__(
-        self, exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
-    ) -> None:
-        args, kwargs = _skeleton(exported.in_tree)
-        self._args: tuple[Any, ...] = tuple(args)
-        self._kwargs: dict[str, Any] = dict(kwargs)
-        self._in_avals = tuple(exported.in_avals)
-        self._out_avals = tuple(exported.out_avals)
-        self._kept = frozenset(exported.module_kept_var_idx)
-        self._out_tree = exported.out_tree
-        self._convention = convention
-        platforms = _platforms(exported)
-        self._platform = np.int32(platforms.index(platform)) if convention.platform_index else None
-        self._labels = self._parameter_labels(names)
-        self.relations, self._related = self._dim_relations()
-
-    def _parameter_labels(self, names: tuple[str | None, ...]) -> tuple[str, ...]:
-        """What an error calls each positional parameter: its name in the export's
-        locations (`params`), else `args[<i>]`."""
-        specials = int(self._convention.platform_index) + self._convention.tokens
-        kept = sorted(self._kept)
-        labels = []
-        for p, pruned in enumerate(self._convention.positional):
-            label = f"args[{p}]"
-            if pruned is not None:
-                first = _leaf_paths(pruned, ())[0][0]
-                name = names[specials + kept.index(first)]
-                if name is not None:
-                    with contextlib.suppress(AbiError):  # not a path: `args[<i>]`
-                        label = parse_arg_info(name)[0]
-            labels.append(label)
-        return tuple(labels)
-
-    def _dim_relations(self) -> tuple[DimRelations, dict[int, int]]:
-        """The relations between the kept leaves' symbolic dims, and each related leaf's
-        position among `DimRelations.leaves` by its flat index."""
-        paths: dict[int, str] = {}
-        for p, expected in enumerate(self._args):
-            _leaf_texts(expected, f"argument {self._labels[p]}", paths)
-        for key, expected in self._kwargs.items():
-            _leaf_texts(expected, f"argument {key}", paths)
-        leaves: list[LeafDims] = []
-        related: dict[int, int] = {}
-        symbols: set[str] = set()
-        for index in sorted(paths):
-            aval = self._in_avals[index]
-            if index not in self._kept or all(isinstance(d, int) for d in aval.shape):
-                continue
-            dims = tuple(_dim(size) for size in aval.shape)
-            for dim in dims:
-                if isinstance(dim, str):
-                    symbols.add(dim)
-                elif isinstance(dim, DimExpr):
-                    symbols |= dim.symbols
-            related[index] = len(leaves)
-            leaves.append(LeafDims(paths[index], dims))
-        bounds = tuple((name, _SYMBOL_LOW, None) for name in sorted(symbols))
-        kept_avals = tuple(self._in_avals[index] for index in related)
-        return DimRelations(bounds, tuple(leaves), _constraints(kept_avals)), related
-
-    # -- arguments -----------------------------------------------------------------------
-
-    def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        for name in kwargs:
-            if name not in self._kwargs:
-                raise unexpected_keyword(name, list(self._kwargs))
-        if len(args) != len(self._args):
-            raise AbiError(f"expected {len(self._args)} positional arguments, got {len(args)}")
-        for name in self._kwargs:
-            if name not in kwargs:
-                raise AbiError(f"argument {name!r}: missing value")
-        leaves: dict[int, Any] = {}
-        for p, (expected, value) in enumerate(zip(self._args, args, strict=True)):
-            self._check(expected, value, f"argument {self._labels[p]}", leaves, convert)
-        for key, expected in self._kwargs.items():
-            self._check(expected, kwargs[key], f"argument {key}", leaves, convert)
-        if self._related:
-            shapes: list[Any] = [()] * len(self._related)
-            for index, slot in self._related.items():
-                shapes[slot] = np.shape(leaves[index])
-            self.relations.check(shapes)
-        call: list[Any] = []
-        if self._platform is not None:
-            call.append(self._platform)
-        for pruned in self._convention.positional:
-            if pruned is not None:
-                call.append(_compiled_value(pruned, leaves))
-        named = {key: _compiled_value(pruned, leaves) for key, pruned in self._convention.keywords}
-        return tuple(call), named
-
-    def _check(
-        self, expected: Any, value: Any, path: str, leaves: dict[int, Any], convert: bool
-    ) -> None:
-        """The structure of ``value`` against the skeleton ``expected``; every leaf the
-        module takes checked against its aval into ``leaves`` (by flat index)."""
-        if isinstance(expected, _Slot):
-            if expected.index in self._kept:
-                aval = self._in_avals[expected.index]
-                leaves[expected.index] = _checked_leaf(aval, value, path, convert)
-            return
-        if expected is None:
-            if value is not None:
-                raise AbiError(f"{path}: expected None, got {_describe(value)}")
-            return
-        if isinstance(expected, Mapping):
-            if not isinstance(value, Mapping):
-                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
-            if set(value) != set(expected):
-                raise AbiError(
-                    f"{path}: expected {_describe(expected)}, got keys {_keys_text(value)}"
-                )
-            for key, child in expected.items():
-                self._check(child, value[key], path + _key_text(key), leaves, convert)
-            return
-        if isinstance(expected, (tuple, list)):
-            fits = isinstance(value, (tuple, list)) and len(value) == len(expected)
-            if hasattr(expected, "_fields") and not isinstance(value, type(expected)):
-                fits = False
-            if not fits:
-                raise AbiError(f"{path}: expected {_describe(expected)}, got {_describe(value)}")
-            fields = getattr(expected, "_fields", None)
-            for i, (child, item) in enumerate(zip(expected, value, strict=True)):
-                where = f"{path}.{fields[i]}" if fields else f"{path}[{i}]"
-                self._check(child, item, where, leaves, convert)
-            return
-        # Another registered pytree node: the same class, then its children.
-        if type(value) is not type(expected):
-            raise AbiError(f"{path}: expected a {type(expected).__name__}, got {_describe(value)}")
-        expected_children = _children(expected) or []
-        value_children = _children(value) or []
-        if len(value_children) != len(expected_children):
-            raise AbiError(
-                f"{path}: expected a {type(expected).__name__} of {len(expected_children)} "
-                f"children, got {len(value_children)}"
-            )
-        for (key, child), (_, item) in zip(expected_children, value_children, strict=True):
-            self._check(child, item, f"{path}[{key}]", leaves, convert)
-
-    # -- results ---------------------------------------------------------------------------
-
-    def results(self, value: Any) -> Any:
-        leaves: dict[int, Any] = {}
-        if self._convention.result is not None:
-            _collect(self._convention.result, value, leaves)
-        count = self._out_tree.num_leaves
-        return tree_util.tree_unflatten(
-            self._out_tree, [_signed_as(leaves[i], self._out_avals[i]) for i in range(count)]
+def _call_node(node: Any, leaf: Callable[[int], CallNode]) -> CallNode:
+    """The original-call node of a skeleton node; ``leaf`` gives a slot's node."""
+    if isinstance(node, _Slot):
+        return leaf(node.index)
+    if node is None:
+        return NoneLeaf()
+    if isinstance(node, Mapping):
+        keys = tuple(node)
+        if not all(isinstance(key, (str, int)) for key in keys):
+            raise AbiError(f"a dict with keys {list(keys)!r}: only str and int keys are recorded")
+        children = tuple(_call_node(child, leaf) for child in node.values())
+        return Container(
+            "dict", children, keys, None if type(node) is dict else type(node).__name__
         )
+    if isinstance(node, tuple) and hasattr(node, "_fields"):
+        children = tuple(_call_node(child, leaf) for child in node)
+        return Container("namedtuple", children, tuple(node._fields), type(node).__name__)
+    if isinstance(node, (tuple, list)):
+        items = tuple(_call_node(child, leaf) for child in node)
+        return Container("list", items) if isinstance(node, list) else Container("tuple", items)
+    # Another registered node: its children with their keys.
+    flat, _ = tree_util.tree_flatten_with_path(node, is_leaf=lambda x: x is not node)
+    children = tuple(_call_node(child, leaf) for _, child in flat)
+    entries = [key_path[0] for key_path, _ in flat]
+    name = type(node).__name__
+    if entries and all(isinstance(key, tree_util.GetAttrKey) for key in entries):
+        fields = tuple(key.name for key in entries)
+        if dataclasses.is_dataclass(node):
+            return Container("dataclass", children, fields, name)
+        return Container("node", children, fields, name)
+    if entries and all(isinstance(key, tree_util.DictKey) for key in entries):
+        dict_keys = tuple(key.key for key in entries)
+        if all(isinstance(key, (str, int)) for key in dict_keys):
+            return Container("dict", children, dict_keys, name)
+    return Container("node", children, (), name)
 
 
-def _leaf_texts(expected: Any, path: str, paths: dict[int, str]) -> None:
-    """The path `JaxCallAdapter._check` names each leaf of the skeleton ``expected`` by."""
-    if isinstance(expected, _Slot):
-        paths[expected.index] = path
-    elif isinstance(expected, Mapping):
-        for key, child in expected.items():
-            _leaf_texts(child, path + _key_text(key), paths)
-    elif isinstance(expected, (tuple, list)):
-        fields = getattr(expected, "_fields", None)
-        for i, child in enumerate(expected):
-            _leaf_texts(child, f"{path}.{fields[i]}" if fields else f"{path}[{i}]", paths)
-    elif expected is not None:
-        for key, child in _children(expected) or []:
-            _leaf_texts(child, f"{path}[{key}]", paths)
+def _original_call(
+    exported: Any, convention: _Convention, names: tuple[str | None, ...], platform: str
+) -> OriginalCall:
+    """The export's original call, its arrays numbered by `@main`'s records."""
+    args, kwargs = _skeleton(exported.in_tree)
+    in_avals, out_avals = tuple(exported.in_avals), tuple(exported.out_avals)
+    kept = frozenset(exported.module_kept_var_idx)
+    specials = int(convention.platform_index) + convention.tokens
+    position = {index: specials + k for k, index in enumerate(sorted(kept))}
+    arguments = record_order([argument.node for argument in convention.signature.arguments])
+    results = record_order(convention.signature.results)
+    symbols: set[str] = set()
+    related: list[Any] = []
+
+    def argument(index: int) -> CallNode:
+        aval = in_avals[index]
+        if index not in kept:
+            return Unused(_dtype_name(aval), _dims(aval))
+        dims = _dims(aval)
+        for dim in dims:
+            if isinstance(dim, str):
+                symbols.add(dim)
+            elif isinstance(dim, tuple):
+                symbols.update(symbol for _, names in dim for symbol in names)
+        if any(not isinstance(dim, int) for dim in dims):
+            related.append(aval)
+        return Array(arguments[position[index]], _dtype_name(aval), dims)
+
+    def result(index: int) -> CallNode:
+        aval = out_avals[index]
+        return Array(results[convention.tokens + index], _dtype_name(aval), _dims(aval))
+
+    fixed: tuple[tuple[int, int], ...] = ()
+    if convention.platform_index:
+        fixed = ((arguments[0], _platforms(exported).index(platform)),)
+    positional = tuple(_call_node(node, argument) for node in args)
+    keywords = tuple((str(key), _call_node(node, argument)) for key, node in kwargs.items())
+    return OriginalCall(
+        positional,
+        keywords,
+        _call_node(_skeleton(exported.out_tree), result),
+        "jax",
+        _parameter_labels(convention, names, len(args), kept),
+        tuple(Symbol(name, _SYMBOL_LOW, None) for name in sorted(symbols)),
+        fixed,
+        tuple(
+            DimConstraint(c.expr.terms, c.relation, c.text) for c in _constraints(tuple(related))
+        ),
+    )
 
 
-def _checked_leaf(aval: Any, value: Any, path: str, convert: bool) -> Any:
-    """``value`` for a leaf of ``aval``: its shape against the aval's, its dtype exactly
-    the aval's (or cast, with ``convert``), a Python int in range. A torch tensor becomes
-    the numpy array sharing its memory, an object with only ``__array__`` its array."""
-    dtype = aval.dtype
-    if type(value) is np.ndarray:  # the common case, first
-        shape = value.shape
-    else:
-        value = _array_value(aval, value, path)
-        shape = value_shape(value)
-        if shape is None:
-            return value  # the records say what is wrong with it
-    if len(shape) != len(aval.shape) or any(
-        isinstance(d, int) and d != s for d, s in zip(aval.shape, shape, strict=True)
-    ):
-        raise AbiError(f"{path}: expected {_expected(aval)}, got {_describe_shape(value, shape)}")
-    if type(value) is np.ndarray and value.dtype == dtype:
-        return value
-    expected = _expected(aval)
-    dtype = np.dtype(dtype)
-    found = getattr(value, "dtype", None)
-    if found is not None:
-        try:
-            found = np.dtype(found)
-        except TypeError:  # a framework's own dtype (TensorFlow's): its array's
-            if not hasattr(value, "__array__"):
-                raise AbiError(f"{path}: expected {expected}, got {_describe(value)}") from None
-            value = np.asarray(value)
-            found = value.dtype
-        if found != dtype:
-            numeric = found.kind in "biuf" or found.name == "bfloat16"
-            if convert and numeric:
-                return np.asarray(value).astype(dtype)
-            hint = " (convert=True converts it)" if numeric else ""
-            raise AbiError(f"{path}: expected {expected}, got {_describe(value)}{hint}")
-        return value
-    misfit = int_misfit(value, dtype.name)
-    if misfit is not None:
-        index, message = misfit
-        raise AbiError(f"{path}{''.join(f'[{i}]' for i in index)}: {message}")
-    return value
-
-
-def _expected(aval: Any) -> str:
-    """``float32[2,b]``: what a leaf of ``aval`` must be, for messages."""
-    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape))}]"
-
-
-def _array_value(aval: Any, value: Any, path: str) -> Any:
-    """A torch tensor as the numpy array sharing its memory, an object that is an array
-    only through ``__array__`` as that array; any other value as it is."""
-    try:
-        tensor = torch_array(value)
-    except TypeError as error:
-        raise AbiError(f"{path}: expected {_expected(aval)}, got {error}") from None
-    if tensor is not None:
-        return tensor
-    if (
-        not hasattr(value, "shape")
-        and not isinstance(value, (list, tuple))
-        and hasattr(value, "__array__")
-    ):
-        try:
-            return np.asarray(value)
-        except Exception as error:  # whatever the object raises
-            raise AbiError(
-                f"{path}: expected {_expected(aval)}, {type(value).__name__}.__array__() "
-                f"raised {type(error).__name__}: {error}"
-            ) from None
-    return value
-
-
-def _describe_shape(value: Any, shape: tuple[int, ...]) -> str:
-    if hasattr(value, "dtype"):
-        return _describe(value)
-    return f"lists of shape [{','.join(map(str, shape))}]" if shape else type(value).__name__
-
-
-def _signed_as(value: Any, aval: Any) -> Any:
-    """A result array in its aval's dtype: the records are signless, so an unsigned
-    result reads as the signed dtype of its width (the same bits)."""
-    dtype = np.dtype(aval.dtype)
-    view = getattr(value, "_buffer_view", None)
-    if view is not None and not isinstance(value, np.ndarray):
-        # A device array (``results="device"``): the same buffer, read as the aval's dtype.
-        found = np.dtype(value.dtype)
-        if found != dtype and found.kind in "iu" and dtype.kind in "iu":
-            return type(value)(value._device, view, True, dtype)
-        return value
-    if not isinstance(value, np.ndarray):
-        return value
-    same_width = value.dtype.itemsize == dtype.itemsize
-    if value.dtype != dtype and value.dtype.kind in "iu" and dtype.kind in "iu" and same_width:
-        return value.view(dtype)
-    return value
-
-
-def _compiled_value(node: _Pruned, leaves: Mapping[int, Any]) -> Any:
-    """The compiled argument of ``node``: the checked kept ``leaves`` (by flat index), in
-    containers the records take (a list for a sequence, a dict for a dict)."""
-    if node.kind == "leaf":
-        return leaves[node.index]
-    if node.kind == "dict":
-        return {key: _compiled_value(child, leaves) for key, _, child in node.items}
-    return [_compiled_value(child, leaves) for _, _, child in node.items]
-
-
-def _collect(node: _Pruned, value: Any, leaves: dict[int, Any]) -> None:
-    """The result leaves of the compiled result ``value`` (as `runtime.unpack` gives it:
-    dicts, lists, tuples) by flat index."""
-    if node.kind == "leaf":
-        leaves[node.index] = value
-        return
-    for key, _, child in node.items:
-        _collect(child, value[key], leaves)
+def _parameter_labels(
+    convention: _Convention, names: tuple[str | None, ...], count: int, kept: frozenset[int]
+) -> tuple[str | None, ...]:
+    """What an error calls each positional parameter: its name in the export's
+    locations (`params`), else its position."""
+    specials = int(convention.platform_index) + convention.tokens
+    order = sorted(kept)
+    labels: list[str | None] = []
+    for p in range(count):
+        label = None
+        pruned = convention.positional[p] if p < len(convention.positional) else None
+        if pruned is not None:
+            first = _leaf_paths(pruned, ())[0][0]
+            name = names[specials + order.index(first)]
+            if name is not None:
+                with contextlib.suppress(AbiError):  # not a path: by position
+                    root = parse_arg_info(name)[0]
+                    if root not in ("args", "kwargs") and root.isidentifier():
+                        label = root
+        labels.append(label)
+    return tuple(labels)
 
 
 def program(exported: Any, *, platform: str = CPU) -> Program:
@@ -903,9 +723,9 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
         raise ValueError(f"the export is for the platforms {list(platforms)}, not {platform!r}")
     convention = _convention(exported)
     refused: list[str] = []
-    text, names = _rewrite(exported, convention, refused)
+    text, call = _rewrite(exported, convention, platform, refused)
     if refused:
         from abi_compiler.frontends.iree_tools import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
-    return Program(text, MAIN, JaxCallAdapter(exported, convention, names, platform))
+    return Program(text, MAIN, call)

@@ -36,8 +36,8 @@ except ImportError as _error:  # pragma: no cover - exercised without onnx insta
         "pip install 'abi-compiler[onnx]'"
     ) from _error
 
+from abi_compiler.call_model import Array, CallNode, Container
 from abi_compiler.frontends import Program, quiet
-from abi_compiler.frontends.dims import Dim
 from abi_compiler.frontends.iree_ir import (
     annotate,
     find_function,
@@ -45,7 +45,7 @@ from abi_compiler.frontends.iree_ir import (
     leaf_types,
     lower_torch,
 )
-from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
+from abi_compiler.frontends.pytree import original_call, structure
 
 __all__ = ["program", "to_mlir"]
 
@@ -82,19 +82,39 @@ def program(model: ModelSource) -> Program:
 
     name = proto.graph.name
     func = find_function(module, name)
-    keywords = {
-        input_name: Tree("leaf", dtype=_dtype_name(info.type), dims=_dims(info.type))
-        for input_name, info in graph.input_map.items()
+    keywords: dict[str, CallNode] = {
+        input_name: _array(position, info.type)
+        for position, (input_name, info) in enumerate(graph.input_map.items())
     }
-    outputs = [(output.name, _numpy_dtype(output.type)) for output in proto.graph.output]
-    result = Tree(
+    outputs = list(proto.graph.output)
+    result = Container(
         "dict",
-        tuple(Tree("leaf", meta=dtype) for _, dtype in outputs),
-        tuple(n for n, _ in outputs),
+        tuple(_array(position, output.type) for position, output in enumerate(outputs)),
+        tuple(output.name for output in outputs),
     )
     argument_types, result_types = leaf_types(func)
-    annotate(func, structure([], keywords, result, argument_types, result_types))
-    return Program(str(module), name, TreeAdapter([], keywords, result, _output))
+    found = structure([], keywords, result, argument_types, result_types)
+    call = original_call([], keywords, result, found)
+    annotate(func, found, call)
+    return Program(str(module), name, call)
+
+
+def _array(index: int, type_proto: Any) -> Array:
+    """An input or output of the graph: its numpy dtype and dims (a named dim is a
+    symbol, an unknown one None)."""
+    if not type_proto.HasField("tensor_type"):
+        return Array(index, None, None)
+    tensor = type_proto.tensor_type
+    dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)).name
+    if not tensor.HasField("shape"):
+        return Array(index, dtype, None)
+    dims: list[int | str | None] = []
+    for dim in tensor.shape.dim:
+        if dim.HasField("dim_value"):
+            dims.append(dim.dim_value)
+        else:
+            dims.append(dim.dim_param or None)
+    return Array(index, dtype, tuple(dims))
 
 
 def _load(model: ModelSource) -> onnx.ModelProto:
@@ -110,48 +130,3 @@ def _load(model: ModelSource) -> onnx.ModelProto:
     from iree.compiler.tools.import_onnx.__main__ import load_onnx_model, parse_arguments
 
     return load_onnx_model(parse_arguments([os.fspath(model)]))
-
-
-def _numpy_dtype(type_proto: Any) -> Any:
-    if not type_proto.HasField("tensor_type"):
-        return None
-    return onnx.helper.tensor_dtype_to_np_dtype(type_proto.tensor_type.elem_type)
-
-
-def _dtype_name(type_proto: Any) -> str | None:
-    """The numpy name of an input's element type (the adapter checks the sign and range
-    of an integer one: its record, `i<w>`, takes either)."""
-    dtype = _numpy_dtype(type_proto)
-    return None if dtype is None else np.dtype(dtype).name
-
-
-def _dims(type_proto: Any) -> tuple[Dim, ...] | None:
-    """An input's dims: a size, the name of a ``dim_param`` (inputs with the same name
-    have the same size, as ONNX defines it, and the compiled code reads them so), or
-    None (unknown); None for an input without a shape."""
-    if not type_proto.HasField("tensor_type") or not type_proto.tensor_type.HasField("shape"):
-        return None
-    dims: list[Dim] = []
-    for dim in type_proto.tensor_type.shape.dim:
-        if dim.HasField("dim_value"):
-            dims.append(int(dim.dim_value))
-        elif dim.HasField("dim_param") and dim.dim_param:
-            dims.append(dim.dim_param)
-        else:
-            dims.append(None)
-    return tuple(dims)
-
-
-def _output(value: Any, tree: Tree) -> Any:
-    """A result array in its ONNX dtype: an unsigned output comes back as the signed
-    dtype of its `i<w>` record, with the same bits."""
-    dtype = tree.meta
-    if (
-        dtype is not None
-        and isinstance(value, np.ndarray)
-        and value.dtype != dtype
-        and value.dtype.kind in "iu"
-        and np.dtype(dtype).kind in "iu"
-    ):
-        return value.view(dtype)
-    return value

@@ -40,10 +40,18 @@ except ImportError as _error:  # pragma: no cover - exercised without TensorFlow
     ) from _error
 
 from abi_compiler.attribute_names import TF_EXPORTED_NAMES, TF_INDEX_PATH
+from abi_compiler.call_model import Array, Container, OriginalCall
+from abi_compiler.dtypes import numpy_dtype_name
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
-from abi_compiler.frontends.iree_ir import find_function, functions, write_index_paths
-from abi_compiler.model import IndexPath
+from abi_compiler.frontends.iree_ir import (
+    find_function,
+    functions,
+    leaf_types,
+    write_call,
+    write_index_paths,
+)
+from abi_compiler.model import IndexPath, NDArray, Scalar
 
 __all__ = ["program", "to_mlir"]
 
@@ -84,9 +92,50 @@ def program(
     renamed = re.sub(r"func @__inference_(.+)_[0-9]+\(", r"func @\1(", converted)
     lowered = run_pass_pipeline(renamed, _LOWERING, show_debug_info=False)
     module = ir.Module.parse(lowered, ir.Context())
+    calls: dict[str, OriginalCall | None] = {}
     for name, (argument_paths, result_paths) in paths.items():
-        write_index_paths(find_function(module, name), argument_paths, result_paths)
-    return Program(str(module), names[0])
+        func = find_function(module, name)
+        write_index_paths(func, argument_paths, result_paths)
+        call = _original_call(func, argument_paths, result_paths)
+        if call is not None:
+            write_call(func, call)
+        calls[name] = call
+    return Program(str(module), names[0], calls[names[0]])
+
+
+def _original_call(
+    func: Any, argument_paths: tuple[IndexPath, ...], result_paths: tuple[IndexPath, ...]
+) -> OriginalCall | None:
+    """The signature's call: its inputs by name (in the signature's order), its outputs
+    a dict in the signature's order. None when a path is not a plain name (the records
+    alone then describe the call)."""
+    names = [path[0] for path in argument_paths if len(path) == 1]
+    outputs = [path[0] for path in result_paths if len(path) == 1]
+    if len(names) != len(argument_paths) or len(outputs) != len(result_paths):
+        return None
+    if not all(isinstance(name, str) for name in [*names, *outputs]):
+        return None
+    argument_types, result_types = leaf_types(func)
+    keywords = tuple(
+        (str(name), _array(index, t))
+        for index, (name, t) in enumerate(zip(names, argument_types, strict=True))
+    )
+    # TensorFlow's order of a signature's outputs varies from process to process (it
+    # follows string hashing): the call returns them sorted, the records' order too.
+    types = dict(zip(map(str, outputs), result_types, strict=True))
+    names_sorted = sorted(types)
+    result = Container(
+        "dict",
+        tuple(_array(rank, types[name]) for rank, name in enumerate(names_sorted)),
+        tuple(names_sorted),
+    )
+    return OriginalCall((), keywords, result, "tf")
+
+
+def _array(index: int, t: Any) -> Array:
+    if isinstance(t, NDArray) and isinstance(t.element, Scalar):
+        return Array(index, numpy_dtype_name(t.element), t.dims)
+    return Array(index, None, None)
 
 
 def _signature_names(

@@ -30,11 +30,12 @@ Needs ``pip install 'abi-compiler[torch]'`` (torch and iree-turbine).
 
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 from typing import Any
 
 try:
-    import numpy as np
     import torch
     from iree.turbine import aot
     from torch.export.graph_signature import ConstantArgument, ExportGraphSignature
@@ -45,6 +46,8 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
         "pip install 'abi-compiler[torch]'"
     ) from _error
 
+from abi_compiler.call_model import Array, CallNode, Container, NoneLeaf, Symbol
+from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, quiet
 from abi_compiler.frontends.dims import Dim, DimExpr
@@ -55,7 +58,7 @@ from abi_compiler.frontends.iree_ir import (
     leaf_types,
     lower_torch,
 )
-from abi_compiler.frontends.pytree import Tree, TreeAdapter, structure
+from abi_compiler.frontends.pytree import original_call, structure
 
 __all__ = ["program", "spell_operators_as_bitwise", "to_mlir"]
 
@@ -76,8 +79,6 @@ SUPPORTED_DTYPES = frozenset(
         torch.complex128,
     }
 )
-# Complex tensors have the record "unknown" (docs/spec.md §4.1): their dtype is checked here.
-_COMPLEX = frozenset({torch.complex64, torch.complex128})
 
 
 # Parameters and buffers of at least this many bytes leave the text (`program`).
@@ -114,20 +115,18 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
-    inputs = _user_values(exported, "inputs")
-    outputs = _user_values(exported, "outputs")
-    input_leaves = iter(inputs)
-    output_leaves = iter(outputs)
+    inputs = _Leaves(_user_values(exported, "inputs"), argument=True)
+    outputs = _Leaves(_user_values(exported, "outputs"), argument=False)
     args_spec, kwargs_spec = _children(in_spec)
     positional = [
-        _tree(spec, input_leaves, f"argument {position}")
+        _tree(spec, inputs, f"argument {position}")
         for position, spec in enumerate(_children(args_spec))
     ]
     keywords = {
-        str(name): _tree(spec, input_leaves, f"argument {name!r}")
+        str(name): _tree(spec, inputs, f"argument {name!r}")
         for name, spec in zip(kwargs_spec.context, _children(kwargs_spec), strict=True)
     }
-    result = _tree(out_spec, output_leaves, "result")
+    result = _tree(out_spec, outputs, "result")
 
     parameters = _external_parameters(exported, external_bytes)
     try:
@@ -139,11 +138,13 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     module = lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
-    annotate(main, structure(positional, keywords, result, argument_types, result_types))
+    found = structure(positional, keywords, result, argument_types, result_types)
+    call = original_call(positional, keywords, result, found, "torch", _symbols(exported))
+    annotate(main, found, call)
     return Program(
         str(module),
         "main",
-        TreeAdapter(positional, keywords, result, _tensor, _symbol_bounds(exported)),
+        call,
         {name: _bytes(tensor) for name, tensor in parameters.items()},
     )
 
@@ -243,7 +244,7 @@ def _import(exported: torch.export.ExportedProgram) -> Any:
 
 def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
     """``exported`` without its `None` outputs, which iree-turbine cannot import (the
-    adapter gives them back: they are `Tree("none")` leaves of the result). Another
+    original call gives them back: they are `NoneLeaf`s of the result). Another
     constant output has no value a compiled function could return: an `AbiError`."""
     specs = exported.graph_signature.output_specs
     kept = []
@@ -281,93 +282,9 @@ def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.expor
     )
 
 
-def _mutates(exported: torch.export.ExportedProgram) -> bool:
-    """Whether the program's graph calls an op that writes one of its operands."""
-    for node in exported.graph.nodes:
-        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
-        if schema is not None and schema.is_mutable:
-            return True
-    return False
-
-
-def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]:
-    """The example value of each user input (or output) in flatten order: a fake
-    tensor, or the constant torch specialized."""
-    signature = exported.graph_signature
-    kind = "USER_INPUT" if side == "inputs" else "USER_OUTPUT"
-    specs = signature.input_specs if side == "inputs" else signature.output_specs
-    nodes = {node.name: node for node in exported.graph.nodes}
-    values = []
-    for spec in specs:
-        if spec.kind.name != kind:
-            continue
-        argument = spec.arg
-        if hasattr(argument, "value"):  # ConstantArgument
-            values.append(argument.value)
-        else:
-            values.append(nodes[argument.name].meta.get("val"))
-    return values
-
-
-def _children(spec: Any) -> list[Any]:
-    """A TreeSpec's children (`children()` in newer torch, `children_specs` in older)."""
-    children = getattr(spec, "children", None)
-    return list(children()) if callable(children) else list(spec.children_specs)
-
-
-def _tree(spec: Any, leaves: Any, where: str) -> Tree:
-    """The `Tree` of one torch TreeSpec; ``leaves`` yields each leaf's example value."""
-    if spec.is_leaf():
-        return _leaf(next(leaves), where)
-    node_type = spec.type
-    children = tuple(_tree(child, leaves, where) for child in _children(spec))
-    if node_type is tuple:
-        return Tree("tuple", children)
-    if node_type is list:
-        return Tree("list", children)
-    if node_type is dict:
-        keys = tuple(spec.context)
-        if not all(isinstance(key, str) for key in keys):
-            raise AbiError(f"{where}: a dict with keys {keys!r}: only string keys have a record")
-        return Tree("dict", children, keys)
-    if node_type is pytree_utils.namedtuple:  # torch's marker; the class is the context
-        return Tree("tuple", children, cls=spec.context)
-    return _node(spec, children)
-
-
-def _node(spec: Any, children: tuple[Tree, ...]) -> Tree:
-    """Another registered pytree node: flattened and rebuilt by torch's own functions."""
-    node = pytree_utils.SUPPORTED_NODES[spec.type]
-    context = spec.context
-
-    def flatten(value: Any) -> list[Any]:
-        items, _ = node.flatten_fn(value)
-        return list(items)
-
-    def unflatten(values: list[Any]) -> Any:
-        return node.unflatten_fn(values, context)
-
-    return Tree("node", children, cls=spec.type, flatten=flatten, unflatten=unflatten)
-
-
-def _leaf(example: Any, where: str) -> Tree:
-    if isinstance(example, torch.Tensor):
-        dtype = example.dtype
-        if dtype not in SUPPORTED_DTYPES:
-            raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
-        check = _dtype_check(dtype) if dtype in _COMPLEX else None
-        dims = tuple(_dim(size) for size in example.shape)
-        numpy_name = str(dtype).removeprefix("torch.")
-        return Tree("leaf", meta=dtype, check=check, dtype=numpy_name, dims=dims)
-    if example is None:
-        return Tree("none")
-
-    def check_constant(value: Any) -> str | None:
-        if type(value) is type(example) and value == example:
-            return None
-        return f"expected {example!r} (the value the program was exported with), got {value!r}"
-
-    return Tree("leaf", kept=False, meta=example, check=check_constant)
+def _symbols(exported: torch.export.ExportedProgram) -> tuple[Symbol, ...]:
+    """The program's size symbols with their bounds (`_symbol_bounds`)."""
+    return tuple(Symbol(name, low, high) for name, low, high in _symbol_bounds(exported))
 
 
 def _dim(size: Any) -> Dim:
@@ -430,23 +347,96 @@ def _finite(bound: Any) -> int | None:
         return None
 
 
-def _dtype_check(dtype: torch.dtype) -> Any:
-    def check(value: Any) -> str | None:
-        found = getattr(value, "dtype", None)
-        if found in (dtype, np.dtype(str(dtype).removeprefix("torch."))):
-            return None
-        return f"expected an array of {dtype}, got {found if found is not None else type(value).__name__}"
+def _mutates(exported: torch.export.ExportedProgram) -> bool:
+    """Whether the program's graph calls an op that writes one of its operands."""
+    for node in exported.graph.nodes:
+        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+        if schema is not None and schema.is_mutable:
+            return True
+    return False
 
-    return check
+
+def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]:
+    """The example value of each user input (or output) in flatten order: a fake
+    tensor, or the constant torch specialized."""
+    signature = exported.graph_signature
+    kind = "USER_INPUT" if side == "inputs" else "USER_OUTPUT"
+    specs = signature.input_specs if side == "inputs" else signature.output_specs
+    nodes = {node.name: node for node in exported.graph.nodes}
+    values = []
+    for spec in specs:
+        if spec.kind.name != kind:
+            continue
+        argument = spec.arg
+        if hasattr(argument, "value"):  # ConstantArgument
+            values.append(argument.value)
+        else:
+            values.append(nodes[argument.name].meta.get("val"))
+    return values
 
 
-def _tensor(value: Any, tree: Tree) -> Any:
-    """A result array (numpy, from `abi_compiler.iree`) as a torch tensor of the
-    program's dtype, sharing its memory."""
-    dtype: torch.dtype = tree.meta
-    array = np.asarray(value)
-    if dtype == torch.bfloat16:
-        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
-    if dtype == torch.uint8 and array.dtype != np.uint8:
-        array = array.view(np.uint8)  # an `i8` record reads as int8
-    return torch.from_numpy(array)
+class _Leaves:
+    """The example values of one side's leaves, in flatten order; tensors numbered."""
+
+    def __init__(self, values: list[Any], *, argument: bool) -> None:
+        self.values = iter(values)
+        self.argument = argument
+        self.count = 0
+
+    def next(self, where: str) -> CallNode:
+        example = next(self.values)
+        if isinstance(example, torch.Tensor):
+            dtype = example.dtype
+            if dtype not in SUPPORTED_DTYPES:
+                raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
+            dims = tuple(_model_dim(_dim(size)) for size in example.shape)
+            self.count += 1
+            return Array(self.count - 1, str(dtype).removeprefix("torch."), dims)
+        if example is None:
+            return NoneLeaf()
+        return constant(example)
+
+
+def _model_dim(dim: Dim) -> Any:
+    """A dim as `abi.call` keeps it (an expression as its terms)."""
+    return dim.terms if isinstance(dim, DimExpr) else dim
+
+
+def _children(spec: Any) -> list[Any]:
+    """A TreeSpec's children (`children()` in newer torch, `children_specs` in older)."""
+    children = getattr(spec, "children", None)
+    return list(children()) if callable(children) else list(spec.children_specs)
+
+
+def _tree(spec: Any, leaves: _Leaves, where: str) -> CallNode:
+    """The original-call node of one torch TreeSpec."""
+    if spec.is_leaf():
+        return leaves.next(where)
+    node_type = spec.type
+    children = tuple(_tree(child, leaves, where) for child in _children(spec))
+    if node_type is tuple:
+        return Container("tuple", children)
+    if node_type is list:
+        return Container("list", children)
+    context = spec.context
+    if (
+        isinstance(node_type, type)
+        and issubclass(node_type, dict)
+        and not dataclasses.is_dataclass(node_type)
+    ):
+        keys = tuple(context if node_type is not collections.defaultdict else context[1])
+        if not all(isinstance(key, str) for key in keys):
+            raise AbiError(f"{where}: a dict with keys {keys!r}: only string keys have a record")
+        return Container("dict", children, keys, None if node_type is dict else node_type.__name__)
+    if node_type is pytree_utils.namedtuple:  # torch's marker; the class is the context
+        return Container("namedtuple", children, tuple(context._fields), context.__name__)
+    name = getattr(node_type, "__name__", str(node_type))
+    if (
+        isinstance(context, (list, tuple))
+        and len(context) == len(children)
+        and all(isinstance(key, str) for key in context)
+    ):
+        if dataclasses.is_dataclass(node_type):
+            return Container("dataclass", children, tuple(context), name)
+        return Container("node", children, tuple(context), name)
+    return Container("node", children, (), name)

@@ -33,7 +33,16 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from abi_compiler.attribute_names import ABI_DECLARATION, IREE_ABI, RAW, REFLECTION, SIP
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_DECLARATION,
+    IREE_ABI,
+    RAW,
+    REFLECTION,
+    SIP,
+)
+from abi_compiler.call_model import OriginalCall
+from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import (
     decode_json,
     format_declaration,
@@ -79,6 +88,8 @@ class FunctionSignature:
     source: Source
     #: For ``source`` ``"structure"``: what the structure was read from.
     origin: str | None = None
+    #: The original call of a framework's function (`abi.call`), when it has one.
+    call: OriginalCall | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -202,8 +213,9 @@ def _signature(
     """The function's signature from its reflection (V1, else legacy), else its type
     (``types``, whose leaves also give the reflection's leaves their `Leaf.element`)."""
     if IREE_ABI in reflection:
+        call = _decoded(name, reflection, ABI_CALL, position) if ABI_CALL in reflection else None
         signature = _decoded(name, reflection, IREE_ABI, position)
-        return FunctionSignature(name, _elements_by_root(signature, types), "iree.abi")
+        return FunctionSignature(name, _elements_by_root(signature, types), "iree.abi", call=call)
     if RAW in reflection and SIP in reflection:
         flat = _decoded(name, reflection, RAW, position)
         sip = _decoded(name, reflection, SIP, position)
@@ -282,6 +294,7 @@ def _elements_by_index(signature: Signature, types: Signature) -> Signature:
 
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
+    ABI_CALL: decode_call,
     IREE_ABI: decode_json,
     RAW: decode_raw,
     SIP: decode_sip,

@@ -36,6 +36,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Constant,
+    Container,
+    NoneLeaf,
+    OriginalCall,
+    Unused,
+)
 from abi_compiler.codecs.json_abi import (
     format_leaf_type,
     format_value,
@@ -71,6 +80,7 @@ What = Literal[
     "dtype",
     "rank",
     "shape",
+    "value",
 ]
 
 
@@ -345,3 +355,73 @@ def _dims_break(side: Side, old: tuple[int | None, ...], new: tuple[int | None, 
         if after is not None or side == "result":
             return True
     return False
+
+
+# --------------------------------------------------------------------------------------
+# Original calls (`abi.call`): what the records cannot say.
+# --------------------------------------------------------------------------------------
+
+
+def diff_calls(function: str, old: OriginalCall, new: OriginalCall) -> list[Finding]:
+    """The differences between two original calls of ``function`` that a caller of the
+    framework's call sees beyond the records: a namedtuple's or dataclass's type name or
+    fields, `None` and specialized values, keyword parameters, an integer leaf's
+    signedness. Every one of them breaks that call (a renamed field is no longer found
+    on the caller's object, a rebuilt result has other fields)."""
+    found: list[Finding] = []
+    for position, (a, b) in enumerate(zip(old.positional, new.positional, strict=False)):
+        found += _diff_call_nodes(function, "argument", (position,), a, b)
+    for position in range(len(new.positional), len(old.positional)):
+        found.append(Finding(function, True, "argument", (position,), "removed", "", None))
+    for position in range(len(old.positional), len(new.positional)):
+        found.append(Finding(function, True, "argument", (position,), "added", None, ""))
+    old_keywords, new_keywords = dict(old.keywords), dict(new.keywords)
+    for name, node in old.keywords:
+        if name in new_keywords:
+            found += _diff_call_nodes(function, "argument", (name,), node, new_keywords[name])
+        else:
+            found.append(Finding(function, True, "argument", (name,), "removed", "keyword", None))
+    for name in new_keywords:
+        if name not in old_keywords:
+            found.append(Finding(function, True, "argument", (name,), "added", None, "keyword"))
+    found += _diff_call_nodes(function, "result", (), old.result, new.result)
+    return found
+
+
+def _call_kind(node: CallNode) -> str:
+    if isinstance(node, Container):
+        return node.kind
+    return {Array: "array", Unused: "unused", Constant: "constant", NoneLeaf: "None"}[type(node)]
+
+
+def _diff_call_nodes(
+    function: str, side: Side, path: tuple[IndexPathComponent, ...], old: CallNode, new: CallNode
+) -> list[Finding]:
+    def finding(what: What, a: str, b: str) -> Finding:
+        return Finding(function, True, side, path, what, a, b)
+
+    if _call_kind(old) != _call_kind(new):
+        return [finding("kind", _call_kind(old), _call_kind(new))]
+    if isinstance(old, Array) and isinstance(new, Array):
+        if old.dtype != new.dtype:  # int8 and uint8 have one record
+            return [finding("dtype", str(old.dtype), str(new.dtype))]
+        return []
+    if isinstance(old, Constant) and isinstance(new, Constant):
+        a = old.text if old.text is not None else repr(old.value)
+        b = new.text if new.text is not None else repr(new.value)
+        return [] if (old.type, a) == (new.type, b) else [finding("value", a, b)]
+    if not (isinstance(old, Container) and isinstance(new, Container)):
+        return []
+    if old.name != new.name:
+        return [finding("type", str(old.name), str(new.name))]
+    if old.keys != new.keys and (old.kind != "dict" or set(old.keys) != set(new.keys)):
+        return [finding("keys", repr(list(old.keys)), repr(list(new.keys)))]
+    if len(old.children) != len(new.children):
+        return [finding("arity", str(len(old.children)), str(len(new.children)))]
+    found: list[Finding] = []
+    by_key = dict(zip(new.keys, new.children, strict=False)) if old.kind == "dict" else {}
+    for position, child in enumerate(old.children):
+        key: IndexPathComponent = old.keys[position] if old.keys else position
+        other = by_key[key] if old.kind == "dict" else new.children[position]
+        found += _diff_call_nodes(function, side, (*path, key), child, other)
+    return found

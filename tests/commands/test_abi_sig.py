@@ -304,3 +304,45 @@ def test_importing_loads_neither_xdsl_nor_the_driver() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert done.stdout == b"[]\n"
+
+
+def test_show_prints_the_original_call() -> None:
+    """A framework's function: its records, then the call it takes (`abi.call`)."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    done = abi_sig("show", str(inputs / "torch_mlp.mlir"))
+    assert (done.returncode, done.stderr) == (0, b"")
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("main(dict{features: tensor<2x4xf32>}")
+    assert lines[1] == (
+        "  called as main({'features': float32[2,4]}, (float32[3], int32[3]), =2, *, "
+        "mask: bool[3], ids: uint8[3]) -> ({'y': float32[2,3], 'rest': (float32[3], "
+        "[int64[3], uint8[3]])}, Pair(first=float32[3], second=int32[3]))"
+    )
+    shown = json.loads(abi_sig("show", "--format", "json", str(inputs / "torch_mlp.mlir")).stdout)
+    assert shown["files"][0]["functions"][0]["call"] == lines[1].removeprefix("  called as main")
+
+
+def test_diff_compares_original_calls(tmp_path: Path) -> None:
+    """Renaming a namedtuple's field leaves the records as they are and breaks the
+    original call: a caller's object no longer has the field, a result has another."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    text = (inputs / "torch_mlp.mlir").read_text(encoding="utf-8")
+    renamed = text.replace("\\22first\\22,\\22second\\22", "\\22first\\22,\\22other\\22")
+    assert renamed != text
+    (tmp_path / "old.mlir").write_text(text, encoding="utf-8")
+    (tmp_path / "new.mlir").write_text(renamed, encoding="utf-8")
+    (tmp_path / "const.mlir").write_text(
+        text.replace(
+            "\\22type\\22:\\22int\\22,\\22value\\22:2", "\\22type\\22:\\22int\\22,\\22value\\22:3"
+        ),
+        encoding="utf-8",
+    )
+    same = abi_sig("diff", "old.mlir", "old.mlir", cwd=tmp_path)
+    assert (same.returncode, same.stdout) == (0, b"")
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode() == (
+        "breaking: main: result[1]: keys ['first', 'second'] -> ['first', 'other']\n"
+    )
+    done = abi_sig("diff", "old.mlir", "const.mlir", cwd=tmp_path)
+    assert done.stdout.decode() == "breaking: main: argument 2: value 2 -> 3\n"

@@ -1,5 +1,5 @@
-"""`abi_compiler.frontends`: picking a frontend by the object's type, and a `CallAdapter`
-put in front of a compiled function by `abi_compiler.iree`."""
+"""`abi_compiler.frontends`: picking a frontend by the object's type, importing no
+framework."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -50,40 +49,6 @@ def test_saved_model_directory(tmp_path: Path) -> None:
 def test_program_refuses_other_objects() -> None:
     with pytest.raises(TypeError, match="got int"):
         program(3)
-
-
-class _Doubling:
-    """Takes ``f(x=…)`` for a function ``f(x)``, returns ``{"y": result}``."""
-
-    def __init__(self) -> None:
-        self.converts: list[bool] = []
-
-    def arguments(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], *, convert: bool = False
-    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        assert not args
-        self.converts.append(convert)
-        return (kwargs["x"],), {}
-
-    def results(self, value: Any) -> Any:
-        return {"y": value}
-
-
-def test_adapted_function() -> None:
-    np = pytest.importorskip("numpy")
-    iree = pytest.importorskip("abi_compiler.iree")
-    module = iree.compile(
-        "func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
-        "  func.return %x : tensor<2xf32>\n}\n"
-    )
-    adapter = _Doubling()
-    module.adapt("main", adapter)
-    result = module.main(x=np.array([1.0, 2.0], np.float32))
-    assert adapter.converts == [False]  # the module's convert (load(…, convert=…))
-    assert list(result) == ["y"]
-    assert result["y"].tolist() == [1.0, 2.0]
-    assert module["main"] is module.main
-    assert "AdaptedFunction @main(tensor<2xf32>)" in repr(module.main)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """Regenerates tests/frontends/inputs/ from the models of `models.py` with the frontends:
-`<name>.mlir` is what the frontend's `to_mlir` gives, `<name>.json` the call the compiled
-function takes (by its records, the adapter's `arguments` applied to the example call)
-and what the framework itself returned for it (`values.py` encodes both).
+`<name>.mlir` is what the frontend's `to_mlir` gives (the function's structure and its
+original call, `abi.call`), `<name>.json` the example call, as the framework's function
+takes it, and what the framework itself returned for it (`values.py` encodes both).
 
 Generated with these versions, each command in a virtual environment that has the
 framework (and abi-compiler installed from this tree):
@@ -12,12 +12,15 @@ framework (and abi-compiler installed from this tree):
         python -m tests.frontends.generate onnx
     tensorflow-cpu 2.21.0, iree-base-compiler 3.13.0:
         python -m tests.frontends.generate tf
+    jax 0.10.2, flax 0.12.8, optax 0.2.8:
+        python -m tests.frontends.generate jax
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -26,10 +29,16 @@ from tests.frontends.generate import models
 from tests.frontends.generate.values import encode
 
 INPUTS = Path(__file__).resolve().parent.parent / "inputs"
+ROOT = INPUTS.parent.parent.parent
 
 
 def _write(name: str, mlir: str, function: str, call: Any, results: Any) -> None:
     args, kwargs = call
+    # Source locations relative to the repository (and the installed packages' to their
+    # site-packages), so the file does not depend on where it was generated.
+    mlir = mlir.replace(str(ROOT) + "/", "").replace(
+        sysconfig.get_paths()["purelib"] + "/", "site-packages/"
+    )
     (INPUTS / f"{name}.mlir").write_text(mlir, encoding="utf-8")
     record = {"function": function, "args": encode(list(args)), "kwargs": encode(kwargs)}
     record["results"] = encode(results)
@@ -44,16 +53,19 @@ def generate_torch() -> None:
 
     module, args, kwargs = models.torch_mlp()
     program = torch_frontend.program(torch.export.export(module, args, kwargs))
-    assert program.adapter is not None
     with torch.no_grad():
         results = module(*args, **kwargs)
-    _write(
-        "torch_mlp",
-        program.mlir,
-        program.function,
-        program.adapter.arguments(args, kwargs),
-        results,
-    )
+    _write("torch_mlp", program.mlir, program.function, (args, kwargs), results)
+
+
+def generate_jax() -> None:
+
+    from abi_compiler.frontends import jax as jax_frontend
+
+    exported, args, kwargs = models.jax_train_step()
+    program = jax_frontend.program(exported)
+    results = exported.call(*args, **kwargs)
+    _write("jax_train_step", program.mlir, program.function, (args, kwargs), results)
 
 
 def generate_onnx() -> None:
@@ -81,11 +93,18 @@ def generate_tf() -> None:
         signature = tf.saved_model.load(directory).signatures["serving_default"]
         inputs = models.tf_inputs()
         outputs = signature(**{name: tf.constant(value) for name, value in inputs.items()})
-        results = {name: value.numpy() for name, value in outputs.items()}
+        # TensorFlow's order of a signature's outputs varies from process to process
+        # (string hashing); the compiled call gives them sorted.
+        results = {name: outputs[name].numpy() for name in sorted(outputs)}
     _write("tf_signature", program.mlir, program.function, ((), inputs), results)
 
 
-GENERATORS = {"torch": generate_torch, "onnx": generate_onnx, "tf": generate_tf}
+GENERATORS = {
+    "jax": generate_jax,
+    "torch": generate_torch,
+    "onnx": generate_onnx,
+    "tf": generate_tf,
+}
 
 if __name__ == "__main__":
     for framework in sys.argv[1:] or sorted(GENERATORS):

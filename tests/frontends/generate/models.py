@@ -150,3 +150,39 @@ def tf_two_signatures(directory: Path) -> None:
     model = Scorer()
     signatures = {"serving_default": model.serve, "score": model.score}
     tf.saved_model.save(model, str(directory), signatures=signatures)
+
+
+def jax_train_step() -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """A flax + optax training step, exported: ``step(state, batch) -> (state, metrics)``
+    where ``state`` is a flax `TrainState` (its optimizer state optax's
+    ``(ScaleByAdamState, EmptyState)``), ``batch`` a dict and ``metrics`` a dict holding
+    `None`. Returns the `jax.export.Exported` and the example ``(args, kwargs)``."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import optax
+    from flax.training import train_state
+    from jax import export
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x: Any) -> Any:
+            return nn.Dense(2)(nn.relu(nn.Dense(4)(x)))
+
+    model = MLP()
+    x = np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3)
+    y = np.array([[0.5, -0.5]] * 4, np.float32)
+    params = model.init(jax.random.PRNGKey(0), x)
+    state = train_state.TrainState.create(apply_fn=model.apply, params=params, tx=optax.adam(0.1))
+
+    def step(state: Any, batch: dict[str, Any]) -> Any:
+        def loss_fn(params: Any) -> Any:
+            return jnp.mean((state.apply_fn(params, batch["x"]) - batch["y"]) ** 2)
+
+        loss, grads = jax.value_and_grad(loss_fn)(state.params)
+        return state.apply_gradients(grads=grads), {"loss": loss, "aux": None}
+
+    batch = {"x": x, "y": y}
+    exported = export.export(jax.jit(step))(state, batch)
+    return exported, (state, batch), {}

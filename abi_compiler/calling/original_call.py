@@ -1,0 +1,461 @@
+"""Calling a compiled function with its original call (docs/calling.md, "From a
+framework's object"): an `OriginalCall` (the `abi.call` entry) read together with the
+function's `iree.abi` records.
+
+`CallPlan.arguments(args, kwargs)` walks the caller's values once, along the original
+structure: containers are checked against it (namedtuples and dataclasses by their
+fields, so any object with those fields will do), `None`, unused and specialized values
+are checked and dropped, and each array goes through the converter of its record (the
+leaf checks of `abi_compiler.runtime.pack`, given by the caller), landing at its leaf
+index. The records' structures are then filled from those leaves — the packed form
+`pack` gives — and shared symbolic dimensions and their bounds are checked, before
+anything reaches the VM. `CallPlan.results(values)` reads the records' values back into
+the original structure: the framework's containers (rebuilt types, or the caller's own
+classes given by name), dicts in the framework's key order, `None` leaves.
+
+Pure: no numpy, no framework; every error is an `AbiError` with the value path of
+`abi_compiler.runtime` (``argument 0['w']``, ``argument state.params``).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import keyword
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Sequence as SequenceABC
+from typing import Any
+
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Constant,
+    Container,
+    Dim,
+    NoneLeaf,
+    OriginalCall,
+    Unused,
+)
+from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path
+from abi_compiler.errors import AbiError
+from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
+
+__all__ = ["CallPlan", "Relations", "TypeSource"]
+
+Converter = Callable[[Any], Any]
+#: What `load(…, types=…)` takes: classes (by their ``__name__``) or a mapping by name.
+TypeSource = Iterable[type] | Mapping[str, type] | None
+#: Given the arrays with symbolic dims (path as errors name it, dims), the check of a
+#: call's shapes for them (raising `AbiError`).
+Relations = Callable[[list[tuple[str, tuple[Dim, ...]]]], Callable[[list[tuple[int, ...]]], None]]
+
+_NOT_SEQUENCES = (str, bytes, bytearray, memoryview)
+_DROP = object()
+
+
+def _type_name(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _values(count: int) -> str:
+    return f"{count} value" if count == 1 else f"{count} values"
+
+
+# --------------------------------------------------------------------------------------
+# The records' side: leaf index ↔ place in the packed roots.
+# --------------------------------------------------------------------------------------
+
+# A template of a packed value: a leaf index, None (a gap) or a tuple of templates.
+Template = Any
+
+
+def _template(node: Node | None) -> Template:
+    if node is None:
+        return None
+    if isinstance(node, Leaf):
+        return node.index
+    items = node.items if isinstance(node, Sequence) else tuple(c for _, c in node.items)
+    return tuple(_template(item) for item in items)
+
+
+def _fill(template: Template, flat: list[Any]) -> Any:
+    if type(template) is int:
+        return flat[template]
+    if template is None:
+        return None
+    return [_fill(item, flat) for item in template]
+
+
+def _scatter(template: Template, value: Any, out: list[Any]) -> None:
+    if type(template) is int:
+        out[template] = value
+    elif template is not None:
+        for item, part in zip(template, value, strict=True):
+            _scatter(item, part, out)
+
+
+def _indices(template: Template) -> list[int]:
+    if type(template) is int:
+        return [template]
+    if template is None:
+        return []
+    return [index for item in template for index in _indices(item)]
+
+
+def result_templates(signature: Signature) -> list[Template]:
+    """One template per value the VM's result readers give (the items of an inlined
+    structured result, else one per result)."""
+    if signature.inlined_result:
+        root = signature.results[0]
+        assert isinstance(root, (Sequence, Dict))
+        items = root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
+        return [_template(item) for item in items]
+    return [_template(node) for node in signature.results]
+
+
+# --------------------------------------------------------------------------------------
+# Types for results.
+# --------------------------------------------------------------------------------------
+
+
+def _own_types(types: TypeSource) -> dict[str, type]:
+    if types is None:
+        return {}
+    if isinstance(types, Mapping):
+        return dict(types)
+    return {cls.__name__: cls for cls in types}
+
+
+def _identifier(name: str) -> str:
+    name = name.rsplit(".", 1)[-1]
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "Record"
+
+
+# Rebuilt types, shared by every plan of the process (a type per name and fields).
+_REBUILT: dict[tuple[str, str, tuple[str, ...]], type] = {}
+
+
+def _rebuilt(kind: str, name: str, fields: tuple[str, ...]) -> type:
+    key = (kind, name, fields)
+    cached = _REBUILT.get(key)
+    if cached is not None:
+        return cached
+    made: type
+    if kind == "namedtuple":
+        made = collections.namedtuple(_identifier(name), fields, rename=True)  # type: ignore[misc,no-redef]
+    else:
+        safe = [
+            f if f.isidentifier() and not keyword.iskeyword(f) else f"_{i}"
+            for i, f in enumerate(fields)
+        ]
+        made = dataclasses.make_dataclass(_identifier(name), safe, frozen=True)
+    made.__qualname__ = made.__name__
+    made.__module__ = "abi_compiler.calling.original_call.rebuilt"
+    _REBUILT[key] = made
+    return made
+
+
+# --------------------------------------------------------------------------------------
+# The plan.
+# --------------------------------------------------------------------------------------
+
+
+class CallPlan:
+    """The original call ``call`` of a function with records ``signature``.
+
+    ``leaf(array)`` gives the converter of an argument array (raising
+    `abi_compiler.runtime.Mismatch`); ``leaf_result(array)`` the function that turns
+    a result array into the framework's value (None: as it is); ``types`` are the
+    caller's own classes for results; ``relations(leaves)`` gives the check of the
+    dynamic dims of the arrays ``leaves`` (their paths and dims, in call order), which
+    takes their shapes."""
+
+    def __init__(
+        self,
+        call: OriginalCall,
+        signature: Signature,
+        leaf: Callable[[Array], Converter],
+        leaf_result: Callable[[Array], Converter | None] | None = None,
+        types: TypeSource = None,
+        relations: Relations | None = None,
+    ) -> None:
+        self.call = call
+        self._types = _own_types(types)
+        self._leaf = leaf
+        self._leaf_result = leaf_result
+        self._roots = [_template(argument.node) for argument in signature.arguments]
+        self._count = len([i for t in self._roots for i in _indices(t)])
+        self._results = result_templates(signature)
+        self._result_count = len([i for t in self._results for i in _indices(t)])
+        given: list[int] = []
+        self._fixed: list[tuple[int, Any]] = []
+        for index, value in call.fixed:
+            given.append(index)
+            try:
+                self._fixed.append((index, leaf(Array(index, None, None))(value)))
+            except Mismatch as mismatch:
+                raise AbiError(f"abi.call: fixed leaf {index}: {mismatch.message}") from None
+        self._related: list[tuple[int, str, tuple[Dim, ...]]] = []  # leaf, path, dims
+        labels = call.labels or (None,) * len(call.positional)
+        self._labels: list[IndexPathComponent] = [
+            Label(label) if label is not None else position for position, label in enumerate(labels)
+        ]
+        self._positional = [
+            self._argument(node, label, given)
+            for node, label in zip(call.positional, self._labels, strict=True)
+        ]
+        self._keywords = {name: self._argument(node, name, given) for name, node in call.keywords}
+        self._names = [name for name, _ in call.keywords]
+        if sorted(given) != list(range(self._count)):
+            raise AbiError(
+                f"abi.call: its arrays are leaves {sorted(given)}, the records have {self._count}"
+            )
+        self._check_shapes: Callable[[list[tuple[int, ...]]], None] | None = None
+        if self._related and relations is not None:
+            self._check_shapes = relations([(path, dims) for _, path, dims in self._related])
+        result_leaves: list[int] = []
+        self._rebuild = self._result(call.result, result_leaves)
+        if sorted(result_leaves) != list(range(self._result_count)):
+            raise AbiError(
+                f"abi.call: its results are leaves {sorted(result_leaves)}, the records have "
+                f"{self._result_count}"
+            )
+
+    # -- arguments ------------------------------------------------------------------------
+
+    def arguments(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
+        """The packed roots (as `abi_compiler.runtime.pack` gives them) of the original
+        call ``f(*args, **kwargs)``."""
+        count = len(self._positional)
+        if len(args) > count:
+            extra = args[count:]
+            if len(extra) > len(self._names):
+                position = count + len(self._names)
+                raise AbiError(
+                    f"argument {position}: unexpected positional argument (the function takes "
+                    f"{position} positional argument{'' if position == 1 else 's'})"
+                )
+            for name in self._names[: len(extra)]:
+                if name in kwargs:
+                    raise AbiError(f"argument {name!r}: given both positionally and by keyword")
+            kwargs = {**dict(zip(self._names, extra, strict=False)), **kwargs}
+            args = args[:count]
+        if len(args) < count:
+            raise AbiError(f"{format_path('argument', self._labels[len(args)], ())}: missing value")
+        flat: list[Any] = [None] * self._count
+        for index, value in self._fixed:
+            flat[index] = value
+        for label, convert, value in zip(self._labels, self._positional, args, strict=True):
+            try:
+                convert(value, flat)
+            except Mismatch as mismatch:
+                raise mismatch.error("argument", label) from None
+        for name in kwargs:
+            if name not in self._keywords:
+                names = ", ".join(repr(n) for n in self._names)
+                takes = f"keywords: {names}" if names else "it takes no keywords"
+                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
+        for name, convert in self._keywords.items():
+            if name not in kwargs:
+                raise AbiError(f"argument {name!r}: missing value")
+            try:
+                convert(kwargs[name], flat)
+            except Mismatch as mismatch:
+                raise mismatch.error("argument", name) from None
+        if self._check_shapes is not None:
+            self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
+        return [_fill(template, flat) for template in self._roots]
+
+    def _argument(
+        self, node: CallNode, root: IndexPathComponent, given: list[int]
+    ) -> Callable[[Any, list[Any]], None]:
+        """The converter of one root: checks a value, puts its leaves in ``flat``."""
+        return self._node(node, given, [root])
+
+    def _node(
+        self, node: CallNode, given: list[int], path: list[IndexPathComponent]
+    ) -> Callable[[Any, list[Any]], None]:
+        if isinstance(node, Array):
+            index = node.index
+            given.append(index)
+            convert = self._leaf(node)
+            if any(not isinstance(dim, int) and dim is not None for dim in node.dims or ()):
+                assert node.dims is not None
+                where = format_path("argument", path[0], path[1:])
+                self._related.append((index, where, node.dims))
+
+            def array(value: Any, flat: list[Any]) -> None:
+                flat[index] = convert(value)
+
+            return array
+        if isinstance(node, Unused):
+            return _ignore
+        if isinstance(node, NoneLeaf):
+            return _none
+        if isinstance(node, Constant):
+            return _constant(node)
+        children = [
+            self._node(child, given, [*path, _component(node, position)])
+            for position, child in enumerate(node.children)
+        ]
+        keys = [_component(node, position) for position in range(len(node.children))]
+        return _container(node, children, keys)
+
+    # -- results -----------------------------------------------------------------------
+
+    def results(self, values: SequenceABC[Any]) -> Any:
+        """The original result of the values the VM's result readers gave."""
+        flat: list[Any] = [None] * self._result_count
+        for template, value in zip(self._results, values, strict=True):
+            _scatter(template, value, flat)
+        return self._rebuild(flat)
+
+    def rebuild(self, flat: list[Any]) -> Any:
+        """The original result of the result leaves, by their index in the records."""
+        return self._rebuild(flat)
+
+    def _result(self, node: CallNode, leaves: list[int]) -> Callable[[list[Any]], Any]:
+        if isinstance(node, Array):
+            index = node.index
+            leaves.append(index)
+            transform = None if self._leaf_result is None else self._leaf_result(node)
+            if transform is None:
+                return lambda flat: flat[index]
+            return lambda flat: transform(flat[index])
+        if isinstance(node, Constant):
+            value = node.value
+            return lambda flat: value
+        if not isinstance(node, Container):
+            return lambda flat: None
+        children = [self._result(child, leaves) for child in node.children]
+        kind, keys = node.kind, node.keys
+        own = self._types.get(node.name) if node.name is not None else None
+        if kind == "list":
+            return lambda flat: [child(flat) for child in children]
+        if kind == "dict":
+            if own is not None:
+                return lambda flat: own({k: c(flat) for k, c in zip(keys, children, strict=True)})
+            return lambda flat: {k: c(flat) for k, c in zip(keys, children, strict=True)}
+        fields = tuple(str(key) for key in keys)
+        if kind == "namedtuple" or (kind == "node" and own is not None and not fields):
+            cls = own or _rebuilt("namedtuple", node.name or "Record", fields)
+            return lambda flat: cls(*[child(flat) for child in children])
+        if kind in ("dataclass", "node") and fields:
+            if own is None:
+                cls = _rebuilt("dataclass", node.name or "Record", fields)
+                names = [f.name for f in dataclasses.fields(cls)]
+            else:
+                cls, names = own, list(fields)
+            return lambda flat: cls(**{n: c(flat) for n, c in zip(names, children, strict=True)})
+        return lambda flat: tuple([child(flat) for child in children])
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    return () if shape is None else tuple(int(size) for size in shape)
+
+
+def _component(node: Container, position: int) -> IndexPathComponent:
+    if node.kind in ("namedtuple", "dataclass") or (node.kind == "node" and node.keys):
+        return Field(str(node.keys[position]))
+    if node.kind == "dict":
+        return node.keys[position]
+    return position
+
+
+def _ignore(value: Any, flat: list[Any]) -> None:
+    return None
+
+
+def _none(value: Any, flat: list[Any]) -> None:
+    if value is not None:
+        raise Mismatch(f"expected None, got {_type_name(value)}")
+
+
+def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
+    shown = node.text if node.text is not None else repr(node.value)
+
+    def constant(value: Any, flat: list[Any]) -> None:
+        if type(value).__name__ == node.type and (
+            repr(value) == node.text if node.text is not None else value == node.value
+        ):
+            return
+        raise Mismatch(f"expected {shown} (the value the program was exported with), got {value!r}")
+
+    return constant
+
+
+def _describe(node: Container) -> str:
+    count = len(node.children)
+    if node.kind == "dict":
+        return f"a dict with keys {sorted(map(str, node.keys))}"
+    if node.kind in ("tuple", "list"):
+        return f"a {node.kind} of {_values(count)}"
+    article = "an" if (node.name or "x")[0] in "AEIOUaeiou" else "a"
+    if node.keys:
+        return f"{article} {node.name} with fields {list(node.keys)}"
+    return f"{article} {node.name} of {_values(count)}"
+
+
+def _container(
+    node: Container,
+    children: list[Callable[[Any, list[Any]], None]],
+    keys: list[IndexPathComponent],
+) -> Callable[[Any, list[Any]], None]:
+    count = len(children)
+    pairs = list(zip(keys, children, strict=True))
+
+    def walk(items: Iterable[Any], flat: list[Any]) -> None:
+        done = 0
+        try:
+            for child, item in zip(children, items, strict=True):
+                child(item, flat)
+                done += 1
+        except Mismatch as mismatch:
+            mismatch.reversed_path.append(keys[done])
+            raise
+
+    if node.kind == "dict":
+        key_set = set(node.keys)
+
+        def mapping(value: Any, flat: list[Any]) -> None:
+            if not isinstance(value, Mapping):
+                raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}")
+            if len(value) != count or not (
+                value.keys() == key_set
+                if type(value) is dict
+                else all(key in value for key in key_set)
+            ):
+                raise Mismatch(f"expected {_describe(node)}, got keys {sorted(map(str, value))}")
+            for key, child in pairs:
+                try:
+                    child(value[key], flat)
+                except Mismatch as mismatch:
+                    mismatch.reversed_path.append(key)
+                    raise
+
+        return mapping
+    fields = [str(key) for key in node.keys]
+    by_position = node.kind in ("tuple", "list", "namedtuple") or not fields
+
+    def sequence(value: Any, flat: list[Any]) -> None:
+        if fields and (not isinstance(value, (tuple, list)) or hasattr(value, "_fields")):
+            try:
+                items = [getattr(value, name) for name in fields]
+            except AttributeError:
+                raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}") from None
+            walk(items, flat)
+            return
+        if (
+            not by_position
+            or isinstance(value, _NOT_SEQUENCES)
+            or not isinstance(value, SequenceABC)
+        ):
+            raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}")
+        if len(value) != count:
+            raise Mismatch(
+                f"expected {_describe(node)}, got a {_type_name(value)} of {_values(len(value))}"
+            )
+        walk(value, flat)
+
+    return sequence

@@ -1,0 +1,393 @@
+"""The `abi.call` JSON: an `OriginalCall` as a reflection entry (docs/formats.md, "The
+original call: `abi.call`").
+
+``{"args":[<node>…],"kwargs":[["<name>",<node>]…],"result":<node>,"v":1}`` plus, when
+they say something, ``"tensor"``, ``"labels"``, ``"symbols"``, ``"fixed"`` and
+``"constraints"``. A node is
+an object with a ``"t"`` member:
+
+* ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}`` (a dim may
+  also be a polynomial of symbols, ``[[2,["b"]],[1,[]]]`` for ``2*b + 1``);
+* ``{"t":"unused"}`` (with ``dtype``/``dims`` when known); ``{"t":"none"}``;
+* ``{"t":"const","type":"int","value":3}`` (``"repr"`` instead of ``"value"`` when JSON
+  cannot hold it);
+* ``{"t":"tuple"|"list","c":[…]}``; ``{"t":"dict","k":[keys in order],"c":[…]}``;
+  ``{"t":"namedtuple"|"dataclass"|"node","name":"TrainState","k":[fields],"c":[…]}``.
+
+Encoding is byte-deterministic, like `iree.abi`: compact, keys sorted, ASCII. Decoding
+checks every member and raises `AbiError` (``abi.call: …``) for anything else; it never
+imports anything a file names.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, NoReturn
+
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Constant,
+    Container,
+    Dim,
+    DimConstraint,
+    NoneLeaf,
+    OriginalCall,
+    Symbol,
+    Terms,
+    Unused,
+)
+from abi_compiler.errors import AbiError
+
+__all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call"]
+
+VERSION = 1
+_TENSORS = ("numpy", "torch", "jax", "tf")
+_CONTAINERS = ("tuple", "list", "dict", "namedtuple", "dataclass", "node")
+# Bound on nesting, as for `iree.abi` (keeps decoding away from the recursion limit).
+_MAX_DEPTH = 256
+
+# ------------------------------------------------------------------------------------
+# Encoding.
+# ------------------------------------------------------------------------------------
+
+
+def encode_call(call: OriginalCall) -> str:
+    """The `abi.call` JSON text of ``call``."""
+    obj: dict[str, Any] = {
+        "v": VERSION,
+        "args": [_encode_node(node) for node in call.positional],
+        "kwargs": [[name, _encode_node(node)] for name, node in call.keywords],
+        "result": _encode_node(call.result),
+    }
+    if call.tensor != "numpy":
+        obj["tensor"] = call.tensor
+    if any(label is not None for label in call.labels):
+        obj["labels"] = list(call.labels)
+    if call.symbols:
+        obj["symbols"] = [[s.name, s.low, s.high] for s in call.symbols]
+    if call.fixed:
+        obj["fixed"] = [list(item) for item in call.fixed]
+    if call.constraints:
+        obj["constraints"] = [
+            [_encode_terms(c.terms), c.relation, c.text] for c in call.constraints
+        ]
+    return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
+
+
+def _encode_terms(terms: Terms) -> list[Any]:
+    return [[coefficient, list(symbols)] for coefficient, symbols in terms]
+
+
+def _encode_dims(dims: tuple[Dim, ...] | None) -> list[Any] | None:
+    if dims is None:
+        return None
+    return [_encode_terms(dim) if isinstance(dim, tuple) else dim for dim in dims]
+
+
+def _encode_node(node: CallNode) -> dict[str, Any]:
+    if isinstance(node, Array):
+        return {"t": "array", "i": node.index, "dtype": node.dtype, "dims": _encode_dims(node.dims)}
+    if isinstance(node, Unused):
+        found: dict[str, Any] = {"t": "unused"}
+        if node.dtype is not None:
+            found["dtype"] = node.dtype
+        if node.dims is not None:
+            found["dims"] = _encode_dims(node.dims)
+        return found
+    if isinstance(node, NoneLeaf):
+        return {"t": "none"}
+    if isinstance(node, Constant):
+        if node.text is not None:
+            return {"t": "const", "type": node.type, "repr": node.text}
+        return {"t": "const", "type": node.type, "value": node.value}
+    found = {"t": node.kind, "c": [_encode_node(child) for child in node.children]}
+    if node.keys or node.kind in ("dict", "namedtuple", "dataclass"):
+        found["k"] = list(node.keys)
+    if node.name is not None:
+        found["name"] = node.name
+    return found
+
+
+def constant(value: Any) -> Constant:
+    """The `Constant` of a specialized value."""
+    type_name = type(value).__name__
+    if value is None or isinstance(value, (bool, str)):
+        return Constant(value, type_name)
+    if type(value) is int:
+        return Constant(value, type_name)
+    if type(value) is float and math.isfinite(value):
+        return Constant(value, type_name)
+    return Constant(None, type_name, repr(value))
+
+
+# ------------------------------------------------------------------------------------
+# Decoding.
+# ------------------------------------------------------------------------------------
+
+
+def _fail(message: str) -> NoReturn:
+    raise AbiError(f"abi.call: {message}")
+
+
+def decode_call(text: str | bytes) -> OriginalCall:
+    """The `OriginalCall` of an `abi.call` JSON text; `AbiError` when it is not one."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        _fail(f"not JSON: {error}")
+    if not isinstance(obj, dict):
+        _fail(f"expected a JSON object, got {type(obj).__name__}")
+    if obj.get("v") != VERSION:
+        _fail(f"unsupported version {obj.get('v')!r} (this reader knows {VERSION})")
+    allowed = {
+        "v",
+        "args",
+        "kwargs",
+        "result",
+        "tensor",
+        "labels",
+        "symbols",
+        "fixed",
+        "constraints",
+    }
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        _fail(f"unknown member {extra[0]!r}")
+    for required in ("args", "kwargs", "result"):
+        if required not in obj:
+            _fail(f"missing member {required!r}")
+    positional = tuple(_node(item, 0) for item in _list(obj["args"], "args"))
+    keywords = []
+    for item in _list(obj["kwargs"], "kwargs"):
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            _fail("kwargs: expected [name, node] pairs")
+        keywords.append((item[0], _node(item[1], 0)))
+    if len({name for name, _ in keywords}) != len(keywords):
+        _fail("kwargs: a name is repeated")
+    tensor = obj.get("tensor", "numpy")
+    if tensor not in _TENSORS:
+        _fail(f"unknown tensor type {tensor!r}")
+    labels = tuple(_list(obj.get("labels", []), "labels"))
+    if labels and (
+        len(labels) != len(positional) or not all(x is None or isinstance(x, str) for x in labels)
+    ):
+        _fail("labels: expected a name or null per positional argument")
+    symbols = []
+    for item in _list(obj.get("symbols", []), "symbols"):
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and isinstance(item[0], str)
+            and all(_is_int_or_none(x) for x in item[1:])
+        ):
+            _fail("symbols: expected [name, low, high] triples")
+        symbols.append(Symbol(item[0], item[1], item[2]))
+    fixed = []
+    for item in _list(obj.get("fixed", []), "fixed"):
+        if not (isinstance(item, list) and len(item) == 2 and all(_is_int(x) for x in item)):
+            _fail("fixed: expected [leaf index, value] pairs")
+        fixed.append((item[0], item[1]))
+    constraints = []
+    for item in _list(obj.get("constraints", []), "constraints"):
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and item[1] in (">=", "==")
+            and isinstance(item[2], str)
+        ):
+            _fail("constraints: expected [terms, '>=' or '==', text] triples")
+        constraints.append(DimConstraint(_terms(item[0]), item[1], item[2]))
+    return OriginalCall(
+        positional,
+        tuple(keywords),
+        _node(obj["result"], 0),
+        tensor,
+        labels,
+        tuple(symbols),
+        tuple(fixed),
+        tuple(constraints),
+    )
+
+
+def _terms(value: Any) -> Terms:
+    """``[[coefficient, [symbol, …]], …]``: a polynomial of symbols."""
+    terms = []
+    for term in _list(value, "terms"):
+        if not (
+            isinstance(term, list)
+            and len(term) == 2
+            and _is_int(term[0])
+            and isinstance(term[1], list)
+            and all(isinstance(symbol, str) for symbol in term[1])
+        ):
+            _fail("terms: expected [coefficient, [symbol, ...]] pairs")
+        terms.append((term[0], tuple(term[1])))
+    return tuple(terms)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_int_or_none(value: Any) -> bool:
+    return value is None or type(value) is int
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        _fail(f"{where}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _dims(value: Any, where: str) -> tuple[Dim, ...] | None:
+    if value is None:
+        return None
+    found: list[Dim] = []
+    for item in _list(value, where):
+        if isinstance(item, list):
+            found.append(_terms(item))
+        elif item is None or isinstance(item, str) or _is_int(item):
+            found.append(item)
+        else:
+            _fail(f"{where}: a dim is an int, a symbol, terms or null")
+    return tuple(found)
+
+
+def _dtype(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        _fail("dtype: expected a name or null")
+    return value
+
+
+def _node(obj: Any, depth: int) -> CallNode:
+    if depth > _MAX_DEPTH:
+        _fail(f"nested deeper than {_MAX_DEPTH} levels")
+    if not isinstance(obj, dict) or not isinstance(obj.get("t"), str):
+        _fail("expected a node (an object with a string member 't')")
+    kind = obj["t"]
+    if kind == "array":
+        _members(obj, {"t", "i", "dtype", "dims"}, {"t", "i"})
+        index = obj["i"]
+        if not _is_int(index) or index < 0:
+            _fail("array: 'i' is a leaf index")
+        return Array(index, _dtype(obj.get("dtype")), _dims(obj.get("dims"), "dims"))
+    if kind == "unused":
+        _members(obj, {"t", "dtype", "dims"}, {"t"})
+        return Unused(_dtype(obj.get("dtype")), _dims(obj.get("dims"), "dims"))
+    if kind == "none":
+        _members(obj, {"t"}, {"t"})
+        return NoneLeaf()
+    if kind == "const":
+        _members(obj, {"t", "type", "value", "repr"}, {"t", "type"})
+        if ("value" in obj) == ("repr" in obj) or not isinstance(obj["type"], str):
+            _fail("const: a 'type' and either 'value' or 'repr'")
+        if "repr" in obj:
+            if not isinstance(obj["repr"], str):
+                _fail("const: 'repr' is a string")
+            return Constant(None, obj["type"], obj["repr"])
+        value = obj["value"]
+        if not (value is None or isinstance(value, (bool, int, float, str))):
+            _fail("const: 'value' is a JSON scalar")
+        return Constant(value, obj["type"])
+    if kind not in _CONTAINERS:
+        _fail(f"unknown node kind {kind!r}")
+    _members(obj, {"t", "c", "k", "name"}, {"t", "c"})
+    children = tuple(_node(child, depth + 1) for child in _list(obj["c"], "c"))
+    keys = tuple(_list(obj.get("k", []), "k"))
+    if not all(isinstance(key, str) or _is_int(key) for key in keys):
+        _fail("k: keys are strings or ints")
+    keyed = kind in ("dict", "namedtuple", "dataclass") or keys
+    if keyed and (len(keys) != len(children) or len(set(keys)) != len(keys)):
+        _fail(f"{kind}: one distinct key per child")
+    if kind in ("namedtuple", "dataclass") and not all(isinstance(key, str) for key in keys):
+        _fail(f"{kind}: fields are strings")
+    name = obj.get("name")
+    if name is not None and not isinstance(name, str):
+        _fail("name: expected a string")
+    if kind in ("namedtuple", "dataclass", "node") and name is None:
+        _fail(f"{kind}: a type name is required")
+    return Container(kind, children, keys, name)
+
+
+def _members(obj: dict[str, Any], allowed: set[str], required: set[str]) -> None:
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        _fail(f"{obj['t']}: unknown member {extra[0]!r}")
+    missing = sorted(required - set(obj))
+    if missing:
+        _fail(f"{obj['t']}: missing member {missing[0]!r}")
+
+
+# ------------------------------------------------------------------------------------
+# The readable form (`abi-sig show`).
+# ------------------------------------------------------------------------------------
+
+
+def format_call(call: OriginalCall) -> str:
+    """``(state: TrainState(step=int32[], …), batch: {'x': float32[b,3]}, *, lr: float32[])
+    -> (…)``: the original call as `abi-sig show` prints it — type names and fields,
+    `None`, unused and specialized values, keywords, dims as their symbols."""
+    labels = call.labels or (None,) * len(call.positional)
+    parts = [
+        f"{label}: {_format_node(node)}" if label is not None else _format_node(node)
+        for label, node in zip(labels, call.positional, strict=True)
+    ]
+    if call.keywords:
+        parts.append("*")
+        parts += [f"{name}: {_format_node(node)}" for name, node in call.keywords]
+    return f"({', '.join(parts)}) -> {_format_node(call.result)}"
+
+
+def _format_terms(terms: Terms) -> str:
+    text = ""
+    for coefficient, symbols in terms:
+        magnitude = abs(coefficient)
+        factors = ([] if magnitude == 1 and symbols else [str(magnitude)]) + list(symbols)
+        term = "*".join(factors)
+        if not text:
+            text = f"-{term}" if coefficient < 0 else term
+        else:
+            text += f" - {term}" if coefficient < 0 else f" + {term}"
+    return text or "0"
+
+
+def _format_array(dtype: str | None, dims: tuple[Dim, ...] | None) -> str:
+    if dims is None:
+        shape = "[*]"
+    else:
+        shape = (
+            "["
+            + ",".join(
+                "?" if dim is None else _format_terms(dim) if isinstance(dim, tuple) else str(dim)
+                for dim in dims
+            )
+            + "]"
+        )
+    return f"{dtype or 'array'}{shape}"
+
+
+def _format_node(node: CallNode) -> str:
+    if isinstance(node, Array):
+        return _format_array(node.dtype, node.dims)
+    if isinstance(node, Unused):
+        return f"unused {_format_array(node.dtype, node.dims)}"
+    if isinstance(node, NoneLeaf):
+        return "None"
+    if isinstance(node, Constant):
+        return f"={node.text if node.text is not None else repr(node.value)}"
+    children = [_format_node(child) for child in node.children]
+    if node.kind == "list":
+        return "[" + ", ".join(children) + "]"
+    if node.kind == "tuple":
+        return "(" + ", ".join(children) + ("," if len(children) == 1 else "") + ")"
+    if node.kind == "dict":
+        items = ", ".join(
+            f"{key!r}: {child}" for key, child in zip(node.keys, children, strict=True)
+        )
+        return f"{node.name or ''}{{{items}}}"
+    if node.keys:
+        fields = ", ".join(f"{key}={child}" for key, child in zip(node.keys, children, strict=True))
+        return f"{node.name}({fields})"
+    return f"{node.name}({', '.join(children)})"

@@ -1,0 +1,178 @@
+"""`abi_compiler.codecs.call_json`: the `abi.call` entry, written byte for byte and read
+back, and what a malformed one is told."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+
+from abi_compiler.call_model import (
+    Array,
+    Constant,
+    Container,
+    DimConstraint,
+    NoneLeaf,
+    OriginalCall,
+    Symbol,
+    Unused,
+)
+from abi_compiler.codecs.call_json import constant, decode_call, encode_call, format_call
+from abi_compiler.errors import AbiError
+
+CALL = OriginalCall(
+    positional=(
+        Container(
+            "dataclass",
+            (Array(0, "int32", ()), Container("dict", (Array(1, "float32", ("b", 4)),), ("w",))),
+            ("step", "params"),
+            "TrainState",
+        ),
+        Container("namedtuple", (), (), "EmptyState"),
+        Unused("float32", (3,)),
+        constant(2),
+        NoneLeaf(),
+    ),
+    keywords=(("mask", Array(2, "bool", (None,))), ("node", Container("node", (), (), "Box"))),
+    result=Container("list", (Array(0, "bfloat16", None), constant(math.nan))),
+    tensor="torch",
+    labels=("state", None, None, None, None),
+    symbols=(Symbol("b", 1, None),),
+    fixed=((3, 0),),
+)
+
+TEXT = (
+    '{"args":[{"c":[{"dims":[],"dtype":"int32","i":0,"t":"array"},{"c":[{"dims":["b",4],'
+    '"dtype":"float32","i":1,"t":"array"}],"k":["w"],"t":"dict"}],"k":["step","params"],'
+    '"name":"TrainState","t":"dataclass"},{"c":[],"k":[],"name":"EmptyState",'
+    '"t":"namedtuple"},{"dims":[3],"dtype":"float32","t":"unused"},{"t":"const",'
+    '"type":"int","value":2},{"t":"none"}],"fixed":[[3,0]],"kwargs":[["mask",{"dims":[null],'
+    '"dtype":"bool","i":2,"t":"array"}],["node",{"c":[],"name":"Box","t":"node"}]],'
+    '"labels":["state",null,null,null,null],"result":{"c":[{"dims":null,"dtype":"bfloat16",'
+    '"i":0,"t":"array"},{"repr":"nan","t":"const","type":"float"}],"t":"list"},'
+    '"symbols":[["b",1,null]],"tensor":"torch","v":1}'
+)
+
+
+def test_encoding_is_exact_and_round_trips() -> None:
+    assert encode_call(CALL) == TEXT
+    assert decode_call(TEXT) == CALL
+    assert decode_call(TEXT.encode()) == CALL
+
+
+def test_a_plain_call_writes_only_what_it_needs() -> None:
+    call = OriginalCall((Array(0, "float32", (2,)),), (), Array(0, "float32", (2,)))
+    text = encode_call(call)
+    assert text == (
+        '{"args":[{"dims":[2],"dtype":"float32","i":0,"t":"array"}],"kwargs":[],'
+        '"result":{"dims":[2],"dtype":"float32","i":0,"t":"array"},"v":1}'
+    )
+    assert decode_call(text) == call
+
+
+def test_decoding_imports_nothing() -> None:
+    """The codec needs neither numpy nor a framework, and a name in the file is data."""
+    code = (
+        "import sys\n"
+        "from abi_compiler.codecs.call_json import decode_call\n"
+        'decode_call(\'{"args":[{"c":[],"k":[],"name":"os.system","t":"namedtuple"}],'
+        '"kwargs":[],"result":{"t":"none"},"v":1}\')\n'
+        "print(sorted(m for m in ('numpy', 'torch', 'jax', 'xdsl') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[", "abi.call: not JSON: "),
+        ("[]", "abi.call: expected a JSON object, got list"),
+        ('{"v":2}', "abi.call: unsupported version 2 (this reader knows 1)"),
+        ('{"v":1,"args":[]}', "abi.call: missing member 'kwargs'"),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"x":1}',
+            "abi.call: unknown member 'x'",
+        ),
+        (
+            '{"v":1,"args":[{"t":"what"}],"kwargs":[],"result":{"t":"none"}}',
+            "abi.call: unknown node kind 'what'",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":-1}],"kwargs":[],"result":{"t":"none"}}',
+            "abi.call: array: 'i' is a leaf index",
+        ),
+        (
+            '{"v":1,"args":[{"t":"dict","c":[{"t":"none"}],"k":[]}],"kwargs":[],"result":{"t":"none"}}',
+            "abi.call: dict: one distinct key per child",
+        ),
+        (
+            '{"v":1,"args":[{"t":"namedtuple","c":[{"t":"none"}]}],"kwargs":[],"result":{"t":"none"}}',
+            "abi.call: namedtuple: one distinct key per child",
+        ),
+        (
+            '{"v":1,"args":[{"t":"namedtuple","c":[],"k":[]}],"kwargs":[],"result":{"t":"none"}}',
+            "abi.call: namedtuple: a type name is required",
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[["a",{"t":"none"}],["a",{"t":"none"}]],"result":{"t":"none"}}',
+            "abi.call: kwargs: a name is repeated",
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"tensor":"mx"}',
+            "abi.call: unknown tensor type 'mx'",
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"array","i":0,"dims":[1.5]}}',
+            "abi.call: dims: a dim is an int, a symbol, terms or null",
+        ),
+    ],
+)
+def test_malformed_entries(text: str, message: str) -> None:
+    with pytest.raises(AbiError) as error:
+        decode_call(text)
+    assert str(error.value).startswith(message)
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    text = (
+        '{"v":1,"args":['
+        + '{"t":"tuple","c":[' * 300
+        + "]}" * 300
+        + '],"kwargs":[],"result":{"t":"none"}}'
+    )
+    with pytest.raises(AbiError, match="nested deeper than 256 levels"):
+        decode_call(text)
+
+
+def test_polynomial_dims_and_constraints() -> None:
+    call = OriginalCall(
+        (Array(0, "float32", (((2, ("b",)), (1, ())), "a")),),
+        (),
+        NoneLeaf(),
+        constraints=(DimConstraint(((1, ("a",)), (-1, ("b",))), ">=", "a >= b"),),
+    )
+    text = encode_call(call)
+    assert '"dims":[[[2,["b"]],[1,[]]],"a"]' in text
+    assert '"constraints":[[[[1,["a"]],[-1,["b"]]],">=","a >= b"]]' in text
+    assert decode_call(text) == call
+
+
+def test_constants() -> None:
+    assert constant(True) == Constant(True, "bool")
+    assert constant(1.5) == Constant(1.5, "float")
+    assert constant(float("inf")) == Constant(None, "float", "inf")
+
+
+def test_readable_form() -> None:
+    assert format_call(CALL) == (
+        "(state: TrainState(step=int32[], params={'w': float32[b,4]}), EmptyState(), "
+        "unused float32[3], =2, None, *, mask: bool[?], node: Box()) -> "
+        "[bfloat16[*], =nan]"
+    )
+    call = OriginalCall(
+        (Array(0, "float32", (((2, ("b",)), (1, ())),)),), (), Container("tuple", (NoneLeaf(),))
+    )
+    assert format_call(call) == "(float32[2*b + 1]) -> (None,)"
