@@ -12,7 +12,7 @@ name locations), so positions in later diagnostics are positions in that text â€
 IREE's bytecode reader is native code, and corrupted bytecode can crash it (a segfault,
 or ``LLVM ERROR`` and an abort): it runs in a child process, as `iree-compile` does, so
 that a crash is a `BytecodeError` that names the stage, never the end of the caller's
-process (docs/formats.md, "MLIR bytecode"). The child is this module run as a program:
+process (docs/formats.md, "Reading a module's calling convention: `abi-sig show`"). The child is this module run as a program:
 bytecode on its standard input, the text on its standard output.
 
 No xDSL import: `abi-sig` and `abi-opt` ask `is_bytecode` of every input.

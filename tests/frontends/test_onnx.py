@@ -182,7 +182,6 @@ def test_inputs_named_like_python_keywords_or_the_call_paths_parameters() -> Non
     module = _compile(model)
     values = {name: np.full(2, position, np.float32) for position, name in enumerate(names)}
     assert module.g(**values)["total"].tolist() == [21.0, 21.0]
-    assert module["g"].function(**values)["total"].tolist() == [21.0, 21.0]  # unadapted
     with pytest.raises(AbiError, match=r"^argument 'self': missing"):
         module.g(**{name: value for name, value in values.items() if name != "self"})
 
