@@ -1,101 +1,11 @@
-"""Runtime marshalling: Python values ↔ the argument and result lists of a function (docs/spec.md §10).
-
-The caller's half of the ABI, with IREE's runtime semantics (its `FunctionInvoker` and
-`ArgumentPacker`):
-
-* `pack(abi, *args, **kwargs)`: bind Python values to the root records of an `iree.abi`
-  JSON and return one value per record. A structure becomes a nested list of its items in
-  record order (an `sdict` in sorted key order): the shape the V1 wrapper's
-  `!util.list<?>` arguments take (§8.2).
-* `unpack(abi, results)`: re-assemble the function's results.
-* `pack_legacy(f, sip, *args, **kwargs)` / `unpack_legacy(f, sip, results)`: the same for
-  the legacy raw (`f`) plus SIP (`sip`) pair; the packed form is the flat leaf list.
-
-Value rules (each value is checked against its record; every error is an `AbiError`
-naming the value's path, e.g. ``argument 'x'[0]['b']: expected a sequence of 2 values,
-got 3``):
-
-* `slist` / `stuple`: any sequence except str/bytes/bytearray/memoryview, of exactly the
-  record's length. A gap (`null` record) takes ``None`` only, packed as ``None``, so the
-  positions of the other items never shift.
-* `sdict`: a mapping with exactly the record's keys, or a namedtuple or dataclass
-  instance whose fields are exactly those keys (docs/spec.md §10).
-* `ndarray`: anything with a ``.shape`` (numpy arrays and the like), an object with
-  ``__array__`` (replaced by the array it gives), nested lists/tuples (at most
-  `MAX_RANK` = 64 levels; a row repeated by reference is looked into once), or a bare
-  number for rank 0. Rank and static dims are checked. A value with a ``.dtype`` must
-  have the record's element type (`f32`: float32; a signless `i<w>`: int<w> or uint<w>;
-  `i1`: bool), or ``convert=True`` casts it with ``.astype``; a memoryview's struct
-  ``format`` is its element type, checked the same way (``convert=True`` takes its
-  values, ``tolist()``); nested lists have no dtype and are not checked (IREE converts
-  them). The value is passed through unchanged, except a `torch.Tensor`, which becomes
-  the numpy array sharing its memory (`torch_array`). An ND-array of
-  reference type (element `py_homogeneous_list`, docs/spec.md §8.3) packs as
-  ``[[values in C order], [dims]]``; a ranked one may be nested lists, an unranked one
-  needs a ``.shape`` and ``.tolist()`` (a numpy object array).
-* integers (`i<w>`, `si<w>`, `ui<w>`): an int (numpy integers included; a ``bool`` only
-  with ``convert=True``) in the type's range (signless: either interpretation), packed as
-  ``int``; `i1` takes a bool or 0/1 and packs as ``bool``. Floats (`f<w>`, `bf16`): a
-  real number other than a bool (unless ``convert=True``), packed as ``float``; a finite
-  number that the record's type would round to infinity (`1e300` for `f32`, `70000` for
-  `f16`) does not fit (infinities and NaNs pass).
-* `py_homogeneous_list`: a sequence of any length, each element checked against the
-  element record. `"unknown"`: anything, unchanged.
-
-Binding, one rule for V1 and legacy: positional values fill the root slots in the
-function's argument order; a keyword fills the named slot of that name; named slots may
-be given either way. Deliberate difference: IREE's packer takes named slots by keyword
-only; here they may also be given positionally, as seed 001 describes ("named arguments
-that can be passed positionally or by keyword"). Every slot is filled exactly once.
-``convert`` is a keyword of `pack`/`pack_legacy` itself, so a named argument called
-``convert`` is given positionally.
-
-Legacy (SIP): a sequence root binds values by key (a gap takes ``None``); a dict root's
-slots are named, in argument order (the order of each one's first raw index, the
-original argument order after `flatten-signatures`); a leaf's value is checked against
-the raw type of its flat
-index (references and unrecognized types, `O`/`U`, are opaque). Result sequences
-unpack as tuples, since every result sequence level is a tuple (§3.2).
-
-For the frontends' call adapters (whose frameworks know the sign the records do not
-say): `dtype_int_range`, `int_misfit` (the first int of nested lists outside an integer
-dtype's range), `value_shape` (an array value's shape as the records read it) and
-`unexpected_keyword` (the one wording of that error).
-
-numpy is never imported: arrays are recognized by their ``.shape`` (a torch tensor's
-``.numpy()`` gives numpy arrays; ml_dtypes is imported for a bfloat16 one).
-
-Errors (``<path>: <problem>``; the path is ``argument <position or 'name'>`` or
-``result <position>``, then ``[<index>]`` / ``['<key>']`` per level). Each names what
-the value must be (`describe`: ``float32[2,?]``, ``a dict with keys ['a', 'b']``, ``a
-sequence of 2 values``, ``an int (i32)``, …) and, for a value of the wrong shape, what it
-is (`describe_shaped`: ``float64[4,2]``, ``lists of shape [4,2]``, ``str``):
-
-* binding: ``missing value, expected float32[2,4]``; ``unexpected keyword argument
-  (keywords: 'x', 'y')`` (or ``(it takes no keywords)``); ``given both positionally and
-  by keyword``; ``unexpected positional argument (the function takes N positional
-  arguments)`` (located at the first surplus position);
-* structures: ``expected a sequence of N values, got M`` (or ``got <type>``);
-  ``expected a dict with keys ['bias', 'kernel'], got keys ['bias']`` (or ``got
-  <type>``, ``got Point with fields ['x', 'y']``; lists of more than 16 keys are cut and
-  end with what is missing and unexpected); ``expected None (a gap in the structure),
-  got <type>``;
-* leaves: ``expected an int (i32), got <type>``; ``expected a bool (i1), …``;
-  ``expected a float (f32), …``; ``value 300 does not fit in i8``; ``value 1e+300 does
-  not fit in f32``; ``expected float32[2,4], got float32[4,2]`` (rank or static dims; a
-  nested list: ``got lists of shape [4,2]``); ``expected float32[2,4], got int32[2,4]
-  (convert=True converts it)`` (a memoryview's format reads as its dtype); ``expected
-  float32[2], got <type>``; ``expected float32[2], <type>.__array__() raised <error>``;
-  ``expected float32[2], got ragged nested lists``; ``… got lists nested deeper than 64
-  levels``; ``an empty reference array of shape [100000000,0] would unpack to more than
-  1048576 nested lists`` (`MAX_EMPTY_LISTS`); ``expected a sequence, got <type>``
-  (`py_homogeneous_list`);
-* results, without a path: ``expected N results, got M``; ``expected a sequence of
-  results, got <type>``; legacy signatures that disagree: ``sip inputs leaf indices […]
-  do not match the N raw inputs of f``;
-* the signatures themselves: every codec error; ``invalid UTF-8``; ``the iree.abi mapping
-  is not JSON data: …``; ``expected a raw signature f (str, bytes or FlatSignature), got
-  int``. Integers too long to print are shown as ``<an integer of N bits>``.
+"""Runtime marshalling: Python values ↔ the argument and result lists of a function
+(docs/spec.md §10), with IREE's runtime semantics (its `FunctionInvoker` and
+`ArgumentPacker`). `pack(abi, *args, **kwargs)` binds Python values to the root records
+of an `iree.abi` JSON and returns one value per record (a structure as a nested list of
+its items in record order, the shape the V1 wrapper's `!util.list<?>` arguments take);
+`unpack(abi, results)` re-assembles the results; `pack_legacy` / `unpack_legacy` do the
+same by the legacy `f` + `sip` pair. numpy is never imported. The value rules and every
+error are in docs/calling.md ("`abi_compiler.runtime`: value rules and errors").
 """
 
 from __future__ import annotations

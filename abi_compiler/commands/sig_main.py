@@ -1,76 +1,11 @@
-"""`abi-sig`: decode a mangled signature or an `iree.abi` JSON and print it readably; show
-the calling convention of a module's functions, and compare two versions of a module.
-
-Usage::
-
-    abi-sig raw  'I23!O1!B11!d-1d128d64S3!t6R17!B13!t11d32d-1d64'
-    abi-sig sip  'I12!S9!k0_0k1_1R3!_0'
-    abi-sig json '{"a":["i32"],"r":[],"v":1}'
-    abi-sig --format json raw - < signature.txt
-    abi-sig show model.mlir model.vmfb
-    abi-sig diff old.vmfb new.vmfb
-
-The text forms are docs/spec.md §9's (docs/formats.md): ``raw`` prints one line, ``sip`` prints ``inputs:``, the
-inputs text, ``results:``, the results text, ``json`` prints the declaration form. SIG
-``-`` reads the signature from standard input (one trailing newline is ignored).
-Malformed input: ``abi-sig: error: <message> (at offset N)`` on standard error, exit
-status 1 (usage errors: exit status 2). Closed or full standard streams are handled as
-in `abi-opt` (`abi_compiler.commands.output`): a closed stdin or stdout, or a write error
-on stdout, is a one-line error with exit status 1; Ctrl-C exits with 130, silently.
-
-``show FILE...`` (docs/spec.md §9.1) prints one line per exported function of each module, MLIR
-text, MLIR bytecode or a compiled ``.vmfb`` (`abi_compiler.signatures.module_signatures`):
-``<name><declaration>``, ending in ``  (no reflection)`` when the function has neither
-V1 nor legacy reflection, or in ``  (from JAX paths, no reflection)`` (``index paths``,
-``abi.name``) when it is shown from the structure `abi-opt` would read in MLIR text
-(`module_signatures`). With several files, each file's lines follow a ``<file>:``
-line. Functions a caller does not call (``$async`` variants, the VM's ``__init``) only
-with ``--all``. A module that cannot be read (also a corrupted ``.vmfb`` or bytecode, and
-any unexpected exception, never a traceback): ``<file>[:<line>:<col>]: error:
-<message>``, exit status 1, nothing on standard output.
-
-``diff OLD NEW`` (docs/spec.md §9.1) prints one line per difference between the functions of two
-modules (`abi_compiler.signatures.signature_diff`), breaking ones first, each ``breaking: `` or
-``compatible: `` followed by ``<function>: <argument|result> <path>: <what> <old> ->
-<new>``; a key added to a result dict is compatible unless ``--strict``. Exit status 0
-when nothing breaks, 1 when something does, 2 when an input cannot be read or the output
-cannot be written.
-
-``--format json`` prints the decoded model instead, as a JSON document (indented, keys
-sorted) for scripts. Its shape, stable across releases:
-
-* raw: ``{"encoding": "raw", "inputs": [<type>...], "results": [<type>...]}``
-* sip: ``{"encoding": "sip", "inputs": <node or null>, "results": <node or null>}``
-* json: ``{"encoding": "json", "arguments": [<argument>...], "results": [<node>...]}``
-* show: ``{"files": [{"file": "<name>", "functions": [{"name": "main", "source":
-  "iree.abi" | "legacy" | "structure" | "type", "caller_visible": true, "declaration": "(…) -> (…)",
-  "arguments": [<argument>...], "results": [<node>...]}...]}...]}``
-* diff: ``{"breaking": true, "findings": [{"severity": "breaking" | "compatible",
-  "function": "main", "side": "argument" | "result" | null, "path": [<root>, <key>...],
-  "what": "shape", "old": "4x3" | null, "new": "4x5" | null, "line": "<the text
-  line>"}...]}`` (``what`` is one of ``added``, ``removed``, ``name``, ``position``,
-  ``kind``, ``arity``, ``keys``, ``type``, ``dtype``, ``rank``, ``shape``; an argument's
-  path starts with its name or position, a result's with its first key)
-
-where an ``<argument>`` is ``{"key": k, "name": "x" | null, "node": <node>}``, a
-``<type>`` is one of
-
-* ``{"type": "scalar", "kind": "i" | "si" | "ui" | "f" | "bf", "width": 32}``
-* ``{"type": "ndarray", "element": <type>, "dims": [4, null] | null}`` (``null`` dims:
-  unranked; a ``null`` dim is dynamic)
-* ``{"type": "list", "element": <type>}``
-* ``{"type": "unknown"}``
-
-and a ``<node>`` is one of
-
-* ``{"node": "leaf", "index": 0, "type": <type> | null}`` (SIP leaves and JSON ``null``
-  records have no type)
-* ``{"node": "sequence", "kind": "list" | "tuple", "items": [<node> | null...]}``
-  (``null``: a gap)
-* ``{"node": "dict", "items": [["key", <node>]...]}`` (keys sorted)
-
-No xDSL import here: start-up time matters for a command-line decoder (reading an MLIR
-module imports it, `module_signatures.read_functions`).
+"""`abi-sig`: decode a mangled signature or an `iree.abi` JSON and print it readably
+(``raw``, ``sip``, ``json``), show the calling convention of a module's functions
+(``show``), and compare two versions of a module (``diff``); ``--format json`` prints the
+decoded model for scripts. The output forms, exit statuses and the JSON shapes are in
+docs/formats.md ("The `abi-sig` command"); streams are handled as in `abi-opt`
+(`abi_compiler.commands.output`). No xDSL import here: start-up time matters for a
+command-line decoder (reading an MLIR module imports it,
+`module_signatures.read_functions`).
 """
 
 from __future__ import annotations

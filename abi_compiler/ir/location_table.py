@@ -28,7 +28,7 @@ from abi_compiler.ir.argument_names import ArgumentNames, ArgumentNameTable
 
 class LocationTable:
     """Maps parsed IR objects (operations, block arguments) to offsets into the input file
-    (`abi_compiler.pipeline.locating_parser.SourceFile`)."""
+    (`abi_compiler.pipeline.run_diagnostics.SourceFile`)."""
 
     def __init__(self) -> None:
         # Weak keys: an operation a pass erases (and nothing else refers to) is freed

@@ -11,7 +11,7 @@ Hooks, public names for the private ones the rest of the project needs:
   `locating_parser.LocatingParser`: `current_token`, `dialect_stack` (the parser state),
   `resume_at` (`_resume_from`), and two methods to override: `operation_type` (xDSL's
   `Parser._get_op_by_name`) and `ssa_defined` (after `Parser._register_ssa_definition`);
-* `HookedPrinter`, the base of `carried_ir.CarriedPrinter`: `print_new_line`
+* `HookedPrinter`, the base of `xdsl_fixes.FixedPrinter` (and so of the run's printer): `print_new_line`
   (`Printer._print_new_line`) and `forget_names` (the printer's `_blocks` and
   `_ssa_values`);
 * `check_pass_option` and `pass_option_text` (`arg_spec._convert_arg_to_type`,

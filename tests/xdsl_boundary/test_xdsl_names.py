@@ -92,7 +92,6 @@ FUNCTIONS: list[tuple[Any, str, list[str]]] = [
     # pass options
     (arg_spec, "_convert_arg_to_type", ["value", "dest_type"]),
     (arg_spec.ArgSpec, "_spec_parameter_type_str", ["arg"]),
-    # carried_ir.CarriedPrinter: a carried function's header
 ]
 
 # (owner, name) of the other attributes the hook modules reads or replaces; their kind
