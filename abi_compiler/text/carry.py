@@ -28,7 +28,7 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from abi_compiler.text import lexer
+from abi_compiler.text import lexer, structured_types
 from abi_compiler.text.lexer import (
     AT,
     BANG,
@@ -319,9 +319,9 @@ class _Cursor:
 
 
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
-_STRUCTURED_NAMES = ("!abi.dict", "!iree.list")
+_STRUCTURED_NAMES = structured_types.STRUCTURED_DIALECT_TYPES
 # The element types of a tensor of references.
-_REFERENCE_NAMES = frozenset(("!util.list", "!iree.list"))
+_REFERENCE_NAMES = structured_types.REFERENCE_TYPES
 
 
 def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
@@ -441,8 +441,10 @@ _SIMPLE_TYPE = re.compile(
 _AFTER_TYPE = re.compile(rf"[,){{]|(?:loc|attributes){_ID_END}|\Z")
 # In a simple type's text (no strings): what makes it structured, and type alias names.
 _STRUCTURED_TYPE = re.compile(
-    rf"tuple<|!(?:abi\.dict|iree\.list)(?!{lexer.SUFFIX_ID_CHAR})"
-    rf"|tensor<[^<>]*!(?:util\.list|iree\.list|[A-Za-z0-9_$\-]+)(?!{lexer.SUFFIX_ID_CHAR})"
+    rf"{structured_types.STRUCTURED_BUILTIN_TYPE}<"
+    rf"|!(?:{'|'.join(re.escape(n[1:]) for n in _STRUCTURED_NAMES)})(?!{lexer.SUFFIX_ID_CHAR})"
+    rf"|tensor<[^<>]*!(?:{'|'.join(re.escape(n[1:]) for n in sorted(_REFERENCE_NAMES))}"
+    rf"|[A-Za-z0-9_$\-]+)(?!{lexer.SUFFIX_ID_CHAR})"
 )
 _TYPE_NAME = re.compile("!" + SUFFIX_ID)
 _WORD = re.compile(lexer.BARE_ID)
@@ -1120,8 +1122,13 @@ def has_structured_signature(layout: Layout, func: FuncText) -> bool:
 
 # Body text that works with structured values, found with `str.find` and confirmed by
 # its tokens.
-_STRUCTURED_BODY = ("tuple<", "!abi.", "abi.tuple.", "abi.dict.", "abi.ref_array.", "!iree.list<")
-_STRUCTURED_OPS = ("abi.tuple.", "abi.dict.", "abi.ref_array.")
+_STRUCTURED_OPS = structured_types.STRUCTURED_OP_PREFIXES
+_STRUCTURED_BODY = (
+    f"{structured_types.STRUCTURED_BUILTIN_TYPE}<",
+    structured_types.ABI_TYPE_PREFIX,
+    *_STRUCTURED_OPS,
+    *(f"{name}<" for name in _STRUCTURED_NAMES if not name.startswith("!abi.")),
+)
 
 
 def has_structured_body(text: str, func: FuncText) -> bool:
@@ -1136,11 +1143,14 @@ def has_structured_body(text: str, func: FuncText) -> bool:
             token = text[token_start:token_end]
             if kind == BARE:
                 if token.startswith(_STRUCTURED_OPS) or (
-                    token == "tuple" and text.startswith("<", token_end)
+                    token == structured_types.STRUCTURED_BUILTIN_TYPE
+                    and text.startswith("<", token_end)
                 ):
                     return True
             elif kind == BANG:
-                if token.startswith("!abi.") or token == "!iree.list":
+                if token.startswith(structured_types.ABI_TYPE_PREFIX) or (
+                    token in _STRUCTURED_NAMES
+                ):
                     return True
             elif kind == STRING_TOKEN and token[1:].startswith(_STRUCTURED_OPS):
                 return True
