@@ -163,7 +163,7 @@ def related_calls(draw: st.DrawFn) -> dict[str, Any]:
 def consistent(specs: dict[int, list[DimSpec]], shapes: dict[int, list[int]], bounds: Any) -> bool:
     """Whether some assignment of the symbols within their bounds gives every shape (the
     static dims of a leaf without symbols are the records' to check, not the
-    adapter's)."""
+    plan's)."""
     specs = {
         key: dims
         for key, dims in specs.items()
