@@ -62,7 +62,9 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
 from abi_compiler.call_model import Array
 from abi_compiler.calling.marshal import (
+    MAX_RANK,
     Mismatch,
+    _show_int,
     describe,
     describe_shaped,
     leaf_packer,
@@ -702,9 +704,14 @@ def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
     true, located at that element."""
     position = int(np.argmax(bad))
     value = data.flat[position]
-    shown = repr(float(value)) if isinstance(value, (float, np.floating)) else str(int(value))
-    if len(shown) > 100:
-        shown = f"<an integer of {abs(int(value)).bit_length()} bits>"
+    if isinstance(value, (float, np.floating)):
+        shown = repr(float(value))
+    else:
+        bits = abs(int(value)).bit_length()
+        # (str() refuses an int of more than 4300 digits)
+        shown = str(int(value)) if bits < 4096 else ""
+        if not shown or len(shown) > 100:
+            shown = f"<an integer of {bits} bits>"
     misfit = _Misfit(f"value {shown} does not fit in {element.record}")
     index = [int(axis) for axis in np.unravel_index(position, data.shape)]
     misfit.reversed_path.extend(reversed(index))
@@ -1200,20 +1207,30 @@ def _signed_leaf(
 
 
 def _int_range(value: Any, low: int, high: int, name: str) -> None:
-    """Python ints (nested lists of them) outside ``[low, high]``: the first one found."""
-    if isinstance(value, (list, tuple)):
-        for position, item in enumerate(value):
-            try:
-                _int_range(item, low, high, name)
-            except _Misfit as misfit:
-                misfit.reversed_path.append(position)
-                raise
-    elif (
-        isinstance(value, (int, np.integer))
-        and not isinstance(value, (bool, np.bool_))
-        and not low <= int(value) <= high
-    ):
-        raise _Misfit(f"value {int(value)} does not fit in {name}")
+    """Python ints (nested lists of them) outside ``[low, high]``: the first one found.
+    A list repeated by reference is looked into once, and none deeper than `MAX_RANK`
+    (a list that holds itself): the records refuse those."""
+    seen: set[int] = set()
+
+    def walk(item: Any, depth: int) -> None:
+        if isinstance(item, (list, tuple)):
+            if depth >= MAX_RANK or id(item) in seen:
+                return
+            seen.add(id(item))
+            for position, child in enumerate(item):
+                try:
+                    walk(child, depth + 1)
+                except _Misfit as misfit:
+                    misfit.reversed_path.append(position)
+                    raise
+        elif (
+            isinstance(item, (int, np.integer))
+            and not isinstance(item, (bool, np.bool_))
+            and not low <= int(item) <= high
+        ):
+            raise _Misfit(f"value {_show_int(int(item))} does not fit in {name}")
+
+    walk(value, 0)
 
 
 def _typed_record(t: ValueType | None) -> bool:

@@ -1,34 +1,49 @@
-"""A generated campaign against the checks a framework's call adapter makes before the VM
-(issue 29), without any framework: pytrees whose leaves share dynamic dims (symbols,
-``k*s + c`` expressions, static sizes, bounds) called with consistent and mismatched
-shapes, and integer leaves of every dtype called with nested lists holding values in and
-out of range. The oracles are written here, independently of the code under test:
+"""A generated campaign against the checks a function's original call (`abi.call`) makes
+before the VM (issue 29), without any framework: original calls whose arrays share
+dynamic dims (symbols, ``k*s + c`` expressions, static sizes, bounds) called through
+`CallPlan` with consistent and mismatched shapes, and integer arrays of every dtype of a
+compiled module called with nested lists holding values in and out of range (skipped
+without IREE). The oracles are written here, independently of the code under test:
 
 * dims: a call is refused exactly when no assignment of the symbols within their bounds
   gives every leaf its shape (brute force over small values); a refusal names the path of
   a leaf of the call, and a shared-symbol refusal names two. A static dim of the wrong
-  size is left to the records (which refuse it in their words): such a call may pass the
-  adapter;
+  size of an array without symbols is left to the records (which refuse it in their
+  words): such a call may pass the plan;
 * ints: a call is refused exactly when an element is outside the dtype's range, at the
   first such element in C order.
 
-`ABI_SLOW=1` runs 20 times as many examples (tests/frontends/campaign_jax.py compares the
-JAX adapter with JAX itself on generated exports, where JAX is installed).
+`ABI_SLOW=1` runs 20 times as many examples (tests/frontends/campaign_jax.py compares a
+JAX export's compiled call with JAX itself on generated exports, where JAX is installed).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Container,
+    Dim,
+    NoneLeaf,
+    OriginalCall,
+    Symbol,
+)
+from abi_compiler.calling.original_call import CallPlan
+from abi_compiler.codecs.call_json import decode_call, encode_call
+from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import DimExpr
-from abi_compiler.frontends.pytree import Tree, TreeAdapter
+from abi_compiler.frontends.dims import DimExpr, DimRelations, LeafDims
+from tests.calling.conftest import mlir_string, needs_iree
 
 SLOW = bool(os.environ.get("ABI_SLOW"))
 CAMPAIGN = settings(
@@ -43,7 +58,7 @@ LARGEST = 40
 
 @dataclass(frozen=True)
 class Shaped:
-    """An array as the adapter measures it: by its ``.shape``."""
+    """An array as the plan measures it: by its ``.shape``."""
 
     shape: tuple[int, ...]
 
@@ -63,14 +78,14 @@ def dim_specs() -> st.SearchStrategy[DimSpec]:
     )
 
 
-def to_dim(spec: DimSpec) -> Any:
+def to_dim(spec: DimSpec) -> Dim:
     if spec[0] == "static":
-        return spec[1]
+        return int(spec[1])
     if spec[0] == "symbol":
-        return spec[1]
+        return str(spec[1])
     if spec[0] == "linear":
         _, symbol, k, c = spec
-        return DimExpr(((k, (symbol,)), *(((c, ()),) if c else ())))
+        return ((k, (symbol,)), *(((c, ()),) if c else ()))
     return None
 
 
@@ -86,24 +101,28 @@ def size_of(spec: DimSpec, values: dict[str, int], free: int) -> int:
 
 
 @st.composite
-def trees(draw: st.DrawFn, leaves: list[Tree], depth: int = 0) -> Tree:
-    """A pytree over some of ``leaves`` (each drawn leaf is removed from the list)."""
+def trees(draw: st.DrawFn, leaves: list[Array], depth: int = 0) -> CallNode:
+    """A structure over some of ``leaves`` (each drawn leaf is removed from the list)."""
     if depth >= 3 or len(leaves) <= 1 or draw(st.booleans()):
-        return leaves.pop(0) if leaves else Tree("none")
+        return leaves.pop(0) if leaves else NoneLeaf()
     kind = draw(st.sampled_from(["dict", "list", "tuple"]))
     count = draw(st.integers(1, min(3, len(leaves))))
     children = tuple(draw(trees(leaves, depth + 1)) for _ in range(count))
     if kind == "dict":
-        return Tree("dict", children, tuple("pqr"[: len(children)]))
-    return Tree(kind, children)
+        return Container("dict", children, tuple("pqr"[: len(children)]))
+    return Container(kind, children)
 
 
 @st.composite
 def related_calls(draw: st.DrawFn) -> dict[str, Any]:
     leaf_count = draw(st.integers(1, 5))
     specs = [draw(st.lists(dim_specs(), min_size=0, max_size=3)) for _ in range(leaf_count)]
-    leaves = [Tree("leaf", dims=tuple(to_dim(spec) for spec in dims)) for dims in specs]
-    by_id = {id(leaf): dims for leaf, dims in zip(leaves, specs, strict=True)}
+    # Leaf i of the records is array i of the call, in the call's order.
+    leaves = [
+        Array(index, "float32", tuple(to_dim(spec) for spec in dims))
+        for index, dims in enumerate(specs)
+    ]
+    by_index = dict(enumerate(specs))
     pool = list(leaves)
     roots = []
     while pool:
@@ -121,8 +140,8 @@ def related_calls(draw: st.DrawFn) -> dict[str, Any]:
         for symbol, (low, high) in bounds.items()
     }
     shapes = {
-        id(leaf): [size_of(spec, values, draw(st.integers(0, 5))) for spec in by_id[id(leaf)]]
-        for leaf in leaves
+        index: [size_of(spec, values, draw(st.integers(0, 5))) for spec in by_index[index]]
+        for index in by_index
     }
     # A mismatch: one dim of one leaf changed (which may or may not break a relation).
     mutate = draw(st.booleans())
@@ -135,7 +154,7 @@ def related_calls(draw: st.DrawFn) -> dict[str, Any]:
         "positional": positional,
         "keywords": keywords,
         "bounds": bounds,
-        "specs": by_id,
+        "specs": by_index,
         "shapes": shapes,
         "mutated": mutate,
     }
@@ -144,7 +163,7 @@ def related_calls(draw: st.DrawFn) -> dict[str, Any]:
 def consistent(specs: dict[int, list[DimSpec]], shapes: dict[int, list[int]], bounds: Any) -> bool:
     """Whether some assignment of the symbols within their bounds gives every shape (the
     static dims of a leaf without symbols are the records' to check, not the
-    adapter's)."""
+    plan's)."""
     specs = {
         key: dims
         for key, dims in specs.items()
@@ -173,26 +192,53 @@ def consistent(specs: dict[int, list[DimSpec]], shapes: dict[int, list[int]], bo
     return False
 
 
-def value_for(tree: Tree, shapes: dict[int, list[int]]) -> Any:
-    if tree.kind == "leaf":
-        return Shaped(tuple(shapes[id(tree)]))
-    if tree.kind == "none":
+def value_for(node: CallNode, shapes: dict[int, list[int]]) -> Any:
+    if isinstance(node, Array):
+        return Shaped(tuple(shapes[node.index]))
+    if isinstance(node, NoneLeaf):
         return None
-    items = [value_for(child, shapes) for child in tree.children]
-    if tree.kind == "dict":
-        return dict(zip(tree.keys, items, strict=True))
-    return items if tree.kind == "list" else tuple(items)
+    assert isinstance(node, Container)
+    items = [value_for(child, shapes) for child in node.children]
+    if node.kind == "dict":
+        return dict(zip(node.keys, items, strict=True))
+    return items if node.kind == "list" else tuple(items)
 
 
-def leaf_paths(tree: Tree, text: str) -> list[str]:
-    if tree.kind == "leaf":
+def leaf_paths(node: CallNode, text: str) -> list[str]:
+    if isinstance(node, Array):
         return [text]
-    keys: list[Any] = list(tree.keys) if tree.kind == "dict" else list(range(len(tree.children)))
+    if not isinstance(node, Container):
+        return []
+    keys: list[Any] = list(node.keys) if node.kind == "dict" else list(range(len(node.children)))
     return [
         path
-        for key, child in zip(keys, tree.children, strict=True)
+        for key, child in zip(keys, node.children, strict=True)
         for path in leaf_paths(child, f"{text}[{key!r}]")
     ]
+
+
+def plan_of(call: OriginalCall, ranks: list[int]) -> CallPlan:
+    """``call`` (written and read back as `abi.call` is) over records of one array root
+    per leaf (of its rank, every dim dynamic), each leaf taken as it is, and its dims
+    related as a loaded module relates them."""
+    roots = ",".join(f'["ndarray","f32",{rank}{",null" * rank}]' for rank in ranks)
+    signature = decode_json(f'{{"a":[{roots}],"r":[],"v":1}}')
+
+    def relations(found: list[tuple[str, tuple[Dim, ...]]]) -> Any:
+        return DimRelations(
+            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
+            tuple(
+                LeafDims(path, tuple(DimExpr(d) if isinstance(d, tuple) else d for d in dims))
+                for path, dims in found
+            ),
+        ).check
+
+    return CallPlan(
+        decode_call(encode_call(call)),
+        signature,
+        lambda array: lambda value: value,
+        relations=relations,
+    )
 
 
 COUNTS = {
@@ -207,12 +253,13 @@ COUNTS = {
 @CAMPAIGN
 @given(related_calls())
 def test_dims_campaign(call: dict[str, Any]) -> None:
-    adapter = TreeAdapter(
-        call["positional"],
-        call["keywords"],
-        Tree("leaf"),
-        symbols=tuple((s, low, high) for s, (low, high) in call["bounds"].items()),
+    original = OriginalCall(
+        tuple(call["positional"]),
+        tuple(call["keywords"].items()),
+        Container("tuple", ()),
+        symbols=tuple(Symbol(s, low, high) for s, (low, high) in call["bounds"].items()),
     )
+    plan = plan_of(original, [len(call["specs"][index]) for index in sorted(call["specs"])])
     args = [value_for(tree, call["shapes"]) for tree in call["positional"]]
     kwargs = {name: value_for(tree, call["shapes"]) for name, tree in call["keywords"].items()}
     expected_ok = consistent(call["specs"], call["shapes"], call["bounds"])
@@ -224,7 +271,7 @@ def test_dims_campaign(call: dict[str, Any]) -> None:
         for path in leaf_paths(tree, f"argument {root!r}")
     ]
     try:
-        adapter.arguments(tuple(args), kwargs)
+        plan.arguments(tuple(args), kwargs)
     except AbiError as error:
         message = str(error)
         assert not expected_ok, message
@@ -236,7 +283,7 @@ def test_dims_campaign(call: dict[str, Any]) -> None:
     else:
         if static_broken(call["specs"], call["shapes"]):
             # A static dim of the wrong size: the records refuse the call (in their own
-            # words: `expected float32[?,4], got float32[2,5]`), the adapter leaves it.
+            # words: `expected float32[?,4], got float32[2,5]`), the plan leaves it.
             COUNTS["dims_left_to_records"] += 1
             return
         assert expected_ok, (call["specs"], call["shapes"], call["bounds"])
@@ -292,14 +339,46 @@ def first_outside(
     return None if low <= value <= high else (index, value)
 
 
+def int_module_text() -> str:
+    """f_<dtype>_<rank>({"w": x}) -> x for an array x of each integer dtype and rank."""
+    parts = []
+    for dtype in INT_DTYPES:
+        width = int(dtype.lstrip("u").removeprefix("int"))
+        for rank in range(4):
+            t = f"tensor<{'?x' * rank}i{width}>"
+            array = Array(0, dtype, (None,) * rank)
+            call = OriginalCall((Container("dict", (array,), ("w",)),), (), array)
+            parts.append(
+                f'func.func @f_{dtype}_{rank}(%x: {t} {{abi.index_path = [0, "w"]}}) -> '
+                f"({t} {{abi.index_path = []}}) attributes "
+                f'{{iree.reflection = {{abi.call = "{mlir_string(encode_call(call))}"}}}} {{\n'
+                f"  return %x : {t}\n}}\n"
+            )
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def int_module() -> Any:
+    needs_iree()
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(int_module_text())
+
+
+def rank_of(value: Any) -> int:
+    return 1 + rank_of(value[0]) if isinstance(value, list) else 0
+
+
 @CAMPAIGN
-@given(int_calls())
-def test_int_range_campaign(call: tuple[str, Any]) -> None:
+@given(call=int_calls())
+def test_int_range_campaign(int_module: Any, call: tuple[str, Any]) -> None:
     dtype, value = call
-    adapter = TreeAdapter([Tree("dict", (Tree("leaf", dtype=dtype),), ("w",))], {}, Tree("leaf"))
+    function = int_module[f"f_{dtype}_{rank_of(value)}"]
     outside = first_outside(value, *int_range(dtype), [])
     try:
-        adapter.arguments(({"w": value},), {})
+        got = function({"w": value})
     except AbiError as error:
         assert outside is not None, str(error)
         index, number = outside
@@ -308,6 +387,8 @@ def test_int_range_campaign(call: tuple[str, Any]) -> None:
         COUNTS["ints_refused"] += 1
     else:
         assert outside is None, (dtype, value)
+        # The values come back in the framework's dtype, whatever the bits' sign.
+        assert got.dtype.name == dtype and got.tolist() == value
         COUNTS["ints_accepted"] += 1
 
 
