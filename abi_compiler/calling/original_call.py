@@ -36,7 +36,7 @@ from abi_compiler.call_model import (
     OriginalCall,
     Unused,
 )
-from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path
+from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path, value_shape
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
 
@@ -351,7 +351,12 @@ class CallPlan:
 
 
 def _shape(value: Any) -> tuple[int, ...]:
+    """A packed leaf's shape: its ``.shape``, or, for a value the records' packer passes on
+    as it is (nested lists, beside a record IREE's packer cannot take), the shape the
+    records read in it."""
     shape = getattr(value, "shape", None)
+    if shape is None:
+        shape = value_shape(value)
     return () if shape is None else tuple(int(size) for size in shape)
 
 

@@ -420,12 +420,6 @@ def test_related_dims_of_nested_lists(module: Any) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a function whose records IREE's packer cannot take (here a bf16 array) packs "
-    "with `leaf_packer` alone, which leaves a list as it is: CallPlan measures it as a "
-    "scalar and refuses a valid call ('expected 1 dimensions, got 0')",
-)
 def test_related_dims_of_nested_lists_beside_bfloat16(module: Any) -> None:
     ml_dtypes = pytest.importorskip("ml_dtypes")
     y = np.zeros(3, ml_dtypes.bfloat16)
