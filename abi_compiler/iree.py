@@ -1,5 +1,5 @@
 """Calling compiled IREE modules with nested Python values: the public names of
-`abi_compiler.calling` (docs/calling.md).
+`abi_compiler.calling`: its `compiling`, `modules` and `vm` modules (docs/calling.md).
 
     from abi_compiler import iree as abi_iree
     module = abi_iree.compile(mlir_text)              # abi-opt -p iree-abi-v1, iree-compile
@@ -8,20 +8,10 @@
 
 from __future__ import annotations
 
-from abi_compiler.calling.vm import (
-    COMPILE_FLAGS,
-    CompileError,
-    CompileWarning,
-    Function,
-    Module,
-    caller_visible,
-    compile,
-    compile_vmfb,
-    load,
-    lower,
-    parameter_index,
-    save_parameters,
-)
+from abi_compiler.calling.compiling import COMPILE_FLAGS, compile, compile_vmfb, lower
+from abi_compiler.calling.modules import Function, Module, load, parameter_index, save_parameters
+from abi_compiler.calling.vm import caller_visible
+from abi_compiler.frontends.iree_tools import CompileError, CompileWarning
 
 __all__ = [
     "COMPILE_FLAGS",

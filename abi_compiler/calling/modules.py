@@ -1,0 +1,700 @@
+"""A loaded IREE module and its functions, called with Python values: `load` puts a
+compiled module (a `.vmfb` path or its bytes) on a local CPU device and exposes each
+exported function as a `Function`, which marshals by the function's reflection (`abi.call`
+with `iree.abi`, V1 `iree.abi`, legacy `f` + `sip`, or flat) through
+`abi_compiler.calling.vm` (docs/calling.md)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Literal
+
+try:
+    import numpy as np
+    from iree import runtime as _rt
+except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
+        "and ml_dtypes): pip install 'abi-compiler[iree]'"
+    ) from _error
+
+from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
+from abi_compiler.call_model import Array
+from abi_compiler.calling.marshal import (
+    MAX_RANK,
+    _show_int,
+    describe_shaped,
+    leaf_packer,
+    pack_call,
+    pack_legacy,
+    unpack,
+    unpack_legacy,
+)
+from abi_compiler.calling.original_call import CallPlan, TypeSource
+from abi_compiler.calling.vm import (
+    ResultsMode,
+    _count,
+    _element_for,
+    _host_value,
+    _Marshal,
+    _Misfit,
+    _rt,
+    _type_name,
+    _VmList,
+    np,
+)
+from abi_compiler.codecs.call_json import decode_call
+from abi_compiler.codecs.json_abi import decode_json, format_declaration
+from abi_compiler.codecs.raw import decode_raw, format_raw
+from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.errors import AbiError
+from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
+from abi_compiler.model import (
+    Dict,
+    FlatSignature,
+    IndexPathComponent,
+    Leaf,
+    NDArray,
+    Node,
+    Scalar,
+    Sequence,
+    Signature,
+    SipSignature,
+    ValueType,
+    leaf_paths,
+)
+from abi_compiler.signatures.module_signatures import caller_visible
+
+__all__ = ["PARAMETER_SCOPE", "Function", "Module", "load", "parameter_index", "save_parameters"]
+
+# --------------------------------------------------------------------------------------
+# Functions.
+# --------------------------------------------------------------------------------------
+
+Convention = Literal["v1", "legacy", "flat"]
+
+
+class Function:
+    """An exported function of a loaded module, called with Python values.
+
+    ``convention`` says how it marshals: ``"v1"`` (by its ``iree.abi`` reflection),
+    ``"legacy"`` (by ``f`` + ``sip``) or ``"flat"`` (no reflection: positional values
+    converted dynamically). ``signature`` is the decoded reflection (a `Signature`, a
+    ``(FlatSignature, SipSignature)`` pair, or None)."""
+
+    def __init__(self, module: Module, vm_function: Any) -> None:
+        self.module = module
+        self.vm_function = vm_function
+        self.name: str = vm_function.name
+        self.reflection: dict[str, str] = dict(vm_function.reflection)
+        self._context = module.context
+        marshal = module._marshal
+        self._convert = marshal.convert
+        abi = self.reflection.get(IREE_ABI)
+        f, sip = self.reflection.get(RAW), self.reflection.get(SIP)
+        self.signature: Signature | tuple[FlatSignature, SipSignature] | None = None
+        try:
+            if abi is not None:
+                self.convention: Convention = "v1"
+                self._setup_v1(abi, decode_json(abi), marshal)
+            elif f is not None and sip is not None:
+                self.convention = "legacy"
+                self._setup_legacy(f, sip, decode_raw(f), decode_sip(sip), marshal)
+            else:
+                self.convention = "flat"
+                self._push_any = marshal.push_dynamic
+                self._read_any = marshal.read_dynamic
+        except AbiError as error:
+            raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
+
+    def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
+        self.signature = signature
+        self._abi = abi
+        self._labels: list[IndexPathComponent] = [
+            argument.name if argument.name is not None else position
+            for position, argument in enumerate(signature.arguments)
+        ]
+        self._pushers = [marshal.pusher(argument.node) for argument in signature.arguments]
+        self._iree_packer = marshal.iree_packer(signature)
+        self._invoke_context = marshal.invoke_context
+        if signature.inlined_result:
+            root = signature.results[0]
+            assert isinstance(root, (Sequence, Dict))
+            items = root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
+            keys = (
+                list(range(len(items)))
+                if isinstance(root, Sequence)
+                else [key for key, _ in root.items]
+            )
+            self._readers = [marshal.reader(item) for item in items]
+            self._result_paths: list[tuple[IndexPathComponent, list[IndexPathComponent]]] = [
+                (0, [key]) for key in keys
+            ]
+        else:
+            self._readers = [marshal.reader(node) for node in signature.results]
+            self._result_paths = [(i, []) for i in range(len(signature.results))]
+        self._call = self._call_v1
+        call = self.reflection.get(ABI_CALL)
+        if call is not None:
+            checked = self._iree_packer is not None  # else the pushers check the arrays
+            self._plan = _plan(decode_call(call), signature, marshal, self.module, checked)
+            roots: tuple[Node | None, ...] = signature.results
+            if signature.inlined_result:
+                root = signature.results[0]
+                assert isinstance(root, (Sequence, Dict))
+                roots = (
+                    root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
+                )
+            self._flat_readers = [marshal.flat_reader(node) for node in roots]
+            self._result_count = sum(len(_leaves(node)) for node in signature.results)
+            self._call = self._call_original
+
+    def _setup_legacy(
+        self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
+    ) -> None:
+        self.signature = (flat, structure)
+        self._f, self._sip = f, sip
+        self._pushers = [marshal.value_pusher(t) for t in flat.inputs]
+        self._readers = [marshal.value_reader(t) for t in flat.results]
+        self._input_paths = _leaf_locations(structure.inputs, len(flat.inputs))
+        self._result_paths = _leaf_locations(structure.results, len(flat.results))
+        self._call = self._call_legacy
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        if self.convention == "flat":
+            return self._call_flat(args, kwargs)
+        return self._call(args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<abi_compiler.iree.Function @{self.name}{self.declaration}>"
+
+    @property
+    def declaration(self) -> str:
+        """The signature in readable form: ``(tensor<?x4xf32>, x: i32) -> (…)`` for V1,
+        the raw form for the legacy ABI, ``(…)`` without reflection."""
+        if isinstance(self.signature, Signature):
+            return format_declaration(self.signature)
+        if isinstance(self.signature, tuple):
+            return format_raw(self.signature[0])
+        return "(...)"
+
+    # -- the three conventions ---------------------------------------------------------
+
+    def _call_v1(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        packed = pack_call(self._abi, args, kwargs, convert=self._convert)
+        return unpack(
+            self._abi,
+            self._read(self._invoke(self._vm_arguments(packed, True), len(self._readers))),
+        )
+
+    def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The original call (`abi.call`): the plan checks every leaf as it packs it."""
+        plan = self._plan
+        packed = plan.arguments(args, kwargs)
+        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        flat: list[Any] = [None] * self._result_count
+        done = 0
+        try:
+            for read in self._flat_readers:
+                read(results, done, flat)
+                done += 1
+        except _Misfit as misfit:
+            root, path = self._result_paths[done]
+            misfit.reversed_path.extend(reversed(path))
+            raise misfit.error("result", root) from None
+        return plan.rebuild(flat)
+
+    def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
+        """The VM argument list of packed roots; ``check``: arrays not yet checked."""
+        labels = self._labels
+        done = 0
+        if self._iree_packer is not None:
+            packer, checkers = self._iree_packer
+            if check:
+                try:
+                    for check_root in checkers:
+                        if check_root is not None:
+                            packed[done] = check_root(packed[done])
+                        done += 1
+                except _Misfit as misfit:
+                    raise misfit.error("argument", labels[done]) from None
+            return packer.pack(self._invoke_context, packed, {})
+        arguments = _VmList(len(packed))
+        try:
+            for push, value in zip(self._pushers, packed, strict=True):
+                push(arguments, value)
+                done += 1
+        except _Misfit as misfit:
+            raise misfit.error("argument", labels[done]) from None
+        return arguments
+
+    def _call_legacy(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        flat = pack_legacy(self._f, self._sip, *args, convert=self._convert, **kwargs)
+        arguments = _VmList(len(flat))
+        done = 0
+        try:
+            for push, value in zip(self._pushers, flat, strict=True):
+                push(arguments, value)
+                done += 1
+        except _Misfit as misfit:
+            root, path = self._input_paths[done]
+            misfit.reversed_path.extend(reversed(path))
+            raise misfit.error("argument", root) from None
+        results = self._invoke(arguments, len(self._readers))
+        return unpack_legacy(self._f, self._sip, self._read(results))
+
+    def _call_flat(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if kwargs:
+            name = next(iter(kwargs))
+            raise AbiError(
+                f"argument {name!r}: unexpected keyword argument (@{self.name} has no "
+                "reflection: arguments are positional)"
+            )
+        arguments = _VmList(len(args))
+        for position, value in enumerate(args):
+            try:
+                self._push_any(arguments, value)
+            except _Misfit as misfit:
+                raise misfit.error("argument", position) from None
+        results = self._invoke(arguments, None)
+        values = []
+        for index in range(len(results)):
+            try:
+                values.append(self._read_any(results, index))
+            except _Misfit as misfit:  # pragma: no cover - dynamic reads do not misfit
+                raise misfit.error("result", index) from None
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def _invoke(self, arguments: Any, expected: int | None) -> Any:
+        results = _VmList(expected or 1)
+        self._context.invoke(self.vm_function, arguments, results)
+        if expected is not None and len(results) != expected:
+            raise AbiError(
+                f"@{self.name}: the VM returned {_count(len(results), 'result')}, its "
+                f"reflection describes {expected}"
+            )
+        return results
+
+    def _read(self, results: Any) -> list[Any]:
+        values: list[Any] = []
+        try:
+            for index, read in enumerate(self._readers):
+                values.append(read(results, index))
+        except _Misfit as misfit:
+            root, path = self._result_paths[len(values)]
+            misfit.reversed_path.extend(reversed(path))
+            raise misfit.error("result", root) from None
+        return values
+
+
+def _plan(
+    call: Any, signature: Signature, marshal: _Marshal, module: Module, checked: bool
+) -> CallPlan:
+    """The `CallPlan` of a function's original call: each argument leaf checked by its
+    record as `pack` would, and (``checked``: for IREE's packer) its array checked as
+    `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
+    once; each result leaf as the framework gives it."""
+    by_index = {
+        leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
+    }
+    results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
+
+    def leaf(array: Array) -> Callable[[Any], Any]:
+        found = by_index.get(array.index)
+        if found is None:
+            raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
+        convert = leaf_packer(found.type, marshal.convert)
+        if array.dtype is not None and not _typed_record(found.type):
+            convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
+        check = marshal.checker(found) if checked else None
+        slow = convert if check is None else (lambda value: check(convert(value)))
+        wanted = _signed_dtype(array.dtype, found.type)
+        if wanted is not None:
+            slow = _signed_leaf(wanted, slow, marshal.convert)
+        return _fast_array(found.type, slow, wanted)
+
+    def result(array: Array) -> Callable[[Any], Any] | None:
+        found = results.get(array.index)
+        return _result_leaf(array, found.type if found else None, call.tensor, module.results)
+
+    def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
+        return DimRelations(
+            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
+            tuple(LeafDims(path, tuple(_dim(dim) for dim in dims)) for path, dims in leaves),
+            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
+        ).check
+
+    return CallPlan(call, signature, leaf, result, module.types, relations)
+
+
+def _dim(dim: Any) -> Any:
+    """A dim of `abi.call` as `DimRelations` relates it: terms become a `DimExpr`."""
+    return DimExpr(dim) if isinstance(dim, tuple) else dim
+
+
+def _fast_array(
+    t: ValueType | None, slow: Callable[[Any], Any], wanted: np.dtype[Any] | None = None
+) -> Callable[[Any], Any]:
+    """``slow`` behind the common case: a numpy array of the record's dtype (or one it
+    takes as it is; ``wanted``: that one only) and dims, which every check would pass
+    unchanged."""
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    if element is None or not isinstance(t, NDArray) or t.dims is None:
+        return slow
+    dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
+    if wanted is not None:
+        dtype, accepted = wanted, frozenset({wanted})
+    static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
+
+    def fast(value: Any) -> Any:
+        if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
+            shape = value.shape
+            if len(shape) == rank and all(shape[axis] == size for axis, size in static):
+                return value
+        return slow(value)
+
+    return fast
+
+
+def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | None:
+    """The framework's integer dtype of a leaf whose record is a signless integer of its
+    width (which takes either interpretation of the bits): values are checked against
+    that dtype instead. None otherwise."""
+    scalar = t.element if isinstance(t, NDArray) else t
+    if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
+        return None
+    wanted = np.dtype(dtype)
+    if wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
+        return None
+    return wanted
+
+
+def _signed_leaf(
+    wanted: np.dtype[Any], slow: Callable[[Any], Any], convert: bool
+) -> Callable[[Any], Any]:
+    """An integer leaf of the framework's dtype ``wanted`` behind a signless record: an
+    array of the other signedness (same width) is refused (``convert=True`` casts it;
+    other dtypes are the record's business), Python ints
+    must be in ``wanted``'s range — the framework refuses them otherwise."""
+    info = np.iinfo(wanted)
+    low, high = int(info.min), int(info.max)
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None and not isinstance(value, (list, tuple)):
+            found = np.dtype(dtype)
+            if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
+                if not convert:
+                    got = describe_shaped(value, tuple(np.shape(value)))
+                    raise _Misfit(
+                        f"expected an array of {wanted.name}, got {got} (convert=True converts it)"
+                    )
+                value = np.asarray(value).astype(wanted)
+        else:
+            _int_range(value, low, high, wanted.name)
+        return slow(value)
+
+    return check
+
+
+def _int_range(value: Any, low: int, high: int, name: str) -> None:
+    """Python ints (nested lists of them) outside ``[low, high]``: the first one found.
+    A list repeated by reference is looked into once, and none deeper than `MAX_RANK`
+    (a list that holds itself): the records refuse those."""
+    seen: set[int] = set()
+
+    def walk(item: Any, depth: int) -> None:
+        if isinstance(item, (list, tuple)):
+            if depth >= MAX_RANK or id(item) in seen:
+                return
+            seen.add(id(item))
+            for position, child in enumerate(item):
+                try:
+                    walk(child, depth + 1)
+                except _Misfit as misfit:
+                    misfit.reversed_path.append(position)
+                    raise
+        elif (
+            isinstance(item, (int, np.integer))
+            and not isinstance(item, (bool, np.bool_))
+            and not low <= int(item) <= high
+        ):
+            raise _Misfit(f"value {_show_int(int(item))} does not fit in {name}")
+
+    walk(value, 0)
+
+
+def _typed_record(t: ValueType | None) -> bool:
+    return isinstance(t, Scalar) or (isinstance(t, NDArray) and isinstance(t.element, Scalar))
+
+
+def _dtype_check(dtype: str) -> Callable[[Any], Any]:
+    """An array of a dtype its record cannot name (complex): the dtype is checked."""
+
+    def check(value: Any) -> Any:
+        value = _host_value(value)
+        found = getattr(value, "dtype", None)
+        if found is not None and np.dtype(found).name == dtype:
+            return value
+        got = np.dtype(found).name if found is not None else _type_name(value)
+        raise _Misfit(f"expected an array of {dtype}, got {got}")
+
+    return check
+
+
+def _leaves(node: Node | None) -> list[Leaf]:
+    if node is None:
+        return []
+    if isinstance(node, Leaf):
+        return [node]
+    items = node.items if isinstance(node, Sequence) else tuple(c for _, c in node.items)
+    return [found for item in items for found in _leaves(item)]
+
+
+def _result_leaf(
+    array: Array, t: ValueType | None, tensor: str, results: ResultsMode | None
+) -> Callable[[Any], Any] | None:
+    """How a result array becomes the framework's value (None: as it is): a torch tensor
+    for torch (when torch can be imported and ``results`` is not given), else the numpy
+    array in the framework's dtype (an unsigned integer keeps its dtype although its
+    record has no sign)."""
+    if results == "device":
+        return None
+    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    view: np.dtype[Any] | None = None
+    if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
+        wanted = np.dtype(array.dtype)
+        same_bits = wanted.itemsize == element.dtype.itemsize
+        if wanted.kind in "iub" and element.dtype.kind in "iub" and same_bits:
+            view = wanted
+    if tensor == "torch" and results is None:
+        torch = _torch()
+        if torch is not None:
+            return _torch_result(torch, view, array.dtype == "bfloat16")
+    if view is None:
+        return None
+    return lambda value: value.view(view) if type(value) is np.ndarray else value
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def _torch_result(torch: Any, view: Any, bfloat16: bool) -> Callable[[Any], Any]:
+    from_numpy = torch.from_numpy
+
+    def to_tensor(value: Any) -> Any:
+        if type(value) is not np.ndarray:
+            return value
+        if view is not None:
+            value = value.view(view)
+        if bfloat16:
+            return from_numpy(value.view(np.int16)).view(torch.bfloat16)
+        return from_numpy(value)
+
+    return to_tensor
+
+
+def _leaf_locations(
+    root: Node | None, count: int
+) -> list[tuple[IndexPathComponent, list[IndexPathComponent]]]:
+    """For each flat index, the root key and the rest of the SIP path of its leaf."""
+    found: list[tuple[IndexPathComponent, list[IndexPathComponent]]] = [
+        (index, []) for index in range(count)
+    ]
+    if root is None:
+        return found
+    for path, leaf in leaf_paths(root):
+        if 0 <= leaf.index < count:
+            found[leaf.index] = (path[0], list(path[1:])) if path else (0, [])
+    return found
+
+
+# --------------------------------------------------------------------------------------
+# Modules.
+# --------------------------------------------------------------------------------------
+
+
+class Module:
+    """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
+    are its exported functions (`Function`)."""
+
+    def __init__(
+        self,
+        vm_module: Any,
+        *,
+        device: Any,
+        convert: bool,
+        results: ResultsMode | None,
+        types: TypeSource = None,
+        vmfb: bytes | None = None,
+        parameters: Any = None,
+    ) -> None:
+        if results not in (None, "numpy", "device"):
+            raise ValueError(f"results must be 'numpy' or 'device', not {results!r}")
+        self.vm_module = vm_module
+        self.device = device
+        self.instance = _instance()
+        hal_module = _rt.create_hal_module(self.instance, device)
+        # The index of the module's named parameters (`load`), and the host arrays it was
+        # built from, when it was.
+        self.parameters = parameters
+        self.parameter_buffers: Mapping[str, Any] | None = None
+        modules = [hal_module, vm_module]
+        if parameters is not None:
+            provider = parameters.create_provider(scope=PARAMETER_SCOPE)
+            modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
+        self.context = _rt.VmContext(self.instance, modules)
+        #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
+        self.results = results
+        #: The caller's own classes for rebuilt results (`load(…, types=…)`).
+        self.types = types
+        self._vmfb = vmfb
+        self._marshal = _Marshal(device, convert, results or "numpy")
+        self._functions: dict[str, Function] = {}
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the `.vmfb` this module was loaded from to ``path``."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        with open(path, "wb") as stream:
+            stream.write(self._vmfb)
+
+    @property
+    def vmfb(self) -> bytes:
+        """The `.vmfb` bytes this module was loaded from."""
+        if self._vmfb is None:
+            raise ValueError("this module was not loaded from .vmfb bytes")
+        return self._vmfb
+
+    @property
+    def name(self) -> str:
+        return str(self.vm_module.name)
+
+    @property
+    def function_names(self) -> list[str]:
+        """The functions a caller calls: the exports without those IREE's compiler adds
+        for itself (`caller_visible`), which are not reachable by name either
+        (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
+        return [name for name in self.vm_module.function_names if caller_visible(name)]
+
+    def __getitem__(self, name: str) -> Function:
+        function = self._functions.get(name)
+        if function is None:
+            vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
+            if vm_function is None:
+                raise KeyError(f"module '{self.name}' exports no function '{name}'")
+            function = self._functions[name] = Function(self, vm_function)
+        return function
+
+    def __getattr__(self, name: str) -> Function:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as error:
+            raise AttributeError(str(error.args[0])) from None
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.function_names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.function_names)
+
+    def __repr__(self) -> str:
+        return f"<abi_compiler.iree.Module '{self.name}' on {self.device}>"
+
+
+_instance_lock = threading.Lock()
+_shared_instance: Any = None
+
+
+def _instance() -> Any:
+    """One VM instance for every module this process loads."""
+    global _shared_instance
+    with _instance_lock:
+        if _shared_instance is None:
+            _shared_instance = _rt.VmInstance()
+        return _shared_instance
+
+
+# The scope of the parameters a frontend leaves out of the text
+# (`#flow.parameter.named<"model"::"<name>">`).
+PARAMETER_SCOPE = "model"
+
+
+def parameter_index(parameters: Any) -> Any:
+    """An IREE `ParameterIndex` of ``parameters``: an IREE parameter archive (an `.irpa`
+    path, mapped), or a mapping of name → array (its bytes, not copied)."""
+    index = _rt.ParameterIndex()
+    if isinstance(parameters, (str, os.PathLike)):
+        index.load(os.fspath(parameters))
+        return index
+    if not isinstance(parameters, Mapping):
+        raise TypeError(
+            f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
+        )
+    for name, array in parameters.items():
+        index.add_buffer(name, array)
+    return index
+
+
+def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write ``parameters`` (name → array, as `Program.parameters`) as an IREE parameter
+    archive, which `load(…, parameters=path)` maps."""
+    parameter_index(parameters).create_archive_file(os.fspath(path))
+
+
+def load(
+    module: str | os.PathLike[str] | bytes | bytearray | memoryview,
+    *,
+    device: Any = "local-task",
+    convert: bool = False,
+    results: ResultsMode | None = None,
+    types: TypeSource = None,
+    parameters: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+) -> Module:
+    """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
+    name or device URI (``"local-task"``, the multi-threaded local CPU, by default;
+    ``"local-sync"`` runs on the calling thread) or an `iree.runtime.HalDevice`.
+
+    ``convert=True`` lets array arguments of another numeric dtype be converted to the
+    record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are
+    `torch.Tensor`s when torch can be imported); ``results="numpy"`` gives numpy arrays
+    always, ``results="device"`` IREE `DeviceArray`s. A function with an original call
+    (`abi.call`) rebuilds namedtuples and dataclasses as types of the recorded name and
+    fields, or as the caller's own ``types`` (classes, matched by ``__name__``, or a
+    mapping by recorded name). Nothing the file names is imported. ``parameters`` are the
+    parameters a module reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE
+    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`)."""
+    if isinstance(module, (str, os.PathLike)):
+        with open(module, "rb") as stream:
+            data: Any = stream.read()
+    elif isinstance(module, (bytes, bytearray, memoryview)):
+        data = bytes(module)
+    else:
+        raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
+    hal_device = _rt.get_device(device) if isinstance(device, str) else device
+    vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+    index = None if parameters is None else parameter_index(parameters)
+    loaded = Module(
+        vm_module,
+        device=hal_device,
+        convert=convert,
+        results=results,
+        types=types,
+        vmfb=data,
+        parameters=index,
+    )
+    # The module reads its parameters from these host arrays (not copied) while it lives.
+    loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
+    return loaded
