@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO
 from abi_compiler.commands import output
 from abi_compiler.commands.expectations import check_expectations
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, PipelineError, SourceFile
-from abi_compiler.pipeline.source import BLANK, read_source
+from abi_compiler.pipeline.source import read_source
+from abi_compiler.text.lexer import is_blank
 
 if TYPE_CHECKING:
     from xdsl.passes import ModulePass
@@ -306,7 +307,7 @@ class AbiOptMain:
         for marker in SPLIT_MARKER.finditer(source.text):
             chunks.append((start, marker.start()))
             start = marker.end()
-        if not chunks or not BLANK.fullmatch(source.text, start):
+        if not chunks or not is_blank(source.text, start):
             chunks.append((start, len(source.text)))
         # else: a file that ends with `// -----` (and blank lines) has no last chunk, as
         # in mlir-opt.

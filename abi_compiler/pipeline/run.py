@@ -50,12 +50,12 @@ from abi_compiler.pipeline.run_diagnostics import (
     PipelineWarning,
     SourceFile,
 )
-from abi_compiler.pipeline.source import BLANK, checked_source, read_source
+from abi_compiler.pipeline.source import checked_source, read_source
 from abi_compiler.pipeline.spec import PassInfo, SpecError, parse_spec, registry
 from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
-from abi_compiler.text.lexer import StringEscapeError
+from abi_compiler.text.lexer import StringEscapeError, is_blank
 from abi_compiler.text.to_ir.carried_ir import Carried
 from abi_compiler.xdsl_boundary import xdsl_fixes
 
@@ -139,7 +139,7 @@ class Pipeline:
         mark = sink.tell()
         with self._turn, xdsl_fixes.applied():
             try:
-                if BLANK.fullmatch(chunk.text):
+                if is_blank(chunk.text):
                     raise Failure(Diagnostic("error", "empty input chunk", start))
                 self._run(chunk, sink, found, dump)
             except Failure as failure:

@@ -7,9 +7,6 @@ from __future__ import annotations
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, PipelineError, SourceFile
 from abi_compiler.text import bytecode, lexer
 
-# Whitespace and comments, as MLIR reads them (a comment ends at `\n` or `\r`).
-BLANK = lexer.BLANKS
-
 
 def read_source(data: bytes, name: str) -> SourceFile:
     """Input bytes as a `SourceFile`: MLIR bytecode as the text IREE's bindings print for
@@ -37,6 +34,6 @@ def read_source(data: bytes, name: str) -> SourceFile:
 def checked_source(name: str, text: str) -> SourceFile:
     """``text`` as a `SourceFile`; a `PipelineError` when it is empty (nothing but
     whitespace and comments)."""
-    if BLANK.fullmatch(text):
+    if lexer.is_blank(text):
         raise PipelineError([Diagnostic("error", f"input '{name}' is empty")])
     return SourceFile(name, text)

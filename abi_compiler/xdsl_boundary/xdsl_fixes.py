@@ -907,6 +907,11 @@ class FixedLexer(MLIRLexer):
     _unescaped_characters_regex = _STRING_LITERAL
     _lex_string_literal = _lex_string_literal
 
+    def _consume_whitespace(self) -> None:
+        # xDSL's pattern, one repeated group over a run of comments, keeps hundreds of
+        # bytes per line until it ends; and MLIR ends a comment at `\r` too.
+        self.pos = lexer.skip_blank(self.input.content, self.pos)
+
 
 class FixedParser(HookedParser):
     """xDSL's parser with the fixes above that are parser methods (float and dense

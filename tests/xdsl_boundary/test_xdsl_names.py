@@ -66,6 +66,8 @@ FUNCTIONS: list[tuple[Any, str, list[str]]] = [
     (Parser, "parse_optional_type", ["self"]),
     # string literals, float bits, splats, resources
     (MLIRLexer, "_lex_string_literal", ["self", "start_pos"]),
+    # whitespace and comments skipped by the scanner (`lexer.skip_blank`)
+    (MLIRLexer, "_consume_whitespace", ["self"]),
     (AttrParser, "_parse_builtin_densearray_attr", ["self"]),
     (AttrParser, "_parse_dialect_resource_handle", ["self", "dialect_name", "interface"]),
     (Parser, "_parse_external_resources", ["self"]),
