@@ -88,7 +88,7 @@ from abi_compiler.model import (
 )
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.contract import AbiPass, BodyAccess
-from abi_compiler.passes.decompose import decompose_module, leaf_types
+from abi_compiler.passes.decompose import decompose_module, flat_types, leaf_types
 from abi_compiler.passes.materialize import (
     materialize_iree_abi,
     materialize_raw_abi,
@@ -307,6 +307,41 @@ def _warn_rejected_types(plan: _Plan) -> None:
                         func,
                         (side, i),
                     )
+
+
+def _refuse_unranked_in_structures(plan: _Plan) -> None:
+    """An unranked tensor inside a structure has no form the wrapper could write: a list
+    carries a tensor as a `!hal.buffer_view`, and `hal.tensor.import` needs a ranked type
+    (IREE's verifier refuses the module). At the root (or as an item of an inlined single
+    result) it stays a tensor (with a warning, `_warn_rejected_types`); inside a list it is
+    an error."""
+    func = plan.func
+    sides = (
+        ("argument", [a.node for a in plan.signature.arguments], func.function_type.inputs.data),
+        ("result", _result_roots(plan.signature), func.function_type.outputs.data),
+    )
+    for side, nodes, types in sides:
+        flat = flat_types(types)
+        for position, node in enumerate(nodes):
+            if node is None or isinstance(node, Leaf):
+                continue
+            for leaf in leaves_of(node):
+                type = flat[leaf.index] if leaf.index < len(flat) else None
+                if isinstance(type, UnrankedTensorType):
+                    raise AbiError(
+                        f"{side} {position}: the unranked {type_text(type)} inside a structure "
+                        "cannot be passed through IREE's native ABI (a list carries a tensor as "
+                        "a !hal.buffer_view, whose import needs a ranked type)",
+                        op=func,
+                    )
+
+
+def _result_roots(signature: Signature) -> list[Node | None]:
+    """The results the wrapper returns one by one: an inlined structure's items, or the
+    results themselves."""
+    if signature.inlined_result:
+        return [child for _, child in slots(signature.results[0])]
+    return list(signature.results)
 
 
 V = TypeVar("V")
@@ -714,6 +749,7 @@ class WrapEntryPointsPass(AbiPass):
             drop_result_aliasing(func)
             if needs_wrapper(func):
                 plans.append(_plan(func))
+                _refuse_unranked_in_structures(plans[-1])
             else:
                 materialize_iree_abi(func)
         taken = symbol_names(op)

@@ -225,7 +225,7 @@ builtin.module {
     func.return %a : i32
   }
   // Reflection entries of any attribute kind move onto the wrapper.
-  func.func @reflected(%t: !abi.dict<"k": tensor<*xf32>, "a": complex<f32>>)
+  func.func @reflected(%u: tensor<*xf32>, %t: !abi.dict<"k": tensor<?xf32>, "a": complex<f32>>)
       attributes {iree.reflection = {custom = [1, "x\22y"], other = 5 : i64}} {
     func.return
   }
