@@ -27,6 +27,7 @@ runs the framework-free campaign in the suite):
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import warnings
 from types import SimpleNamespace
@@ -99,7 +100,11 @@ def _size(dim: str, values: dict[str, int]) -> int:
 
 # -- our side: the function a loaded module would have ---------------------------------
 
-_MARSHAL: list[Any] = []
+
+@functools.cache
+def _marshal() -> _Marshal:
+    """What a module loaded with `load`'s defaults marshals with, on a local CPU."""
+    return _Marshal(iree_runtime.get_device("local-sync"), False, "numpy")
 
 
 def reflected_function(exported: Any) -> Function:
@@ -110,9 +115,7 @@ def reflected_function(exported: Any) -> Function:
     program = jax_frontend.program(exported)
     lowered = iree.lower(program.mlir, name="<campaign>")
     [header] = [f for f in read_functions(lowered, "<campaign>") if f.name == program.function]
-    if not _MARSHAL:
-        _MARSHAL.append(_Marshal(iree_runtime.get_device("local-sync"), False, "numpy"))
-    module = SimpleNamespace(context=None, _marshal=_MARSHAL[0], types=None, results=None)
+    module = SimpleNamespace(context=None, _marshal=_marshal(), types=None, results=None)
     function = Function(  # type: ignore[arg-type]
         module, SimpleNamespace(name=header.name, reflection=header.reflection)
     )
@@ -143,7 +146,7 @@ def jax_accepts(exported: Any, args: list[Any]) -> bool:
 
 
 class Compiled:
-    """The first ``limit`` exports compiled and called with the calls JAX accepts."""
+    """The first ``limit`` exports compiled and called with every generated call."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
