@@ -689,7 +689,8 @@ def _parameter_labels(
     convention: _Convention, names: tuple[str | None, ...], count: int, kept: frozenset[int]
 ) -> tuple[str | None, ...]:
     """What an error calls each positional parameter: its name in the export's
-    locations (`params`), else its position."""
+    locations (`params`), else its position. A name two parameters share is `*args`'
+    (its items' locations are `xs[0]`, `xs[1]`, …): those are called by position."""
     specials = int(convention.platform_index) + convention.tokens
     order = sorted(kept)
     labels: list[str | None] = []
@@ -705,7 +706,7 @@ def _parameter_labels(
                     if root not in ("args", "kwargs") and root.isidentifier():
                         label = root
         labels.append(label)
-    return tuple(labels)
+    return tuple(None if labels.count(label) > 1 else label for label in labels)
 
 
 def program(exported: Any, *, platform: str = CPU) -> Program:

@@ -394,3 +394,25 @@ def test_symbolic_dims_with_constraints_and_expressions() -> None:
         assert _error_of(module.main, *args) == message
         with pytest.raises(ValueError):  # JAX refuses each of them
             exported.call(*args)
+
+
+def test_the_items_of_star_args_are_named_by_position() -> None:
+    """`*xs` gives each of its items the location `xs[k]`: the name `xs` is no one
+    parameter's, and a message naming it would not say which (the campaign of
+    tests/frontends/campaign_jax.py found `argument xs` for both)."""
+
+    def f(scale: Any, *xs: Any) -> Any:
+        return [scale * x.sum() for x in xs]
+
+    exported = _export(f, f32(), f32(2), f32(3))
+    assert jax_frontend.program(exported).call.labels == ("scale", None, None)
+    module = _compile(exported)
+    assert _error_of(module.main, f32(), f32(2), f32(4)) == (
+        "argument 2: expected float32[3], got float32[4]"
+    )
+    assert _error_of(module.main, f32(1), f32(2), f32(3)) == (
+        "argument scale: expected float32[], got float32[1]"
+    )
+    # One item alone: its name says which it is.
+    one = _export(f, f32(), f32(2))
+    assert jax_frontend.program(one).call.labels == ("scale", "xs")
