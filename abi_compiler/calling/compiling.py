@@ -145,7 +145,8 @@ def compile(
     directory): its function then takes the original call and returns the original
     result, exactly as the `.vmfb` of `compile_vmfb` loaded by `load`, which is what this
     is (a torch program's big weights go beside the module, as named parameters: see
-    docs/calling.md, "Big weights"); ``options`` go to its frontend's `program` (a
+    docs/calling.md, "Big weights"; its container classes are the program's own, as
+    ``types``, unless given); ``options`` go to its frontend's `program` (a
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`)."""
@@ -153,6 +154,8 @@ def compile(
     if not isinstance(source, Mapping) and frontend_name(source) is not None:
         program = frontend_program(source, **options)
         source, options, parameters = program.mlir, {}, program.parameters
+        if types is None and program.types:
+            types = program.types
     vmfb = compile_vmfb(
         source, pipeline, target=target, extra_args=extra_args, name=name, **options
     )

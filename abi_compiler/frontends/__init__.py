@@ -51,6 +51,10 @@ class Program:
     #: module reads as `#flow.parameter.named<"model"::"<name>">`
     #: (`abi_compiler.iree.load(…, parameters=…)`).
     parameters: dict[str, Any] = field(default_factory=dict)
+    #: The framework's own classes of the call's containers (namedtuples, `ModelOutput`s,
+    #: …), which `compile(obj)` gives `load` so that results come back in them; a loaded
+    #: `.vmfb` alone rebuilds types of the recorded names and fields (`load(…, types=…)`).
+    types: tuple[type, ...] = ()
 
 
 @contextlib.contextmanager

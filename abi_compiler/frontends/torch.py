@@ -146,7 +146,29 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
         "main",
         call,
         {name: _bytes(tensor) for name, tensor in parameters.items()},
+        _classes(in_spec, out_spec),
     )
+
+
+def _classes(*specs: Any) -> tuple[type, ...]:
+    """The classes of the specs' containers other than tuple, list and dict (a namedtuple,
+    a transformers `ModelOutput`, an `OrderedDict`), one per name: `compile(program)`
+    returns results in them, as the program does."""
+    found: dict[str, type] = {}
+
+    def visit(spec: Any) -> None:
+        if spec.is_leaf():
+            return
+        node_type = spec.type
+        cls = spec.context if node_type is pytree_utils.namedtuple else node_type
+        if isinstance(cls, type) and cls not in (tuple, list, dict, collections.defaultdict):
+            found.setdefault(cls.__name__, cls)
+        for child in _children(spec):
+            visit(child)
+
+    for spec in specs:
+        visit(spec)
+    return tuple(found.values())
 
 
 def _external_parameters(
