@@ -42,7 +42,7 @@ import abi_compiler
 from abi_compiler.attribute_names import IREE_ABI, REFLECTION
 from abi_compiler.passes.materialize import iree_abi_json
 from abi_compiler.pipeline.dialects import context
-from abi_compiler.text.to_ir.type_reader import TypeReader
+from abi_compiler.text_to_ir.type_reader import TypeReader
 
 
 class Model:

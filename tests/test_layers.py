@@ -3,7 +3,7 @@
 From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribute_names`,
 `codecs`, `text`, `calling.marshal`) imports no xDSL; `xdsl_boundary` (what the project
 does with xDSL beyond its public API), `ir` (what passes and the pipeline share about IR
-objects) and the dialects build on xDSL; passes use those; `text.to_ir` (carried text and
+objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
 and `calling` use the pipeline; the command lines (`commands`) sit on top. No layer
 imports one above it.
@@ -42,7 +42,7 @@ MODULES = sorted((_module_name(path), path) for folder in FOLDERS for path in fo
 
 #: Packages, lowest layer first; a module may import its own layer and the ones before it.
 #: A module belongs to the longest package named here that holds it (`abi_compiler.text` is
-#: the core, its subpackage `abi_compiler.text.to_ir` a layer of its own).
+#: the core; `abi_compiler.text_to_ir`, which builds IR from it, a layer of its own).
 LAYERS: list[tuple[str, ...]] = [
     (
         "abi_compiler.errors",
@@ -59,7 +59,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("abi_compiler.xdsl_boundary", "abi_compiler.ir", "abi_compiler.dialects"),
     ("abi_compiler.passes",),
-    ("abi_compiler.text.to_ir",),
+    ("abi_compiler.text_to_ir",),
     ("abi_compiler.pipeline", "abi_compiler.frontends"),
     ("abi_compiler.signatures", "abi_compiler.calling", "abi_compiler.iree"),
     ("abi_compiler.commands",),

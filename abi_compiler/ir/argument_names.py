@@ -6,7 +6,7 @@ JAX names each argument of an export by its pytree path in the argument's locati
 (`loc("x"(#loc7))`) (docs/spec.md §3.3). Locations are no part of the IR the passes see: `abi-opt`
 carries them as text (docs/spec.md §8.6) and masks them before xDSL parses. So the pipeline reads
 each argument's location where it is written and records its name here, resolved through
-aliases — from the carried text (`abi_compiler.text.to_ir.carried_ir`) or, when every body
+aliases — from the carried text (`abi_compiler.text_to_ir.carried_ir`) or, when every body
 is parsed, from the locations xDSL's parser gave the block arguments
 (`abi_compiler.pipeline.locating_parser`) — and passes ask
 `location_table.argument_names(func)`.

@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
 from abi_compiler.ir.location_table import LocationTable
-from abi_compiler.text.to_ir.type_cache import TypeCachingParser
+from abi_compiler.text_to_ir.type_cache import TypeCachingParser
 
 _ENTIRE_INPUT = "Could not parse entire input!"  # xDSL's message
 
@@ -38,7 +38,7 @@ def is_isolated(op_type: type[Operation]) -> bool:
 
 class LocatingParser(TypeCachingParser):
     """xDSL's MLIR parser, recording where each operation and block argument starts
-    (and parsing each distinct type text once, `abi_compiler.text.to_ir.type_cache`).
+    (and parsing each distinct type text once, `abi_compiler.text_to_ir.type_cache`).
 
     ``base`` is the offset of ``text`` inside the whole file (non-zero for the chunks of
     ``--split-input-file``), so recorded offsets are file offsets.

@@ -2,8 +2,8 @@
 positions (docs/spec.md §8.6, §11).
 
 With carried text, `parse_carried` defines the chunk's aliases
-(`abi_compiler.text.to_ir.text_values`), builds the headers it can
-(`abi_compiler.text.to_ir.headers`), parses the rest from the text masked once
+(`abi_compiler.text_to_ir.text_values`), builds the headers it can
+(`abi_compiler.text_to_ir.headers`), parses the rest from the text masked once
 (`abi_compiler.pipeline.plan`) and attaches the carried text to the module
 (`carried_ir.attach`). `parse_whole` parses a chunk as it is (`--parse-all`, or a chunk
 the scanner does not know). Errors are located `Failure`s.
@@ -21,10 +21,10 @@ from abi_compiler.pipeline.plan import Plan, masked_ranges
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, Failure
 from abi_compiler.text import carry
 from abi_compiler.text.carry import ScanError
-from abi_compiler.text.to_ir import carried_ir
-from abi_compiler.text.to_ir.carried_ir import Carried
-from abi_compiler.text.to_ir.headers import HeaderReader, read_headers
-from abi_compiler.text.to_ir.text_values import TextAttr, TextValueParser, define_aliases
+from abi_compiler.text_to_ir import carried_ir
+from abi_compiler.text_to_ir.carried_ir import Carried
+from abi_compiler.text_to_ir.headers import HeaderReader, read_headers
+from abi_compiler.text_to_ir.text_values import TextAttr, TextValueParser, define_aliases
 
 
 class Chunk:

@@ -20,7 +20,7 @@ from abi_compiler.pipeline.locating_parser import is_isolated
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, Layout
 from abi_compiler.text.lexer import symbol_text
-from abi_compiler.text.to_ir.carried_ir import Carried, CarriedFunction, carried_index
+from abi_compiler.text_to_ir.carried_ir import Carried, CarriedFunction, carried_index
 from abi_compiler.xdsl_boundary.symbol_cache import cached_symbol_lookups
 from abi_compiler.xdsl_boundary.xdsl_fixes import FixedPrinter
 

@@ -3,7 +3,7 @@
 
 * `abi_compiler.text.carry.scan`: the chunk's top-level items (what can be carried);
 * `abi_compiler.pipeline.plan`: what is parsed, and the masked text xDSL is given;
-* `abi_compiler.text.to_ir.headers`: plain `func.func` headers built without xDSL's lexer;
+* `abi_compiler.text_to_ir.headers`: plain `func.func` headers built without xDSL's lexer;
 * `abi_compiler.pipeline.parse`: the rest parsed with source positions, the carried text
   attached (or, with `--parse-all` or a chunk the scanner does not know, everything
   parsed);
@@ -56,7 +56,7 @@ from abi_compiler.pipeline.timing import Timer
 from abi_compiler.pipeline.verify import Verifier
 from abi_compiler.text.carry import ScanError, scan
 from abi_compiler.text.lexer import StringEscapeError, is_blank
-from abi_compiler.text.to_ir.carried_ir import Carried
+from abi_compiler.text_to_ir.carried_ir import Carried
 from abi_compiler.xdsl_boundary import xdsl_fixes
 
 

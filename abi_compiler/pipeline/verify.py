@@ -2,7 +2,7 @@
 
 Op by op (linear, so that the failing op is known), then the dialects' discardable
 attributes (`abi.*`, `tf_saved_model.*`), which xDSL's verifier does not see. Carried
-bodies are text and are not verified; headers `abi_compiler.text.to_ir.headers` built are
+bodies are text and are not verified; headers `abi_compiler.text_to_ir.headers` built are
 valid by construction. After a pass that reports its changes
 (`abi_compiler.ir.changes`), only the module op itself and the reported functions are
 verified again (docs/design.md). A failure is a located `Failure`.
@@ -20,7 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from abi_compiler.dialects import verify_dialect_attributes
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, Failure
-from abi_compiler.text.to_ir.carried_ir import Carried
+from abi_compiler.text_to_ir.carried_ir import Carried
 from abi_compiler.xdsl_boundary.symbol_cache import cached_symbol_lookups
 
 

@@ -22,7 +22,7 @@ Hooks, public names for the private ones the rest of the project needs:
   module passes import;
 * `BUILTIN_FLOAT_TYPES` and `BUILTIN_INTEGER_TYPE` (`AttrParser._builtin_float_types`,
   `AttrParser._builtin_integer_type_regex`): the builtin number types by name, as xDSL's
-  parser reads them, for `text/to_ir/type_reader.py`.
+  parser reads them, for `text_to_ir/type_reader.py`.
 """
 
 from __future__ import annotations

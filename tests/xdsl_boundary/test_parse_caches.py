@@ -1,5 +1,5 @@
 """The driver's performance caches change nothing but speed: the type cache of its
-parser (`abi_compiler.text.to_ir.type_cache`) and the symbol lookups while verifying
+parser (`abi_compiler.text_to_ir.type_cache`) and the symbol lookups while verifying
 (`abi_compiler.xdsl_boundary.symbol_cache`)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from xdsl.traits import SymbolTable
 
 from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.pipeline.dialects import register_dialects
-from abi_compiler.text.to_ir.type_cache import TypeCachingParser, type_extent
+from abi_compiler.text_to_ir.type_cache import TypeCachingParser, type_extent
 from abi_compiler.xdsl_boundary import xdsl_fixes
 from abi_compiler.xdsl_boundary.symbol_cache import cached_symbol_lookups
 from abi_compiler.xdsl_boundary.xdsl_fixes import FixedParser

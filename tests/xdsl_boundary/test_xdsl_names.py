@@ -132,7 +132,7 @@ def test_hooked_attributes_exist() -> None:
     element = AttrParser._TensorLiteralElement  # pyright: ignore[reportPrivateUsage]
     assert {f.name for f in dataclasses.fields(element)} >= {"is_negative", "value", "span"}
     assert "_blob_storage" in OpAsmDialectInterface.__annotations__
-    # The builtin number types by name (text/to_ir/type_reader.py).
+    # The builtin number types by name (text_to_ir/type_reader.py).
     floats = AttrParser._builtin_float_types  # pyright: ignore[reportPrivateUsage]
     assert floats["f32"] == Float32Type() and floats["bf16"] == BFloat16Type()
     integer = AttrParser._builtin_integer_type_regex  # pyright: ignore[reportPrivateUsage]

@@ -1,4 +1,4 @@
-"""`HeaderReader` (abi_compiler/text/to_ir/headers.py): a plain `func.func` header becomes the
+"""`HeaderReader` (abi_compiler/text_to_ir/headers.py): a plain `func.func` header becomes the
 same op xDSL's parser makes of it — properties, attributes, entry block, source offsets —
 and every other header is left to xDSL (None)."""
 
@@ -16,9 +16,9 @@ from abi_compiler.pipeline.dialects import context
 from abi_compiler.pipeline.plan import masked_ranges
 from abi_compiler.text import carry
 from abi_compiler.text.carry import FuncText, scan
-from abi_compiler.text.to_ir import carried_ir
-from abi_compiler.text.to_ir.headers import HeaderReader, read_headers
-from abi_compiler.text.to_ir.text_values import TextValueParser, define_aliases
+from abi_compiler.text_to_ir import carried_ir
+from abi_compiler.text_to_ir.headers import HeaderReader, read_headers
+from abi_compiler.text_to_ir.text_values import TextValueParser, define_aliases
 
 PLAIN = [
     "func.func @f() {\n  return\n}",

@@ -25,8 +25,8 @@ from xdsl.ir import TypeAttribute
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from abi_compiler.text import lexer
-from abi_compiler.text.to_ir.text_values import TextValueParser
-from abi_compiler.text.to_ir.type_reader import TypeReader
+from abi_compiler.text_to_ir.text_values import TextValueParser
+from abi_compiler.text_to_ir.type_reader import TypeReader
 
 # The builtin types spelled with a bare word and a `<…>` group. Other bare words followed
 # by `<` are attributes (`dense<…>`, `array<…>`, `dense_resource<…>`, `affine_map<…>`,

@@ -15,7 +15,7 @@ escape in a string, a value xDSL would read differently or reject — makes it a
 None, and the caller gives the text to xDSL, which reads it (or reports it) as before.
 
 Whitespace is allowed where xDSL's lexer skips it, except inside a dimension list
-(`tensor<2 x f32>` is left to xDSL). `tests/text/test_type_reader.py` checks, on
+(`tensor<2 x f32>` is left to xDSL). `tests/text_to_ir/test_type_reader.py` checks, on
 every type and dictionary of the lit suite and on generated ones, that an answer is
 always the one xDSL gives.
 """

@@ -1,4 +1,4 @@
-"""`TypeReader` (abi_compiler/text/to_ir/type_reader.py): every type or dictionary text it
+"""`TypeReader` (abi_compiler/text_to_ir/type_reader.py): every type or dictionary text it
 answers for is one xDSL reads whole, to an equal (`==`) object; it answers for the ABI's
 common texts; and `abi-opt` prints the same bytes with it as without it.
 
@@ -37,10 +37,10 @@ from abi_compiler.dialects.abi import DictType
 from abi_compiler.dialects.util import ListType
 from abi_compiler.pipeline.dialects import context
 from abi_compiler.text import lexer
-from abi_compiler.text.to_ir import type_reader
-from abi_compiler.text.to_ir.text_values import TextValueParser
-from abi_compiler.text.to_ir.type_cache import type_extent
-from abi_compiler.text.to_ir.type_reader import TypeReader
+from abi_compiler.text_to_ir import type_reader
+from abi_compiler.text_to_ir.text_values import TextValueParser
+from abi_compiler.text_to_ir.type_cache import type_extent
+from abi_compiler.text_to_ir.type_reader import TypeReader
 from tests.lowering.generators import mlir_type, types
 
 ROOT = Path(__file__).resolve().parents[2]

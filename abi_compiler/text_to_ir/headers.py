@@ -34,9 +34,9 @@ from abi_compiler.identity import IdentityCache
 from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.text.carry import FuncText, OpText
 from abi_compiler.text.lexer import skip_blank
-from abi_compiler.text.to_ir.carried_ir import Carried, CarriedFunction
-from abi_compiler.text.to_ir.text_values import TextValueParser
-from abi_compiler.text.to_ir.type_reader import TypeReader
+from abi_compiler.text_to_ir.carried_ir import Carried, CarriedFunction
+from abi_compiler.text_to_ir.text_values import TextValueParser
+from abi_compiler.text_to_ir.type_reader import TypeReader
 
 _T = TypeVar("_T")
 # What xDSL's `func.func` parser reserves in `attributes {…}` (it reports them).
