@@ -82,9 +82,7 @@ def run_one(way: str, megabytes: int, *, warm: bool = False) -> dict[str, float]
     elif way == "text":
         found = torch_frontend.program(program, external_bytes=None)
         vmfb = abi_iree.compile_vmfb(found.mlir)
-        module = abi_iree.load(vmfb)
-        assert found.adapter is not None
-        module.adapt(found.function, found.adapter)
+        module = abi_iree.load(vmfb, types=found.types)  # the original call is in the .vmfb
         call = module.main
     else:
         from iree import runtime as rt

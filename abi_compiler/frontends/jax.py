@@ -22,8 +22,9 @@ arguments the module takes), `in_avals`/`out_avals`, `platforms` and `ordered_ef
 Results: the same mapping from `out_tree`, one root node (a single array result is a
 leaf; docs/spec.md §4.2 inlines a structure).
 
-`program(exported)` adds the `CallAdapter` that `abi_compiler.iree.compile(exported)` puts
-in front of the compiled `main`: it takes the original call — `main(*args, **kwargs)` with
+`program(exported)` also writes the original call (`abi.call`, docs/formats.md) that a
+module compiled from it (`abi_compiler.iree.compile(exported)`, or its `.vmfb` loaded
+anywhere) gives `main`: it takes the original call — `main(*args, **kwargs)` with
 the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
 and dtypes against the export (errors name the original path:
 `argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
