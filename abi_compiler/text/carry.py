@@ -34,6 +34,7 @@ from abi_compiler.text.lexer import (
     BANG,
     BARE,
     BODY,
+    BRACKETS,
     COMMENT,
     DIALECT_BODY_START,
     HASH,
@@ -318,7 +319,6 @@ class _Cursor:
         return group_end(self.text, paren, self.end)
 
 
-_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _STRUCTURED_NAMES = structured_types.STRUCTURED_DIALECT_TYPES
 # The element types of a tensor of references.
 _REFERENCE_NAMES = structured_types.REFERENCE_TYPES
@@ -329,35 +329,29 @@ def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
     its own level) and note what it uses in ``func``."""
     text = cursor.text
     start = cursor.start
-    stack: list[str] = []
-    owners: list[str] = []
+    nesting = lexer.Nesting(text, cursor.end)
+    stack = nesting.stack
+    owners: list[str] = []  # the name before each open group's `<` ("" for the others)
     while cursor.kind:
         kind = cursor.kind
         if kind == PUNCT:
-            token = cursor.value
-            char = token[0]
-            if not stack and char in ",){":
-                break
-            if token == "->":
-                pass
-            elif char == "<":
-                if lexer.opens_angle(text, cursor.previous, cursor.start, cursor.end):
-                    stack.append("<")
-                    previous_kind, previous_start, previous_stop = cursor.previous
-                    owners.append(
-                        text[previous_start:previous_stop] if previous_kind == BARE else ""
-                    )
-            elif char == ">":
-                if stack and stack[-1] == "<" and not text.startswith("=", cursor.stop):
-                    stack.pop()
-                    owners.pop()
-            elif char in "([{":
-                stack.append(char)
-                owners.append("")
-            elif char in ")]}":
-                if not stack or stack.pop() != _CLOSERS[char]:
-                    raise ScanError(f"unbalanced '{char}' at offset {cursor.start}")
-                owners.pop()
+            if cursor.stop - cursor.start == 1:
+                char = text[cursor.start]
+                if not stack and char in ",){":
+                    break
+                if char in BRACKETS:
+                    try:
+                        change = nesting.bracket(cursor.start)
+                    except LexError as error:
+                        raise ScanError(f"{error.args[0]} at offset {cursor.start}") from None
+                    if change > 0:
+                        previous_kind, previous_start, previous_stop = cursor.previous
+                        owner = (
+                            char == "<" and previous_kind == BARE and previous_stop == cursor.start
+                        )
+                        owners.append(text[previous_start:previous_stop] if owner else "")
+                    elif change < 0:
+                        owners.pop()
         elif kind == BANG:
             name = cursor.value
             if name.startswith(_STRUCTURED_NAMES) or (
@@ -663,18 +657,15 @@ def _generic_symbol(text: str, start: int, end: int) -> str | None:
     if text.find("sym_name", start, end) < 0:
         return None
     cursor = _Cursor(text, start, end)
-    stack: list[str] = []
+    nesting = lexer.Nesting(text, end)
+    stack = nesting.stack
     while cursor.kind:
         if cursor.kind == PUNCT:
-            char = cursor.value[0]
-            if char == "<" and lexer.opens_angle(text, cursor.previous, cursor.start, end):
-                stack.append("<")
-            elif char == ">" and stack and stack[-1] == "<":
-                stack.pop()
-            elif char in "([{":
-                stack.append(char)
-            elif char in ")]}" and stack:
-                stack.pop()
+            if cursor.stop - cursor.start == 1 and text[cursor.start] in BRACKETS:
+                try:
+                    nesting.bracket(cursor.start)
+                except LexError:
+                    return None  # unbalanced: the parser says where
         elif cursor.keyword("sym_name") and stack in (["{"], ["<", "{"]):
             cursor.next()
             if cursor.punct("="):

@@ -337,11 +337,72 @@ GROUPS = re.compile(_GROUP_VIEW)
 LINES = re.compile(rf"{_GROUP_VIEW}|{literals(chr(13) + chr(10))}")
 _BODY_VIEW = re.compile(rf'{SHORT_STRING}|"|->|{literals("<>(){}[]")}')
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+#: The characters `Nesting.bracket` takes.
+BRACKETS = frozenset("<>()[]{}")
+# A character that ends a name (a bare identifier) or a `]`: a `<` right after one opens.
+_NAME_END = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.]")
+
+
+def opens_angle(text: str, pos: int, end: int) -> bool:
+    """Whether the `<` at ``pos`` opens a group: right after a name or a `]`
+    (`tensor<`, `distinct[0]<`), or before a `{` (properties `<{`); not `<=`."""
+    if text.startswith("=", pos + 1):
+        return False
+    if pos > 0 and text[pos - 1] in _NAME_END:
+        return True
+    after = skip_blank(text, pos + 1, end)
+    return text.startswith("{", after) and not text.startswith("{-#", after)
+
+
+class Nesting:
+    """The groups open at one point of a walk over MLIR text: the one bracket walker of
+    the text readers. A reader that pairs brackets (`group_end` of a `<`, `value_end`,
+    carried text's type and symbol readers) feeds it each bracket it meets outside
+    strings, comments and dialect bodies, whether it walks `tokens` or a view of
+    brackets, and reads `stack`.
+
+    A `<` opens a group when `opens_angle` says so, and a `>` closes one only when the
+    innermost group is a `<` and it is no `>=`: other `<` and `>` are comparisons
+    (`(d0 - 3 >= 0)`). `(`, `[` and `{` always open, and a closing bracket must close the
+    innermost group. (Inside a dialect body MLIR's rule is simpler, every `<` opens and
+    every `>` closes: `dialect_body_end`.)"""
+
+    __slots__ = ("end", "stack", "text")
+
+    def __init__(self, text: str, end: int) -> None:
+        self.text = text
+        self.end = end
+        self.stack: list[str] = []
+
+    def bracket(self, pos: int) -> int:
+        """Take the bracket at ``pos`` (one of `BRACKETS`): 1 when it opened a group, -1
+        when it closed one, 0 for a `<` or `>` that is a comparison. Raises LexError at
+        a closing bracket that is not the innermost group's."""
+        text = self.text
+        char = text[pos]
+        stack = self.stack
+        if char == "<":
+            if opens_angle(text, pos, self.end):
+                stack.append("<")
+                return 1
+            return 0
+        if char == ">":
+            if stack and stack[-1] == "<" and not text.startswith("=", pos + 1):
+                stack.pop()
+                return -1
+            return 0
+        if char == "(" or char == "[" or char == "{":
+            stack.append(char)
+            return 1
+        if not stack or stack.pop() != _CLOSERS[char]:
+            raise LexError(f"unbalanced '{char}'", pos)
+        return -1
 
 
 def dialect_body_end(text: str, pos: int, end: int | None = None) -> int:
     """The end of the dialect body whose `<` is at ``pos`` (after its `>`). Raises
-    LexError when its brackets do not match."""
+    LexError when its brackets do not match. MLIR's `parseDialectSymbolBody` rule, not
+    `Nesting`'s: every `<` opens and every `>` closes (a `->` is skipped)."""
     end = len(text) if end is None else end
     stack: list[str] = []
     walk = scanner(_BODY_VIEW, text, pos, end)
@@ -433,54 +494,33 @@ def group_end(text: str, pos: int, end: int | None = None) -> int:
 _ANGLE_VIEW = re.compile(
     rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|->|{literals("<>()[]{}")}'
 )
-_NAME_END = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.]")
 
 
 def _angle_end(text: str, pos: int, end: int) -> int:
-    """`group_end` of a `<`: the rules of `opens_angle`, a character at a time."""
-    stack: list[str] = []
-    walk = scanner(_ANGLE_VIEW, text, pos, end)
+    """`group_end` of a `<` (which opens, whatever precedes it): `Nesting` fed by a view
+    of the brackets (the hot path of the type cache: `re` skips the rest in C)."""
+    nesting = Nesting(text, end)
+    stack = nesting.stack
+    stack.append("<")
+    walk = scanner(_ANGLE_VIEW, text, pos + 1, end)
     while (match := walk.search()) is not None:
         token = match.group()
         char = token[0]
-        start = match.start()
-        if char == "<":
-            if start == pos or (
-                not text.startswith("=", start + 1)
-                and (
-                    text[start - 1] in _NAME_END
-                    or text.startswith("{", skip_blank(text, start + 1, end))
-                )
-            ):
-                stack.append("<")
-        elif char == ">":
-            if stack and stack[-1] == "<" and not text.startswith("=", start + 1):
-                stack.pop()
-                if not stack:
-                    return int(start) + 1
-        elif char == "(" or char == "[" or char == "{":
-            stack.append(char)
-        elif char == ")" or char == "]" or char == "}":
-            if not stack or stack.pop() != _CLOSERS[char]:
-                break
-        elif char == '"':
+        if char == '"':
             if len(token) == 1:
-                walk = scanner(_ANGLE_VIEW, text, string_end(text, start, end), end)
+                walk = scanner(_ANGLE_VIEW, text, string_end(text, match.start(), end), end)
         elif char == "#" or char == "!":
             walk = scanner(_ANGLE_VIEW, text, dialect_body_end(text, match.end() - 1, end), end)
+        elif char == "/" or token == "->":
+            continue
+        else:
+            try:
+                change = nesting.bracket(match.start())
+            except LexError:
+                break
+            if change < 0 and not stack:
+                return int(match.end())
     raise LexError("unbalanced '<'", pos)
-
-
-def opens_angle(text: str, previous: tuple[int, int, int], pos: int, end: int) -> bool:
-    """Whether the `<` at ``pos`` opens a group: right after a name or a `]`
-    (`tensor<`, `distinct[0]<`), or before a `{` (properties `<{`); not `<=`."""
-    if text.startswith("=", pos + 1):
-        return False
-    kind, _, previous_end = previous
-    if previous_end == pos and (kind == BARE or (kind == PUNCT and text[pos - 1] == "]")):
-        return True
-    after = skip_blank(text, pos + 1, end)
-    return text.startswith("{", after) and not text.startswith("{-#", after)
 
 
 def metadata_end(text: str, pos: int, end: int | None = None) -> int:
@@ -533,27 +573,15 @@ def value_end(text: str, pos: int, end: int | None = None, stops: str = ",}") ->
     ``stops`` (one-character punctuation) outside any group, or at ``end``. Raises
     LexError for unbalanced text."""
     end = len(text) if end is None else end
-    stack: list[str] = []
-    previous = (PUNCT, pos, pos)
-    for token in tokens(text, pos, end):
-        kind, start, stop = token
-        if kind == PUNCT:
+    nesting = Nesting(text, end)
+    stack = nesting.stack
+    for kind, start, stop in tokens(text, pos, end):
+        if kind == PUNCT and stop - start == 1:
             char = text[start]
-            if not stack and stop - start == 1 and char in stops:
+            if not stack and char in stops:
                 return start
-            if stop - start > 1:
-                pass
-            elif char == "<":
-                if opens_angle(text, previous, start, end):
-                    stack.append("<")
-            elif char == ">":
-                if stack and stack[-1] == "<" and not text.startswith("=", stop):
-                    stack.pop()
-            elif char in "([{":
-                stack.append(char)
-            elif char in ")]}" and (not stack or stack.pop() != _CLOSERS[char]):
-                raise LexError(f"unbalanced '{char}'", start)
-        previous = token
+            if char in BRACKETS:
+                nesting.bracket(start)
     if stack:
         raise LexError("unbalanced brackets", pos)
     return end

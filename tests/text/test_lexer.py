@@ -206,6 +206,80 @@ def test_value_end(text: str, value: str) -> None:
     assert text[: lexer.value_end(text, 0)] == value
 
 
+# Balanced type and attribute text: names with `<…>` groups, `(…)`, `[…]`, `{…}`,
+# properties `<{…}>`, comparisons, arrows, strings and dialect bodies holding brackets.
+_LEAVES = st.sampled_from(
+    [
+        "f32",
+        "4x?xi8",
+        "(d0 >= 0)",
+        "(d0 <= 4)",
+        "(a > b, c < d)",
+        "->",
+        '"<(]"',
+        '#a.b<[<x>] "(">',
+        "!c<x -> y>",
+        "1",
+    ]
+)
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.builds(
+            lambda name, items: f"{name}<{', '.join(items)}>",
+            st.sampled_from(["tensor", "f", "x.y", "distinct[0]"]),
+            st.lists(inner, max_size=3),
+        ),
+        st.builds(lambda items: f"({', '.join(items)})", st.lists(inner, max_size=3)),
+        st.builds(lambda items: f"[{', '.join(items)}]", st.lists(inner, max_size=3)),
+        st.builds(lambda items: f"{{a = {' '.join(items)}}}", st.lists(inner, max_size=3)),
+        st.builds(lambda items: f"<{{p = {' '.join(items)}}}>", st.lists(inner, max_size=2)),
+    ),
+    max_leaves=8,
+)
+
+
+@given(_VALUES.filter(lambda value: "<" in value and not value.startswith('"')))
+@settings(max_examples=300)
+def test_one_bracket_rule_for_tokens_and_views(value: str) -> None:
+    """`group_end` of a `<` (a view of brackets) and `value_end` (tokens) pair the same
+    brackets: both walk `Nesting`."""
+    text = f"{value}, z"
+    assert lexer.value_end(text, 0) == len(value)
+    if value.startswith(("tensor<", "f<", "x.y<", "<")):
+        assert lexer.group_end(text, value.index("<")) == len(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "changes", "left"),
+    [
+        ("tensor<4xf32>", [1, -1], []),
+        # A `<` that follows no name and precedes no `{` is a comparison, and so is a `>`
+        # that closes no `<` or is a `>=`.
+        ("(a < b, c > d, e >= f)", [1, 0, 0, 0, -1], []),
+        ("x<{a}>", [1, 1, -1, -1], []),
+        ("distinct[0]<", [1, -1, 1], ["<"]),
+        ("f<=", [0], []),
+    ],
+)
+def test_nesting(text: str, changes: list[int], left: list[str]) -> None:
+    nesting = lexer.Nesting(text, len(text))
+    taken = [nesting.bracket(pos) for pos, char in enumerate(text) if char in lexer.BRACKETS]
+    assert (taken, nesting.stack) == (changes, left)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"), [("(]", 1), ("<a)", 2), ("x<(]", 3), ("x<a)", 3), ("]", 0)]
+)
+def test_nesting_refuses_a_bracket_that_closes_another_group(text: str, at: int) -> None:
+    nesting = lexer.Nesting(text, len(text))
+    with pytest.raises(LexError) as error:
+        for pos, char in enumerate(text):
+            if char in lexer.BRACKETS:
+                nesting.bracket(pos)
+    assert (error.value.message, error.value.offset) == (f"unbalanced '{text[at]}'", at)
+
+
 def test_skip_blank() -> None:
     text = "a\n  // c\r\n  b"
     assert lexer.skip_blank(text, 1) == text.index("b")
