@@ -22,7 +22,8 @@ CITING = [
         for pattern in ("**/*.py", "**/*.mlir", "**/*.md")
         for folder in ("abi_compiler", "dialects", "passes", "tests", "bench", "examples", "docs")
         for path in (ROOT / folder).glob(pattern)
-        if not path.is_symlink() and "__pycache__" not in path.parts
+        # (Not lit's `Output/` folders: files the tests write, not the repository's.)
+        if not path.is_symlink() and not {"__pycache__", "Output"} & set(path.parts)
     ),
     ROOT / "README.md",
     ROOT / "lit.cfg.py",
