@@ -47,6 +47,9 @@ from xdsl.utils.mlir_lexer import MLIRLexer, StringLiteral
 ROOT = Path(__file__).resolve().parents[2]
 HOOK_MODULES = (
     "abi_compiler/xdsl_boundary/xdsl_compat.py",
+    "abi_compiler/xdsl_boundary/defects.py",
+    "abi_compiler/xdsl_boundary/mlir_compat.py",
+    "abi_compiler/xdsl_boundary/speedups.py",
     "abi_compiler/xdsl_boundary/xdsl_fixes.py",
 )
 
