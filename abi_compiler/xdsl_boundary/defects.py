@@ -172,6 +172,13 @@ def _end_of_literal(content: str, start: int, following: int) -> int:
 
 
 # -- Float constants: dense arrays -------------------------------------------------------
+#
+# docs/xdsl-fixes.md, "Float constants": xDSL rejected a hexadecimal element of a float
+# `array<…>` and stored the elements through `struct`; here they are bit patterns.
+
+#: xDSL's own, for the arrays these fixes leave to it (integers, f80, f128).
+_XDSL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
+_XDSL_DENSE_ARRAY_PRINT = DenseArrayBase.print_builtin
 
 
 def _parse_float_array_element(parser: AttrParser, type: AnyFloat) -> bytes:
@@ -420,11 +427,11 @@ def parse_dialect_resource_handle(
     self: AttrParser, dialect_name: str, interface: OpAsmDialectInterface
 ) -> str:
     """xDSL's `_parse_dialect_resource_handle`, with a handle kept as written
-    (docs/xdsl-fixes.md, "Resource handles"). xDSL keeps
-    resource blobs in the dialect object, for the whole process, and renamed a handle an
-    earlier parse had declared (the second `--split-input-file` chunk's `blob1` became
-    `blob1_0`, whose blob its `{-# dialect_resources #-}` section never filled: it was
-    printed without one). Each parse declares its own handles afresh."""
+    (docs/xdsl-fixes.md, "Resource handles"). xDSL keeps resource blobs in the dialect
+    object, for the whole process, and renamed a handle an earlier parse had declared
+    (the second `--split-input-file` chunk's `blob1` became `blob1_0`, whose blob its
+    `{-# dialect_resources #-}` section never filled: it was printed without one). Each
+    parse declares its own handles afresh."""
     key = self.parse_identifier(" for resource handle")
     if (dialect_name, key) not in self.dialect_resources:
         interface._blob_storage[key] = ""  # pyright: ignore[reportPrivateUsage]
@@ -461,7 +468,3 @@ def print_dialect_body(attribute: UnregisteredAttr, printer: Printer) -> None:
         printer.print_string(f"{name.replace('.', '<', 1)}{attribute.value.data}>", indent=0)
     else:
         printer.print_string(f"{name}<{attribute.value.data}>", indent=0)
-
-
-_XDSL_DENSE_ARRAY = AttrParser._parse_builtin_densearray_attr  # pyright: ignore[reportPrivateUsage]
-_XDSL_DENSE_ARRAY_PRINT = DenseArrayBase.print_builtin

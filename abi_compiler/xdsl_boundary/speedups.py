@@ -67,6 +67,8 @@ def _unescape(match: re.Match[bytes]) -> bytes:
 
 
 def bytes_contents(self: StringLiteral) -> bytes:
+    """xDSL's `StringLiteral.bytes_contents`: the literal's bytes, its escapes decoded by
+    one `re.sub`."""
     try:
         return _BYTES_ESCAPE.sub(_unescape, self.text[1:-1].encode())
     except _UnknownEscape:
@@ -75,6 +77,7 @@ def bytes_contents(self: StringLiteral) -> bytes:
 
 
 def print_bytes_literal(self: Printer, bytestring: bytes) -> None:
+    """xDSL's `Printer.print_bytes_literal`, the bytes escaped by one `str.translate`."""
     self.print_string('"' + bytestring.decode("latin-1").translate(_PRINTED_BYTES) + '"')
 
 

@@ -1,6 +1,6 @@
-"""The fixes of xDSL's defects (`abi_compiler.xdsl_boundary.xdsl_fixes`) are the pipeline's
-own: nothing of xDSL is changed outside a run, and the xDSL members a fix stands in for
-are the ones it was written against.
+"""The fixes of xDSL (`abi_compiler.xdsl_boundary`: `defects`, `mlir_compat`, `speedups`,
+put together by `xdsl_fixes`) are the pipeline's own: nothing of xDSL is changed outside a
+run, and the xDSL members a fix stands in for are the ones it was written against.
 
 * `test_fixed_members_are_unchanged` is a canary: it pins the source of every xDSL member
   a fix replaces or overrides. When the pinned xDSL version changes (an upgrade), a
