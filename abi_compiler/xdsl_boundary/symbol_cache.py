@@ -1,9 +1,10 @@
-"""Linear-time symbol lookups while verifying.
+"""Linear-time symbol lookups while verifying (a speed-up: docs/xdsl-fixes.md,
+"Symbol lookups while verifying").
 
 xDSL's `SymbolTable.lookup_symbol` scans the symbol table's block on every call, and
 `func.call`'s verifier calls it once per call: verifying a module with n functions and
 n calls is O(n²) (a module of 10 000 functions spends most of its verification time
-there). Within `cached_symbol_lookups()`, a run's lookups (`xdsl_fixes.lookup_symbol`,
+there). Within `cached_symbol_lookups()`, a run's lookups (`mlir_compat.lookup_symbol`,
 which is xDSL's lookup in a run's thread) are dictionary accesses, the dictionary of a
 symbol table built on its first lookup. Nothing of xDSL is replaced here: the tables
 belong to the current thread. The IR must not change while it is active (verification

@@ -1,9 +1,10 @@
 """The project's one use of what xDSL (0.74) does not promise for reading IR: private names
 and internal attributes, given public names here. Every other module of `abi_compiler/`,
-`dialects/` and `passes/` uses xDSL's public names only (the defect fixes of
-`abi_compiler.xdsl_boundary.xdsl_fixes` aside): `tests/xdsl_boundary/test_xdsl_names.py` checks that,
-and that each name used here still exists with the parameters relied on, so an xDSL
-upgrade that changes one fails there, by name.
+`dialects/` and `passes/` uses xDSL's public names only (the fixes of xDSL aside:
+`defects`, `mlir_compat`, `speedups`, put together by `xdsl_fixes`):
+`tests/xdsl_boundary/test_xdsl_names.py` checks that, and that each name used here still
+exists with the parameters relied on, so an xDSL upgrade that changes one fails there,
+by name.
 
 Hooks, public names for the private ones the rest of the project needs:
 
@@ -16,8 +17,6 @@ Hooks, public names for the private ones the rest of the project needs:
   `_ssa_values`);
 * `check_pass_option` and `pass_option_text` (`arg_spec._convert_arg_to_type`,
   `ArgSpec._spec_parameter_type_str`), for the driver's pass options;
-* `nearest_symbol_table` (`has_trait`'s `value_if_unregistered`), for the fixed symbol
-  lookup of `xdsl_fixes`;
 * `set_block_arguments` (`Block._args`), for `passes/decompose.py`: the one name of this
   module passes import;
 * `BUILTIN_FLOAT_TYPES` and `BUILTIN_INTEGER_TYPE` (`AttrParser._builtin_float_types`,
@@ -39,7 +38,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue, TypeAttribute
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import SymbolTable
 from xdsl.utils.arg_spec import (
     ArgSpec,
     _convert_arg_to_type,  # pyright: ignore[reportPrivateUsage]
@@ -51,16 +49,6 @@ from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
 #: xDSL's `SymbolTable.lookup_symbol`, and anything that stands in for it.
 SymbolLookup: TypeAlias = Callable[[Operation, str | StringAttr | SymbolRefAttr], Operation | None]
-
-
-def nearest_symbol_table(op: Operation) -> Operation | None:
-    """``op`` or its closest ancestor that is a symbol table; ops of unknown dialects are
-    not (as in MLIR: xDSL's `UnregisteredOp.has_trait` claims every trait, so a
-    `func.call` inside a `"stablehlo.while"` region was looked up in that region)."""
-    anchor: Operation | None = op
-    while anchor is not None and not anchor.has_trait(SymbolTable, value_if_unregistered=False):
-        anchor = anchor.parent_op()
-    return anchor
 
 
 # -- Public names for the rest of the project ---------------------------------------------

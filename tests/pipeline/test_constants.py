@@ -26,12 +26,8 @@ from xdsl.dialects.func import FuncOp
 
 from abi_compiler.commands.opt_main import AbiOptMain
 from abi_compiler.xdsl_boundary import xdsl_fixes
-from abi_compiler.xdsl_boundary.xdsl_fixes import (
-    float_bits,
-    float_value,
-    format_float,
-    is_compact_splat,
-)
+from abi_compiler.xdsl_boundary.bit_patterns import float_bits, float_value, format_float
+from abi_compiler.xdsl_boundary.dense_elements import is_compact_splat
 from tests.lowering.helpers import parse, print_module
 
 # Every float type of xDSL 0.74 that has a bit-level representation (not f80, f128).

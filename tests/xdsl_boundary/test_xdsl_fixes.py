@@ -1,6 +1,6 @@
-"""The fixes of xDSL's defects (`abi_compiler.xdsl_boundary.xdsl_fixes`) are the pipeline's
-own: nothing of xDSL is changed outside a run, and the xDSL members a fix stands in for
-are the ones it was written against.
+"""The fixes of xDSL (`abi_compiler.xdsl_boundary`: `defects`, `mlir_compat`, `speedups`,
+put together by `xdsl_fixes`) are the pipeline's own: nothing of xDSL is changed outside a
+run, and the xDSL members a fix stands in for are the ones it was written against.
 
 * `test_fixed_members_are_unchanged` is a canary: it pins the source of every xDSL member
   a fix replaces or overrides. When the pinned xDSL version changes (an upgrade), a
@@ -9,15 +9,19 @@ are the ones it was written against.
 * After `run_pipeline` (also one that fails, and with fixes nested), every member of every
   xDSL class is what it was before (checked in a fresh interpreter, so that nothing else
   in the test process has touched xDSL).
+* Each fix docs/xdsl-fixes.md lists is in the module of its kind: the module cites the
+  fix's heading (`test_each_fix_is_in_the_module_of_its_kind`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +43,7 @@ PINNED = {
     ("DenseIntOrFPElementsAttr", "print_without_type"): "cb67ddaccc722728",
     ("MLIRLexer", "_lex_string_literal"): "a32cb3f03385cf6c",
     ("MLIRLexer", "_unescaped_characters_regex"): "2d5cce671a4d08fb",
+    ("MLIRLexer", "_consume_whitespace"): "7752ec9de0230eda",
     ("Parser", "__init__"): "a9c4b4bd3216d4f4",
     ("AttrParser", "parse_dense_int_or_fp_elements_attr"): "20bf934205998b33",
     ("AttrParser", "parse_optional_builtin_int_or_float_attr"): "b8402b0c28827d5f",
@@ -62,6 +67,49 @@ def _digest(owner: type, name: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+ROOT = Path(__file__).resolve().parents[2]
+BOUNDARY = ROOT / "abi_compiler" / "xdsl_boundary"
+FIXES_PAGE = "docs/xdsl-fixes.md"
+#: The modules of each kind of fix (docs/xdsl-fixes.md, "The fixes").
+KIND_MODULES = {
+    "defect": ("defects.py",),
+    "MLIR compatibility": ("mlir_compat.py",),
+    "speed-up": ("speedups.py", "symbol_cache.py"),
+}
+
+
+def _fixes() -> list[tuple[str, list[str]]]:
+    """(title, kinds) of each fix docs/xdsl-fixes.md lists: its headings `### Title (kind,
+    and kind)` under "The fixes"; the first kind is the fix's own."""
+    section = (ROOT / FIXES_PAGE).read_text().split("\n## The fixes\n")[1]
+    return [
+        (title, re.split(r",? and |, ", kinds))
+        for title, kinds in re.findall(r"^### (.+) \((.+)\)$", section, re.M)
+    ]
+
+
+def test_the_fixes_are_listed_by_kind() -> None:
+    fixes = _fixes()
+    assert len(fixes) >= 13
+    assert {kind for _, kinds in fixes for kind in kinds} == set(KIND_MODULES)
+
+
+@pytest.mark.parametrize(("title", "kinds"), _fixes(), ids=[title for title, _ in _fixes()])
+def test_each_fix_is_in_the_module_of_its_kind(title: str, kinds: list[str]) -> None:
+    """A fix's code cites its heading (the page, a comma and the heading in quotes) from a
+    module of its kind: a newcomer finds a defect's fix in `defects.py`, and the report
+    beside it."""
+    citation = f'{FIXES_PAGE}, "{title}"'
+    citing = [
+        path.name
+        for path in sorted(BOUNDARY.glob("*.py"))
+        if citation in " ".join(path.read_text().split())
+    ]
+    assert set(citing) & set(KIND_MODULES[kinds[0]]), (
+        f"{title} ({kinds[0]}) is cited by {citing}, not by {KIND_MODULES[kinds[0]]}"
+    )
+
+
 def test_every_fixed_member_is_pinned() -> None:
     assert {(owner.__name__, name) for owner, name in FIXED_MEMBERS} == set(PINNED)
 
@@ -71,8 +119,8 @@ def test_every_fixed_member_is_pinned() -> None:
 )
 def test_fixed_members_are_unchanged(owner: type, name: str) -> None:
     assert _digest(owner, name) == PINNED[(owner.__name__, name)], (
-        f"xDSL's {owner.__name__}.{name} changed: check the fix in "
-        "abi_compiler/xdsl_boundary/xdsl_fixes.py against its new source, then update PINNED"
+        f"xDSL's {owner.__name__}.{name} changed: check its fix (put in place by "
+        "abi_compiler/xdsl_boundary/xdsl_fixes.py) against its new source, then update PINNED"
     )
 
 

@@ -1,9 +1,9 @@
 """What the project uses of xDSL (0.74) although xDSL does not promise it: private names,
-internal attributes, methods it replaces. All of it is in two modules (`HOOK_MODULES`):
-`abi_compiler/xdsl_boundary/xdsl_compat.py` (public names for the internals the project reads) and
-`abi_compiler/xdsl_boundary/xdsl_fixes.py` (the fixes of xDSL's defects, applied only inside a
-run); every other module uses xDSL's public names only
-(`test_no_private_xdsl_name_outside_the_hook_modules`).
+internal attributes, methods it replaces. All of it is in the hook modules of
+`abi_compiler/xdsl_boundary/` (`HOOK_MODULES`): `xdsl_compat.py` (public names for the
+internals the project reads), the fixes of each kind (`defects.py`, `mlir_compat.py`,
+`speedups.py`) and `xdsl_fixes.py`, which puts them together for a run; every other module
+uses xDSL's public names only (`test_no_private_xdsl_name_outside_the_hook_modules`).
 
 Each name the hook modules uses is listed here with the parameters it relies on
 (`FUNCTIONS`, `ATTRIBUTES`), and the list is kept in sync with the module
@@ -47,6 +47,9 @@ from xdsl.utils.mlir_lexer import MLIRLexer, StringLiteral
 ROOT = Path(__file__).resolve().parents[2]
 HOOK_MODULES = (
     "abi_compiler/xdsl_boundary/xdsl_compat.py",
+    "abi_compiler/xdsl_boundary/defects.py",
+    "abi_compiler/xdsl_boundary/mlir_compat.py",
+    "abi_compiler/xdsl_boundary/speedups.py",
     "abi_compiler/xdsl_boundary/xdsl_fixes.py",
 )
 
