@@ -276,6 +276,113 @@ class _Marshal:
 
 
 # --------------------------------------------------------------------------------------
+# The converters of arrays and integers, which run once per value: methods of a record's
+# converter object. (A bound method is called as fast as a closure; the same function
+# bound by `functools.partial`, as the converters of structures and lists are, measured
+# 1.2–1.3x as long for `check`, 1.03–1.06x for `push` and `read`.)
+# --------------------------------------------------------------------------------------
+
+
+class ArrayConverter:
+    """An `ndarray` record of a known element type, on a module's device: `push` (an
+    argument), `check` (an argument IREE's packer pushes), `read` (a result).
+    ``expected`` describes the record, for errors."""
+
+    __slots__ = (
+        "accepted",
+        "allocate",
+        "convert",
+        "device",
+        "dtype",
+        "element",
+        "expected",
+        "hal_type",
+        "host",
+        "returned",
+    )
+
+    def __init__(self, marshal: _Marshal, element: _Element, expected: str) -> None:
+        self.element, self.expected = element, expected
+        self.dtype, self.accepted = element.dtype, element.accepted
+        self.hal_type, self.returned = element.hal_type, element.returned
+        self.device, self.allocate = marshal.device, marshal.allocate
+        self.convert, self.host = marshal.convert, marshal.host
+
+    def push(self, lst: Any, value: Any) -> None:
+        """A buffer view of the element's dtype, copied to the device (a value of another
+        dtype checked, or converted, by `_host_array`); an IREE buffer view or
+        `DeviceArray` as it is, its element type checked."""
+        if type(value) is np.ndarray and (
+            value.dtype is self.dtype or value.dtype in self.accepted
+        ):
+            array = value  # the common case, first
+        elif isinstance(value, (_BufferView, _DeviceArray)):
+            lst.push_ref(_checked_view(value, self.element, self.expected))
+            return
+        else:
+            array = _host_array(value, self.element, self.convert, self.expected)
+        try:
+            view = self.allocate(_ARG_MEMORY, _ARG_USAGE, self.device, array, self.hal_type)
+        except ValueError:  # not C-contiguous (rare: checked only when it happens)
+            array = np.ascontiguousarray(array)
+            view = self.allocate(_ARG_MEMORY, _ARG_USAGE, self.device, array, self.hal_type)
+        lst.push_ref(view)
+
+    def check(self, value: Any) -> Any:
+        """`push`'s checks without the push: the value, converted where it is."""
+        if type(value) is np.ndarray and (
+            value.dtype is self.dtype or value.dtype in self.accepted
+        ):
+            return value
+        if isinstance(value, (_BufferView, _DeviceArray)):
+            _checked_view(value, self.element, self.expected)
+            return value
+        return _host_array(value, self.element, self.convert, self.expected)
+
+    def read(self, lst: Any, index: int) -> Any:
+        """A buffer view of an element type the element reads, as a host numpy array
+        (mapped where it can be) or, with ``results="device"``, a `DeviceArray`."""
+        view = _view_at(lst, index, self.expected)
+        if view.element_type not in self.returned:
+            raise _Misfit(
+                f"expected {self.expected}, the VM returned element type "
+                f"{_element_type_name(view.element_type)}"
+            )
+        if self.host:
+            return _to_host(view, self.dtype, self.device)
+        return _ResultArray(
+            self.device, view, implicit_host_transfer=True, override_dtype=self.dtype
+        )
+
+
+class IntConverter:
+    """An integer scalar record wider than a bool: `read` (a result), `check` (a signless
+    argument IREE's packer pushes)."""
+
+    __slots__ = ("highest", "mask", "sign", "wrap")
+
+    def __init__(self, t: Scalar) -> None:
+        self.wrap = 1 << t.width
+        self.mask = self.wrap - 1
+        self.highest = (1 << (t.width - 1)) - 1
+        self.sign = 0 if t.kind == "ui" else 1 << (t.width - 1)
+
+    def read(self, lst: Any, index: int) -> Any:
+        """The VM keeps narrow integers in 32-bit registers without extending their sign,
+        so the bits are re-read at the record's width, signed unless the record is `ui`."""
+        value = lst.get_variant(index)
+        if type(value) is not int:
+            return value  # `unpack` says what is wrong
+        value &= self.mask
+        return value - self.wrap if self.sign and value & self.sign else value
+
+    def check(self, value: Any) -> Any:
+        """A signless value above the signed range (`pack` takes either interpretation):
+        the same bits as a signed value, which is what IREE's packer converts."""
+        return value if value <= self.highest else value - self.wrap
+
+
+# --------------------------------------------------------------------------------------
 # Python → VM (arguments): a pusher appends one packed value to a VM list.
 # --------------------------------------------------------------------------------------
 
@@ -301,29 +408,6 @@ def push_gap(lst: Any, value: Any) -> None:
     null reference, so the slot gets an empty list; wrappers never read gaps
     (docs/spec.md §8.2)."""
     lst.push_list(_VmList(0))
-
-
-def push_array(marshal: _Marshal, element: _Element, expected: str, lst: Any, value: Any) -> None:
-    """An `ndarray` of a known element type: a buffer view of ``element``'s dtype, copied
-    to the device; an IREE buffer view or `DeviceArray` as it is (its element type
-    checked). ``expected`` describes the record, for errors."""
-    if type(value) is np.ndarray and (
-        value.dtype is element.dtype or value.dtype in element.accepted
-    ):
-        array = value  # the common case, first
-    elif isinstance(value, (_BufferView, _DeviceArray)):
-        lst.push_ref(_checked_view(value, element, expected))
-        return
-    else:
-        array = _host_array(value, element, marshal.convert, expected)
-    allocate, hal_type = marshal.allocate, element.hal_type
-    try:
-        view = allocate(_ARG_MEMORY, _ARG_USAGE, marshal.device, array, hal_type)
-    except ValueError:  # not C-contiguous (rare: checked only when it happens)
-        view = allocate(
-            _ARG_MEMORY, _ARG_USAGE, marshal.device, np.ascontiguousarray(array), hal_type
-        )
-    lst.push_ref(view)
 
 
 def push_unsupported(marshal: _Marshal, record: str, lst: Any, value: Any) -> None:
@@ -437,7 +521,7 @@ def _ndarray_pusher(marshal: _Marshal, t: NDArray, raw: bool) -> Pusher:
     element = _element_for(t.element, raw)
     if element is None:
         return partial(push_unsupported, marshal, _record_name(t.element))
-    return partial(push_array, marshal, element, describe(t))
+    return ArrayConverter(marshal, element, describe(t)).push
 
 
 def _list_pusher(marshal: _Marshal, t: ListRef, raw: bool) -> Pusher:
@@ -464,26 +548,6 @@ PUSHERS: dict[RecordKind, Callable[[_Marshal, Any, bool], Pusher]] = {
 # --------------------------------------------------------------------------------------
 
 
-def check_array(element: _Element, convert: bool, expected: str, value: Any) -> Any:
-    """An `ndarray` value: `push_array`'s checks, the value returned (converted where
-    ``convert`` converts it)."""
-    if type(value) is np.ndarray and (
-        value.dtype is element.dtype or value.dtype in element.accepted
-    ):
-        return value
-    if isinstance(value, (_BufferView, _DeviceArray)):
-        _checked_view(value, element, expected)
-        return value
-    return _host_array(value, element, convert, expected)
-
-
-def check_signless(highest: int, wrap: int, value: Any) -> Any:
-    """A signless integer scalar above the signed range (`pack` takes either
-    interpretation): the same bits as a signed value, which is what IREE's packer
-    converts."""
-    return value if value <= highest else value - wrap
-
-
 def check_structure(checks: list[tuple[int, IndexPathComponent, Checker]], value: Any) -> Any:
     """A packed structure (a list `pack` made): each item that has a check, checked in
     place."""
@@ -506,13 +570,13 @@ def _no_checker(marshal: _Marshal, record: Any) -> Checker | None:
 def _scalar_checker(marshal: _Marshal, t: Scalar) -> Checker | None:
     if t.kind != "i":
         return None
-    return partial(check_signless, (1 << (t.width - 1)) - 1, 1 << t.width)
+    return IntConverter(t).check
 
 
 def _ndarray_checker(marshal: _Marshal, t: NDArray) -> Checker | None:
     element = _element_for(t.element)
     assert element is not None  # _iree_record took it
-    return partial(check_array, element, marshal.convert, describe(t))
+    return ArrayConverter(marshal, element, describe(t)).check
 
 
 def _structure_checker(marshal: _Marshal, node: Sequence | Dict) -> Checker | None:
@@ -570,33 +634,6 @@ def _iree_record(node: Node | None) -> Any:
 def read_variant(lst: Any, index: int) -> Any:
     """A value as the VM holds it: a float scalar, a gap (a null reference: None)."""
     return lst.get_variant(index)
-
-
-def read_int(mask: int, wrap: int, sign: int, lst: Any, index: int) -> Any:
-    """An integer scalar as its record reads it: the VM keeps narrow integers in 32-bit
-    registers without extending their sign, so the bits are re-read at the width
-    (``mask``), signed (``sign``: the sign bit) unless the record is `ui`."""
-    value = lst.get_variant(index)
-    if type(value) is not int:
-        return value  # `unpack` says what is wrong
-    value &= mask
-    return value - wrap if sign and value & sign else value
-
-
-def read_array(marshal: _Marshal, element: _Element, expected: str, lst: Any, index: int) -> Any:
-    """An `ndarray` result: a buffer view of an element type ``element`` reads, as a host
-    numpy array (mapped where it can be) or, with ``results="device"``, a `DeviceArray`."""
-    view = _view_at(lst, index, expected)
-    if view.element_type not in element.returned:
-        raise _Misfit(
-            f"expected {expected}, the VM returned element type "
-            f"{_element_type_name(view.element_type)}"
-        )
-    if marshal.host:
-        return _to_host(view, element.dtype, marshal.device)
-    return _ResultArray(
-        marshal.device, view, implicit_host_transfer=True, override_dtype=element.dtype
-    )
 
 
 def read_dynamic(marshal: _Marshal, lst: Any, index: int) -> Any:
@@ -661,8 +698,7 @@ def _structure_reader(marshal: _Marshal, node: Sequence | Dict) -> Reader:
 def _scalar_reader(marshal: _Marshal, t: Scalar) -> Reader:
     if t.kind in ("f", "bf") or t.width == 1:
         return read_variant
-    wrap = 1 << t.width
-    return partial(read_int, wrap - 1, wrap, 0 if t.kind == "ui" else 1 << (t.width - 1))
+    return IntConverter(t).read
 
 
 def _ndarray_reader(marshal: _Marshal, t: NDArray) -> Reader:
@@ -673,7 +709,7 @@ def _ndarray_reader(marshal: _Marshal, t: NDArray) -> Reader:
     element = _element_for(t.element)
     if element is None:
         return marshal.read_dynamic
-    return partial(read_array, marshal, element, describe(t))
+    return ArrayConverter(marshal, element, describe(t)).read
 
 
 def _list_reader(marshal: _Marshal, t: ListRef) -> Reader:
