@@ -251,7 +251,7 @@ class _Marshal:
         if kind in ("gap", "structure"):
             return FLAT_READERS[kind](self, node)
         assert isinstance(node, Leaf)
-        return partial(read_leaf_into, self.value_reader(node.type), node.index)
+        return LeafInto(self.value_reader(node.type), node.index).read_into
 
     # -- arguments through IREE's packer ------------------------------------------------
     #
@@ -738,9 +738,18 @@ def skip_gap(lst: Any, index: int, out: list[Any]) -> None:
     return None
 
 
-def read_leaf_into(read: Reader, leaf_index: int, lst: Any, position: int, out: list[Any]) -> None:
-    """A leaf: its value (``read``) at its leaf index."""
-    out[leaf_index] = read(lst, position)
+class LeafInto:
+    """A leaf of a result read for the original call: its value (``read``, the leaf's
+    `READERS` reader) lands at its leaf index. (A method, not a function bound by
+    `partial`: it runs once per result leaf, and measured ~20 ns faster so.)"""
+
+    __slots__ = ("index", "read")
+
+    def __init__(self, read: Reader, index: int) -> None:
+        self.read, self.index = read, index
+
+    def read_into(self, lst: Any, position: int, out: list[Any]) -> None:
+        out[self.index] = self.read(lst, position)
 
 
 def read_structure_into(
@@ -771,7 +780,7 @@ def _structure_flat_reader(marshal: _Marshal, node: Sequence | Dict) -> FlatRead
     return partial(read_structure_into, [marshal.flat_reader(item) for item in items], keys)
 
 
-# (A leaf of any kind is its `READERS` reader into `read_leaf_into`: `_Marshal.flat_reader`.)
+# (A leaf of any kind is its `READERS` reader in a `LeafInto`: `_Marshal.flat_reader`.)
 FLAT_READERS: dict[RecordKind, Callable[[_Marshal, Any], FlatReader]] = {
     "gap": _gap_flat_reader,
     "structure": _structure_flat_reader,
