@@ -4,6 +4,8 @@ or writes one."""
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes  # (registers numpy's `bfloat16`)
 import numpy as np
 import pytest
@@ -111,8 +113,64 @@ def test_signedness_kinds() -> None:
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("si8", (-128, 127)), ("ui8", (0, 255)), ("i8", (-128, 255)), ("i64", (-(2**63), 2**64 - 1))],
+    [
+        ("si8", (-128, 127)),
+        ("ui8", (0, 255)),
+        ("i8", (-128, 255)),
+        ("i64", (-(2**63), 2**64 - 1)),
+        ("i1", (0, 1)),
+    ],
 )
 def test_int_range(name: str, expected: tuple[int, int]) -> None:
     kind, width = name.rstrip("0123456789"), int(name.lstrip("isu"))
     assert dtypes.int_range(Scalar(kind, width)) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("row", [row for row in ROWS if row.values == "float"], ids=_id)
+def test_float_limits(row: ElementType) -> None:
+    """A double at the limit becomes infinite in the type (round to nearest, ties to
+    even), the double below it does not; f64 has none."""
+    limit = dtypes.float_limit(row.scalar)
+    if row.scalar.width == 64:
+        assert limit == math.inf
+        return
+    dtype = np.dtype(getattr(ml_dtypes, row.numpy, row.numpy))
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.array([limit, -limit]).astype(dtype)).all()
+    below = math.nextafter(limit, 0)
+    if row.scalar.kind == "bf":
+        # numpy converts a double to bfloat16 through float32, which rounds this one up
+        # to the limit; from float32 the rule holds.
+        below = float(np.nextafter(np.float32(limit), np.float32(0)))
+        assert np.isfinite(np.float32(below).astype(dtype))
+    else:
+        assert np.isfinite(np.float64(below).astype(dtype))
+
+
+def test_taken_dtypes() -> None:
+    """The dtypes taken as they are, written out (tests/calling/test_acceptance.py pins
+    both sides of the caller to them)."""
+    taken = {dtypes.scalar_name(s): sorted(dtypes.taken_dtypes(s)) for s in ELEMENT_TYPES}
+    assert taken["i1"] == ["bool"]
+    assert taken["i8"] == ["int8", "uint8"]
+    assert taken["si16"] == ["int16"]
+    assert taken["ui64"] == ["uint64"]
+    assert taken["bf16"] == ["bfloat16"]
+    raw = {s: dtypes.taken_dtypes(s, raw=True) for s in ELEMENT_TYPES}
+    assert {dtypes.scalar_name(s) for s in ELEMENT_TYPES if raw[s] != dtypes.taken_dtypes(s)} == {
+        "i8"
+    }
+    assert raw[Scalar("i", 8)] == {"int8", "uint8", "bool"}
+    # Every dtype named is one numpy knows, of the element type's width.
+    for scalar in ELEMENT_TYPES:
+        for name in dtypes.taken_dtypes(scalar, raw=True):
+            assert np.dtype(getattr(ml_dtypes, name, name)).name == name
+            if name in dtypes.NUMPY_KINDS:
+                kind, size = dtypes.NUMPY_KINDS[name]
+                assert (np.dtype(name).kind, np.dtype(name).itemsize) == (kind, size)
+
+
+def test_buffer_formats() -> None:
+    """A memoryview's struct format names the numpy kind of its elements."""
+    for code, kind in dtypes.BUFFER_FORMAT_KINDS.items():
+        assert np.dtype(code).kind == kind, code

@@ -16,13 +16,26 @@ import json
 import math
 import numbers
 import operator
+import struct
 import sys
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, cast
 
-from abi_compiler.dtypes import int_range, numpy_dtype_name, scalar_for_numpy, scalar_name
+from abi_compiler.dtypes import (
+    BUFFER_FORMAT_KINDS,
+    NUMERIC_KINDS,
+    NUMPY_KINDS,
+    array_acceptance,
+    float_limit,
+    int_range,
+    numpy_dtype_name,
+    scalar_for_numpy,
+    scalar_name,
+    taken_dtypes,
+    takes_bools,
+)
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -42,8 +55,6 @@ from abi_compiler.model import (
 )
 
 __all__ = [
-    "dtype_int_range",
-    "int_misfit",
     "pack",
     "pack_call",
     "pack_legacy",
@@ -111,10 +122,12 @@ Mismatch = _Mismatch
 format_path = _format_path
 
 
-def leaf_packer(value_type: ValueType | None, convert: bool) -> Callable[[Any], Any]:
-    """The converter `pack` checks (and normalizes) one leaf value of ``value_type``
-    with; it raises `Mismatch`."""
-    return _value_converter(value_type, unpacking=False, opaque_refs=False, convert=convert)
+def leaf_packer(
+    value_type: ValueType | None, convert: bool, *, raw: bool = False
+) -> Callable[[Any], Any]:
+    """The converter `pack` (``raw``: `pack_legacy`, a leaf typed by the raw signature)
+    checks (and normalizes) one leaf value of ``value_type`` with; it raises `Mismatch`."""
+    return _value_converter(value_type, unpacking=False, opaque_refs=raw, convert=convert)
 
 
 def _error(side: str, root: IndexPathComponent, mismatch: _Mismatch) -> AbiError:
@@ -204,7 +217,12 @@ def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
     if dtype is not None:
         name = getattr(dtype, "name", None)
         kind = getattr(dtype, "kind", "")
-        text = name if isinstance(name, str) and kind in "biufc" else getattr(dtype, "str", dtype)
+        numeric = kind in NUMERIC_KINDS or name == "bfloat16"
+        text = (
+            name
+            if isinstance(name, str) and (numeric or not kind)
+            else getattr(dtype, "str", dtype)
+        )
         return f"{text}{dims}"
     if isinstance(value, memoryview):
         kind = _buffer_kind(value)
@@ -309,15 +327,11 @@ def _is_bool(value: Any) -> bool:
     return type(value) is bool or _is_bool_scalar(value)
 
 
-def _int_converter(scalar: Scalar, convert: bool) -> Converter:
+def _int_converter(scalar: Scalar, convert: bool, raw: bool) -> Converter:
     name = scalar_name(scalar)
-    if scalar.width == 1:
-        lowest, highest = 0, 1
-        expected = f"expected a bool ({name})"
-    else:
-        lowest, highest = int_range(scalar)
-        expected = f"expected an int ({name})"
-    bools = scalar.width == 1 or convert
+    lowest, highest = int_range(scalar)
+    expected = f"expected a bool ({name})" if scalar.width == 1 else f"expected an int ({name})"
+    bools = convert or takes_bools(scalar, raw=raw)
 
     def convert_int(value: Any) -> Any:
         if type(value) is int:
@@ -338,19 +352,10 @@ def _int_converter(scalar: Scalar, convert: bool) -> Converter:
     return convert_int
 
 
-# The magnitude from which a double rounds to infinity in each narrower float record
-# (round to nearest, ties to even: halfway between the largest finite value and the next
-# power of two). A finite value at or beyond it does not fit; inf and nan pass as they are.
-_FLOAT_OVERFLOW = {
-    Scalar("f", 16): (2 - 2**-11) * 2.0**15,
-    Scalar("bf", 16): (2 - 2**-8) * 2.0**127,
-    Scalar("f", 32): (2 - 2**-24) * 2.0**127,
-}
-
-
-def _float_converter(scalar: Scalar, convert: bool) -> Converter:
+def _float_converter(scalar: Scalar, convert: bool, raw: bool) -> Converter:
     name = scalar_name(scalar)
-    limit = _FLOAT_OVERFLOW.get(scalar, math.inf)
+    limit = float_limit(scalar)
+    bools = convert or takes_bools(scalar, raw=raw)
 
     def too_large(value: Any, number: float) -> _Mismatch:
         shown = _show_int(value) if isinstance(value, int) else repr(number)
@@ -362,72 +367,54 @@ def _float_converter(scalar: Scalar, convert: bool) -> Converter:
             if -limit < value < limit or not math.isfinite(value):
                 return cast(float, value)
             raise too_large(value, value)
-        if cls is bool and not convert:
-            raise _Mismatch(f"expected a float ({name}), got bool (convert=True converts it)")
-        if cls is int or cls is bool or isinstance(value, numbers.Real):
-            try:
-                number = float(value)
-            except OverflowError:
-                raise too_large(value, math.inf) from None
-            if -limit < number < limit or (not math.isfinite(number) and cls is not int):
-                return number
-            raise too_large(value, number)
-        raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
+        if cls is not int:
+            if cls is bool or _is_bool_scalar(value):  # (numpy's bool is no `numbers.Real`)
+                if not bools:
+                    raise _Mismatch(
+                        f"expected a float ({name}), got bool (convert=True converts it)"
+                    )
+                return float(bool(value))
+            if not isinstance(value, numbers.Real):
+                raise _Mismatch(f"expected a float ({name}), got {_type_name(value)}")
+        try:
+            number = float(value)
+        except OverflowError:
+            raise too_large(value, math.inf) from None
+        if -limit < number < limit or (not math.isfinite(number) and cls is not int):
+            return number
+        raise too_large(value, number)
 
     return convert_float
 
 
-def _scalar_converter(scalar: Scalar, convert: bool) -> Converter:
+def _scalar_converter(scalar: Scalar, convert: bool, raw: bool) -> Converter:
     if scalar.kind in ("f", "bf"):
-        return _float_converter(scalar, convert)
-    return _int_converter(scalar, convert)
-
-
-# A buffer's element format (`memoryview.format`, struct syntax) → numpy's dtype kind.
-_FORMAT_KINDS = {"?": "b", **dict.fromkeys("bhilqn", "i"), **dict.fromkeys("BHILQN", "u")}
-_FORMAT_KINDS.update(dict.fromkeys("efd", "f"))
+        return _float_converter(scalar, convert, raw)
+    return _int_converter(scalar, convert, raw)
 
 
 def _buffer_kind(view: memoryview) -> str | None:
     """The dtype kind of a memoryview's elements (None: not numbers)."""
     code = view.format.lstrip("@=<>!")
-    return _FORMAT_KINDS.get(code) if len(code) == 1 else None
+    return BUFFER_FORMAT_KINDS.get(code) if len(code) == 1 else None
 
 
-def _dtype_matches(dtype: Any, scalar: Scalar) -> bool:
-    if scalar.kind == "bf":  # (``dtype.name`` is slow: only read where needed)
-        return getattr(dtype, "name", None) == numpy_dtype_name(scalar)
-    return _kind_matches(
-        getattr(dtype, "kind", None), 8 * int(getattr(dtype, "itemsize", 0) or 0), scalar
-    )
-
-
-def _kind_matches(kind: str | None, bits: int, scalar: Scalar) -> bool:
-    """Whether elements of a dtype kind (numpy's letters) and width are ``scalar``'s (not
-    bf16, which numpy knows by name only)."""
-    if scalar.kind == "f":
-        return kind == "f" and bits == scalar.width
-    if scalar.width == 1 and scalar.kind == "i":
-        return kind == "b"
-    if kind not in ("i", "u") or bits != scalar.width:
-        return False
-    return scalar.kind == "i" or (kind == "u") == (scalar.kind == "ui")
-
-
-_I8 = Scalar("i", 8)
-
-
-def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = False) -> Converter:
-    """An array with a ``dtype`` must hold ``element``'s values; ``convert=True`` casts it
-    with ``astype`` instead. Values without a dtype (nested lists, numbers) pass.
+def _dtype_checker(element: Scalar, convert: bool, expected: str, raw: bool = False) -> Converter:
+    """An array with a ``dtype`` must hold ``element``'s values (the dtypes
+    `abi_compiler.dtypes.taken_dtypes` names; ``raw``: a leaf of the raw signature);
+    ``convert=True`` casts one of other numbers with ``astype`` instead
+    (`array_acceptance`). Values without a dtype (nested lists, numbers) pass.
     ``expected`` describes the whole array (`describe`)."""
     wanted = numpy_dtype_name(element)
-    # (kind, itemsize) of the dtypes taken as they are, looked up first (the common case).
-    taken = frozenset(
-        (kind, size)
-        for kind in "biuf"
-        for size in (1, 2, 4, 8)
-        if element.kind != "bf" and _kind_matches(kind, 8 * size, element)
+    taken = taken_dtypes(element, raw=raw)
+    # (kind, itemsize) of the dtypes taken as they are, looked up first (the common case:
+    # ``dtype.name`` is slow, read only when this misses). Each kind letter is the
+    # interpreter's own one-character string (`chr`), the object numpy's ``dtype.kind``
+    # gives: the lookup compares it by identity, ~5% of a leaf's check faster than
+    # an equal string from a module's constants.
+    taken_kinds = frozenset(
+        (chr(ord(kind)), size)
+        for kind, size in (NUMPY_KINDS[name] for name in taken if name in NUMPY_KINDS)
     )
 
     def wrong(value: Any, hint: str = "") -> _Mismatch:
@@ -440,13 +427,16 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
             if type(value) is memoryview:
                 return check_buffer(value)
             return value
-        if (getattr(dtype, "kind", None), getattr(dtype, "itemsize", None)) in taken:
+        kind = getattr(dtype, "kind", None)
+        if (kind, getattr(dtype, "itemsize", None)) in taken_kinds:
             return value
-        if _dtype_matches(dtype, element):
+        if kind is None:  # a dtype of another library than numpy's: its ``astype`` decides
+            acceptance = "converted"
+        else:
+            acceptance = array_acceptance(element, getattr(dtype, "name", ""), kind, raw=raw)
+        if acceptance == "taken":
             return value
-        if bools and getattr(dtype, "kind", None) == "b":
-            return value
-        if getattr(dtype, "kind", "") not in "biufc":  # strings, objects: nothing converts
+        if acceptance == "refused":  # strings, objects: nothing converts
             raise wrong(value)
         if not convert:
             raise wrong(value, " (convert=True converts it)")
@@ -461,17 +451,25 @@ def _dtype_checker(element: Scalar, convert: bool, expected: str, bools: bool = 
     def check_buffer(view: memoryview) -> Any:
         """A memoryview's elements have a type too (its struct ``format``)."""
         kind = _buffer_kind(view)
-        if element.kind != "bf" and _kind_matches(kind, 8 * view.itemsize, element):
-            return view
-        if bools and kind == "b":
-            return view
         if kind is None:
             raise wrong(view)
+        if (kind, view.itemsize) in taken_kinds:
+            return view
         if not convert:
             raise wrong(view, " (convert=True converts it)")
-        return view.tolist()  # numbers without a dtype, converted by value
+        return _buffer_values(view)  # numbers without a dtype, converted by value
 
     return check
+
+
+def _buffer_values(view: memoryview) -> Any:
+    """A memoryview's elements as nested lists (`tolist`, which has no half floats:
+    those are read with `struct`)."""
+    try:
+        return view.tolist()
+    except NotImplementedError:
+        values = [value for (value,) in struct.iter_unpack(view.format, view.tobytes())]
+        return _reshape(values, view.shape or ())
 
 
 def _passthrough(value: Any) -> Any:
@@ -788,10 +786,10 @@ def _value_converter(
     """Check (and normalize) one leaf value of type ``value_type``; ``convert`` (packing
     only) converts bools to numbers and arrays to the record's dtype instead of refusing
     them."""
-    # The raw signature writes `i1` as code 4 (`i8`): a legacy i8 also takes bools.
-    legacy_i8 = opaque_refs and value_type == _I8
+    # A leaf of the raw signature (``opaque_refs``) has its own dtype rules: its `i8`
+    # stands for `i1` too (`abi_compiler.dtypes.taken_dtypes`).
     if isinstance(value_type, Scalar):
-        return _scalar_converter(value_type, convert or legacy_i8)
+        return _scalar_converter(value_type, convert, opaque_refs)
     if isinstance(value_type, NDArray):
         element_type = value_type.element
         if isinstance(element_type, ListRef):
@@ -802,12 +800,7 @@ def _value_converter(
                 return _ref_array_unpacker(value_type, element)
             return _ref_array_packer(value_type, element)
         dtype = (
-            _dtype_checker(
-                element_type,
-                convert,
-                _describe_type(value_type),
-                bools=opaque_refs and element_type == _I8,
-            )
+            _dtype_checker(element_type, convert, _describe_type(value_type), raw=opaque_refs)
             if isinstance(element_type, Scalar) and not unpacking
             else None
         )
@@ -939,51 +932,6 @@ def unexpected_keyword(name: str, keywords: SequenceABC[str]) -> AbiError:
     adapters): ``argument 'z': unexpected keyword argument (keywords: 'x', 'y')``."""
     takes = f"keywords: {_keys_text(keywords)}" if keywords else "it takes no keywords"
     return AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
-
-
-# --------------------------------------------------------------------------------------
-# Checks by a framework's dtype, for the frontends' call adapters (whose records are
-# signless: `i8` holds an int8 or a uint8, where the framework takes one of them only).
-# --------------------------------------------------------------------------------------
-
-
-def dtype_int_range(dtype: str) -> tuple[int, int] | None:
-    """The values of an integer numpy dtype named ``dtype`` (``"int8"``: -128 to 127,
-    ``"uint64"``: 0 to 2**64 - 1); None for any other dtype (bool included)."""
-    for prefix, kind in (("uint", "ui"), ("int", "si")):
-        if dtype.startswith(prefix) and dtype[len(prefix) :].isdigit():
-            width = int(dtype[len(prefix) :])
-            return int_range(Scalar(kind, width)) if width > 1 else None  # type: ignore[arg-type]
-    return None
-
-
-def int_misfit(value: Any, dtype: str) -> tuple[list[int], str] | None:
-    """For a value without a dtype (a Python int, nested lists or tuples of numbers) given
-    for an array of the integer dtype ``dtype``: the index of its first int outside that
-    dtype's range and the message (``value 200 does not fit in int8``), or None. Other
-    elements (floats, bools, anything else) are left to the records' checks."""
-    bounds = dtype_int_range(dtype)
-    if bounds is None or hasattr(value, "dtype"):
-        return None
-    low, high = bounds
-    stack: list[tuple[list[int], Any]] = [([], value)]
-    seen: set[int] = set()
-    while stack:
-        index, item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            if id(item) in seen:  # a row repeated by reference (or a list in itself)
-                continue
-            seen.add(id(item))
-            if len(index) >= MAX_RANK:
-                continue  # the records refuse it
-            stack.extend(([*index, k], child) for k, child in reversed(list(enumerate(item))))
-            continue
-        if isinstance(item, bool) or not isinstance(item, numbers.Integral):
-            continue
-        number = int(item)
-        if not low <= number <= high:
-            return index, f"value {_show_int(number)} does not fit in {dtype}"
-    return None
 
 
 def value_shape(value: Any) -> tuple[int, ...] | None:

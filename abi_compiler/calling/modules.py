@@ -156,7 +156,7 @@ class Function:
     ) -> None:
         self.signature = (flat, structure)
         self._f, self._sip = f, sip
-        self._pushers = [marshal.value_pusher(t) for t in flat.inputs]
+        self._pushers = [marshal.value_pusher(t, raw=True) for t in flat.inputs]
         self._readers = [marshal.value_reader(t) for t in flat.results]
         self._input_paths = _leaf_locations(structure.inputs, len(flat.inputs))
         self._result_paths = _leaf_locations(structure.results, len(flat.results))

@@ -518,6 +518,12 @@ def test_ndarray_dtype_must_match_unless_converting() -> None:
     else:
         bf16 = pack(abi([["ndarray", "bf16", 1, 2]]), ints[:2], convert=True)[0]
         assert bf16.dtype.name == "bfloat16" and bf16.tolist() == [0.0, 1.0]
+        # bfloat16 (numpy's kind "V") is numbers too: named, and converted like the others
+        assert error_of(pack, abi([["ndarray", "f32", 1, 2]]), bf16) == (
+            "argument 0: expected float32[2], got bfloat16[2] (convert=True converts it)"
+        )
+        f32 = pack(abi([["ndarray", "f32", 1, 2]]), bf16, convert=True)[0]
+        assert f32.dtype == np.float32 and f32.tolist() == [0.0, 1.0]
     # nested lists have no dtype: IREE converts them
     assert pack(abi([["ndarray", "f32", 1, 2]]), [1, 2]) == [[1, 2]]
 
@@ -566,6 +572,9 @@ def test_memoryviews_have_an_element_type() -> None:
         "argument 0: expected float32[2], got float64[2] (convert=True converts it)"
     )
     assert pack(abi([["ndarray", "f32", 1, 2]]), doubles, convert=True) == [[1.0, 2.0]]
+    halves = memoryview(np.array([[1.5, -2.0]], np.float16))  # (`tolist` has no halves)
+    assert pack(abi([["ndarray", "f32", 2, 1, 2]]), halves, convert=True) == [[[1.5, -2.0]]]
+    assert pack(abi([["ndarray", "f32", 0]]), memoryview(np.float16(3)), convert=True) == [3.0]
     assert pack(abi([["ndarray", "i8", 1, 3]]), memoryview(b"abc"))[0].tobytes() == b"abc"
     assert error_of(pack, abi([["ndarray", "i1", 1, 2]]), memoryview(b"ab")) == (
         "argument 0: expected bool[2], got uint8[2] (convert=True converts it)"
