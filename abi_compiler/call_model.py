@@ -65,7 +65,8 @@ class Array:
 
 @dataclass(frozen=True, slots=True)
 class Unused:
-    """An argument leaf the export dropped: any value is taken and not passed on."""
+    """An argument leaf the export dropped: a value is checked by ``dtype`` and ``dims``
+    when they are known (as the framework checks it), and not passed on."""
 
     dtype: str | None = None
     dims: tuple[Dim, ...] | None = None

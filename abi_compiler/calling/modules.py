@@ -21,7 +21,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
     ) from _error
 
 from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
-from abi_compiler.call_model import Array
+from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.marshal import (
     MAX_RANK,
     _show_int,
@@ -49,6 +49,7 @@ from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
@@ -307,15 +308,15 @@ def _plan(
         found = by_index.get(array.index)
         if found is None:
             raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
-        convert = leaf_packer(found.type, marshal.convert)
-        if array.dtype is not None and not _typed_record(found.type):
-            convert = _dtype_check(array.dtype)  # "unknown" (complex): the dtype is the call's
         check = marshal.checker(found) if checked else None
-        slow = convert if check is None else (lambda value: check(convert(value)))
-        wanted = _signed_dtype(array.dtype, found.type)
-        if wanted is not None:
-            slow = _signed_leaf(wanted, slow, marshal.convert)
-        return _fast_array(found.type, slow, wanted)
+        return _leaf_converter(found.type, array.dtype, marshal.convert, check)
+
+    def unused(node: Unused) -> Callable[[Any], Any] | None:
+        # JAX checks an argument it dropped as any other (dtype, rank, dims): the value is
+        # checked as if the records had its leaf.
+        if node.dtype is None:
+            return None
+        return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
     def result(array: Array) -> Callable[[Any], Any] | None:
         found = results.get(array.index)
@@ -328,7 +329,39 @@ def _plan(
             tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
         ).check
 
-    return CallPlan(call, signature, leaf, result, module.types, relations)
+    return CallPlan(call, signature, leaf, result, module.types, relations, unused)
+
+
+def _leaf_converter(
+    t: ValueType | None, dtype: str | None, convert: bool, check: Callable[[Any], Any] | None
+) -> Callable[[Any], Any]:
+    """The converter of an argument leaf of record ``t`` whose framework dtype is
+    ``dtype``: as `pack` converts it, then ``check`` (IREE's packer's array check)."""
+    packer = leaf_packer(t, convert)
+    if dtype is not None and not _typed_record(t):
+        packer = _dtype_check(dtype)  # "unknown" (complex): the dtype is the call's
+    slow = packer if check is None else (lambda value: check(packer(value)))
+    wanted = _signed_dtype(dtype, t)
+    if wanted is not None:
+        slow = _signed_leaf(wanted, slow, convert)
+    return _fast_array(t, slow, wanted)
+
+
+def _unused_record(node: Unused) -> NDArray | None:
+    """The record an argument the export dropped would have: its dtype's scalar and its
+    dims (a symbolic one dynamic); None for a dtype no record names (complex)."""
+    assert node.dtype is not None
+    try:
+        dtype = np.dtype(node.dtype)
+    except TypeError:
+        return None
+    scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
+    if scalar is None:
+        return None
+    dims = node.dims
+    return NDArray(
+        scalar, None if dims is None else tuple(d if isinstance(d, int) else None for d in dims)
+    )
 
 
 def _dim(dim: Any) -> Any:

@@ -168,7 +168,8 @@ class CallPlan:
     a result array into the framework's value (None: as it is); ``types`` are the
     caller's own classes for results; ``relations(leaves)`` gives the check of the
     dynamic dims of the arrays ``leaves`` (their paths and dims, in call order), which
-    takes their shapes."""
+    takes their shapes; ``unused(node)`` the check of a value for an argument the export
+    dropped (None: any value), whose result is not passed on."""
 
     def __init__(
         self,
@@ -178,8 +179,10 @@ class CallPlan:
         leaf_result: Callable[[Array], Converter | None] | None = None,
         types: TypeSource = None,
         relations: Relations | None = None,
+        unused: Callable[[Unused], Converter | None] | None = None,
     ) -> None:
         self.call = call
+        self._unused = unused
         self._types = _own_types(types)
         self._leaf = leaf
         self._leaf_result = leaf_result
@@ -289,7 +292,14 @@ class CallPlan:
 
             return array
         if isinstance(node, Unused):
-            return _ignore
+            check = self._unused(node) if self._unused is not None else None
+            if check is None:
+                return _ignore
+
+            def unused(value: Any, flat: list[Any]) -> None:
+                check(value)  # the framework checks it as any other argument
+
+            return unused
         if isinstance(node, NoneLeaf):
             return _none
         if isinstance(node, Constant):

@@ -25,7 +25,7 @@ leaf; docs/spec.md §4.2 inlines a structure).
 `program(exported)` also writes the original call (`abi.call`, docs/formats.md) that a
 module compiled from it (`abi_compiler.iree.compile(exported)`, or its `.vmfb` loaded
 anywhere) gives `main`: it takes the original call — `main(*args, **kwargs)` with
-the original pytrees, unused arguments accepted and ignored — checks its structure, shapes
+the original pytrees, unused arguments checked as JAX checks them and dropped — checks its structure, shapes
 and dtypes against the export (errors name the original path:
 `argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
 ['bias']`), the ranges of Python ints by the avals' dtypes and the relations between

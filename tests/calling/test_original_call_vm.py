@@ -135,7 +135,7 @@ def test_the_callers_classes_and_any_object_with_the_fields(vmfb: bytes) -> None
     # A plain tuple for the namedtuple, the dataclass result as the argument: fields.
     got, _ = module.main(TrainState(state.step, params), (), 2, x, unused, scale=np.float32(1))
     assert type(got) is TrainState and int(got.step) == 6
-    got, _ = module.main((state.step, params), (), 2, x, None, np.float32(1))
+    got, _ = module.main((state.step, params), (), 2, x, unused.tolist(), np.float32(1))
     assert type(got) is TrainState
 
 
@@ -162,6 +162,16 @@ def test_the_callers_classes_and_any_object_with_the_fields(vmfb: bytes) -> None
             lambda a: (a[0]._replace(step=np.float32(1)), *a[1:]),
             "argument state.step: expected int32[], got float32[] (convert=True converts it)",
         ),
+        # An argument the export dropped is checked as JAX checks it, not passed on.
+        (
+            lambda a: (*a[:4], np.zeros(3, np.float32)),
+            "argument 4: expected float32[4], got float32[3]",
+        ),
+        (
+            lambda a: (*a[:4], np.zeros(4, np.int32)),
+            "argument 4: expected float32[4], got int32[4] (convert=True converts it)",
+        ),
+        (lambda a: (*a[:4], None), "argument 4: expected float32[4], got None"),
     ],
 )
 def test_errors_name_the_original_path(vmfb: bytes, change: Any, message: str) -> None:

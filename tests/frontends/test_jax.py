@@ -205,6 +205,30 @@ def test_a_call_that_does_not_fit_names_the_path(
     assert str(raised.value) == message
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda a: ({**a[0], "unused_weight": f32(4)}, *a[1:]),
+            "argument params['unused_weight']: expected float32[3], got float32[4]",
+        ),
+        (
+            lambda a: (*a[:3], f32(6).astype(np.int32)),
+            "argument 3: expected float32[6], got int32[6] (convert=True converts it)",
+        ),
+    ],
+)
+def test_an_unused_argument_is_checked_as_jax_checks_it(
+    everything_export: Any, everything_module: Any, change: Any, message: str
+) -> None:
+    args = change(ARGS)
+    with pytest.raises(ValueError, match="mismatch"):
+        everything_export.call(*args, **KWARGS)  # JAX refuses it too
+    with pytest.raises(AbiError) as raised:
+        everything_module.main(*args, **KWARGS)
+    assert str(raised.value) == message
+
+
 def test_single_array_and_none_results() -> None:
     module = _compile(_export(lambda x: jnp.sin(x) * 2, f32(2, 3)))
     _assert_same(module.main(f32(2, 3)), jnp.sin(f32(2, 3)) * 2)
