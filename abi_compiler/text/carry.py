@@ -228,6 +228,12 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
             if following < end and following > starts[-1] and _ITEM_START.match(text, following):
                 starts.append(following)
                 scanner = lexer.scanner(lines, text, following, end)
+            elif following > match.end():
+                # The blank and comment lines up to `following` start no item either (each
+                # of their line ends finds the same `following`): continue after them, not
+                # at the next line end — skipping the rest again at each of n comment
+                # lines took time quadratic in n.
+                scanner = lexer.scanner(lines, text, following, end)
         elif char in "([{":
             if token == "{-#":
                 if match.start() > starts[-1]:

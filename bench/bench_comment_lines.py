@@ -1,0 +1,85 @@
+"""Comment lines after a function: `abi-opt -p iree-abi-v1` on one small module followed
+by N `//` lines, today vs the `abi-opt` of an earlier commit (``--before``, default
+562832c, the last commit whose scanner skipped the rest of the comments again at each
+line end), run from a `git archive` of it with the same installed dependencies (as
+`bench_carried.py` does).
+
+For each N (5 000, 10 000, 20 000, 40 000 lines) both run interleaved ``--repeat`` times
+(median CPU seconds of the child); the figures are the ratios taken in the same run:
+time at 2N / time at N for each (about 2 for linear time, 4 for quadratic) and before /
+today at each N. The module with the lines before the function is measured too (it was
+linear already). ``--before-max`` caps the N the old tool runs at (its time at 40 000
+lines is minutes).
+
+Usage: ``python bench/bench_comment_lines.py [--repeat N] [--before COMMIT]``; figures in
+bench/RESULTS.md. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench_carried import run_tree_command, tree_at, write
+from bench_pipelines import machine, measure_together, tool
+
+BEFORE = "562832c"
+SIZES = (5000, 10000, 20000, 40000)
+
+_FUNCTION = (
+    "module {\n"
+    "  func.func @f(%a: tensor<4xf32>, %b: tuple<i32, i32>) -> tensor<4xf32> {\n"
+    "    return %a : tensor<4xf32>\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def module(lines: int, after: bool) -> str:
+    """`_FUNCTION` with ``lines`` comment lines after it (``after``) or before it."""
+    comments = "".join(f"// comment line {i} with some words in it\n" for i in range(lines))
+    return _FUNCTION + comments if after else comments + _FUNCTION
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", default=BEFORE, help="'' for none")
+    parser.add_argument("--before-max", type=int, default=20000)
+    args = parser.parse_args()
+    abi_opt = tool("abi-opt")
+    print(f"# bench_comment_lines on {machine()}\n")
+    with tempfile.TemporaryDirectory() as work:
+        before = tree_at(args.before, work) if args.before else None
+        for after in (True, False):
+            print(f"## comment lines {'after' if after else 'before'} the function")
+            seconds: dict[str, dict[int, float]] = {"today": {}, "before": {}}
+            for lines in SIZES:
+                path = write(work, f"comments-{lines}.mlir", module(lines, after))
+                commands = {"today": [abi_opt, path, "-p", "iree-abi-v1"]}
+                if before is not None and lines <= args.before_max:
+                    commands["before"] = run_tree_command(before, [path, "-p", "iree-abi-v1"])
+                measured = measure_together(commands, args.repeat)
+                row = [f"  {lines:6} lines:"]
+                for key, result in measured.items():
+                    seconds[key][lines] = result.cpu
+                    row.append(f"{key} {result.cpu:6.2f} s")
+                if "before" in measured:
+                    ratio = measured["before"].cpu / measured["today"].cpu
+                    row.append(f"before/today {ratio:6.1f}x")
+                print(", ".join(row))
+            for key, times in seconds.items():
+                steps = [
+                    f"{times[2 * n] / times[n]:.2f}" for n in SIZES if n in times and 2 * n in times
+                ]
+                if steps:
+                    print(f"  {key}: time at 2N / time at N = {', '.join(steps)}")
+            print()
+
+
+if __name__ == "__main__":
+    main()
