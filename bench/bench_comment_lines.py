@@ -64,14 +64,14 @@ def main() -> None:
                 if before is not None and lines <= args.before_max:
                     commands["before"] = run_tree_command(before, [path, "-p", "iree-abi-v1"])
                 measured = measure_together(commands, args.repeat)
-                row = [f"  {lines:6} lines:"]
+                row = []
                 for key, result in measured.items():
                     seconds[key][lines] = result.cpu
                     row.append(f"{key} {result.cpu:6.2f} s")
                 if "before" in measured:
                     ratio = measured["before"].cpu / measured["today"].cpu
                     row.append(f"before/today {ratio:6.1f}x")
-                print(", ".join(row))
+                print(f"  {lines:6} lines: " + ", ".join(row))
             for key, times in seconds.items():
                 steps = [
                     f"{times[2 * n] / times[n]:.2f}" for n in SIZES if n in times and 2 * n in times
