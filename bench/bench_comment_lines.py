@@ -4,12 +4,13 @@ by N `//` lines, today vs the `abi-opt` of an earlier commit (``--before``, defa
 line end), run from a `git archive` of it with the same installed dependencies (as
 `bench_carried.py` does).
 
-For each N (5 000, 10 000, 20 000, 40 000 lines) both run interleaved ``--repeat`` times
-(median CPU seconds of the child); the figures are the ratios taken in the same run:
-time at 2N / time at N for each (about 2 for linear time, 4 for quadratic) and before /
-today at each N. The module with the lines before the function is measured too (it was
-linear already). ``--before-max`` caps the N the old tool runs at (its time at 40 000
-lines is minutes).
+For each N (5 000 to 160 000 lines, doubling; the old tool up to ``--before-max``, 20 000
+by default: its time at 40 000 lines is minutes) both run interleaved ``--repeat`` times
+with the same module without comments (median CPU seconds of the child). The figures are
+ratios taken in the same run: before / today at each N, and for each tool the time the
+lines add (time at N minus time with none) at 2N over that at N: about 2 for linear time,
+4 for quadratic. The module with the lines before the function is measured too (it was
+linear already).
 
 Usage: ``python bench/bench_comment_lines.py [--repeat N] [--before COMMIT]``; figures in
 bench/RESULTS.md. Not part of the test suite.
@@ -28,7 +29,7 @@ from bench_carried import run_tree_command, tree_at, write
 from bench_pipelines import machine, measure_together, tool
 
 BEFORE = "562832c"
-SIZES = (5000, 10000, 20000, 40000)
+SIZES = (5000, 10000, 20000, 40000, 80000, 160000)
 
 _FUNCTION = (
     "module {\n"
@@ -60,24 +61,29 @@ def main() -> None:
             seconds: dict[str, dict[int, float]] = {"today": {}, "before": {}}
             for lines in SIZES:
                 path = write(work, f"comments-{lines}.mlir", module(lines, after))
-                commands = {"today": [abi_opt, path, "-p", "iree-abi-v1"]}
+                bare = write(work, "no-comments.mlir", module(0, after))
+                commands = {
+                    "today": [abi_opt, path, "-p", "iree-abi-v1"],
+                    "today-0": [abi_opt, bare, "-p", "iree-abi-v1"],
+                }
                 if before is not None and lines <= args.before_max:
                     commands["before"] = run_tree_command(before, [path, "-p", "iree-abi-v1"])
+                    commands["before-0"] = run_tree_command(before, [bare, "-p", "iree-abi-v1"])
                 measured = measure_together(commands, args.repeat)
                 row = []
-                for key, result in measured.items():
-                    seconds[key][lines] = result.cpu
-                    row.append(f"{key} {result.cpu:6.2f} s")
+                for key in ("today", "before"):
+                    if key in measured:
+                        total, bare_time = measured[key].cpu, measured[f"{key}-0"].cpu
+                        seconds[key][lines] = total - bare_time
+                        row.append(f"{key} {total:6.2f} s ({total - bare_time:+6.2f} s)")
                 if "before" in measured:
                     ratio = measured["before"].cpu / measured["today"].cpu
-                    row.append(f"before/today {ratio:6.1f}x")
+                    row.append(f"before/today {ratio:5.1f}x")
                 print(f"  {lines:6} lines: " + ", ".join(row))
-            for key, times in seconds.items():
-                steps = [
-                    f"{times[2 * n] / times[n]:.2f}" for n in SIZES if n in times and 2 * n in times
-                ]
+            for key, added in seconds.items():
+                steps = [f"{added[2 * n] / added[n]:.2f}" for n in SIZES if 2 * n in added]
                 if steps:
-                    print(f"  {key}: time at 2N / time at N = {', '.join(steps)}")
+                    print(f"  {key}: time the lines add at 2N / at N = {', '.join(steps)}")
             print()
 
 

@@ -161,11 +161,29 @@ def to_text(data: bytes) -> str:
     if child.returncode == _REFUSED:
         raise BytecodeError(_one_line(errors) or f"{CANNOT_READ}: IREE's reader refused it")
     if child.returncode == -getattr(signal, "SIGXCPU", 0):
+        outer = _process_cpu_limit()
+        if outer is not None and outer < cpu_seconds:
+            raise BytecodeError(
+                f"{CANNOT_READ}: IREE's reader did not finish within the CPU-time limit of "
+                f"every process here (ulimit -t: {_seconds(outer)}); the bytecode may be "
+                "corrupted, or raise that limit"
+            )
         raise BytecodeError(
             f"{CANNOT_READ}: IREE's reader did not finish within its CPU-time limit of "
             f"{_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
         )
     raise BytecodeError(f"{CANNOT_READ}: {_crash(child.returncode, errors)}")
+
+
+def _process_cpu_limit() -> float | None:
+    """The CPU-time limit this process was given (`ulimit -t`; the child inherits it), if
+    any."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    return None if hard == resource.RLIM_INFINITY else float(hard)
 
 
 def _seconds(seconds: float) -> str:
@@ -296,7 +314,9 @@ def _limit_cpu(seconds: float) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
     if hard == resource.RLIM_INFINITY or hard > soft + _CPU_GRACE:
         hard = soft + _CPU_GRACE
-    resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
+    else:  # a lower limit set outside (`ulimit -t`): SIGXCPU still comes first
+        soft = max(min(soft, hard - 1), 0)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
     resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
 
 

@@ -166,3 +166,29 @@ def test_a_limit_that_is_not_a_number_is_a_diagnostic_of_the_tools(hanging: Path
 def test_a_limit_with_a_fraction_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV, "2.5")
     assert bytecode.cpu_limit(10**9) == 2.5
+
+
+def test_a_lower_cpu_limit_of_the_process_is_named(hanging: Path) -> None:
+    # `ulimit -t 3` before abi-opt: the child inherits a hard limit below its own 60 s.
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (3, 3))
+
+    environment = {key: value for key, value in os.environ.items() if key != ENV}
+    done = subprocess.run(
+        [sys.executable, "-m", "abi_compiler.commands.opt_main", "hang.mlirbc"],
+        cwd=hanging,
+        capture_output=True,
+        check=False,
+        env=environment,
+        preexec_fn=limit,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (
+        1,
+        b"",
+        "hang.mlirbc: error: cannot read MLIR bytecode: IREE's reader did not finish within "
+        "the CPU-time limit of every process here (ulimit -t: 3 s); the bytecode may be "
+        "corrupted, or raise that limit\n",
+    )
