@@ -15,13 +15,9 @@ that a crash is a `BytecodeError` that names the stage, never the end of the cal
 process (docs/formats.md, "Reading bytecode"). The child is this module run as a program:
 bytecode on its standard input, the text on its standard output.
 
-Corrupted bytecode can also make IREE's reader loop forever. The child is bounded, as a
-build tool's step should be: a CPU-time limit on the reader (`cpu_limit`: 60 s plus 10 s
-per MB of input, where reading took at most 0.3 s per MB in the modules measured;
-``ABI_BYTECODE_CPU_SECONDS`` sets it), enforced by the kernel in the child (``RLIMIT_CPU``, counted from when IREE is
-imported), and a wall-clock limit far above it for a child that blocks without using the
-CPU (`wall_limit`: ten times the CPU limit plus 60 s). On either the child is killed and
-the read is a `BytecodeError` naming the limit and how to raise it.
+Corrupted bytecode can also send the reader into a loop that never ends: the child has a
+CPU-time limit (`cpu_limit`, ``RLIMIT_CPU``) and a wall-clock limit far above it
+(`wall_limit`); past either it is killed (docs/formats.md, "Reading bytecode").
 
 No xDSL import: `abi-sig` and `abi-opt` ask `is_bytecode` of every input.
 """
