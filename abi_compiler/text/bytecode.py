@@ -12,15 +12,22 @@ name locations), so positions in later diagnostics are positions in that text �
 IREE's bytecode reader is native code, and corrupted bytecode can crash it (a segfault,
 or ``LLVM ERROR`` and an abort): it runs in a child process, as `iree-compile` does, so
 that a crash is a `BytecodeError` that names the stage, never the end of the caller's
-process (docs/formats.md, "Reading a module's calling convention: `abi-sig show`"). The child is this module run as a program:
+process (docs/formats.md, "Reading bytecode"). The child is this module run as a program:
 bytecode on its standard input, the text on its standard output.
+
+Corrupted bytecode can also send the reader into a loop that never ends: the child has a
+CPU-time limit (`cpu_limit`, ``RLIMIT_CPU``) and a wall-clock limit far above it
+(`wall_limit`); past either it is killed (docs/formats.md, "Reading bytecode").
 
 No xDSL import: `abi-sig` and `abi-opt` ask `is_bytecode` of every input.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import importlib.util
+import math
 import os
 import signal
 import subprocess
@@ -40,6 +47,23 @@ CANNOT_READ = "cannot read MLIR bytecode"
 
 # The child's exit status for bytecode it refused with a diagnostic (on its stderr).
 _REFUSED = 3
+
+#: The environment variable that sets the CPU seconds IREE's reader may use.
+CPU_SECONDS_ENV = "ABI_BYTECODE_CPU_SECONDS"
+#: The default CPU-time limit: this many seconds …
+CPU_SECONDS_BASE = 60.0
+#: … plus this many per MB (2**20 bytes) of input. Reading and printing took 0.3 s of CPU
+#: per MB for a module of 500 000 ops, 0.01 s per MB for a 64 MB constant.
+CPU_SECONDS_PER_MB = 10.0
+#: The wall-clock limit: this many times the CPU-time limit, …
+WALL_FACTOR = 10.0
+#: … plus this many seconds (starting Python and importing IREE, on a loaded machine).
+WALL_SECONDS_BASE = 60.0
+# How long after its CPU-time limit's SIGXCPU the kernel kills a child that survives it.
+_CPU_GRACE = 5
+
+# The command that runs the child (a test may replace it).
+_CHILD = [sys.executable, "-m", "abi_compiler.text.bytecode"]
 
 
 class BytecodeError(Exception):
@@ -62,36 +86,116 @@ def _bindings_installed() -> bool:
         return False
 
 
+def cpu_limit(size: int) -> float:
+    """The CPU seconds IREE's reader may use on ``size`` bytes of bytecode: the value of
+    ``ABI_BYTECODE_CPU_SECONDS`` when it is set, else 60 s plus 10 s per MB; a
+    `BytecodeError` when the variable is not a positive number."""
+    setting = os.environ.get(CPU_SECONDS_ENV)
+    if setting is None:
+        return CPU_SECONDS_BASE + CPU_SECONDS_PER_MB * size / 2**20
+    try:
+        seconds = float(setting)
+    except ValueError:
+        seconds = math.nan
+    if not (0 < seconds < math.inf):
+        raise BytecodeError(
+            f"{CPU_SECONDS_ENV}={setting!r} is not a positive number of seconds (the CPU "
+            "time IREE's bytecode reader may use)"
+        )
+    return seconds
+
+
+def wall_limit(cpu_seconds: float) -> float:
+    """The wall-clock seconds a child with a CPU-time limit of ``cpu_seconds`` may take."""
+    return WALL_FACTOR * cpu_seconds + WALL_SECONDS_BASE
+
+
 def to_text(data: bytes) -> str:
     """The MLIR text of a bytecode module, with its locations; `BytecodeError` when IREE's
-    bindings are not installed, refuse it, or crash on it (read in a child process)."""
+    bindings are not installed, refuse it, crash on it, or do not finish within the
+    limits (`cpu_limit`, `wall_limit`; read in a child process)."""
     if not _bindings_installed():
         raise BytecodeError(NEEDS_IREE)
+    cpu_seconds = cpu_limit(len(data))
+    wall_seconds = wall_limit(cpu_seconds)
     # The folder that holds the `abi_compiler` package (this file is abi_compiler/text/…).
     package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [package_root, *filter(None, [environment.get("PYTHONPATH")])]
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.text.bytecode"],
-        input=data,
-        capture_output=True,
+    child = subprocess.Popen(
+        [*_CHILD, repr(cpu_seconds)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         env=environment,
-        check=False,
     )
-    if done.returncode == 0:
+    try:
+        stdout, stderr = child.communicate(data, timeout=wall_seconds)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise BytecodeError(
+            f"{CANNOT_READ}: IREE's reader did not finish within {_seconds(wall_seconds)} "
+            f"of wall-clock time, the bound that goes with its CPU-time limit of "
+            f"{_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
+        ) from None
+    except BaseException:  # Ctrl-C: the child goes too, not waited for
+        child.kill()
+        child.wait()
+        raise
+    if child.returncode == 0:
         try:
-            return done.stdout.decode("utf-8")
+            return stdout.decode("utf-8")
         except UnicodeDecodeError as error:
             raise BytecodeError(
                 f"{CANNOT_READ}: IREE printed it as text that is not valid UTF-8 "
-                f"(byte 0x{done.stdout[error.start]:02x})"
+                f"(byte 0x{stdout[error.start]:02x})"
             ) from None
-    errors = done.stderr.decode("utf-8", "replace")
-    if done.returncode == _REFUSED:
+    errors = stderr.decode("utf-8", "replace")
+    if child.returncode == _REFUSED:
         raise BytecodeError(_one_line(errors) or f"{CANNOT_READ}: IREE's reader refused it")
-    raise BytecodeError(f"{CANNOT_READ}: {_crash(done.returncode, errors)}")
+    if child.returncode == -getattr(signal, "SIGXCPU", 0):
+        outer = _process_cpu_limit()
+        if outer is not None and outer < cpu_seconds:
+            raise BytecodeError(
+                f"{CANNOT_READ}: IREE's reader did not finish within the CPU-time limit of "
+                f"every process here (ulimit -t: {_seconds(outer)}); the bytecode may be "
+                "corrupted, or raise that limit"
+            )
+        raise BytecodeError(
+            f"{CANNOT_READ}: IREE's reader did not finish within its CPU-time limit of "
+            f"{_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
+        )
+    raise BytecodeError(f"{CANNOT_READ}: {_crash(child.returncode, errors)}")
+
+
+def _process_cpu_limit() -> float | None:
+    """The CPU-time limit this process was given (`ulimit -t`; the child inherits it), if
+    any."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    return None if hard == resource.RLIM_INFINITY else float(hard)
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.3g} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
+def _limit_rule() -> str:
+    """How the CPU-time limit was set."""
+    setting = os.environ.get(CPU_SECONDS_ENV)
+    if setting is not None:
+        return f"{CPU_SECONDS_ENV}={setting}"
+    return f"{CPU_SECONDS_BASE:g} s plus {CPU_SECONDS_PER_MB:g} s per MB of input"
+
+
+def _raise_it() -> str:
+    return f"the bytecode may be corrupted, or set {CPU_SECONDS_ENV} higher to allow more"
 
 
 def _crash(status: int, errors: str) -> str:
@@ -193,9 +297,34 @@ def _first_message(error: Exception) -> str:
     return _one_line(message)
 
 
-def _child_main() -> int:
+def _limit_cpu(seconds: float) -> None:
+    """Let this process use ``seconds`` more CPU time: the kernel then sends SIGXCPU, which
+    ends it (no core file), and SIGKILL `_CPU_GRACE` seconds later. Nothing where the
+    `resource` module does not exist (Windows: the wall-clock limit alone applies)."""
     try:
-        text = _read(sys.stdin.buffer.read())
+        import resource
+    except ImportError:
+        return
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(used.ru_utime + used.ru_stime + seconds)
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard == resource.RLIM_INFINITY or hard > soft + _CPU_GRACE:
+        hard = soft + _CPU_GRACE
+    else:  # a lower limit set outside (`ulimit -t`): SIGXCPU still comes first
+        soft = max(min(soft, hard - 1), 0)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+
+
+def _child_main() -> int:
+    data = sys.stdin.buffer.read()
+    # IREE imported first: the limit counts the reader's time, not the import's.
+    with contextlib.suppress(ImportError):
+        importlib.import_module("iree.compiler.ir")
+    if len(sys.argv) > 1:
+        _limit_cpu(float(sys.argv[1]))
+    try:
+        text = _read(data)
     except BytecodeError as error:
         sys.stderr.write(error.message + "\n")
         return _REFUSED

@@ -229,6 +229,12 @@ def split_items(text: str, start: int, end: int) -> list[tuple[int, int]]:
             if following < end and following > starts[-1] and _ITEM_START.match(text, following):
                 starts.append(following)
                 scanner = lexer.scanner(lines, text, following, end)
+            elif following > match.end():
+                # The blank and comment lines up to `following` start no item either (each
+                # of their line ends finds the same `following`): continue after them, not
+                # at the next line end — skipping the rest again at each of n comment
+                # lines took time quadratic in n.
+                scanner = lexer.scanner(lines, text, following, end)
         elif char in "([{":
             if token == "{-#":
                 if match.start() > starts[-1]:
@@ -261,11 +267,27 @@ def _significant_end(text: str, start: int, end: int) -> int:
     while True:
         while end > start and text[end - 1] in " \t\r\n":
             end -= 1
-        line_start = max(text.rfind("\n", start, end), text.rfind("\r", start, end)) + 1
+        line_start = _line_start(text, start, end)
         if line_start > start and text[line_start:end].lstrip(" \t").startswith("//"):
             end = line_start
             continue
         return end
+
+
+def _line_start(text: str, start: int, end: int) -> int:
+    """Where the line holding ``end`` starts (after a `\n` or `\r`), not before ``start``.
+    Looked for in windows that double: `rfind` of a line end the line does not hold
+    (`\r` in a file of `\n`s) would run back to ``start`` at every line, which made
+    thousands of comment lines after an item take quadratic time."""
+    window = 128
+    while True:
+        low = max(start, end - window)
+        found = max(text.rfind("\n", low, end), text.rfind("\r", low, end))
+        if found >= 0:
+            return found + 1
+        if low == start:
+            return start
+        window *= 2
 
 
 class _Cursor:

@@ -8,8 +8,12 @@ Each mutation is reproducible from its seed (`mutate`): one to three flipped bit
 byte replaced, or the file cut short, at offsets after the magic number. The base file
 is `SOURCE` written as bytecode by IREE's `iree-opt` (`base_bytecode`), the same bytes on
 every machine with the IREE this project pins. Mutations run in batches in one worker
-process that is restarted after each crash; one that takes longer than `HANG_SECONDS`
-counts as a hang. `tests/hardening/test_corrupted_files.py` pins crashes it found.
+process that is restarted after each crash. One whose read uses more than
+`HANG_CPU_SECONDS` of CPU time counts as a hang (the worker's `RLIMIT_CPU`, as
+`abi_compiler.text.bytecode` bounds its child; a machine's load does not change it), as
+does one that takes longer than `HANG_SECONDS` of wall-clock time (a reader that blocks).
+`tests/hardening/test_corrupted_files.py` pins crashes it found,
+`tests/hardening/test_bytecode_limits.py` a hang.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import collections
 import os
 import random
 import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,15 +53,21 @@ module @m attributes {mhlo.num_partitions = 1 : i32, foo.bar = #foo.attr<"x">} {
 }
 """
 
-HANG_SECONDS = 20
+HANG_CPU_SECONDS = 10
+HANG_SECONDS = 10 * HANG_CPU_SECONDS + 60
 
 # The worker: one bytecode file per line of its input list, "START <path>" before it
-# reads one and "<path> <outcome>" after.
+# reads one and "<path> <outcome>" after; each read may use HANG_CPU_SECONDS (argv[2]) of
+# CPU time (the soft limit, moved on before each read; SIGXCPU ends the worker).
 _WORKER = """
-import sys
+import math, resource, sys
 from abi_compiler.text import bytecode
+import iree.compiler.ir
 for path in open(sys.argv[1]).read().split():
     data = open(path, "rb").read()
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(used.ru_utime + used.ru_stime + float(sys.argv[2]))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.getrlimit(resource.RLIMIT_CPU)[1]))
     print("START", path, flush=True)
     try:
         bytecode._read(data)
@@ -119,7 +130,7 @@ def run(files: list[Path]) -> dict[Path, str]:
         while remaining:
             listing.write_text("\n".join(map(str, remaining)))
             worker = subprocess.Popen(
-                [sys.executable, "-c", _WORKER, str(listing)],
+                [sys.executable, "-c", _WORKER, str(listing), str(HANG_CPU_SECONDS)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 env=environment,
@@ -132,7 +143,9 @@ def run(files: list[Path]) -> dict[Path, str]:
                     chunk = os.read(worker.stdout.fileno(), 65536)
                     if not chunk:
                         worker.wait()
-                        if started is not None:
+                        if started is not None and worker.returncode == -signal.SIGXCPU:
+                            outcomes[started] = f"hang: over {HANG_CPU_SECONDS} s of CPU time"
+                        elif started is not None:
                             errors = worker.stderr.read().decode("utf-8", "replace")
                             said = [ln for ln in errors.splitlines() if ln.strip()]
                             last = said[-1][:90] if said else ""
@@ -149,7 +162,7 @@ def run(files: list[Path]) -> dict[Path, str]:
                             outcomes[Path(path)] = outcome
                             started = None
                 if started is not None and time.monotonic() - since > HANG_SECONDS:
-                    outcomes[started] = "hang"
+                    outcomes[started] = f"hang: over {HANG_SECONDS} s of wall-clock time"
                     worker.kill()
                     worker.wait()
                     break

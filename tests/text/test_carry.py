@@ -6,12 +6,15 @@ redirected as whole tokens only, and a text the scanner does not understand pars
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
+from typing import SupportsIndex
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from abi_compiler.commands.opt_main import main as opt_main
 from abi_compiler.text import carry, lexer
 from abi_compiler.text.carry import FuncText, OpText, ScanError
 from abi_compiler.text.lexer import StringEscapeError
@@ -241,3 +244,112 @@ def test_a_renamed_reference_in_carried_text_is_spelled_as_printed() -> None:
     # `@f-x` is `@f`, then `-x` (MLIR's lexer).
     assert carry.rename_symbols("call @f-x(%a)", {"f": "g"}) == "call @g-x(%a)"
     assert carry.rename_symbols('call @"a\\22b"', {'a"b': '_a"b'}) == 'call @"_a\\22b"'
+
+
+# -- Comment lines: time linear in their number ----------------------------------------------
+
+_FUNC = (
+    "  func.func @f(%a: tensor<4xf32>, %b: tuple<i32, i32>)\n"
+    "      -> tensor<4xf32> {\n"
+    "    return %a : tensor<4xf32>\n"
+    "  }\n"
+)
+_MODULE = "module {\n" + _FUNC + "}\n"
+#: Where the comment lines (`@COMMENTS@`) stand: after the module, after the function
+#: inside it, after a function with no module around it, between the lines of a header,
+#: with CRLF line ends, and in two chunks of `--split-input-file`. Each went quadratic in
+#: the number of lines (each line end skipped every comment line after it again).
+_COMMENT_LAYOUTS = {
+    "after-module": _MODULE + "@COMMENTS@",
+    "in-module": "module {\n" + _FUNC + "@COMMENTS@}\n",
+    "implicit-module": _FUNC + "@COMMENTS@",
+    "in-header": _MODULE.replace("      -> ", "@COMMENTS@      -> "),
+    "crlf": (_MODULE + "@COMMENTS@").replace("\n", "\r\n"),
+    "split-input-file": (
+        _MODULE + "@COMMENTS@// -----\n" + _MODULE.replace("@f", "@g") + "@COMMENTS@"
+    ),
+}
+
+
+def _blank_characters_skipped(
+    layout: str, lines: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> int:
+    """How many characters `lexer.skip_blank` goes over while ``abi-opt -p iree-abi-v1``
+    reads ``layout`` with ``lines`` comment lines: the work that grows with them."""
+    newline = "\r\n" if layout == "crlf" else "\n"
+    comments = "".join(f'// comment {i} with {{ and ( and " in it{newline}' for i in range(lines))
+    text = _COMMENT_LAYOUTS[layout].replace("@COMMENTS@", comments)
+    real = lexer._BLANK_RUN
+    scanned = 0
+
+    class Counting:
+        def match(self, text: str, pos: int, end: int) -> re.Match[str] | None:
+            nonlocal scanned
+            found = real.match(text, pos, end)
+            scanned += 0 if found is None else found.end() - pos
+            return found
+
+    monkeypatch.setattr(lexer, "_BLANK_RUN", Counting())
+    source, output = tmp_path / f"{layout}-{lines}.mlir", tmp_path / "out.mlir"
+    source.write_text(text, newline="")
+    split = ["--split-input-file"] if layout == "split-input-file" else []
+    assert opt_main([str(source), "-p", "iree-abi-v1", "-o", str(output), *split]) == 0
+    assert "iree.abi" in output.read_text()
+    monkeypatch.undo()
+    return scanned
+
+
+@pytest.mark.parametrize("layout", sorted(_COMMENT_LAYOUTS))
+def test_comment_lines_cost_work_linear_in_their_number(
+    layout: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Twice the comment lines, twice the characters skipped as blank (not four times):
+    counted, not timed. 20 000 comment lines after a function took 35 s."""
+    once = _blank_characters_skipped(layout, 400, monkeypatch, tmp_path)
+    twice = _blank_characters_skipped(layout, 800, monkeypatch, tmp_path)
+    assert 1.8 < twice / once < 2.2, (once, twice)
+
+
+class _CountingText(str):
+    """A text that adds up the characters its `find` and `rfind` may look at."""
+
+    scanned = 0
+
+    def _count(self, start: SupportsIndex | None, end: SupportsIndex | None) -> None:
+        low = 0 if start is None else int(start)
+        high = len(self) if end is None else int(end)
+        _CountingText.scanned += max(0, high - low)
+
+    def find(
+        self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None
+    ) -> int:
+        self._count(start, end)
+        return super().find(sub, start, end)
+
+    def rfind(
+        self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None
+    ) -> int:
+        self._count(start, end)
+        return super().rfind(sub, start, end)
+
+
+def _characters_searched(layout: str, lines: int) -> int:
+    """How many characters `find`/`rfind` may look at while `carry.scan` reads ``layout``
+    (a single chunk) with ``lines`` comment lines."""
+    newline = "\r\n" if layout == "crlf" else "\n"
+    comments = "".join(f"// comment {i}{newline}" for i in range(lines))
+    text = _CountingText(_COMMENT_LAYOUTS[layout].replace("@COMMENTS@", comments))
+    _CountingText.scanned = 0
+    layout_found = carry.scan(text)
+    assert layout_found.ops
+    return _CountingText.scanned
+
+
+@pytest.mark.parametrize("layout", sorted(set(_COMMENT_LAYOUTS) - {"split-input-file"}))
+def test_comment_lines_cost_searches_linear_in_their_number(layout: str) -> None:
+    """The same for the scanner's searches for line ends: an item's end is moved back over
+    its trailing comment lines, and `rfind("\\r")` in a file of `\\n` line ends ran back
+    to the item's start from each of them (160 000 lines took 6 s)."""
+    once = _characters_searched(layout, 2000)
+    twice = _characters_searched(layout, 4000)
+    assert twice / once < 2.2, (once, twice)  # (a header's comments are never searched)
