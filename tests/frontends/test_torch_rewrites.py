@@ -32,6 +32,27 @@ class Operators(torch.nn.Module):
         return a & b, a ^ b, b & a, torch.tensor(True) & b, a | b
 
 
+class Shifts(torch.nn.Module):
+    """`<<` and `>>` of two tensors (amounts in range: past the width, IREE's `shli` and
+    `shrsi` are undefined)."""
+
+    def forward(self, a: Any, b: Any) -> Any:
+        return a << b, a >> b, b << 1
+
+
+class WithNumbers(torch.nn.Module):
+    """The operators with a Python number, and shifts by constants out of range (torch:
+    0, or the sign)."""
+
+    def forward(self, a: Any) -> Any:
+        return a | 6, a ^ 3, a & 5, a ^ -1, a | 300, a << 40, a >> 40, a >> 3, a << 2, a >> -1
+
+
+class BoolNumbers(torch.nn.Module):
+    def forward(self, m: Any) -> Any:
+        return m | True, m ^ True, m & False
+
+
 def _program(dtype: Any) -> tuple[Any, tuple[Any, Any]]:
     a = torch.tensor([True, False, True, True]).to(dtype)
     b = torch.tensor([[True], [False], [True]]).to(dtype)
@@ -59,12 +80,52 @@ def test_the_operators_are_renamed_to_their_aten_ops() -> None:
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.int64])
 def test_compiled_operators_return_eager_values(dtype: Any) -> None:
     program, args = _program(dtype)
+    _assert_eager(program, Operators(), args)
+
+
+def test_numbers_become_0d_tensors_of_the_tensors_type() -> None:
+    a = torch.tensor([1, -2, 3], dtype=torch.int8)
+    module = aot.export(torch.export.export(WithNumbers(), (a,))).mlir_module
+    assert torch_frontend.spell_operators_as_bitwise(module) == 8
+    after = str(module)
+    for operator in ("__or__", "__xor__", "__and__"):
+        assert operator not in after
+    # In range: as it was; out of range, `a << 40` is `a & 0` and `a >> 40` and `a >> -1`
+    # are `a >> 7`.
+    assert after.count("torch.aten.__lshift__.Scalar") == 1
+    assert after.count("torch.aten.__rshift__.Scalar") == 1
+    assert after.count("torch.aten.bitwise_right_shift.Tensor") == 2
+    for literal in ("6", "3", "5", "-1", "44", "0", "7"):
+        assert f"torch.vtensor.literal(dense<{literal}> : tensor<si8>)" in after
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64])
+def test_operators_with_numbers_return_eager_values(dtype: Any) -> None:
+    a = torch.tensor([1, 8, 3, 5, 100], dtype=dtype)
+    if dtype != torch.uint8:
+        a = a * torch.tensor([1, -1, 1, -1, 1], dtype=dtype)
+    _assert_eager(torch.export.export(WithNumbers(), (a,)), WithNumbers(), (a,))
+
+
+def test_bool_operators_with_numbers_return_eager_values() -> None:
+    m = torch.tensor([True, False, True])
+    _assert_eager(torch.export.export(BoolNumbers(), (m,)), BoolNumbers(), (m,))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.int64])
+def test_shifts_of_two_tensors_return_eager_values(dtype: Any) -> None:
+    a = torch.tensor([1, 8, 3, 5, 100], dtype=dtype)
+    b = torch.tensor([0, 1, 2, 3, 4], dtype=dtype)
+    _assert_eager(torch.export.export(Shifts(), (a, b)), Shifts(), (a, b))
+
+
+def _assert_eager(program: Any, model: Any, args: tuple[Any, ...]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
         compiled = abi_iree.compile(program)
     got = compiled.main(*args)
-    expected = Operators()(*args)
+    expected = model(*args)
     assert len(got) == len(expected)
     for item, want in zip(got, expected, strict=True):
         assert item.dtype == want.dtype
-        assert torch.equal(item, want)
+        assert torch.equal(item, want), (item, want)
