@@ -223,7 +223,9 @@ def _program(item: _Input, signatures: list[str]) -> Any:
                 exported = torch.export.load(item.path)
             except Exception as error:  # torch raises its own types for a bad archive
                 raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
-            return torch_frontend.program(exported)
+            # Every weight inside the text: the `.vmfb` is the one file a caller loads
+            # (the frontend's default leaves big ones out as named parameters).
+            return torch_frontend.program(exported, external_bytes=None)
         from jax import export
 
         jax_frontend = importlib.import_module("abi_compiler.frontends.jax")

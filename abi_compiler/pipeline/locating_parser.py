@@ -28,6 +28,10 @@ from abi_compiler.ir.location_table import LocationTable
 from abi_compiler.text_to_ir.type_cache import TypeCachingParser
 
 _ENTIRE_INPUT = "Could not parse entire input!"  # xDSL's message
+#: Without an implicit module (`--no-implicit-module`), at the op that is not the one module.
+IMPLICIT_MODULE_REFUSED = (
+    "builtin.module operation expected: without an implicit module the input is one builtin.module"
+)
 
 
 @functools.cache
@@ -176,9 +180,12 @@ class LocatingParser(TypeCachingParser):
     ) -> ModuleOp:
         """`parse_module`; an implicit module is located at its first operation.
         ``ops_carried``: the text's operations are all masked out (carried text, headers
-        built without xDSL), so an implicit module with none left is an empty one."""
+        built without xDSL), so an implicit module with none left is an empty one.
+        Without ``allow_implicit_module`` the input must be one `builtin.module` (aliases
+        and resource sections beside it): another top-level op is an error at that op.
+        (xDSL's own check dropped every op after the module, and refused aliases.)"""
         try:
-            module = self.parse_module(allow_implicit_module)
+            module = self.parse_module(True)
         except ParseError as error:
             # xDSL's check at the end of the input: a value never defined, at its first use.
             if error.msg.startswith("values used but not defined"):
@@ -200,9 +207,22 @@ class LocatingParser(TypeCachingParser):
                     ) from None
                 raise
             module = ModuleOp([])
+        if not allow_implicit_module and self._table.offset_of(module) is None:
+            self._refuse_implicit(module)
         self._record_argument_names(module)
         if self._table.offset_of(module) is None:
             first = module.body.block.first_op
             first_offset = self._table.offset_of(first) if first is not None else None
             self._table.record(module, self._base if first_offset is None else first_offset)
         return module
+
+    def _refuse_implicit(self, module: ModuleOp) -> None:
+        """``module`` was made by the parser around the input's top-level ops: an error
+        at the first op that is not the one `builtin.module`."""
+        ops = list(module.body.block.ops)
+        if len(ops) > 1 and isinstance(ops[0], ModuleOp):
+            culprit: Operation | None = ops[1]
+        else:
+            culprit = ops[0] if ops else None
+        offset = None if culprit is None else self._table.offset_of(culprit)
+        self.raise_error(IMPLICIT_MODULE_REFUSED, 0 if offset is None else offset - self._base)

@@ -16,11 +16,11 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError
 
 from abi_compiler.ir.location_table import LocationTable
-from abi_compiler.pipeline.locating_parser import LocatingParser
+from abi_compiler.pipeline.locating_parser import IMPLICIT_MODULE_REFUSED, LocatingParser
 from abi_compiler.pipeline.plan import Plan, masked_ranges
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, Failure
 from abi_compiler.text import carry
-from abi_compiler.text.carry import ScanError
+from abi_compiler.text.carry import OpText, ScanError
 from abi_compiler.text_to_ir import carried_ir
 from abi_compiler.text_to_ir.carried_ir import Carried
 from abi_compiler.text_to_ir.headers import HeaderReader, read_headers
@@ -50,6 +50,13 @@ def parse_carried(
     parsed, and ``carried`` attached to it; None when the parsed module does not match
     the layout (the caller then parses the whole chunk)."""
     layout = plan.layout
+    if not implicit_module and layout.module is None and layout.ops:
+        # Ops outside one `module` (carried, so xDSL never sees them): the first one
+        # that is not the module is the error.
+        first = layout.ops[0]
+        is_module = isinstance(first, OpText) and first.functions is not None
+        culprit = layout.ops[1] if is_module and len(layout.ops) > 1 else first
+        raise Failure(Diagnostic("error", IMPLICIT_MODULE_REFUSED, chunk.base + culprit.start))
     try:
         parser = TextValueParser(ctx, layout.text)
         for alias in layout.aliases:

@@ -138,6 +138,29 @@ def test_torch_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     np.testing.assert_allclose(np.asarray(result["out"]), expected, rtol=1e-6)
 
 
+def test_torch_program_big_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A weight the frontend would leave out as a named parameter (`EXTERNAL_BYTES` or
+    more) is compiled into the `.vmfb`: `load` needs nothing beside the file."""
+    needs_iree()
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+    from abi_compiler.frontends.torch import EXTERNAL_BYTES
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(128, 128)
+    assert model.weight.numel() * model.weight.element_size() >= EXTERNAL_BYTES
+    x = torch.ones(2, 128)
+    saved = tmp_path / "big.pt2"
+    torch.export.save(torch.export.export(model, (x,)), saved)
+    out = tmp_path / "big.vmfb"
+    status, err = _run([saved, "-o", out], capsys)
+    assert status == 0, err
+    with torch.no_grad():
+        expected = model(x).numpy()
+    result = np.asarray(_load(out).main(x.numpy()))
+    np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-6)  # sums of 128 products
+
+
 def test_saved_model_signatures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     needs_iree()
     tf = pytest.importorskip("tensorflow")
