@@ -586,7 +586,15 @@ class Module:
         if parameters is not None:
             provider = parameters.create_provider(scope=PARAMETER_SCOPE)
             modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
-        self.context = _rt.VmContext(self.instance, modules)
+        try:
+            self.context = _rt.VmContext(self.instance, modules)
+        except ValueError as error:
+            if parameters is None and "io_parameters" in str(error):
+                raise AbiError(
+                    "the module reads named parameters (weights kept out of the .vmfb): "
+                    "load it with parameters= (an .irpa path or a mapping of name to array)"
+                ) from None
+            raise
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).

@@ -346,3 +346,27 @@ def test_a_buffer_view_fills_any_array_slot(flat: abi_iree.Module) -> None:
     view = bad_view(flat)  # i32 data, passed as they are to an i4 slot
     got = flat.i4_array(view)
     assert got.dtype == np.int32 and got.tolist() == [1, 2]
+
+
+PARAMETER_TEXT = """
+util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = util.global.load @w : tensor<4xf32>
+  %r = arith.addf %x, %w : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+
+
+def test_a_module_of_named_parameters_loaded_without_them() -> None:
+    """IREE's own error is a `ValueError` naming its `io_parameters` module: the caller
+    is told what to pass instead."""
+    vmfb = abi_iree.compile_vmfb(PARAMETER_TEXT)
+    with pytest.raises(AbiError) as error:
+        abi_iree.load(vmfb)
+    assert str(error.value) == (
+        "the module reads named parameters (weights kept out of the .vmfb): load it with "
+        "parameters= (an .irpa path or a mapping of name to array)"
+    )
+    module = abi_iree.load(vmfb, parameters={"w": np.arange(4, dtype=np.float32)})
+    assert module.main(np.ones(4, np.float32)).tolist() == [1.0, 2.0, 3.0, 4.0]
