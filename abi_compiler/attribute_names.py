@@ -67,3 +67,9 @@ TF_INDEX_PATH: Final = "tf_saved_model.index_path"
 TF_EXPORTED_NAMES: Final = "tf_saved_model.exported_names"
 TF_SEMANTICS: Final = "tf_saved_model.semantics"
 TF_BOUND_INPUT: Final = "tf_saved_model.bound_input"
+
+# -- Named parameters ---------------------------------------------------------------------------
+
+#: The scope of the parameters a frontend leaves out of the text, which a module reads as
+#: `#flow.parameter.named<"model"::"<name>">` and `load` provides (docs/calling.md, "Big weights").
+PARAMETER_SCOPE: Final = "model"

@@ -149,9 +149,14 @@ def compile(
     ``types``, unless given); ``options`` go to its frontend's `program` (a
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
-    by its key (a link error is an `AbiError`)."""
+    by its key (a link error is an `AbiError`); its torch programs' big weights go beside
+    it too, one parameter for the entries that share a weight."""
     parameters: dict[str, Any] = {}
-    if not isinstance(source, Mapping) and frontend_name(source) is not None:
+    if isinstance(source, Mapping):
+        # Torch entries keep big weights out of the text here too, one parameter per name
+        # and bytes (`lower_entries`): the module is loaded with them.
+        source, pipeline, options = _linked(source, pipeline, options, parameters), None, {}
+    elif frontend_name(source) is not None:
         program = frontend_program(source, **options)
         source, options, parameters = program.mlir, {}, program.parameters
         if types is None and program.types:
@@ -169,11 +174,17 @@ def compile(
     )
 
 
-def _linked(sources: Mapping[str, object], pipeline: str | None, options: dict[str, Any]) -> str:
-    """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`)."""
+def _linked(
+    sources: Mapping[str, object],
+    pipeline: str | None,
+    options: dict[str, Any],
+    parameters: dict[str, Any] | None = None,
+) -> str:
+    """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`); with
+    ``parameters``, the entries' named parameters are gathered there."""
     from abi_compiler.frontends.entries import lower_entries
 
     def lower_one(entry: Any, entry_pipeline: str, entry_name: str) -> str:
         return lower(entry, entry_pipeline, name=entry_name)
 
-    return lower_entries(sources, pipeline, lower_one, **options)
+    return lower_entries(sources, pipeline, lower_one, parameters=parameters, **options)

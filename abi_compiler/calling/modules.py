@@ -20,7 +20,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
-from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, RAW, SIP
+from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, PARAMETER_SCOPE, RAW, SIP
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.marshal import (
     MAX_RANK,
@@ -666,11 +666,6 @@ def _instance() -> Any:
         if _shared_instance is None:
             _shared_instance = _rt.VmInstance()
         return _shared_instance
-
-
-# The scope of the parameters a frontend leaves out of the text
-# (`#flow.parameter.named<"model"::"<name>">`).
-PARAMETER_SCOPE = "model"
 
 
 def parameter_index(parameters: Any) -> Any:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from abi_compiler.attribute_names import PARAMETER_SCOPE
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, frontend_name
 from abi_compiler.text import carry, lexer
@@ -227,13 +228,18 @@ def lower_entries(
     sources: Mapping[str, object],
     pipeline: str | None,
     lower: Lower,
+    *,
+    parameters: dict[str, Any] | None = None,
     **options: Any,
 ) -> str:
     """Lower every source of ``sources`` (a framework object, a frontend's `Program`, MLIR
     text, bytes or a path) with ``lower(source, pipeline, name)`` and `link` them; the
-    frontend ``options`` go to every framework object's frontend (a torch program keeps its
-    weights in the module: the linked text is all there is). Returns the linked text; each
-    entry's original call travels in its function's reflection (`abi.call`)."""
+    frontend ``options`` go to every framework object's frontend. Returns the linked text;
+    each entry's original call travels in its function's reflection (`abi.call`).
+
+    Without ``parameters`` a torch program keeps its weights in the module (the linked
+    text is all there is). With a dict, the programs' named parameters
+    (`Program.parameters`) are gathered in it (`merge_parameters`) and the text reads them."""
     from abi_compiler.frontends import program as frontend_program
 
     if not sources:
@@ -247,18 +253,21 @@ def lower_entries(
         kind = frontend_name(source)
         if kind is not None:
             entry_options = dict(options)
-            if kind == "torch":
+            if kind == "torch" and parameters is None:
                 entry_options.setdefault("external_bytes", None)
             source = frontend_program(source, **entry_options)
         if isinstance(source, Program):
-            if source.parameters:
-                raise ValueError(
-                    f"entry '{key}': its program keeps weights out of the module "
-                    "(Program.parameters), which a mapping cannot carry: make it with "
-                    "external_bytes=None"
-                )
             function = source.function
-            source = source.mlir
+            if source.parameters:
+                if parameters is None:
+                    raise ValueError(
+                        f"entry '{key}': its program keeps weights out of the module "
+                        "(Program.parameters), which a .vmfb alone cannot carry: make it "
+                        "with external_bytes=None, or compile the mapping with compile()"
+                    )
+                source = merge_parameters(key, source.mlir, source.parameters, parameters)
+            else:
+                source = source.mlir
         elif isinstance(source, os.PathLike):
             name = os.fspath(source)
         if not isinstance(source, (str, bytes, os.PathLike)):
@@ -269,6 +278,33 @@ def lower_entries(
         text = _read_text(source) if pipeline is None else lower(source, pipeline, name)
         entries.append(Entry(key, text, function, name))
     return link(entries)
+
+
+def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict[str, Any]) -> str:
+    """Add the named parameters ``found`` of entry ``key`` (name → host array) to
+    ``merged``, and return its ``text`` reading them there. A name already in ``merged``
+    with the same bytes is one parameter for both (the weights two entries of one model
+    share); with other bytes, the entry's parameter is renamed `<key>/<name>` (the first
+    free name) in its text."""
+    import numpy as np
+
+    for name, array in found.items():
+        wanted = name
+        kept = merged.get(wanted)
+        while kept is not None and not (
+            kept.dtype == array.dtype and kept.shape == array.shape and np.array_equal(kept, array)
+        ):
+            wanted = f"{key}/{name}" if wanted == name else f"{wanted}'"
+            kept = merged.get(wanted)
+        merged[wanted] = array
+        if wanted != name:
+            text = text.replace(_parameter(name), _parameter(wanted))
+    return text
+
+
+def _parameter(name: str) -> str:
+    """The attribute by which a module reads the named parameter ``name``."""
+    return f"#flow.parameter.named<{lexer.quote(PARAMETER_SCOPE)}::{lexer.quote(name)}>"
 
 
 def _read_text(source: str | bytes | os.PathLike[str]) -> str:

@@ -47,6 +47,7 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
         "pip install 'abi-compiler[torch]'"
     ) from _error
 
+from abi_compiler.attribute_names import PARAMETER_SCOPE
 from abi_compiler.call_model import Array, CallNode, Container, NoneLeaf, Symbol
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
@@ -84,8 +85,6 @@ SUPPORTED_DTYPES = frozenset(
 
 # Parameters and buffers of at least this many bytes leave the text (`program`).
 EXTERNAL_BYTES = 1 << 16
-# The scope of their names in `#flow.parameter.named<scope::name>`.
-PARAMETER_SCOPE = "model"
 
 
 def to_mlir(program: torch.export.ExportedProgram) -> str:

@@ -109,3 +109,56 @@ def test_the_module_keeps_the_weights_it_was_compiled_with() -> None:
         model.up.weight.mul_(0.0)  # a later training step, say
         del model
     torch.testing.assert_close(compiled.main(x)["y"], expected, rtol=1e-4, atol=1e-5)
+
+
+class Head(torch.nn.Module):
+    """A second entry: ``up`` is the first model's own layer (the same weight), ``down`` a
+    new 512x64 layer whose weight has the first model's name `up.weight` in this export
+    but other bytes."""
+
+    def __init__(self, shared: Model) -> None:
+        super().__init__()
+        torch.manual_seed(1)
+        self.shared = shared.up
+        self.up = torch.nn.Linear(64, 512)
+
+    def forward(self, x: Any) -> Any:
+        return self.shared(x) - self.up(x)
+
+
+def test_a_mapping_shares_the_parameters_of_its_entries(exported: Any) -> None:
+    model, x, program = exported
+    head = Head(model).eval()
+    entries = {"step": program, "again": program, "head": torch.export.export(head, (x,))}
+    compiled = abi_iree.compile(entries)
+    # `up.weight` of both exports of the model is one parameter; the head's own
+    # `up.weight` (other bytes) is renamed, its `shared.weight` is the model's bytes
+    # under another name.
+    assert compiled.parameter_buffers is not None
+    assert sorted(compiled.parameter_buffers) == ["head/up.weight", "shared.weight", "up.weight"]
+    with torch.no_grad():
+        torch.testing.assert_close(compiled.head(x), head(x), rtol=1e-5, atol=1e-5)
+        expected = Model().eval()(x)
+    torch.testing.assert_close(compiled.step(x)["y"], expected["y"], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(compiled.again(x)["y"], expected["y"], rtol=1e-5, atol=1e-5)
+
+
+def test_a_vmfb_of_a_mapping_keeps_the_weights_inside(exported: Any) -> None:
+    _, x, program = exported
+    module = abi_iree.load(abi_iree.compile_vmfb({"step": program}))
+    assert module.parameters is None
+    assert module.step(x)["y"].shape == (3, 8)
+
+
+def test_a_vmfb_of_a_mapping_refuses_a_program_with_parameters(exported: Any) -> None:
+    _, _, program = exported
+    found = torch_frontend.program(program)
+    with pytest.raises(ValueError) as error:
+        abi_iree.compile_vmfb({"step": found})
+    assert str(error.value) == (
+        "entry 'step': its program keeps weights out of the module (Program.parameters), "
+        "which a .vmfb alone cannot carry: make it with external_bytes=None, or compile the "
+        "mapping with compile()"
+    )
+    module = abi_iree.compile({"step": found})
+    assert sorted(module.parameter_buffers or ()) == ["up.weight"]
