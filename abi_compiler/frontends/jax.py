@@ -349,6 +349,8 @@ def _rewrite(
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
         found = mark_nonexpanding_broadcasts(module)
+        rows_as_index_select(module)
+        merges_as_collapse(module)
         if refused is not None:
             refused.extend(found)
         main = _main_function(module)
@@ -483,6 +485,188 @@ def mark_nonexpanding_broadcasts(module: Any) -> list[str]:
         if marks != set(nonexpanding):
             op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(sorted(marks))
     return refused
+
+
+GATHER = "stablehlo.gather"
+
+
+def rows_as_index_select(module: Any) -> int:
+    """Rewrite each `stablehlo.gather` that takes whole rows of a static table by a
+    dynamic number of indices (`jnp.take(table, ids, axis=0)`, flax `Embed` on a batch of
+    symbolic size) as `stablehlo.torch_index_select` of the indices clamped to the rows:
+    IREE 3.13's gather lowering reshapes to a static shape and refuses a dynamic one
+    (`'stablehlo.reshape' op result #0 must be statically shaped`), its index-select
+    lowering does not. Gather clamps each start index into the table, hence the clamp; a
+    trailing index vector of size 1 is dropped by `tensor.collapse_shape`. Returns how
+    many gathers were rewritten; any other gather is left as it is."""
+    from jax._src.lib.mlir.dialects import hlo
+
+    found: list[Any] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == GATHER and _takes_rows(op.operation, hlo):
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in found:
+        with op.location:
+            at = ir.InsertionPoint(op)
+            table = ir.RankedTensorType(op.operands[0].type)
+            indices = op.operands[1]
+            indices_type = ir.RankedTensorType(indices.type)
+            element = indices_type.element_type
+            low, high = _scalar(element, 0, at), _scalar(element, table.shape[0] - 1, at)
+            clamped = ir.Operation.create(
+                "stablehlo.clamp", results=[indices_type], operands=[low, indices, high], ip=at
+            ).results[0]
+            batch = hlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+            if batch.index_vector_dim < indices_type.rank:  # a trailing vector of size 1
+                rank = indices_type.rank - 1
+                groups = [[i] for i in range(rank - 1)] + [[rank - 1, rank]]
+                clamped = ir.Operation.create(
+                    "tensor.collapse_shape",
+                    results=[ir.RankedTensorType.get(indices_type.shape[:-1], element)],
+                    operands=[clamped],
+                    attributes={"reassociation": ir.Attribute.parse(str(groups))},
+                    ip=at,
+                ).results[0]
+            i64 = ir.IntegerType.get_signless(64)
+            select = ir.Operation.create(
+                "stablehlo.torch_index_select",
+                results=[op.results[0].type],
+                operands=[op.operands[0], clamped],
+                attributes={
+                    "dim": ir.IntegerAttr.get(i64, 0),
+                    "batch_dims": ir.IntegerAttr.get(i64, 0),
+                },
+                ip=at,
+            )
+        op.results[0].replace_all_uses_with(select.results[0])
+        op.erase()
+    return len(found)
+
+
+DYNAMIC_RESHAPE = "stablehlo.dynamic_reshape"
+
+
+def merges_as_collapse(module: Any) -> int:
+    """Rewrite each `stablehlo.dynamic_reshape` that merges adjacent dimensions, one of
+    them dynamic, into one (a dense layer on `(b, 7, 16)` reshapes to `(b*7, 16)`) as
+    `tensor.collapse_shape`: IREE 3.13 refuses the op (`failed to legalize operation
+    'stablehlo.dynamic_reshape'`), and lowers the collapse. The groups are read from the
+    static sizes (`_collapse_groups`); a reshape they do not determine — no dynamic result
+    dimension, several, or no merge — is left as it is. Returns how many were rewritten."""
+    found: list[tuple[Any, list[list[int]]]] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == DYNAMIC_RESHAPE:
+            operand = ir.RankedTensorType(op.operation.operands[0].type)
+            result = ir.RankedTensorType(op.operation.results[0].type)
+            groups = _collapse_groups(_sizes(operand), _sizes(result))
+            if groups is not None:
+                found.append((op.operation, groups))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op, groups in found:
+        collapsed = ir.Operation.create(
+            "tensor.collapse_shape",
+            results=[op.results[0].type],
+            operands=[op.operands[0]],
+            attributes={"reassociation": ir.Attribute.parse(str(groups))},
+            loc=op.location,
+            ip=ir.InsertionPoint(op),
+        )
+        op.results[0].replace_all_uses_with(collapsed.results[0])
+        op.erase()
+    return len(found)
+
+
+def _sizes(t: Any) -> list[int | None]:
+    return [None if t.is_dynamic_dim(i) else t.shape[i] for i in range(t.rank)]
+
+
+def _collapse_groups(operand: list[int | None], result: list[int | None]) -> list[list[int]] | None:
+    """The operand dimensions each result dimension is the product of, when ``result``
+    has exactly one dynamic dimension: the static ones before it are matched from the
+    left, those after it from the right, each by exact products of static operand sizes,
+    and the dynamic one is what is left between, holding a dynamic operand dimension.
+    None when that does not work out, or nothing is merged."""
+    if result.count(None) != 1 or len(result) >= len(operand):
+        return None
+    middle = result.index(None)
+    left = _static_groups(operand, result[:middle], 0, 1)
+    right = _static_groups(operand, result[middle + 1 :][::-1], len(operand) - 1, -1)
+    if left is None or right is None:
+        return None
+    start = left[-1][-1] + 1 if left else 0
+    stop = right[-1][-1] if right else len(operand)
+    between = list(range(start, stop))
+    if not between or all(operand[i] is not None for i in between):
+        return None
+    return [*left, between, *[group[::-1] for group in right[::-1]]]
+
+
+def _static_groups(
+    operand: list[int | None], sizes: list[int | None], start: int, step: int
+) -> list[list[int]] | None:
+    """Groups of static operand dimensions from ``start`` going ``step``, each of the
+    product of the next size of ``sizes`` (None when one cannot be made)."""
+    groups: list[list[int]] = []
+    at = start
+    for size in sizes:
+        group: list[int] = []
+        product = 1
+        while not group or product < (size or 0):
+            if not 0 <= at < len(operand) or operand[at] is None:
+                return None
+            product *= operand[at]  # type: ignore[operator]
+            group.append(at)
+            at += step
+        if product != size:
+            return None
+        groups.append(group)
+    return groups
+
+
+def _scalar(element: Any, value: int, at: Any) -> Any:
+    """A `stablehlo.constant` 0-d tensor of the integer type ``element``, made at ``at``."""
+    scalar = ir.RankedTensorType.get([], element)
+    attr = ir.DenseElementsAttr.get_splat(scalar, ir.IntegerAttr.get(element, value))
+    made = ir.Operation.create(
+        "stablehlo.constant", results=[scalar], attributes={"value": attr}, ip=at
+    )
+    return made.results[0]
+
+
+def _takes_rows(op: Any, hlo: Any) -> bool:
+    """Whether a gather takes whole rows of a static table (dimension 0) at indices of a
+    dynamic shape, one index per row: the result is the indices' shape, then the rows'."""
+    table = ir.RankedTensorType(op.operands[0].type)
+    indices = ir.RankedTensorType(op.operands[1].type)
+    if not table.has_static_shape or table.rank < 1 or indices.has_static_shape:
+        return False
+    numbers = hlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    vector = numbers.index_vector_dim
+    if vector == indices.rank - 1 and indices.shape[-1] == 1:
+        batch_shape = list(indices.shape[:-1])
+    elif vector == indices.rank:
+        batch_shape = list(indices.shape)
+    else:
+        return False
+    if (
+        list(numbers.start_index_map) != [0]
+        or list(numbers.collapsed_slice_dims) != [0]
+        or list(numbers.operand_batching_dims)
+        or list(numbers.start_indices_batching_dims)
+        or list(numbers.offset_dims)
+        != list(range(len(batch_shape), len(batch_shape) + table.rank - 1))
+        or list(ir.DenseI64ArrayAttr(op.attributes["slice_sizes"])) != [1, *table.shape[1:]]
+    ):
+        return False
+    result = ir.RankedTensorType(op.results[0].type)
+    return list(result.shape) == batch_shape + list(table.shape[1:])
 
 
 def _compose_broadcasts(op: Any) -> Any:

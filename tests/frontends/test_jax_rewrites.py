@@ -1,6 +1,6 @@
-"""The JAX frontend's rewrite of shape-polymorphic exports for IREE 3.13
-(`abi_compiler.frontends.jax.mark_nonexpanding_broadcasts`; docs/calling.md, "Shape
-polymorphism"). Skips without JAX; the compiled cases also without IREE or flax."""
+"""The JAX frontend's rewrites of shape-polymorphic exports for IREE 3.13
+(`abi_compiler.frontends.jax.mark_nonexpanding_broadcasts`, `rows_as_index_select`,
+`merges_as_collapse`; docs/calling.md, "Shape polymorphism"). Skips without JAX; the compiled cases also without IREE or flax."""
 
 from __future__ import annotations
 
@@ -135,3 +135,141 @@ def test_a_shape_polymorphic_layer_norm_compiles_and_matches_jax() -> None:
         np.testing.assert_allclose(
             compiled.main(params, x), model.apply(params, x), rtol=1e-4, atol=1e-5
         )
+
+
+# Rows of a static table by a dynamic number of indices, as JAX lowers `jnp.take(t, ids,
+# axis=0)` for ids of shape (b, 7): IREE 3.13's gather lowering refuses it.
+ROWS = """
+func.func public @main(%t: tensor<10x4xf32>, %ids: tensor<?x7x1xi32>, %static: tensor<7x1xi32>) -> (tensor<?x7x4xf32>, tensor<7x4xf32>) {
+  %0 = "stablehlo.gather"(%t, %ids) <{dimension_numbers = #stablehlo.gather<offset_dims = [2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<?x7x1xi32>) -> tensor<?x7x4xf32>
+  %1 = "stablehlo.gather"(%t, %static) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<7x1xi32>) -> tensor<7x4xf32>
+  return %0, %1 : tensor<?x7x4xf32>, tensor<7x4xf32>
+}
+"""
+
+
+def test_rows_by_dynamic_indices_become_an_index_select() -> None:
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(ROWS)
+        assert jax_frontend.rows_as_index_select(module) == 1
+        text = str(module)
+        assert jax_frontend.rows_as_index_select(module) == 0
+    body = [line.strip() for line in text.splitlines()[2:9]]
+    assert body == [
+        "%c = stablehlo.constant dense<0> : tensor<i32>",
+        "%c_0 = stablehlo.constant dense<9> : tensor<i32>",
+        "%0 = stablehlo.clamp %c, %arg1, %c_0 : (tensor<i32>, tensor<?x7x1xi32>, tensor<i32>) "
+        "-> tensor<?x7x1xi32>",
+        "%collapsed = tensor.collapse_shape %0 [[0], [1, 2]] : tensor<?x7x1xi32> into "
+        "tensor<?x7xi32>",
+        '%1 = "stablehlo.torch_index_select"(%arg0, %collapsed) <{batch_dims = 0 : i64, '
+        "dim = 0 : i64}> : (tensor<10x4xf32>, tensor<?x7xi32>) -> tensor<?x7x4xf32>",
+        '%2 = "stablehlo.gather"(%arg0, %arg2) <{dimension_numbers = #stablehlo.gather<'
+        "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+        "index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, "
+        "tensor<7x1xi32>) -> tensor<7x4xf32>",
+        "return %1, %2 : tensor<?x7x4xf32>, tensor<7x4xf32>",
+    ]
+
+
+def test_take_by_a_symbolic_number_of_indices_matches_jax() -> None:
+    """Out-of-range and negative indices too: JAX's fill mode and wrapping around the
+    gather are kept, and the gather's own clamp is the index select's."""
+    b = export.symbolic_shape("b")[0]
+    exported = export.export(jax.jit(lambda t, ids: (jnp.take(t, ids, axis=0), t[ids])))(
+        jax.ShapeDtypeStruct((10, 4), np.float32), jax.ShapeDtypeStruct((b, 7), np.int32)
+    )
+    compiled = _compile(exported)
+    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    for ids in ([[0, 3, 9, 1, 2, 4, 5]], [[0, 3, 9, 12, -2, -11, 5]] * 3):
+        indices = np.array(ids, np.int32)
+        got = compiled.main(table, indices)
+        want = jax.jit(lambda t, i: (jnp.take(t, i, axis=0), t[i]))(table, indices)
+        for item, expected in zip(got, want, strict=True):
+            np.testing.assert_array_equal(np.asarray(item), np.asarray(expected))
+
+
+def test_a_shape_polymorphic_embedding_compiles_and_matches_jax() -> None:
+    nn = pytest.importorskip("flax.linen")
+
+    class Model(nn.Module):
+        @nn.compact
+        def __call__(self, ids: Any) -> Any:
+            return nn.Dense(8)(nn.Embed(50, 16)(ids).mean(axis=1))
+
+    model = Model()
+    params = model.init(jax.random.PRNGKey(0), np.ones((2, 7), np.int32))
+    b = export.symbolic_shape("b")[0]
+    exported = export.export(jax.jit(model.apply))(params, jax.ShapeDtypeStruct((b, 7), np.int32))
+    compiled = _compile(exported)
+    rng = np.random.default_rng(0)
+    for batch in (1, 3):
+        ids = rng.integers(0, 50, (batch, 7), dtype=np.int32)
+        np.testing.assert_allclose(
+            compiled.main(params, ids), model.apply(params, ids), rtol=1e-5, atol=1e-6
+        )
+
+
+MERGES = """
+func.func public @main(%x: tensor<?x7x16xf32>, %s: tensor<2xi32>, %t: tensor<2xi32>) -> (tensor<?x16xf32>, tensor<?x2xf32>) {
+  %0 = stablehlo.dynamic_reshape %x, %s : (tensor<?x7x16xf32>, tensor<2xi32>) -> tensor<?x16xf32>
+  %1 = stablehlo.dynamic_reshape %x, %t : (tensor<?x7x16xf32>, tensor<2xi32>) -> tensor<?x2xf32>
+  return %0, %1 : tensor<?x16xf32>, tensor<?x2xf32>
+}
+"""
+
+
+def test_a_reshape_that_merges_dimensions_becomes_a_collapse() -> None:
+    """(b, 7, 16) → (b*7, 16) is a collapse; (b, 7, 16) → (?, 2) splits 16: left alone."""
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(MERGES)
+        assert jax_frontend.merges_as_collapse(module) == 1
+        text = str(module)
+    body = [line.strip() for line in text.splitlines()[2:5]]
+    assert body == [
+        "%collapsed = tensor.collapse_shape %arg0 [[0, 1], [2]] : tensor<?x7x16xf32> into "
+        "tensor<?x16xf32>",
+        "%0 = stablehlo.dynamic_reshape %arg0, %arg2 : (tensor<?x7x16xf32>, tensor<2xi32>) "
+        "-> tensor<?x2xf32>",
+        "return %collapsed, %0 : tensor<?x16xf32>, tensor<?x2xf32>",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("operand", "result", "groups"),
+    [
+        ([None, 7, 16], [None, 16], [[0, 1], [2]]),
+        ([None, 7, 16], [None], [[0, 1, 2]]),
+        ([2, None, 3, 4], [2, None, 4], [[0], [1, 2], [3]]),
+        ([None, None, 4], [None, 4], [[0, 1], [2]]),
+        ([None, 7, 16, 1], [None, 16], [[0, 1], [2, 3]]),
+        ([None, 1, 16], [None, 16], [[0, 1], [2]]),
+        # Not a merge of whole dimensions, no merge, or not determined by the sizes.
+        ([None, 6], [None, 2], None),
+        ([None, 7, 16], [None, 7, 16], None),
+        ([None, 7, 16], [None, None], None),
+        ([None, 7, 16], [112, None], None),
+        ([4, 7, 16], [28, None], None),
+    ],
+)
+def test_collapse_groups(
+    operand: list[int | None], result: list[int | None], groups: list[list[int]] | None
+) -> None:
+    assert jax_frontend._collapse_groups(operand, result) == groups
+
+
+def test_a_symbolic_reshape_that_merges_matches_jax() -> None:
+    b = export.symbolic_shape("b")[0]
+
+    def f(x: Any) -> Any:
+        return x.reshape(-1, 16) * 2, x.reshape(x.shape[0], 112).sum(axis=1)
+
+    exported = export.export(jax.jit(f))(jax.ShapeDtypeStruct((b, 7, 16), np.float32))
+    assert "stablehlo.dynamic_reshape" in exported.mlir_module()
+    assert "stablehlo.dynamic_reshape" not in jax_frontend.to_mlir(exported)
+    compiled = _compile(exported)
+    rng = np.random.default_rng(0)
+    for batch in (1, 3):
+        x = rng.standard_normal((batch, 7, 16), dtype=np.float32)
+        for got, want in zip(compiled.main(x), jax.jit(f)(x), strict=True):
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
