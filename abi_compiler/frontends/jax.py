@@ -351,6 +351,7 @@ def _rewrite(
         found = mark_nonexpanding_broadcasts(module)
         rows_as_index_select(module)
         merges_as_collapse(module)
+        flatten_dot_generals(module)
         if refused is not None:
             refused.extend(found)
         main = _main_function(module)
@@ -581,6 +582,148 @@ def merges_as_collapse(module: Any) -> int:
         op.results[0].replace_all_uses_with(collapsed.results[0])
         op.erase()
     return len(found)
+
+
+DOT_GENERAL = "stablehlo.dot_general"
+
+
+def flatten_dot_generals(module: Any) -> int:
+    """Rewrite each `stablehlo.dot_general` of an input with a dynamic dimension by a
+    static weight that contracts the input's last dimensions with the weight's first (a
+    dense layer on `(b, 7, 16)`, flax `DenseGeneral`'s `(16, 2, 8)` heads and `(2, 8, 16)`
+    output projection; no batch dimensions) as a product of two matrices:
+    `tensor.collapse_shape` of the input to `(rows, K)`, the weight reshaped to `(K, N)`,
+    their `dot_general`, and `tensor.expand_shape` back to the result's shape. IREE 3.13
+    flattens such an op itself with a `stablehlo.dynamic_reshape` it then cannot legalize;
+    it lowers the collapse and the expand. Returns how many were rewritten."""
+    from jax._src.lib.mlir.dialects import hlo
+
+    found: list[tuple[Any, int]] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == DOT_GENERAL:
+            contracted = _dense_on_rows(op.operation, hlo)
+            if contracted:
+                found.append((op.operation, contracted))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op, contracted in found:
+        with op.location:
+            _flatten_dot_general(op, contracted, hlo)
+    return len(found)
+
+
+def _flatten_dot_general(op: Any, contracted: int, hlo: Any) -> None:
+    at = ir.InsertionPoint(op)
+    lhs, rhs = op.operands[0], op.operands[1]
+    lhs_type = ir.RankedTensorType(lhs.type)
+    rhs_type = ir.RankedTensorType(rhs.type)
+    result_type = ir.RankedTensorType(op.results[0].type)
+    rows = lhs_type.rank - contracted
+    inner = _product(rhs_type.shape[:contracted])
+    outer = _product(rhs_type.shape[contracted:])
+    dynamic = ir.ShapedType.get_dynamic_size()
+    flat = lhs
+    if lhs_type.rank > 2:
+        lhs_groups = str([list(range(rows)), list(range(rows, lhs_type.rank))])
+        flat = ir.Operation.create(
+            "tensor.collapse_shape",
+            results=[ir.RankedTensorType.get([dynamic, inner], lhs_type.element_type)],
+            operands=[lhs],
+            attributes={"reassociation": ir.Attribute.parse(lhs_groups)},
+            ip=at,
+        ).results[0]
+    if rhs_type.rank != 2:
+        rhs = ir.Operation.create(
+            "stablehlo.reshape",
+            results=[ir.RankedTensorType.get([inner, outer], rhs_type.element_type)],
+            operands=[rhs],
+            ip=at,
+        ).results[0]
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    attributes["dot_dimension_numbers"] = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=[],
+        rhs_batching_dimensions=[],
+        lhs_contracting_dimensions=[1],
+        rhs_contracting_dimensions=[0],
+    )
+    product = ir.Operation.create(
+        DOT_GENERAL,
+        results=[ir.RankedTensorType.get([dynamic, outer], result_type.element_type)],
+        operands=[flat, rhs],
+        attributes=attributes,
+        ip=at,
+    ).results[0]
+    if result_type.rank == 2:
+        op.results[0].replace_all_uses_with(product)
+        op.erase()
+        return
+    index = ir.IndexType.get()
+    sizes: list[Any] = []
+    for dim in range(rows):
+        if lhs_type.is_dynamic_dim(dim):
+            position = ir.Operation.create(
+                "arith.constant",
+                results=[index],
+                attributes={"value": ir.IntegerAttr.get(index, dim)},
+                ip=at,
+            ).results[0]
+            sizes.append(
+                ir.Operation.create(
+                    "tensor.dim", results=[index], operands=[lhs, position], ip=at
+                ).results[0]
+            )
+    static = [
+        dynamic if result_type.is_dynamic_dim(d) else result_type.shape[d]
+        for d in range(result_type.rank)
+    ]
+    result_groups = str([list(range(rows)), list(range(rows, result_type.rank))])
+    expanded = ir.Operation.create(
+        "tensor.expand_shape",
+        results=[op.results[0].type],
+        operands=[product, *sizes],
+        attributes={
+            "reassociation": ir.Attribute.parse(result_groups),
+            "static_output_shape": ir.DenseI64ArrayAttr.get(static),
+        },
+        ip=at,
+    )
+    op.results[0].replace_all_uses_with(expanded.results[0])
+    op.erase()
+
+
+def _product(sizes: Any) -> int:
+    product = 1
+    for size in sizes:
+        product *= size
+    return product
+
+
+def _dense_on_rows(op: Any, hlo: Any) -> int:
+    """How many trailing dimensions of its input a dot_general contracts, when it is a
+    dense layer on an input with a dynamic dimension: a static weight, no batch
+    dimensions, the input's last k dimensions (static) contracted in order with the
+    weight's first k, and more than one dimension in the rows or in the weight's rest
+    (a product of two matrices needs no rewrite). 0 otherwise."""
+    lhs = ir.RankedTensorType(op.operands[0].type)
+    rhs = ir.RankedTensorType(op.operands[1].type)
+    numbers = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    lhs_contracting = list(numbers.lhs_contracting_dimensions)
+    k = len(lhs_contracting)
+    if (
+        not rhs.has_static_shape
+        or list(numbers.lhs_batching_dimensions)
+        or list(numbers.rhs_batching_dimensions)
+        or k == 0
+        or lhs_contracting != list(range(lhs.rank - k, lhs.rank))
+        or list(numbers.rhs_contracting_dimensions) != list(range(k))
+        or any(lhs.is_dynamic_dim(d) for d in lhs_contracting)
+        or not any(lhs.is_dynamic_dim(d) for d in range(lhs.rank - k))
+        or (lhs.rank - k == 1 and k == 1 and rhs.rank == 2)
+    ):
+        return 0
+    return k
 
 
 def _sizes(t: Any) -> list[int | None]:

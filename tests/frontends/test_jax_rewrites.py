@@ -1,6 +1,7 @@
 """The JAX frontend's rewrites of shape-polymorphic exports for IREE 3.13
 (`abi_compiler.frontends.jax.mark_nonexpanding_broadcasts`, `rows_as_index_select`,
-`merges_as_collapse`; docs/calling.md, "Shape polymorphism"). Skips without JAX; the compiled cases also without IREE or flax."""
+`merges_as_collapse`, `flatten_dot_generals`; docs/calling.md, "Shape polymorphism").
+Skips without JAX; the compiled cases also without IREE or flax."""
 
 from __future__ import annotations
 
@@ -273,3 +274,75 @@ def test_a_symbolic_reshape_that_merges_matches_jax() -> None:
         x = rng.standard_normal((batch, 7, 16), dtype=np.float32)
         for got, want in zip(compiled.main(x), jax.jit(f)(x), strict=True):
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
+
+
+# Dense layers on an input with a dynamic dimension, as flax writes them: `Dense` on
+# (b, 7, 16), `DenseGeneral`'s heads (16, 2, 8) and output projection (2, 8, 16), and a
+# product of two matrices (no rewrite).
+DENSE = """
+func.func public @main(%x: tensor<?x7x16xf32>, %k: tensor<16x8xf32>, %h: tensor<16x2x8xf32>, %o: tensor<2x8x16xf32>, %m: tensor<?x16xf32>) -> (tensor<?x7x8xf32>, tensor<?x7x16xf32>, tensor<?x8xf32>) {
+  %0 = stablehlo.dot_general %x, %k, contracting_dims = [2] x [0] : (tensor<?x7x16xf32>, tensor<16x8xf32>) -> tensor<?x7x8xf32>
+  %1 = stablehlo.dot_general %x, %h, contracting_dims = [2] x [0] : (tensor<?x7x16xf32>, tensor<16x2x8xf32>) -> tensor<?x7x2x8xf32>
+  %2 = stablehlo.dot_general %1, %o, contracting_dims = [2, 3] x [0, 1] : (tensor<?x7x2x8xf32>, tensor<2x8x16xf32>) -> tensor<?x7x16xf32>
+  %3 = stablehlo.dot_general %m, %k, contracting_dims = [1] x [0] : (tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>
+  return %0, %2, %3 : tensor<?x7x8xf32>, tensor<?x7x16xf32>, tensor<?x8xf32>
+}
+"""
+
+
+def test_dense_layers_on_a_dynamic_input_become_products_of_matrices() -> None:
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(DENSE)
+        assert jax_frontend.flatten_dot_generals(module) == 3
+        text = str(module)
+        assert jax_frontend.flatten_dot_generals(module) == 0
+    lines = [line.strip() for line in text.splitlines()]
+    assert [line for line in lines if "shape" in line or "dot_general" in line] == [
+        "%collapsed = tensor.collapse_shape %arg0 [[0, 1], [2]] : tensor<?x7x16xf32> into "
+        "tensor<?x16xf32>",
+        "%0 = stablehlo.dot_general %collapsed, %arg1, contracting_dims = [1] x [0] : "
+        "(tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>",
+        "%expanded = tensor.expand_shape %0 [[0, 1], [2]] output_shape [%dim, 7, 8] : "
+        "tensor<?x8xf32> into tensor<?x7x8xf32>",
+        "%collapsed_0 = tensor.collapse_shape %arg0 [[0, 1], [2]] : tensor<?x7x16xf32> into "
+        "tensor<?x16xf32>",
+        "%1 = stablehlo.reshape %arg2 : (tensor<16x2x8xf32>) -> tensor<16x16xf32>",
+        "%2 = stablehlo.dot_general %collapsed_0, %1, contracting_dims = [1] x [0] : "
+        "(tensor<?x16xf32>, tensor<16x16xf32>) -> tensor<?x16xf32>",
+        "%expanded_3 = tensor.expand_shape %2 [[0, 1], [2, 3]] output_shape [%dim_2, 7, 2, 8] "
+        ": tensor<?x16xf32> into tensor<?x7x2x8xf32>",
+        "%collapsed_4 = tensor.collapse_shape %expanded_3 [[0, 1], [2, 3]] : "
+        "tensor<?x7x2x8xf32> into tensor<?x16xf32>",
+        "%3 = stablehlo.reshape %arg3 : (tensor<2x8x16xf32>) -> tensor<16x16xf32>",
+        "%4 = stablehlo.dot_general %collapsed_4, %3, contracting_dims = [1] x [0] : "
+        "(tensor<?x16xf32>, tensor<16x16xf32>) -> tensor<?x16xf32>",
+        "%expanded_7 = tensor.expand_shape %4 [[0, 1], [2]] output_shape [%dim_6, 7, 16] : "
+        "tensor<?x16xf32> into tensor<?x7x16xf32>",
+        "%5 = stablehlo.dot_general %arg4, %arg1, contracting_dims = [1] x [0] : "
+        "(tensor<?x16xf32>, tensor<16x8xf32>) -> tensor<?x8xf32>",
+    ]
+
+
+def test_a_shape_polymorphic_attention_block_compiles_and_matches_jax() -> None:
+    """Embedding, self-attention (`DenseGeneral` heads and projection), layer norm and a
+    dense head on a batch of symbolic size: every rewrite of this file at once."""
+    nn = pytest.importorskip("flax.linen")
+
+    class Model(nn.Module):
+        @nn.compact
+        def __call__(self, ids: Any) -> Any:
+            x = nn.Embed(50, 16)(ids)
+            x = nn.LayerNorm()(x + nn.MultiHeadDotProductAttention(num_heads=2)(x))
+            return nn.Dense(4)(nn.Dense(8)(x).mean(axis=1))
+
+    model = Model()
+    params = model.init(jax.random.PRNGKey(0), np.ones((2, 7), np.int32))
+    b = export.symbolic_shape("b")[0]
+    exported = export.export(jax.jit(model.apply))(params, jax.ShapeDtypeStruct((b, 7), np.int32))
+    compiled = _compile(exported)
+    rng = np.random.default_rng(0)
+    for batch in (1, 3):
+        ids = rng.integers(0, 50, (batch, 7), dtype=np.int32)
+        np.testing.assert_allclose(
+            compiled.main(params, ids), model.apply(params, ids), rtol=1e-4, atol=1e-5
+        )
