@@ -352,6 +352,7 @@ def _rewrite(
         rows_as_index_select(module)
         merges_as_collapse(module)
         flatten_dot_generals(module)
+        constant_index_as_slice(module)
         if refused is not None:
             refused.extend(found)
         main = _main_function(module)
@@ -584,6 +585,111 @@ def merges_as_collapse(module: Any) -> int:
     return len(found)
 
 
+DYNAMIC_GATHER = "stablehlo.dynamic_gather"
+
+
+def constant_index_as_slice(module: Any) -> int:
+    """Rewrite each `stablehlo.dynamic_gather` that takes one constant index of one static
+    dimension from an input with dynamic dimensions (`x[:, 0]` on `(b, 8, 32)`, the first
+    token BERT-style pooling takes) as `tensor.extract_slice` of that index: IREE 3.13
+    refuses the op (`failed to legalize operation 'stablehlo.dynamic_gather'`) and lowers
+    the slice. The index is clamped into the dimension, as gather clamps it. Returns how
+    many were rewritten; any other form is left as it is."""
+    from jax._src.lib.mlir.dialects import hlo
+
+    found: list[tuple[Any, int, int]] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == DYNAMIC_GATHER:
+            taken = _constant_index(op.operation, hlo)
+            if taken is not None:
+                found.append((op.operation, *taken))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op, dim, at_index in found:
+        with op.location:
+            at = ir.InsertionPoint(op)
+            operand = op.operands[0]
+            operand_type = ir.RankedTensorType(operand.type)
+            dynamic = ir.ShapedType.get_dynamic_size()
+            sizes: list[Any] = []
+            static_sizes: list[int] = []
+            for d in range(operand_type.rank):
+                if d == dim:
+                    static_sizes.append(1)
+                elif operand_type.is_dynamic_dim(d):
+                    static_sizes.append(dynamic)
+                    sizes.append(_dim_size(operand, d, at))
+                else:
+                    static_sizes.append(operand_type.shape[d])
+            offsets = [at_index if d == dim else 0 for d in range(operand_type.rank)]
+            sliced = ir.Operation.create(
+                "tensor.extract_slice",
+                results=[op.results[0].type],
+                operands=[operand, *sizes],
+                attributes={
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, len(sizes), 0]),
+                    "static_offsets": ir.DenseI64ArrayAttr.get(offsets),
+                    "static_sizes": ir.DenseI64ArrayAttr.get(static_sizes),
+                    "static_strides": ir.DenseI64ArrayAttr.get([1] * operand_type.rank),
+                },
+                ip=at,
+            )
+        op.results[0].replace_all_uses_with(sliced.results[0])
+        op.erase()
+    return len(found)
+
+
+def _constant_index(op: Any, hlo: Any) -> tuple[int, int] | None:
+    """(the dimension, the index clamped into it) when a dynamic gather takes one constant
+    index of one static dimension of an input with dynamic dimensions, whole along every
+    other dimension (its result is the input without that dimension)."""
+    operand = ir.RankedTensorType(op.operands[0].type)
+    indices = op.operands[1]
+    result = ir.RankedTensorType(op.results[0].type)
+    if operand.has_static_shape:
+        return None
+    value = _constant_int(indices)
+    if value is None:
+        return None
+    numbers = hlo.GatherDimensionNumbers(op.attributes["dimension_numbers"])
+    indices_type = ir.RankedTensorType(indices.type)
+    if (
+        indices_type.shape != [1]
+        or numbers.index_vector_dim != 0
+        or list(numbers.start_index_map) != list(numbers.collapsed_slice_dims)
+        or len(list(numbers.start_index_map)) != 1
+        or list(numbers.operand_batching_dims)
+        or list(numbers.offset_dims) != list(range(operand.rank - 1))
+    ):
+        return None
+    (dim,) = list(numbers.start_index_map)
+    if operand.is_dynamic_dim(dim):
+        return None
+    kept = [d for d in range(operand.rank) if d != dim]
+    wanted = [None if operand.is_dynamic_dim(d) else operand.shape[d] for d in kept]
+    if _sizes(result) != wanted:
+        return None
+    return dim, min(max(value, 0), operand.shape[dim] - 1)
+
+
+def _constant_int(value: Any) -> int | None:
+    """The one integer of a one-element tensor that is a `stablehlo.constant`, or that
+    constant broadcast or reshaped (how JAX writes the index of `x[:, 0]`); None else."""
+    while isinstance(value, ir.OpResult) and value.owner.name in (
+        "stablehlo.broadcast_in_dim",
+        "stablehlo.reshape",
+    ):
+        value = value.owner.operands[0]
+    if not isinstance(value, ir.OpResult) or value.owner.name != "stablehlo.constant":
+        return None
+    values = ir.DenseIntElementsAttr(value.owner.attributes["value"])
+    if values.is_splat:
+        return int(ir.IntegerAttr(values.get_splat_value()).value)
+    return int(values[0]) if len(values) == 1 else None
+
+
 DOT_GENERAL = "stablehlo.dot_general"
 
 
@@ -659,21 +765,7 @@ def _flatten_dot_general(op: Any, contracted: int, hlo: Any) -> None:
         op.results[0].replace_all_uses_with(product)
         op.erase()
         return
-    index = ir.IndexType.get()
-    sizes: list[Any] = []
-    for dim in range(rows):
-        if lhs_type.is_dynamic_dim(dim):
-            position = ir.Operation.create(
-                "arith.constant",
-                results=[index],
-                attributes={"value": ir.IntegerAttr.get(index, dim)},
-                ip=at,
-            ).results[0]
-            sizes.append(
-                ir.Operation.create(
-                    "tensor.dim", results=[index], operands=[lhs, position], ip=at
-                ).results[0]
-            )
+    sizes = [_dim_size(lhs, dim, at) for dim in range(rows) if lhs_type.is_dynamic_dim(dim)]
     static = [
         dynamic if result_type.is_dynamic_dim(d) else result_type.shape[d]
         for d in range(result_type.rank)
@@ -691,6 +783,20 @@ def _flatten_dot_general(op: Any, contracted: int, hlo: Any) -> None:
     )
     op.results[0].replace_all_uses_with(expanded.results[0])
     op.erase()
+
+
+def _dim_size(value: Any, dim: int, at: Any) -> Any:
+    """The size of dimension ``dim`` of the tensor ``value``, as an `index` made at ``at``."""
+    index = ir.IndexType.get()
+    position = ir.Operation.create(
+        "arith.constant",
+        results=[index],
+        attributes={"value": ir.IntegerAttr.get(index, dim)},
+        ip=at,
+    ).results[0]
+    return ir.Operation.create(
+        "tensor.dim", results=[index], operands=[value, position], ip=at
+    ).results[0]
 
 
 def _product(sizes: Any) -> int:

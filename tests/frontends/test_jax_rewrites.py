@@ -1,7 +1,7 @@
 """The JAX frontend's rewrites of shape-polymorphic exports for IREE 3.13
 (`abi_compiler.frontends.jax.mark_nonexpanding_broadcasts`, `rows_as_index_select`,
-`merges_as_collapse`, `flatten_dot_generals`; docs/calling.md, "Shape polymorphism").
-Skips without JAX; the compiled cases also without IREE or flax."""
+`merges_as_collapse`, `flatten_dot_generals`, `constant_index_as_slice`; docs/calling.md,
+"Shape polymorphism"). Skips without JAX; the compiled cases also without IREE or flax."""
 
 from __future__ import annotations
 
@@ -341,3 +341,37 @@ def _assert_token_model_matches_jax(model: Any) -> None:
         np.testing.assert_allclose(
             compiled.main(params, ids), model.apply(params, ids), rtol=1e-4, atol=1e-5
         )
+
+
+# `x[:, 0]` on (b, 8, 32), as JAX writes it: a dynamic gather of one constant index.
+FIRST_TOKEN = """
+func.func public @main(%x: tensor<?x8x32xf32>, %sizes: tensor<3xi32>, %i: tensor<1xi32>) -> (tensor<?x32xf32>, tensor<?x32xf32>) {
+  %c = stablehlo.constant dense<9> : tensor<i32>
+  %0 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<1xi32>
+  %1 = "stablehlo.dynamic_gather"(%x, %0, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], collapsed_slice_dims = [1], start_index_map = [1]>, indices_are_sorted = true}> : (tensor<?x8x32xf32>, tensor<1xi32>, tensor<3xi32>) -> tensor<?x32xf32>
+  %2 = "stablehlo.dynamic_gather"(%x, %i, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], collapsed_slice_dims = [1], start_index_map = [1]>, indices_are_sorted = true}> : (tensor<?x8x32xf32>, tensor<1xi32>, tensor<3xi32>) -> tensor<?x32xf32>
+  return %1, %2 : tensor<?x32xf32>, tensor<?x32xf32>
+}
+"""
+
+
+def test_a_constant_index_of_a_dynamic_input_becomes_a_slice() -> None:
+    """The index 9 is clamped to the last of 8, as gather clamps it; an index that is
+    not a constant is left to IREE."""
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(FIRST_TOKEN)
+        assert jax_frontend.constant_index_as_slice(module) == 1
+        text = str(module)
+    lines = [line.strip() for line in text.splitlines()]
+    assert [
+        line for line in lines if "slice" in line or "gather" in line or "tensor.dim" in line
+    ] == [
+        "%dim = tensor.dim %arg0, %c0 : tensor<?x8x32xf32>",
+        "%extracted_slice = tensor.extract_slice %arg0[0, 7, 0] [%dim, 1, 32] [1, 1, 1] : "
+        "tensor<?x8x32xf32> to tensor<?x32xf32>",
+        '%1 = "stablehlo.dynamic_gather"(%arg0, %arg2, %arg1) <{dimension_numbers = '
+        "#stablehlo.gather<offset_dims = [0, 1], collapsed_slice_dims = [1], start_index_map = "
+        "[1]>, indices_are_sorted = true}> : (tensor<?x8x32xf32>, tensor<1xi32>, tensor<3xi32>) "
+        "-> tensor<?x32xf32>",
+        "return %extracted_slice, %1 : tensor<?x32xf32>, tensor<?x32xf32>",
+    ]

@@ -69,10 +69,27 @@ def test_transformers_family_returns_eager_output(family: str, attention: str) -
 def test_shape_polymorphic_flax_model_returns_jax_values() -> None:
     pytest.importorskip("jax")
     pytest.importorskip("flax")
-    model = zoo.flax_layer_norm("tiny")
-    compiled = _compile(model.export())
-    for args, kwargs in [(model.args, model.kwargs), *model.other_calls]:
-        got = compiled.main(*args, **kwargs)
-        expected = np.asarray(model.eager(*args, **kwargs))
+    for got, expected in _jax_calls(zoo.flax_layer_norm("tiny")):
+        expected = np.asarray(expected)
         assert got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def _jax_calls(model: zoo.ZooModel) -> list[tuple[Any, Any]]:
+    """(compiled, JAX's) result of each call of a JAX family."""
+    compiled = _compile(model.export())
+    calls = [(model.args, model.kwargs), *model.other_calls]
+    return [(compiled.main(*a, **k), model.eager(*a, **k)) for a, k in calls]
+
+
+def test_shape_polymorphic_flax_encoder_returns_jax_values() -> None:
+    """Embeddings, masked attention, MLPs and pooling on a batch of symbolic size: the
+    JAX frontend's rewrites for IREE 3.13 (docs/calling.md, "Shape polymorphism")."""
+    pytest.importorskip("jax")
+    pytest.importorskip("flax")
+    for got, expected in _jax_calls(zoo.flax_encoder("tiny")):
+        assert sorted(got) == sorted(expected) == ["hidden", "pooled"]
+        for key in expected:
+            np.testing.assert_allclose(
+                np.asarray(got[key]), np.asarray(expected[key]), rtol=1e-4, atol=1e-5
+            )

@@ -215,6 +215,56 @@ def flax_layer_norm(size: str = "tiny") -> ZooModel:
     return ZooModel("flax_layer_norm", "jax", apply, (params, x), {}, exporter, others, count)
 
 
+def flax_encoder(size: str = "tiny") -> ZooModel:
+    """A BERT-shaped flax encoder — token and position embeddings, blocks of masked
+    multi-head self-attention and a GELU MLP with LayerNorms, first-token pooling —
+    exported shape-polymorphic in the batch (`symbolic_shape("b, <length>")`), returning a
+    dict of the hidden states and the pooled output."""
+    import flax.linen as nn
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import export
+
+    hidden, layers, heads, length, batch, vocab = SIZES[size]
+
+    class Block(nn.Module):
+        @nn.compact
+        def __call__(self, x: Any, mask: Any) -> Any:
+            x = nn.LayerNorm()(x + nn.MultiHeadDotProductAttention(num_heads=heads)(x, mask=mask))
+            return nn.LayerNorm()(x + nn.Dense(hidden)(nn.gelu(nn.Dense(4 * hidden)(x))))
+
+    class Encoder(nn.Module):
+        @nn.compact
+        def __call__(self, input_ids: Any, attention_mask: Any) -> Any:
+            positions = self.param("positions", nn.initializers.normal(0.02), (length, hidden))
+            x = nn.Embed(vocab, hidden)(input_ids) + positions
+            mask = nn.make_attention_mask(attention_mask, attention_mask)
+            for _ in range(layers):
+                x = Block()(x, mask)
+            return {"hidden": x, "pooled": jnp.tanh(nn.Dense(hidden)(x[:, 0]))}
+
+    def tokens(n: int, seed: int) -> tuple[Any, Any]:
+        rng = np.random.default_rng(seed)
+        ids = rng.integers(0, vocab, (n, length)).astype(np.int32)
+        mask = np.ones((n, length), np.int32)
+        mask[-1, length - length // 3 :] = 0
+        return ids, mask
+
+    model = Encoder()
+    ids, mask = tokens(batch, 0)
+    params = model.init(jax.random.PRNGKey(0), ids, mask)
+    apply = jax.jit(model.apply)
+
+    def exporter() -> Any:
+        spec = jax.ShapeDtypeStruct(export.symbolic_shape(f"b, {length}"), np.int32)
+        return export.export(apply)(params, spec, spec)
+
+    others = [((params, *tokens(n, n)), {}) for n in (1, batch + 1)]
+    count = sum(int(np.size(leaf)) for leaf in jax.tree_util.tree_leaves(params))
+    return ZooModel("flax_encoder", "jax", apply, (params, ids, mask), {}, exporter, others, count)
+
+
 #: Every family, by name.
 FAMILIES: dict[str, Callable[..., ZooModel]] = {
     "bert": bert,
@@ -222,6 +272,7 @@ FAMILIES: dict[str, Callable[..., ZooModel]] = {
     "llama": llama,
     "t5": t5,
     "flax_layer_norm": flax_layer_norm,
+    "flax_encoder": flax_encoder,
 }
 
 
