@@ -889,8 +889,8 @@ def _finite_floats(data: Any, element: _Element) -> Any:
 def _double(number: Any) -> float:
     try:
         return float(number)
-    except OverflowError:  # an int beyond the doubles
-        return math.copysign(math.inf, number)
+    except OverflowError:  # an int beyond the doubles (copysign would convert it too)
+        return math.inf if number > 0 else -math.inf
 
 
 def _is_finite(number: Any) -> bool:
@@ -909,7 +909,7 @@ def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
         # (str() refuses an int of more than 4300 digits)
         shown = str(int(value)) if bits < 4096 else ""
         if not shown or len(shown) > 100:
-            shown = f"<an integer of {bits} bits>"
+            shown = f"{'-' if value < 0 else ''}<an integer of {bits} bits>"
     misfit = _Misfit(f"value {shown} does not fit in {element.record}")
     index = [int(axis) for axis in np.unravel_index(position, data.shape)]
     misfit.reversed_path.extend(reversed(index))

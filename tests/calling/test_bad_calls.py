@@ -94,6 +94,12 @@ BOTH: list[tuple[str, Call, str]] = [
         "argument 0[1][1]: value 10000000000000000000000000000000000000000 does not fit in f32",
     ),
     (
+        # an int beyond the doubles (an OverflowError before the fix)
+        "int-beyond-doubles-for-float-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 0.0, -(10**400)]], 1.0, []),
+        "argument 0[1][2]: value -<an integer of 1329 bits> does not fit in f32",
+    ),
+    (
         "float-out-of-range-scalar",
         lambda m: m.scalars(True, 1, 1, 1, 1, 1e300, 1.0),
         "argument 5: value 1e+300 does not fit in f32",
