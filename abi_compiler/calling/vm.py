@@ -816,13 +816,35 @@ def _host_value(value: Any) -> Any:
     return value if array is None else array
 
 
+def _dunder_array(value: Any, expected: str) -> Any:
+    """``np.asarray(value)`` for a value with a dtype of its own, refused when its
+    ``__array__`` raises or gives no array, or an array of another shape than the value's
+    ``.shape`` (which `pack` checked against the record: the VM would be sent dims no
+    check saw)."""
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # whatever the object's __array__ raises
+        raise _Misfit(
+            f"expected {expected}, {type(value).__name__}.__array__() raised "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    shape = getattr(value, "shape", None)
+    if type(shape) is tuple and shape != array.shape:
+        raise _Misfit(
+            f"expected {expected}, got {type(value).__name__} of shape "
+            f"[{','.join(map(str, shape))}] whose __array__() is "
+            f"{describe_shaped(array, array.shape)}"
+        )
+    return array
+
+
 def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
     """A numpy array of ``element``'s dtype (or one it takes as it is) for ``value``."""
     value = _host_value(value)
     if isinstance(value, memoryview) or (
         not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
     ):  # a dtype of its own (a memoryview's is its format)
-        array = np.asarray(value)
+        array = _dunder_array(value, expected)
         if array.dtype in element.accepted:
             return array
         got = describe_shaped(array, array.shape)

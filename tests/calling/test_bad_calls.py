@@ -26,6 +26,20 @@ good_nested = {"a": (pair, 3), "b": 0.5}
 
 Call = Callable[[abi_iree.Module], Any]
 
+
+class Shaped:
+    """An array through ``__array__`` with a ``.shape`` and ``.dtype`` of its own, which
+    need not agree with the array it gives (nor give one)."""
+
+    def __init__(self, shape: tuple[int, ...], array: Any) -> None:
+        self.shape, self.dtype, self.array = shape, np.dtype(np.float32), array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if isinstance(self.array, Exception):
+            raise self.array
+        return self.array
+
+
 # (id, call, message): calls that both pipelines reject with the same message.
 BOTH: list[tuple[str, Call, str]] = [
     (
@@ -98,6 +112,24 @@ BOTH: list[tuple[str, Call, str]] = [
         "int-beyond-doubles-for-float-list",
         lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 0.0, -(10**400)]], 1.0, []),
         "argument 0[1][2]: value -<an integer of 1329 bits> does not fit in f32",
+    ),
+    (
+        # `pack` read the .shape, the VM would get what __array__ gives
+        "shape-that-lies",
+        lambda m: m.shapes(Shaped((2, 3), np.ones((2, 4), np.float32)), 1.0, []),
+        "argument 0: expected float32[?,3], got Shaped of shape [2,3] whose __array__() is "
+        "float32[2,4]",
+    ),
+    (
+        "dunder-array-that-raises-with-a-shape",
+        lambda m: m.shapes(Shaped((2, 3), RuntimeError("no data")), 1.0, []),
+        "argument 0: expected float32[?,3], Shaped.__array__() raised RuntimeError: no data",
+    ),
+    (
+        "dunder-array-that-gives-no-array",
+        lambda m: m.shapes(Shaped((2, 3), None), 1.0, []),
+        "argument 0: expected float32[?,3], Shaped.__array__() raised ValueError: "
+        "object __array__ method not producing an array",
     ),
     (
         "float-out-of-range-scalar",
