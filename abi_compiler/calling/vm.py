@@ -601,6 +601,9 @@ _IREE_SCALARS = frozenset({"i8", "i16", "i32", "i64", "f32", "f64"})
 _IREE_ARRAYS = frozenset({"i1", "i8", "i16", "i32", "i64", "f32", "f64"})
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def _iree_record(node: Node | None) -> Any:
     """The record IREE's packer reads ``node``'s packed value with, or None."""
     if isinstance(node, Leaf):
@@ -612,6 +615,8 @@ def _iree_record(node: Node | None) -> Any:
             name = scalar_name(t.element)
             if name not in _IREE_ARRAYS:
                 return None
+            if t.dims is not None and any(dim is not None and dim > _INT64_MAX for dim in t.dims):
+                return None  # the packer reads dims as int64 (a std::bad_cast beyond)
             return ["ndarray", name, *((None,) if t.dims is None else (len(t.dims), *t.dims))]
         return None
     if node is None:

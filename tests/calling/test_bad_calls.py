@@ -380,6 +380,17 @@ def test_arrays_numpy_has_no_dtype_for(counted: tuple[abi_iree.Module, list[Any]
     )
 
 
+@pytest.mark.parametrize("counted", ["flat"], indirect=True)
+def test_a_dim_beyond_int64(counted: tuple[abi_iree.Module, list[Any]]) -> None:
+    """A reflection whose dim IREE's packer cannot read (a std::bad_cast from its C++ when
+    the function was looked up) binds by the pushers, which refuse every value."""
+    check(
+        *counted,
+        lambda m: m.dim_beyond_int64(pair),
+        "argument 0: expected float32[9223372036854775808], got float32[2]",
+    )
+
+
 def test_a_buffer_view_fills_any_array_slot(flat: abi_iree.Module) -> None:
     view = bad_view(flat)  # i32 data, passed as they are to an i4 slot
     got = flat.i4_array(view)
