@@ -220,7 +220,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
             torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
 
             try:
-                exported = torch.export.load(item.path)
+                exported = _load_torch_program(torch, item.path)
             except Exception as error:  # torch raises its own types for a bad archive
                 raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
             return torch_frontend.program(exported)
@@ -248,6 +248,36 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         raise UsageError(
             f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
         ) from None
+
+
+def _load_torch_program(torch: Any, path: str) -> Any:
+    """`torch.export.load` without its log lines on stderr: given the open file (torch
+    warns of a name that does not end in .pt2), its logger caught (it logs the traceback
+    of a bad archive as a warning, then raises an error that points at that warning: the
+    error raised here is the logged one)."""
+    import logging
+
+    class Caught(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.WARNING)
+            self.errors: list[BaseException] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.exc_info and record.exc_info[1] is not None:
+                self.errors.append(record.exc_info[1])
+
+    logger = logging.getLogger("torch.export")
+    caught, handlers, propagate = Caught(), logger.handlers, logger.propagate
+    logger.handlers, logger.propagate = [caught], False  # (torch's own handler is here)
+    try:
+        with open(path, "rb") as stream:
+            return torch.export.load(stream)
+    except Exception:
+        if caught.errors:
+            raise caught.errors[0] from None
+        raise
+    finally:
+        logger.handlers, logger.propagate = handlers, propagate
 
 
 def _lower(source: Any, name: str) -> str:

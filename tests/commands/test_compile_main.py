@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +137,42 @@ def test_torch_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     with torch.no_grad():
         expected = model(x, scale=scale)["out"].numpy()
     np.testing.assert_allclose(np.asarray(result["out"]), expected, rtol=1e-6)
+
+
+def _compile_in_a_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command in a fresh process (a framework's logger writes to the stderr it found)."""
+    return subprocess.run(
+        [sys.executable, "-m", "abi_compiler.commands.compile_main", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_torch_logs_nothing_on_stderr(tmp_path: Path) -> None:
+    """torch.export.load logs a warning for a name that does not end in .pt2 and the
+    traceback of a bad archive: neither reaches stderr, the error is one line with what
+    torch logged."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+
+    class Twice(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x * 2
+
+    torch.export.save(torch.export.export(Twice(), (torch.ones(2),)), tmp_path / "program.bin")
+    done = _compile_in_a_process(["program.bin", "--emit-mlir", "-o", "out.mlir"], tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    with zipfile.ZipFile(tmp_path / "other.pt2", "w") as archive:
+        archive.writestr("a.txt", "not a torch program")
+    done = _compile_in_a_process(["other.pt2", "--emit-mlir", "-o", "bad.mlir"], tmp_path)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "abi-compile: error: 'other.pt2': cannot load the torch program: [enforce fail at "
+        "inline_container.cc:180] . file in archive is not in a subdirectory: a.txt\n",
+    )
+    assert not (tmp_path / "bad.mlir").exists()
 
 
 def test_saved_model_signatures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
