@@ -25,6 +25,7 @@ import contextlib
 import importlib
 import io
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -199,6 +200,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
     if item.kind == "mlir":
         return item.path
     from abi_compiler.errors import AbiError
+    from abi_compiler.frontends.iree_tools import CompileError
 
     try:
         if item.kind == "onnx":
@@ -244,6 +246,12 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         raise
     except AbiError as error:
         raise UsageError(f"'{item.path}': {error}") from None
+    except CompileError as error:  # a frontend's tool: a message, or located diagnostics
+        diagnostics = error.diagnostics.strip("\n")
+        joined = (
+            ": " if "\n" not in diagnostics and not _DIAGNOSTIC_LINE.match(diagnostics) else "\n"
+        )
+        raise UsageError(f"'{item.path}': {error.stage} failed{joined}{diagnostics}") from None
     except Exception as error:  # the frameworks' own exception types
         raise UsageError(
             f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
@@ -380,7 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
     except UsageError as error:
-        output.write_stderr(f"{PROG}: error: {error.message}")
+        for line in _error_lines(error.message):
+            output.write_stderr(line)
     except output.StreamError as error:
         output.write_stderr(f"{PROG}: error: {error.message}")
     except BrokenPipeError:
@@ -407,10 +416,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             hint = (
                 "" if os.environ.get(TRACEBACK_ENV) else f" (set {TRACEBACK_ENV}=1 for a traceback)"
             )
-            output.write_stderr(
-                f"{PROG}: error: internal error: {type(error).__name__}: {error}{hint}"
-            )
+            for line in _error_lines(f"internal error: {type(error).__name__}: {error}{hint}"):
+                output.write_stderr(line)
     return 1
+
+
+_DIAGNOSTIC_LINE = re.compile(r"\S.*?: (error|warning|note|remark): ")
+
+
+def _error_lines(message: str) -> list[str]:
+    """The lines of an error whose message may span several (a framework's, the
+    diagnostics of a frontend's tool): the first `abi-compile: error: …`; after it, a
+    diagnostic line (`file:line:col: error: …`) and a tool's source excerpt (indented)
+    as they are, any other line a note."""
+    first, *rest = message.strip("\n").splitlines() or [""]
+    lines = [f"{PROG}: error: {first}"]
+    for line in rest:
+        if not line.strip():
+            continue
+        if _DIAGNOSTIC_LINE.match(line) or line[0].isspace():
+            lines.append(line)
+        else:
+            lines.append(f"{PROG}: note: {line.removeprefix('note: ')}")
+    return lines
 
 
 if __name__ == "__main__":

@@ -254,6 +254,41 @@ def test_usage_errors(
     assert not out.exists()
 
 
+def test_a_frontend_error_is_one_diagnostic_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A frontend's `CompileError` spans lines ("ONNX import failed:" and the importer's
+    message, which may have lines of its own): one line when its message is one, else a
+    note per line of it; never a line without the `abi-compile:` prefix."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(CLASSIFIER.read_bytes()[:100])
+    unknown_op = tmp_path / "unknown_op.onnx"
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("NoSuchOp", ["x"], ["y"])],
+        "g",
+        [value("x", TensorProto.FLOAT, [2])],
+        [value("y", TensorProto.FLOAT, [2])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), unknown_op)
+    out = tmp_path / "out.mlir"
+    assert _run([truncated, "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{truncated}': ONNX import failed: Error parsing message with "
+        "type 'onnx.ModelProto': Wire format was corrupt\n",
+    )
+    assert _run([unknown_op, "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{unknown_op}': ONNX import failed\n"
+        "abi-compile: note: No Op registered for NoSuchOp with domain_version of 17\n"
+        "abi-compile: note: ==> Context: Bad node spec for node. Name:  OpType: NoSuchOp\n",
+    )
+    assert not out.exists()
+
+
 def test_a_located_error_writes_no_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
