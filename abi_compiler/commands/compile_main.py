@@ -26,7 +26,10 @@ import importlib
 import io
 import os
 import re
+import shutil
+import stat
 import sys
+import tempfile
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -88,8 +91,11 @@ class _ArgumentParser(argparse.ArgumentParser):
 class _Input:
     #: The function's name (``NAME=``), or None.
     name: str | None
+    #: The input as the command line names it (in messages).
     path: str
     kind: str
+    #: Where it is read: ``path``, or the copy of a pipe's bytes (`_spooled`).
+    source: str
 
 
 def _parser() -> _ArgumentParser:
@@ -119,10 +125,15 @@ def _parser() -> _ArgumentParser:
     return parser
 
 
-def detect(path: str) -> str:
+def detect(path: str, shown: str | None = None) -> str:
     """The kind of the input at ``path``: ``"mlir"``, ``"onnx"``, ``"tf"``, ``"torch"``
     or ``"jax"`` (see the module's documentation). Raises `UsageError` for a path that
-    cannot be read."""
+    cannot be read (named ``shown``, by default ``path``)."""
+    if shown is not None and shown != path:
+        try:
+            return detect(path)
+        except UsageError as error:
+            raise UsageError(error.message.replace(f"'{path}'", f"'{shown}'")) from None
     if os.path.isdir(path):
         if os.path.isfile(os.path.join(path, "saved_model.pb")):
             return "tf"
@@ -169,7 +180,26 @@ def _is_text(path: str) -> bool:
     return True
 
 
-def _inputs(arguments: Sequence[str]) -> list[_Input]:
+def _spooled(path: str, folder: str) -> str:
+    """A pipe or a device (`<(…)`, a FIFO, /dev/stdin), whose bytes can be read only
+    once, copied into ``folder`` (its copy is what is read, as often as needed); any other
+    path as it is."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path  # `detect` says why
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return path
+    copy = os.path.join(folder, f"{len(os.listdir(folder))}-{os.path.basename(path)}")
+    try:
+        with open(path, "rb") as stream, open(copy, "wb") as spool:
+            shutil.copyfileobj(stream, spool)
+    except OSError as error:
+        raise UsageError(f"could not open input file '{path}': {error.strerror or error}") from None
+    return copy
+
+
+def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
     inputs: list[_Input] = []
     for argument in arguments:
         name: str | None = None
@@ -178,7 +208,8 @@ def _inputs(arguments: Sequence[str]) -> list[_Input]:
             name, path = argument.split("=", 1)
             if not name:
                 raise UsageError(f"'{argument}': the function's name before '=' is empty")
-        inputs.append(_Input(name, path, detect(path)))
+        source = _spooled(path, folder)
+        inputs.append(_Input(name, path, detect(source, path), source))
     return inputs
 
 
@@ -198,7 +229,7 @@ def _needs(kind: str, path: str) -> UsageError:
 def _program(item: _Input, signatures: list[str]) -> Any:
     """The frontend's `Program` for a framework input (the path itself for MLIR)."""
     if item.kind == "mlir":
-        return item.path
+        return item.source
     from abi_compiler.errors import AbiError
     from abi_compiler.frontends.iree_tools import CompileError
 
@@ -206,7 +237,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         if item.kind == "onnx":
             onnx_frontend = importlib.import_module("abi_compiler.frontends.onnx")
 
-            return onnx_frontend.program(item.path)
+            return onnx_frontend.program(item.source)
         if item.kind == "tf":
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
             tf_frontend = importlib.import_module("abi_compiler.frontends.tf")
@@ -222,7 +253,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
             torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
 
             try:
-                exported = _load_torch_program(torch, item.path)
+                exported = _load_torch_program(torch, item.source)
             except Exception as error:  # torch raises its own types for a bad archive
                 raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
             return torch_frontend.program(exported)
@@ -230,7 +261,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
 
         jax_frontend = importlib.import_module("abi_compiler.frontends.jax")
 
-        with open(item.path, "rb") as stream:
+        with open(item.source, "rb") as stream:
             data = stream.read()
         try:
             exported = export.deserialize(bytearray(data))
@@ -329,14 +360,15 @@ def run(argv: Sequence[str] | None) -> int:
         path = None
     else:
         output.check_output_file(path)
-    inputs = _inputs(args.inputs)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            text = _text(inputs, args.signature)
-            data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
-        finally:
-            _print_warnings(caught)
+    with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        inputs = _inputs(args.inputs, folder)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                text = _text(inputs, args.signature)
+                data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
+            finally:
+                _print_warnings(caught)
     if path is None:
         output.write_stdout(lambda stream: _write_binary(stream, data))
     else:

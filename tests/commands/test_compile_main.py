@@ -139,10 +139,13 @@ def test_torch_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     np.testing.assert_allclose(np.asarray(result["out"]), expected, rtol=1e-6)
 
 
-def _compile_in_a_process(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _compile_in_a_process(
+    args: list[str], cwd: Path, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
     """The command in a fresh process (a framework's logger writes to the stderr it found)."""
     return subprocess.run(
         [sys.executable, "-m", "abi_compiler.commands.compile_main", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -287,6 +290,25 @@ def test_a_frontend_error_is_one_diagnostic_per_line(
         "abi-compile: note: ==> Context: Bad node spec for node. Name:  OpType: NoSuchOp\n",
     )
     assert not out.exists()
+
+
+def test_a_pipe_is_read_once(tmp_path: Path) -> None:
+    """An input that can be read only once (`<(…)`, a FIFO, here /dev/stdin given a
+    pipe): its bytes are copied once and read from the copy (its kind was told from bytes
+    that were then gone: 'is empty'); diagnostics name it as given."""
+    text = V1.read_text()
+    done = _compile_in_a_process(["/dev/stdin", "--emit-mlir", "-o", "piped.mlir"], tmp_path, text)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert main([str(V1), "--emit-mlir", "-o", str(tmp_path / "file.mlir")]) == 0
+    assert (tmp_path / "piped.mlir").read_text() == (tmp_path / "file.mlir").read_text()
+    done = _compile_in_a_process(
+        ["/dev/stdin", "--emit-mlir", "-o", "bad.mlir"], tmp_path, "func.func @f("
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "/dev/stdin:1:14: error: Expected argument or type\n",
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file.mlir", "piped.mlir"]
 
 
 def test_a_located_error_writes_no_output(
