@@ -398,15 +398,20 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
         if isinstance(entries, DictionaryAttr):
             for key, value in entries.data.items():
                 reflection[key] = value.data if isinstance(value, StringAttr) else None
-        counter = [0]
-        arguments = tuple(
-            Argument(i, spelled(t, structure.node_for_type(t, counter)))
-            for i, t in enumerate(func.function_type.inputs.data)
-        )
-        counter = [0]
-        results = tuple(
-            spelled(t, structure.node_for_type(t, counter)) for t in func.function_type.outputs
-        )
+        try:
+            counter = [0]
+            arguments = tuple(
+                Argument(i, spelled(t, structure.node_for_type(t, counter, ("argument", i))))
+                for i, t in enumerate(func.function_type.inputs.data)
+            )
+            counter = [0]
+            results = tuple(
+                spelled(t, structure.node_for_type(t, counter, ("result", i)))
+                for i, t in enumerate(func.function_type.outputs)
+            )
+        except AbiError as error:  # a structure nested too deeply
+            where = "" if error.where is None else f"{error.where[0]} {error.where[1]}: "
+            raise ReadError(f"@{func.sym_name.data}: {where}{error}", position) from None
         found.append(
             HeaderFunction(
                 symbol,

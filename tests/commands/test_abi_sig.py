@@ -171,6 +171,24 @@ def test_show_errors_write_nothing(modules: Path) -> None:
     ]
 
 
+def test_show_a_structure_nested_too_deeply(tmp_path: Path) -> None:
+    """Deeper than the passes take (an internal RecursionError, before the limit, once
+    the nesting was more than the interpreter's recursion limit walks: 300 here; type
+    aliases nest a type as deeply as they like)."""
+    deep = "tuple<" * 300 + "i32" + ">" * 300
+    aliases = "".join(f"!t{i} = tuple<!t{i - 1}>\n" for i in range(1, 3000))
+    (tmp_path / "deep.mlir").write_text(f"func.func @f(%a: i32, %b: {deep}) {{\n  return\n}}\n")
+    (tmp_path / "aliases.mlir").write_text(
+        f"!t0 = i32\n{aliases}func.func @g() -> !t2999 {{\n  return\n}}\n"
+    )
+    done = abi_sig("show", "deep.mlir", "aliases.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode().splitlines() == [
+        "deep.mlir:1:1: error: @f: argument 1: structure nested deeper than 100 levels",
+        "aliases.mlir:3001:1: error: @g: result 0: structure nested deeper than 100 levels",
+    ]
+
+
 def test_show_needs_a_file() -> None:
     done = abi_sig("show")
     assert done.returncode == 2
