@@ -230,6 +230,12 @@ CASES = [
         '{d}/in.mlir:1:4: error: expected error "far" was not produced',
         b"// expected-error @+" + b"9" * 5000 + b" {{far}}\n" + GOOD,
     ),
+    Case(
+        "symbol-name-not-utf8",
+        [],
+        "{d}/in.mlir:1:11: error: symbol name is not valid UTF-8 (byte 0xff)",
+        b'func.func @"\\00\\FF"() {\n  func.return\n}\n',
+    ),
     # Type and attribute aliases nest deeper than parsing recursed: a pass, the verifier
     # or the printer walks them (a RecursionError before).
     Case(
