@@ -586,7 +586,10 @@ class Module:
         if parameters is not None:
             provider = parameters.create_provider(scope=PARAMETER_SCOPE)
             modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
-        self.context = _rt.VmContext(self.instance, modules)
+        try:
+            self.context = _rt.VmContext(self.instance, modules)
+        except Exception as error:  # e.g. an executable the module names that it lacks
+            raise _refused(error) from None
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
@@ -618,7 +621,11 @@ class Module:
         """The functions a caller calls: the exports without those IREE's compiler adds
         for itself (`caller_visible`), which are not reachable by name either
         (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
-        return [name for name in self.vm_module.function_names if caller_visible(name)]
+        try:
+            names = self.vm_module.function_names
+        except RuntimeError as error:  # a name that is not UTF-8
+            raise _refused(error) from None
+        return [name for name in names if caller_visible(name)]
 
     def __getitem__(self, name: str) -> Function:
         function = self._functions.get(name)
@@ -626,7 +633,13 @@ class Module:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise KeyError(f"module '{self.name}' exports no function '{name}'")
-            function = self._functions[name] = Function(self, vm_function)
+            try:
+                function = Function(self, vm_function)
+            except RuntimeError as error:  # a reflection entry that is not UTF-8
+                if "conversion error" not in str(error):
+                    raise
+                raise _refused(error) from None
+            self._functions[name] = function
         return function
 
     def __getattr__(self, name: str) -> Function:
@@ -687,6 +700,17 @@ def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str])
     parameter_index(parameters).create_archive_file(os.fspath(path))
 
 
+def _refused(error: Exception) -> AbiError:
+    """The `AbiError` of a module IREE's runtime refuses (a corrupted `.vmfb`), with its
+    message on one line (`abi-sig show` says the same of the file)."""
+    if isinstance(error, RuntimeError) and "conversion error" in str(error):
+        return AbiError(
+            "cannot read the compiled module: a function name or reflection entry in it "
+            "is not valid UTF-8"
+        )
+    return AbiError(f"cannot load the compiled module: {' '.join(str(error).split())}")
+
+
 def load(
     module: str | os.PathLike[str] | bytes | bytearray | memoryview,
     *,
@@ -717,7 +741,10 @@ def load(
     else:
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
-    vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+    try:
+        vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+    except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
+        raise _refused(error) from None
     index = None if parameters is None else parameter_index(parameters)
     loaded = Module(
         vm_module,

@@ -149,7 +149,7 @@ def vmfb(tmp_path_factory: pytest.TempPathFactory) -> bytes:
         return abi_iree.compile_vmfb(SOURCE, "iree-abi-v1")
 
 
-@pytest.mark.parametrize(
+CORRUPTIONS = pytest.mark.parametrize(
     ("offset", "before", "after", "message"),
     [
         # IREE's verifier refuses it with an IndexError (was a traceback).
@@ -168,6 +168,9 @@ def vmfb(tmp_path_factory: pytest.TempPathFactory) -> bytes:
         (285, 0x70, 0xF0, "cannot load the compiled module: 'utf-8' codec can't decode"),
     ],
 )
+
+
+@CORRUPTIONS
 def test_a_corrupted_vmfb(
     vmfb: bytes, tmp_path: Path, offset: int, before: int, after: int, message: str
 ) -> None:
@@ -182,3 +185,20 @@ def test_a_corrupted_vmfb(
         "",
         err,
     )
+
+
+@CORRUPTIONS
+def test_loading_a_corrupted_vmfb(
+    vmfb: bytes, offset: int, before: int, after: int, message: str
+) -> None:
+    """`load` (and the functions' lookup) says what `abi-sig show` says, as an `AbiError`:
+    IREE's own ValueError, IndexError, NotImplementedError, UnicodeDecodeError or
+    RuntimeError before."""
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.errors import AbiError
+
+    with pytest.raises(AbiError) as caught:
+        module = abi_iree.load(changed(vmfb, offset, before, after))
+        for name in module.function_names:
+            module[name]
+    assert str(caught.value).startswith(message)
