@@ -420,7 +420,10 @@ def _signed_leaf(
         value = _host_value(value)
         dtype = getattr(value, "dtype", None)
         if dtype is not None and not isinstance(value, (list, tuple)):
-            found = np.dtype(dtype)
+            try:
+                found = np.dtype(dtype)
+            except TypeError:  # no dtype numpy knows (a class's descriptor): the record's
+                return slow(value)  # words refuse it
             if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
                 if not convert:
                     got = describe_shaped(value, tuple(np.shape(value)))

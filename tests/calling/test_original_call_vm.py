@@ -245,6 +245,9 @@ def test_integers_in_the_frameworks_dtype(ints: Any) -> None:
             (np.array([1, 2], np.int8), 1),
             "argument 0: expected an array of uint8, got int8[2] (convert=True converts it)",
         ),
+        # a class: its `dtype` is a descriptor numpy cannot read (a TypeError before)
+        ((np.ndarray, 1), "argument 0: expected int8[2], got type"),
+        (([0, 0], np.int32), "argument 1: expected int32[], got type"),
     ],
 )
 def test_integers_out_of_the_frameworks_range(ints: Any, args: Any, message: str) -> None:
