@@ -189,6 +189,25 @@ def test_show_a_structure_nested_too_deeply(tmp_path: Path) -> None:
     ]
 
 
+def test_names_with_line_breaks_stay_on_their_line(tmp_path: Path) -> None:
+    """A function name, argument name or key with a line break cannot make `show` print
+    two lines for a function, nor `diff` a finding it did not find."""
+    (tmp_path / "old.mlir").write_text(
+        'func.func @"f\\0Acompatible: g"(%a: !abi.dict<"k\\0A\\09": i32>) {\n  return\n}\n'
+    )
+    (tmp_path / "new.mlir").write_text("func.func @h() {\n  return\n}\n")
+    done = abi_sig("show", "old.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        0,
+        "f\\ncompatible: g(dict{k\\n\\t: i32}) -> ()  (no reflection)\n",
+    )
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        1,
+        "breaking: f\\ncompatible: g: function removed\ncompatible: h: function added\n",
+    )
+
+
 def test_show_needs_a_file() -> None:
     done = abi_sig("show")
     assert done.returncode == 2
