@@ -206,6 +206,13 @@ def test_names_with_line_breaks_stay_on_their_line(tmp_path: Path) -> None:
         1,
         "breaking: f\\ncompatible: g: function removed\ncompatible: h: function added\n",
     )
+    (tmp_path / "twice.mlir").write_text('func.func @"x\\0Ay"() {\n  return\n}\n' * 2)
+    done = abi_sig("show", "twice.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr.decode()) == (
+        1,
+        "twice.mlir:4:1: error: redefinition of symbol named 'x\\ny'\n"
+        "twice.mlir:1:1: note: see existing symbol definition here\n",
+    )
 
 
 def test_show_needs_a_file() -> None:
