@@ -400,10 +400,19 @@ def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | Non
     scalar = t.element if isinstance(t, NDArray) else t
     if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
         return None
-    wanted = np.dtype(dtype)
-    if wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
+    wanted = _numpy_dtype(dtype)
+    if wanted is None or wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
         return None
     return wanted
+
+
+def _numpy_dtype(name: Any) -> np.dtype[Any] | None:
+    """The numpy dtype of a recorded dtype name or of a value's ``dtype`` attribute; None
+    for one numpy does not know (the reflection is the file's, the value the caller's)."""
+    try:
+        return np.dtype(name)
+    except TypeError:
+        return None
 
 
 def _signed_leaf(
@@ -474,10 +483,10 @@ def _dtype_check(dtype: str) -> Callable[[Any], Any]:
 
     def check(value: Any) -> Any:
         value = _host_value(value)
-        found = getattr(value, "dtype", None)
-        if found is not None and np.dtype(found).name == dtype:
+        found = _numpy_dtype(getattr(value, "dtype", None))
+        if found is not None and found.name == dtype:
             return value
-        got = np.dtype(found).name if found is not None else _type_name(value)
+        got = found.name if found is not None else _type_name(value)
         raise _Misfit(f"expected an array of {dtype}, got {got}")
 
     return check
@@ -504,9 +513,14 @@ def _result_leaf(
     element = _element_for(t.element) if isinstance(t, NDArray) else None
     view: np.dtype[Any] | None = None
     if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
-        wanted = np.dtype(array.dtype)
-        same_bits = wanted.itemsize == element.dtype.itemsize
-        if wanted.kind in "iub" and element.dtype.kind in "iub" and same_bits:
+        wanted = _numpy_dtype(array.dtype)
+        same_bits = wanted is not None and wanted.itemsize == element.dtype.itemsize
+        if (
+            wanted is not None
+            and wanted.kind in "iub"
+            and element.dtype.kind in "iub"
+            and same_bits
+        ):
             view = wanted
     if tensor == "torch" and results is None:
         torch = _torch()

@@ -256,6 +256,26 @@ def test_integers_out_of_the_frameworks_range(ints: Any, args: Any, message: str
     assert str(error.value) == message
 
 
+def test_a_dtype_numpy_does_not_know() -> None:
+    """A recorded dtype numpy cannot read (the file's reflection, not a framework's) is no
+    dtype: the records check the values, the result is the record's (np.dtype raised a
+    TypeError when the function was looked up)."""
+    unknown = OriginalCall(
+        (Array(0, "no-such-dtype", (2,)), Array(1, "int32", ())),
+        (),
+        Array(0, "no-such-dtype", (2,)),
+    )
+    text = INTS_TEXT.replace(mlir_string(encode_call(INTS)), mlir_string(encode_call(unknown)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        module = abi_iree.compile(text)
+    got = module.g(np.array([-1, 2], np.int8), 1)
+    assert got.dtype == np.int8 and got.tolist() == [-1, 2]
+    with pytest.raises(AbiError) as error:
+        module.g([256, 0], 1)
+    assert str(error.value) == "argument 0[0]: value 256 does not fit in i8"
+
+
 def test_convert_casts_the_other_signedness() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
