@@ -411,7 +411,7 @@ def _numpy_dtype(name: Any) -> np.dtype[Any] | None:
     for one numpy does not know (the reflection is the file's, the value the caller's)."""
     try:
         return np.dtype(name)
-    except TypeError:
+    except (TypeError, ValueError):  # (a lone surrogate: UnicodeEncodeError)
         return None
 
 

@@ -256,14 +256,15 @@ def test_integers_out_of_the_frameworks_range(ints: Any, args: Any, message: str
     assert str(error.value) == message
 
 
-def test_a_dtype_numpy_does_not_know() -> None:
+@pytest.mark.parametrize("name", ["no-such-dtype", "\udcff"])
+def test_a_dtype_numpy_does_not_know(name: str) -> None:
     """A recorded dtype numpy cannot read (the file's reflection, not a framework's) is no
     dtype: the records check the values, the result is the record's (np.dtype raised a
     TypeError when the function was looked up)."""
     unknown = OriginalCall(
-        (Array(0, "no-such-dtype", (2,)), Array(1, "int32", ())),
+        (Array(0, name, (2,)), Array(1, "int32", ())),
         (),
-        Array(0, "no-such-dtype", (2,)),
+        Array(0, name, (2,)),
     )
     text = INTS_TEXT.replace(mlir_string(encode_call(INTS)), mlir_string(encode_call(unknown)))
     with warnings.catch_warnings():
