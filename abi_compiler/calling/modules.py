@@ -32,7 +32,7 @@ from abi_compiler.calling.marshal import (
     unpack,
     unpack_legacy,
 )
-from abi_compiler.calling.original_call import CallPlan, TypeSource
+from abi_compiler.calling.original_call import CallPlan, TypeSource, own_types
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -611,6 +611,7 @@ class Module:
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
         self.types = types
+        own_types(types)  # (a TypeError now, not at the first call)
         self._vmfb = vmfb
         self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}

@@ -128,6 +128,29 @@ def test_loaded_module_takes_and_returns_the_original_call(vmfb: bytes) -> None:
     np.testing.assert_array_equal(out["z"], np.arange(6, dtype=np.float32).reshape(3, 2) / 2)
 
 
+@pytest.mark.parametrize(
+    ("types", "message"),
+    [
+        (
+            "TrainState",
+            "types: expected classes or a mapping of recorded names to classes, got str",
+        ),
+        (5, "types: expected classes or a mapping of recorded names to classes, got int"),
+        ([TrainState, 5], "types: expected classes, got int"),
+        (
+            {"TrainState": 5},
+            "types: expected a mapping of recorded names to classes, got str -> int",
+        ),
+    ],
+)
+def test_types_that_are_not_classes(vmfb: bytes, types: Any, message: str) -> None:
+    """Refused by `load` (an AttributeError, or an int called, at the first call that
+    rebuilt a result before)."""
+    with pytest.raises(TypeError) as error:
+        abi_iree.load(vmfb, types=types)
+    assert str(error.value) == message
+
+
 def test_the_callers_classes_and_any_object_with_the_fields(vmfb: bytes) -> None:
     module = abi_iree.load(vmfb, types=[TrainState])
     state, _, _, x, unused = _args()
