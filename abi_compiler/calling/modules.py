@@ -701,13 +701,23 @@ def parameter_index(parameters: Any) -> Any:
     path, mapped), or a mapping of name → array (its bytes, not copied)."""
     index = _rt.ParameterIndex()
     if isinstance(parameters, (str, os.PathLike)):
-        index.load(os.fspath(parameters))
+        path = os.fspath(parameters)
+        with open(path, "rb"):  # a missing file or a directory: Python's own OSError
+            pass
+        try:
+            index.load(path)
+        except Exception as error:  # IREE's parser: ValueError, IndexError, …
+            message = " ".join(str(error).split())
+            raise AbiError(f"cannot load the parameters '{path}': {message}") from None
         return index
     if not isinstance(parameters, Mapping):
         raise TypeError(
             f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
         )
     for name, array in parameters.items():
+        if getattr(getattr(array, "dtype", None), "hasobject", False):
+            # (its buffer holds the addresses of Python objects)
+            raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
         index.add_buffer(name, array)
     return index
 
