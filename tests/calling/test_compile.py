@@ -17,6 +17,7 @@ from .conftest import needs_iree
 needs_iree()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
 
 NAMED_FIRST = (
     'func.func @f(%a: i32 {abi.name = "x"}, %b: i32) -> i32 {\n  func.return %b : i32\n}\n'
@@ -130,8 +131,8 @@ def test_bad_load_arguments(v1_vmfb: bytes) -> None:
         abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         abi_iree.load("/nonexistent/module.vmfb")
-    with pytest.raises(ValueError, match="Error creating vm module"):  # IREE's own error
-        abi_iree.load(b"not a module")
+    with pytest.raises(AbiError, match="cannot load the compiled module: Error creating vm module"):
+        abi_iree.load(b"not a module")  # IREE's own message
 
 
 def test_the_readme_example() -> None:
