@@ -111,6 +111,7 @@ class Function:
             raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
 
     def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
+        _check_argument_count(self.vm_function, len(signature.arguments))
         self.signature = signature
         self._abi = abi
         self._labels: list[IndexPathComponent] = [
@@ -155,6 +156,7 @@ class Function:
     def _setup_legacy(
         self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
     ) -> None:
+        _check_argument_count(self.vm_function, len(flat.inputs))
         self.signature = (flat, structure)
         self._f, self._sip = f, sip
         self._pushers = [marshal.value_pusher(t, raw=True) for t in flat.inputs]
@@ -290,6 +292,26 @@ class Function:
             misfit.reversed_path.extend(reversed(path))
             raise misfit.error("result", root) from None
         return values
+
+
+def _check_argument_count(vm_function: Any, described: int) -> None:
+    """An `AbiError` when the reflection describes another number of arguments than the
+    VM function takes (a `.vmfb` whose reflection is not its function's: the VM refused
+    every call with a ValueError or RuntimeError of its own). The count is read from the
+    calling convention in the function's repr, ``<VmFunction f(0rIi_r), …>``, the only
+    place IREE's Python runtime shows it; a variadic one (``C…D``) is not checked."""
+    shown = repr(vm_function)
+    start = shown.find("(")
+    end = shown.find(")", start)
+    convention = shown[start + 1 : end] if 0 <= start < end else ""
+    inputs, separator, _ = convention[1:].partition("_")
+    if not convention.startswith("0") or not separator or "C" in inputs:
+        return
+    takes = len(inputs.replace("v", ""))
+    if takes != described:
+        raise AbiError(
+            f"the records describe {_count(described, 'argument')}, the VM function takes {takes}"
+        )
 
 
 def _plan(
