@@ -8,6 +8,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -122,6 +123,21 @@ def test_importing_without_iree_names_the_extra() -> None:
         "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
         "and ml_dtypes): pip install 'abi-compiler[iree]'\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        # a str was its characters, each given to iree-compile as an argument
+        ({"extra_args": "--mlir-timing"}, "extra_args must be a sequence of str, not str"),
+        ({"extra_args": [1]}, "extra_args must be a sequence of str, not of int"),
+        ({"target": None}, "target must be a str, not None"),
+    ],
+)
+def test_bad_compile_arguments(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(TypeError) as caught:
+        abi_iree.compile_vmfb("func.func @f() {\n  return\n}\n", **arguments)
+    assert str(caught.value) == message
 
 
 def test_bad_load_arguments(v1_vmfb: bytes) -> None:
