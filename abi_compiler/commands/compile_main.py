@@ -4,7 +4,7 @@ the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
-program saved by `torch.export.save` (a zip archive), MLIR text (UTF-8 text), an ONNX
+program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
 model (a `.onnx` file, or a protobuf that starts with ONNX's `ir_version` field), a
 SavedModel directory (it holds `saved_model.pb`), else a serialized JAX export (the bytes
 of `Exported.serialize()`, a flatbuffer: only JAX can tell). A framework input goes
@@ -169,15 +169,12 @@ def _onnx_head(head: bytes) -> bool:
 
 
 def _is_text(path: str) -> bool:
+    """Text has no NUL byte (a JAX flatbuffer's offsets always do): a text file with a
+    byte that is not UTF-8 is still MLIR, whose reader says where
+    (`file:4:3: error: input is not valid UTF-8 (byte 0xff)`), not a JAX export."""
     with open(path, "rb") as stream:
         data = stream.read()
-    if b"\x00" in data:
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+    return b"\x00" not in data
 
 
 def _spooled(path: str, folder: str) -> str:

@@ -311,6 +311,20 @@ def test_a_pipe_is_read_once(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == ["file.mlir", "piped.mlir"]
 
 
+def test_text_with_a_byte_that_is_not_utf8_is_mlir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A text file (no NUL byte) with a stray Latin-1 byte is MLIR, whose reader locates
+    the byte (it was read as a serialized JAX export and refused as 'not MLIR, …')."""
+    latin1 = tmp_path / "model.mlir"
+    latin1.write_bytes(b"func.func @f() {\n  return\n}\n// caf\xe9\n")
+    assert detect(os.fspath(latin1)) == "mlir"
+    assert _run([latin1, "--emit-mlir", "-o", tmp_path / "out.mlir"], capsys) == (
+        1,
+        f"{latin1}:4:7: error: input is not valid UTF-8 (byte 0xe9)\n",
+    )
+
+
 def test_a_located_error_writes_no_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
