@@ -57,6 +57,7 @@ from abi_compiler.model import (
     FlatSignature,
     IndexPathComponent,
     Leaf,
+    ListRef,
     NDArray,
     Node,
     Scalar,
@@ -111,7 +112,7 @@ class Function:
             raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
 
     def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
-        _check_argument_count(self.vm_function, len(signature.arguments))
+        _check_arguments(self.vm_function, [argument.node for argument in signature.arguments])
         self.signature = signature
         self._abi = abi
         self._labels: list[IndexPathComponent] = [
@@ -156,7 +157,7 @@ class Function:
     def _setup_legacy(
         self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
     ) -> None:
-        _check_argument_count(self.vm_function, len(flat.inputs))
+        _check_arguments(self.vm_function, list(flat.inputs))
         self.signature = (flat, structure)
         self._f, self._sip = f, sip
         self._pushers = [marshal.value_pusher(t, raw=True) for t in flat.inputs]
@@ -294,12 +295,13 @@ class Function:
         return values
 
 
-def _check_argument_count(vm_function: Any, described: int) -> None:
-    """An `AbiError` when the reflection describes another number of arguments than the
-    VM function takes (a `.vmfb` whose reflection is not its function's: the VM refused
-    every call with a ValueError or RuntimeError of its own). The count is read from the
-    calling convention in the function's repr, ``<VmFunction f(0rIi_r), …>``, the only
-    place IREE's Python runtime shows it; a variadic one (``C…D``) is not checked."""
+def _check_arguments(vm_function: Any, described: list[Node | ValueType | None]) -> None:
+    """An `AbiError` when the reflection describes other arguments than the VM function
+    takes — another number, or a value of another VM kind (a `.vmfb` whose reflection
+    is not its function's: the VM refused every call with a ValueError or RuntimeError
+    of its own). The VM's kinds are read from the calling convention in the function's
+    repr, ``<VmFunction f(0rIi_r), …>``, the only place IREE's Python runtime shows it;
+    a variadic one (``C…D``) is not checked, nor a record whose VM kind is not known."""
     shown = repr(vm_function)
     start = shown.find("(")
     end = shown.find(")", start)
@@ -307,11 +309,40 @@ def _check_argument_count(vm_function: Any, described: int) -> None:
     inputs, separator, _ = convention[1:].partition("_")
     if not convention.startswith("0") or not separator or "C" in inputs:
         return
-    takes = len(inputs.replace("v", ""))
-    if takes != described:
+    codes = inputs.replace("v", "")
+    if len(codes) != len(described):
         raise AbiError(
-            f"the records describe {_count(described, 'argument')}, the VM function takes {takes}"
+            f"the records describe {_count(len(described), 'argument')}, the VM function "
+            f"takes {len(codes)}"
         )
+    for position, (record, code) in enumerate(zip(described, codes, strict=True)):
+        wanted = _vm_code(record)
+        if wanted is not None and code in _VM_KINDS and code != wanted:
+            raise AbiError(
+                f"argument {position}: the records describe {_VM_KINDS[wanted]}, the VM "
+                f"function takes {_VM_KINDS[code]}"
+            )
+
+
+# The VM's value kinds in a calling convention.
+_VM_KINDS = {"i": "an i32", "I": "an i64", "f": "an f32", "F": "an f64", "r": "a reference"}
+
+
+def _vm_code(record: Node | ValueType | None) -> str | None:
+    """The calling-convention code of a record's value as the pushers send it (None: not
+    known, e.g. `"unknown"`, an odd width)."""
+    if isinstance(record, Leaf):
+        record = record.type
+    if isinstance(record, (Sequence, Dict, NDArray, ListRef)):
+        return "r"
+    if isinstance(record, Scalar):
+        if record.kind in ("i", "si", "ui") and 1 <= record.width <= 32:
+            return "i"
+        if record.kind in ("i", "si", "ui") and record.width == 64:
+            return "I"
+        if record.kind == "f" and record.width in (32, 64):
+            return "f" if record.width == 32 else "F"
+    return None
 
 
 def _plan(
