@@ -334,6 +334,15 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     # A failure of the tool itself: 1, except for diff, whose 1 means "breaking".
     failed = 2 if args.command == "diff" else 1
+    files: list[str] = []
+    if args.command == "show":
+        files = args.files
+    elif args.command == "diff":
+        files = [args.old, args.new]
+    if files.count("-") > 1:
+        # (the second would read what the first left of it: nothing)
+        output.write_stderr(f"{PROG}: error: standard input ('-') is given more than once")
+        return failed
     try:
         output.check_stdout()
         if args.command == "show":

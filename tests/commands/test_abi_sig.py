@@ -215,6 +215,18 @@ def test_names_with_line_breaks_stay_on_their_line(tmp_path: Path) -> None:
     )
 
 
+def test_standard_input_given_twice(modules: Path) -> None:
+    """The second '-' read what the first left of standard input, nothing: 'input
+    <stdin> is empty'."""
+    for args, status in ((("show", "-", "old.mlir", "-"), 1), (("diff", "-", "-"), 2)):
+        done = abi_sig(*args, stdin=(modules / "old.mlir").read_bytes(), cwd=modules)
+        assert (done.returncode, done.stdout, done.stderr.decode()) == (
+            status,
+            b"",
+            "abi-sig: error: standard input ('-') is given more than once\n",
+        )
+
+
 def test_show_needs_a_file() -> None:
     done = abi_sig("show")
     assert done.returncode == 2
