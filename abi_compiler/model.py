@@ -181,7 +181,7 @@ def nesting_depth(node: Node | None) -> int:
     return deepest
 
 
-def check_nesting_depth(depth: int, where: tuple[str, int]) -> None:
+def check_nesting_depth(depth: int, where: tuple[str, int] | None) -> None:
     """`AbiError` about ``where`` when ``depth`` exceeds `MAX_STRUCTURE_DEPTH`."""
     if depth > MAX_STRUCTURE_DEPTH:
         raise AbiError(f"structure nested deeper than {MAX_STRUCTURE_DEPTH} levels", where=where)

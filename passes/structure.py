@@ -55,6 +55,7 @@ from abi_compiler.identity import IdentityCache
 from abi_compiler.ir import diagnostics, location_table
 from abi_compiler.model import (
     INDEX_PATH_COMPONENT_MESSAGE,
+    MAX_STRUCTURE_DEPTH,
     Argument,
     Dict,
     IndexPath,
@@ -68,6 +69,7 @@ from abi_compiler.model import (
     Signature,
     Unknown,
     ValueType,
+    check_nesting_depth,
     check_signature_depth,
     format_index_path,
     signature_from_index_paths,
@@ -205,17 +207,30 @@ def type_items(type: Attribute) -> list[tuple[IndexPathComponent, Attribute]] | 
     return None
 
 
-def node_for_type(type: Attribute, next_index: list[int]) -> Node:
+def node_for_type(
+    type: Attribute,
+    next_index: list[int],
+    where: tuple[str, int] | None = None,
+    depth: int = 0,
+) -> Node:
     """The structure of one value of ``type``; leaves are numbered from ``next_index``,
-    depth first in the natural order."""
+    depth first in the natural order. A structure nested deeper than
+    `MAX_STRUCTURE_DEPTH` is an `AbiError` about ``where`` (type aliases nest a type
+    deeper than any recursion here could walk)."""
     items = type_items(type)
     if items is None:
         leaf = Leaf(value_type(type), next_index[0])
         next_index[0] += 1
         return leaf
+    if depth >= MAX_STRUCTURE_DEPTH:
+        check_nesting_depth(depth + 1, where)
     if isinstance(type, TupleType):
-        return Sequence("tuple", tuple(node_for_type(item, next_index) for _, item in items))
-    return Dict(tuple((str(key), node_for_type(item, next_index)) for key, item in items))
+        return Sequence(
+            "tuple", tuple(node_for_type(item, next_index, where, depth + 1) for _, item in items)
+        )
+    return Dict(
+        tuple((str(key), node_for_type(item, next_index, where, depth + 1)) for key, item in items)
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -628,9 +643,12 @@ def _signature_from_types(
             raise AbiError(
                 "named arguments must follow all positional arguments", where=("argument", i)
             )
-        arguments.append(Argument(i, node_for_type(type, next_index), name))
+        arguments.append(Argument(i, node_for_type(type, next_index, ("argument", i)), name))
     next_index = [0]
-    results = tuple(node_for_type(type, next_index) for type in function_type.outputs)
+    results = tuple(
+        node_for_type(type, next_index, ("result", i))
+        for i, type in enumerate(function_type.outputs)
+    )
     signature = Signature(tuple(arguments), results)
     check_signature_depth(signature)
     return signature

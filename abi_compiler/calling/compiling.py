@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
@@ -84,6 +84,15 @@ def compile_vmfb(
     given), so that the `.vmfb` is whole. Or a mapping ``{name: source}``: one module,
     one function per entry named by its key (`abi_compiler.frontends.entries`), ``options``
     going to the frontend of each framework object."""
+    # Checked before a frontend runs: a str would be its characters, each a flag.
+    if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
+        raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
+    extra_args = tuple(extra_args)
+    for arg in extra_args:
+        if not isinstance(arg, str):
+            raise TypeError(f"extra_args must be a sequence of str, not of {_type_name(arg)}")
+    if not isinstance(target, str):
+        raise TypeError(f"target must be a str, not {_type_name(target)}")
     if isinstance(source, Mapping):
         source = _linked(source, pipeline, options)
         pipeline = None

@@ -223,7 +223,10 @@ def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
             if isinstance(name, str) and (numeric or not kind)
             else getattr(dtype, "str", dtype)
         )
-        return f"{text}{dims}"
+        if isinstance(text, str):
+            return f"{text}{dims}"
+        # A `dtype` that is no dtype (an object's repr would put its address in the message)
+        return f"{_type_name(value)} of shape {dims}" if shape else _type_name(value)
     if isinstance(value, memoryview):
         kind = _buffer_kind(value)
         if kind is None:

@@ -32,7 +32,7 @@ from abi_compiler.calling.marshal import (
     unpack,
     unpack_legacy,
 )
-from abi_compiler.calling.original_call import CallPlan, TypeSource
+from abi_compiler.calling.original_call import CallPlan, TypeSource, own_types
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -57,6 +57,7 @@ from abi_compiler.model import (
     FlatSignature,
     IndexPathComponent,
     Leaf,
+    ListRef,
     NDArray,
     Node,
     Scalar,
@@ -111,6 +112,7 @@ class Function:
             raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
 
     def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
+        _check_arguments(self.vm_function, [argument.node for argument in signature.arguments])
         self.signature = signature
         self._abi = abi
         self._labels: list[IndexPathComponent] = [
@@ -155,6 +157,7 @@ class Function:
     def _setup_legacy(
         self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
     ) -> None:
+        _check_arguments(self.vm_function, list(flat.inputs))
         self.signature = (flat, structure)
         self._f, self._sip = f, sip
         self._pushers = [marshal.value_pusher(t, raw=True) for t in flat.inputs]
@@ -292,6 +295,56 @@ class Function:
         return values
 
 
+def _check_arguments(vm_function: Any, described: list[Node | ValueType | None]) -> None:
+    """An `AbiError` when the reflection describes other arguments than the VM function
+    takes — another number, or a value of another VM kind (a `.vmfb` whose reflection
+    is not its function's: the VM refused every call with a ValueError or RuntimeError
+    of its own). The VM's kinds are read from the calling convention in the function's
+    repr, ``<VmFunction f(0rIi_r), …>``, the only place IREE's Python runtime shows it;
+    a variadic one (``C…D``) is not checked, nor a record whose VM kind is not known."""
+    shown = repr(vm_function)
+    start = shown.find("(")
+    end = shown.find(")", start)
+    convention = shown[start + 1 : end] if 0 <= start < end else ""
+    inputs, separator, _ = convention[1:].partition("_")
+    if not convention.startswith("0") or not separator or "C" in inputs:
+        return
+    codes = inputs.replace("v", "")
+    if len(codes) != len(described):
+        raise AbiError(
+            f"the records describe {_count(len(described), 'argument')}, the VM function "
+            f"takes {len(codes)}"
+        )
+    for position, (record, code) in enumerate(zip(described, codes, strict=True)):
+        wanted = _vm_code(record)
+        if wanted is not None and code in _VM_KINDS and code != wanted:
+            raise AbiError(
+                f"argument {position}: the records describe {_VM_KINDS[wanted]}, the VM "
+                f"function takes {_VM_KINDS[code]}"
+            )
+
+
+# The VM's value kinds in a calling convention.
+_VM_KINDS = {"i": "an i32", "I": "an i64", "f": "an f32", "F": "an f64", "r": "a reference"}
+
+
+def _vm_code(record: Node | ValueType | None) -> str | None:
+    """The calling-convention code of a record's value as the pushers send it (None: not
+    known, e.g. `"unknown"`, an odd width)."""
+    if isinstance(record, Leaf):
+        record = record.type
+    if isinstance(record, (Sequence, Dict, NDArray, ListRef)):
+        return "r"
+    if isinstance(record, Scalar):
+        if record.kind in ("i", "si", "ui") and 1 <= record.width <= 32:
+            return "i"
+        if record.kind in ("i", "si", "ui") and record.width == 64:
+            return "I"
+        if record.kind == "f" and record.width in (32, 64):
+            return "f" if record.width == 32 else "F"
+    return None
+
+
 def _plan(
     call: Any, signature: Signature, marshal: _Marshal, module: Module, checked: bool
 ) -> CallPlan:
@@ -400,10 +453,19 @@ def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | Non
     scalar = t.element if isinstance(t, NDArray) else t
     if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
         return None
-    wanted = np.dtype(dtype)
-    if wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
+    wanted = _numpy_dtype(dtype)
+    if wanted is None or wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
         return None
     return wanted
+
+
+def _numpy_dtype(name: Any) -> np.dtype[Any] | None:
+    """The numpy dtype of a recorded dtype name or of a value's ``dtype`` attribute; None
+    for one numpy does not know (the reflection is the file's, the value the caller's)."""
+    try:
+        return np.dtype(name)
+    except (TypeError, ValueError):  # (a lone surrogate: UnicodeEncodeError)
+        return None
 
 
 def _signed_leaf(
@@ -420,7 +482,10 @@ def _signed_leaf(
         value = _host_value(value)
         dtype = getattr(value, "dtype", None)
         if dtype is not None and not isinstance(value, (list, tuple)):
-            found = np.dtype(dtype)
+            try:
+                found = np.dtype(dtype)
+            except TypeError:  # no dtype numpy knows (a class's descriptor): the record's
+                return slow(value)  # words refuse it
             if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
                 if not convert:
                     got = describe_shaped(value, tuple(np.shape(value)))
@@ -471,10 +536,10 @@ def _dtype_check(dtype: str) -> Callable[[Any], Any]:
 
     def check(value: Any) -> Any:
         value = _host_value(value)
-        found = getattr(value, "dtype", None)
-        if found is not None and np.dtype(found).name == dtype:
+        found = _numpy_dtype(getattr(value, "dtype", None))
+        if found is not None and found.name == dtype:
             return value
-        got = np.dtype(found).name if found is not None else _type_name(value)
+        got = found.name if found is not None else _type_name(value)
         raise _Misfit(f"expected an array of {dtype}, got {got}")
 
     return check
@@ -501,9 +566,14 @@ def _result_leaf(
     element = _element_for(t.element) if isinstance(t, NDArray) else None
     view: np.dtype[Any] | None = None
     if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
-        wanted = np.dtype(array.dtype)
-        same_bits = wanted.itemsize == element.dtype.itemsize
-        if wanted.kind in "iub" and element.dtype.kind in "iub" and same_bits:
+        wanted = _numpy_dtype(array.dtype)
+        same_bits = wanted is not None and wanted.itemsize == element.dtype.itemsize
+        if (
+            wanted is not None
+            and wanted.kind in "iub"
+            and element.dtype.kind in "iub"
+            and same_bits
+        ):
             view = wanted
     if tensor == "torch" and results is None:
         torch = _torch()
@@ -594,11 +664,14 @@ class Module:
                     "the module reads named parameters (weights kept out of the .vmfb): "
                     "load it with parameters= (an .irpa path or a mapping of name to array)"
                 ) from None
-            raise
+            raise _refused(error) from None
+        except Exception as error:  # e.g. an executable the module names that it lacks
+            raise _refused(error) from None
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
         self.types = types
+        own_types(types)  # (a TypeError now, not at the first call)
         self._vmfb = vmfb
         self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
@@ -626,7 +699,11 @@ class Module:
         """The functions a caller calls: the exports without those IREE's compiler adds
         for itself (`caller_visible`), which are not reachable by name either
         (``module["main$async"]`` is a `KeyError`; `vm_module` still has them)."""
-        return [name for name in self.vm_module.function_names if caller_visible(name)]
+        try:
+            names = self.vm_module.function_names
+        except RuntimeError as error:  # a name that is not UTF-8
+            raise _refused(error) from None
+        return [name for name in names if caller_visible(name)]
 
     def __getitem__(self, name: str) -> Function:
         function = self._functions.get(name)
@@ -634,7 +711,13 @@ class Module:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise KeyError(f"module '{self.name}' exports no function '{name}'")
-            function = self._functions[name] = Function(self, vm_function)
+            try:
+                function = Function(self, vm_function)
+            except RuntimeError as error:  # a reflection entry that is not UTF-8
+                if "conversion error" not in str(error):
+                    raise
+                raise _refused(error) from None
+            self._functions[name] = function
         return function
 
     def __getattr__(self, name: str) -> Function:
@@ -673,13 +756,23 @@ def parameter_index(parameters: Any) -> Any:
     path, mapped), or a mapping of name → array (its bytes, not copied)."""
     index = _rt.ParameterIndex()
     if isinstance(parameters, (str, os.PathLike)):
-        index.load(os.fspath(parameters))
+        path = os.fspath(parameters)
+        with open(path, "rb"):  # a missing file or a directory: Python's own OSError
+            pass
+        try:
+            index.load(path)
+        except Exception as error:  # IREE's parser: ValueError, IndexError, …
+            message = " ".join(str(error).split())
+            raise AbiError(f"cannot load the parameters '{path}': {message}") from None
         return index
     if not isinstance(parameters, Mapping):
         raise TypeError(
             f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
         )
     for name, array in parameters.items():
+        if getattr(getattr(array, "dtype", None), "hasobject", False):
+            # (its buffer holds the addresses of Python objects)
+            raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
         index.add_buffer(name, array)
     return index
 
@@ -688,6 +781,17 @@ def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str])
     """Write ``parameters`` (name → array, as `Program.parameters`) as an IREE parameter
     archive, which `load(…, parameters=path)` maps."""
     parameter_index(parameters).create_archive_file(os.fspath(path))
+
+
+def _refused(error: Exception) -> AbiError:
+    """The `AbiError` of a module IREE's runtime refuses (a corrupted `.vmfb`), with its
+    message on one line (`abi-sig show` says the same of the file)."""
+    if isinstance(error, RuntimeError) and "conversion error" in str(error):
+        return AbiError(
+            "cannot read the compiled module: a function name or reflection entry in it "
+            "is not valid UTF-8"
+        )
+    return AbiError(f"cannot load the compiled module: {' '.join(str(error).split())}")
 
 
 def load(
@@ -720,7 +824,10 @@ def load(
     else:
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
-    vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+    try:
+        vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+    except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
+        raise _refused(error) from None
     index = None if parameters is None else parameter_index(parameters)
     loaded = Module(
         vm_module,

@@ -118,12 +118,31 @@ def result_templates(signature: Signature) -> list[Template]:
 # --------------------------------------------------------------------------------------
 
 
-def _own_types(types: TypeSource) -> dict[str, type]:
+def own_types(types: TypeSource) -> dict[str, type]:
+    """The caller's classes by recorded name (`load(…, types=…)`): classes, matched by
+    ``__name__``, or a mapping of names to classes; a `TypeError` for anything else
+    (where it was an AttributeError at the first call that rebuilt a result)."""
     if types is None:
         return {}
     if isinstance(types, Mapping):
-        return dict(types)
-    return {cls.__name__: cls for cls in types}
+        found = dict(types)
+        for name, cls in found.items():
+            if not isinstance(name, str) or not callable(cls):
+                raise TypeError(
+                    f"types: expected a mapping of recorded names to classes, got "
+                    f"{type(name).__name__} -> {type(cls).__name__}"
+                )
+        return found
+    if isinstance(types, (str, bytes)) or not isinstance(types, Iterable):
+        raise TypeError(
+            f"types: expected classes or a mapping of recorded names to classes, got "
+            f"{type(types).__name__}"
+        )
+    classes = list(types)
+    for cls in classes:
+        if not isinstance(cls, type):
+            raise TypeError(f"types: expected classes, got {type(cls).__name__}")
+    return {cls.__name__: cls for cls in classes}
 
 
 def _identifier(name: str) -> str:
@@ -183,7 +202,7 @@ class CallPlan:
     ) -> None:
         self.call = call
         self._unused = unused
-        self._types = _own_types(types)
+        self._types = own_types(types)
         self._leaf = leaf
         self._leaf_result = leaf_result
         self._roots = [_template(argument.node) for argument in signature.arguments]

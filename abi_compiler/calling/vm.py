@@ -601,6 +601,9 @@ _IREE_SCALARS = frozenset({"i8", "i16", "i32", "i64", "f32", "f64"})
 _IREE_ARRAYS = frozenset({"i1", "i8", "i16", "i32", "i64", "f32", "f64"})
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def _iree_record(node: Node | None) -> Any:
     """The record IREE's packer reads ``node``'s packed value with, or None."""
     if isinstance(node, Leaf):
@@ -612,6 +615,8 @@ def _iree_record(node: Node | None) -> Any:
             name = scalar_name(t.element)
             if name not in _IREE_ARRAYS:
                 return None
+            if t.dims is not None and any(dim is not None and dim > _INT64_MAX for dim in t.dims):
+                return None  # the packer reads dims as int64 (a std::bad_cast beyond)
             return ["ndarray", name, *((None,) if t.dims is None else (len(t.dims), *t.dims))]
         return None
     if node is None:
@@ -816,13 +821,35 @@ def _host_value(value: Any) -> Any:
     return value if array is None else array
 
 
+def _dunder_array(value: Any, expected: str) -> Any:
+    """``np.asarray(value)`` for a value with a dtype of its own, refused when its
+    ``__array__`` raises or gives no array, or an array of another shape than the value's
+    ``.shape`` (which `pack` checked against the record: the VM would be sent dims no
+    check saw)."""
+    try:
+        array = np.asarray(value)
+    except Exception as error:  # whatever the object's __array__ raises
+        raise _Misfit(
+            f"expected {expected}, {type(value).__name__}.__array__() raised "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    shape = getattr(value, "shape", None)
+    if type(shape) is tuple and shape != array.shape:
+        raise _Misfit(
+            f"expected {expected}, got {type(value).__name__} of shape "
+            f"[{','.join(map(str, shape))}] whose __array__() is "
+            f"{describe_shaped(array, array.shape)}"
+        )
+    return array
+
+
 def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
     """A numpy array of ``element``'s dtype (or one it takes as it is) for ``value``."""
     value = _host_value(value)
     if isinstance(value, memoryview) or (
         not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
     ):  # a dtype of its own (a memoryview's is its format)
-        array = np.asarray(value)
+        array = _dunder_array(value, expected)
         if array.dtype in element.accepted:
             return array
         got = describe_shaped(array, array.shape)
@@ -889,8 +916,8 @@ def _finite_floats(data: Any, element: _Element) -> Any:
 def _double(number: Any) -> float:
     try:
         return float(number)
-    except OverflowError:  # an int beyond the doubles
-        return math.copysign(math.inf, number)
+    except OverflowError:  # an int beyond the doubles (copysign would convert it too)
+        return math.inf if number > 0 else -math.inf
 
 
 def _is_finite(number: Any) -> bool:
@@ -909,7 +936,7 @@ def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
         # (str() refuses an int of more than 4300 digits)
         shown = str(int(value)) if bits < 4096 else ""
         if not shown or len(shown) > 100:
-            shown = f"<an integer of {bits} bits>"
+            shown = f"{'-' if value < 0 else ''}<an integer of {bits} bits>"
     misfit = _Misfit(f"value {shown} does not fit in {element.record}")
     index = [int(axis) for axis in np.unravel_index(position, data.shape)]
     misfit.reversed_path.extend(reversed(index))

@@ -250,3 +250,14 @@ class SignatureBuilder:
 
     def encoded(self) -> bytes:
         return as_signature_bytes(self.text())
+
+
+# C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters as Python escapes (``\\n``, ``\\x01``,
+    ``\\u2028``): a name or key in a readable form (`abi-sig`) stays on its line, one
+    line per function or finding, whatever the module names."""
+    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode(), text)

@@ -23,6 +23,7 @@ from abi_compiler.codecs.lexical import (
     SignatureParser,
     SpanComponent,
     describe,
+    printable,
     span_component,
 )
 from abi_compiler.errors import AbiError
@@ -266,7 +267,7 @@ def _format_node(node: Node, indent: str, out: list[str]) -> None:
     out.append(opening)
     inner = indent + "  "
     for key, child in children(node):
-        out.append(f"{inner}{key}")
+        out.append(f"{inner}{printable(str(key))}")
         _format_node(child, inner, out)
     out.append(f"{indent}{closing},\n")
 

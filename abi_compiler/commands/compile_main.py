@@ -4,7 +4,7 @@ the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
-program saved by `torch.export.save` (a zip archive), MLIR text (UTF-8 text), an ONNX
+program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
 model (a `.onnx` file, or a protobuf that starts with ONNX's `ir_version` field), a
 SavedModel directory (it holds `saved_model.pb`), else a serialized JAX export (the bytes
 of `Exported.serialize()`, a flatbuffer: only JAX can tell). A framework input goes
@@ -25,7 +25,11 @@ import contextlib
 import importlib
 import io
 import os
+import re
+import shutil
+import stat
 import sys
+import tempfile
 import traceback
 import warnings
 from collections.abc import Sequence
@@ -87,8 +91,11 @@ class _ArgumentParser(argparse.ArgumentParser):
 class _Input:
     #: The function's name (``NAME=``), or None.
     name: str | None
+    #: The input as the command line names it (in messages).
     path: str
     kind: str
+    #: Where it is read: ``path``, or the copy of a pipe's bytes (`_spooled`).
+    source: str
 
 
 def _parser() -> _ArgumentParser:
@@ -118,10 +125,15 @@ def _parser() -> _ArgumentParser:
     return parser
 
 
-def detect(path: str) -> str:
+def detect(path: str, shown: str | None = None) -> str:
     """The kind of the input at ``path``: ``"mlir"``, ``"onnx"``, ``"tf"``, ``"torch"``
     or ``"jax"`` (see the module's documentation). Raises `UsageError` for a path that
-    cannot be read."""
+    cannot be read (named ``shown``, by default ``path``)."""
+    if shown is not None and shown != path:
+        try:
+            return detect(path)
+        except UsageError as error:
+            raise UsageError(error.message.replace(f"'{path}'", f"'{shown}'")) from None
     if os.path.isdir(path):
         if os.path.isfile(os.path.join(path, "saved_model.pb")):
             return "tf"
@@ -157,18 +169,34 @@ def _onnx_head(head: bytes) -> bool:
 
 
 def _is_text(path: str) -> bool:
+    """Text has no NUL byte (a JAX flatbuffer's offsets always do): a text file with a
+    byte that is not UTF-8 is still MLIR, whose reader says where
+    (`file:4:3: error: input is not valid UTF-8 (byte 0xff)`), not a JAX export."""
     with open(path, "rb") as stream:
         data = stream.read()
-    if b"\x00" in data:
-        return False
+    return b"\x00" not in data
+
+
+def _spooled(path: str, folder: str) -> str:
+    """A pipe or a device (`<(…)`, a FIFO, /dev/stdin), whose bytes can be read only
+    once, copied into ``folder`` (its copy is what is read, as often as needed); any other
+    path as it is."""
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+        mode = os.stat(path).st_mode
+    except OSError:
+        return path  # `detect` says why
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return path
+    copy = os.path.join(folder, f"{len(os.listdir(folder))}-{os.path.basename(path)}")
+    try:
+        with open(path, "rb") as stream, open(copy, "wb") as spool:
+            shutil.copyfileobj(stream, spool)
+    except OSError as error:
+        raise UsageError(f"could not open input file '{path}': {error.strerror or error}") from None
+    return copy
 
 
-def _inputs(arguments: Sequence[str]) -> list[_Input]:
+def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
     inputs: list[_Input] = []
     for argument in arguments:
         name: str | None = None
@@ -177,7 +205,8 @@ def _inputs(arguments: Sequence[str]) -> list[_Input]:
             name, path = argument.split("=", 1)
             if not name:
                 raise UsageError(f"'{argument}': the function's name before '=' is empty")
-        inputs.append(_Input(name, path, detect(path)))
+        source = _spooled(path, folder)
+        inputs.append(_Input(name, path, detect(source, path), source))
     return inputs
 
 
@@ -197,14 +226,15 @@ def _needs(kind: str, path: str) -> UsageError:
 def _program(item: _Input, signatures: list[str]) -> Any:
     """The frontend's `Program` for a framework input (the path itself for MLIR)."""
     if item.kind == "mlir":
-        return item.path
+        return item.source
     from abi_compiler.errors import AbiError
+    from abi_compiler.frontends.iree_tools import CompileError
 
     try:
         if item.kind == "onnx":
             onnx_frontend = importlib.import_module("abi_compiler.frontends.onnx")
 
-            return onnx_frontend.program(item.path)
+            return onnx_frontend.program(item.source)
         if item.kind == "tf":
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
             tf_frontend = importlib.import_module("abi_compiler.frontends.tf")
@@ -220,7 +250,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
             torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
 
             try:
-                exported = torch.export.load(item.path)
+                exported = _load_torch_program(torch, item.source)
             except Exception as error:  # torch raises its own types for a bad archive
                 raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
             # Every weight inside the text: the `.vmfb` is the one file a caller loads
@@ -230,7 +260,7 @@ def _program(item: _Input, signatures: list[str]) -> Any:
 
         jax_frontend = importlib.import_module("abi_compiler.frontends.jax")
 
-        with open(item.path, "rb") as stream:
+        with open(item.source, "rb") as stream:
             data = stream.read()
         try:
             exported = export.deserialize(bytearray(data))
@@ -246,10 +276,46 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         raise
     except AbiError as error:
         raise UsageError(f"'{item.path}': {error}") from None
+    except CompileError as error:  # a frontend's tool: a message, or located diagnostics
+        diagnostics = error.diagnostics.strip("\n")
+        joined = (
+            ": " if "\n" not in diagnostics and not _DIAGNOSTIC_LINE.match(diagnostics) else "\n"
+        )
+        raise UsageError(f"'{item.path}': {error.stage} failed{joined}{diagnostics}") from None
     except Exception as error:  # the frameworks' own exception types
         raise UsageError(
             f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
         ) from None
+
+
+def _load_torch_program(torch: Any, path: str) -> Any:
+    """`torch.export.load` without its log lines on stderr: given the open file (torch
+    warns of a name that does not end in .pt2), its logger caught (it logs the traceback
+    of a bad archive as a warning, then raises an error that points at that warning: the
+    error raised here is the logged one)."""
+    import logging
+
+    class Caught(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.WARNING)
+            self.errors: list[BaseException] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.exc_info and record.exc_info[1] is not None:
+                self.errors.append(record.exc_info[1])
+
+    logger = logging.getLogger("torch.export")
+    caught, handlers, propagate = Caught(), logger.handlers, logger.propagate
+    logger.handlers, logger.propagate = [caught], False  # (torch's own handler is here)
+    try:
+        with open(path, "rb") as stream:
+            return torch.export.load(stream)
+    except Exception:
+        if caught.errors:
+            raise caught.errors[0] from None
+        raise
+    finally:
+        logger.handlers, logger.propagate = handlers, propagate
 
 
 def _lower(source: Any, name: str) -> str:
@@ -293,14 +359,15 @@ def run(argv: Sequence[str] | None) -> int:
         path = None
     else:
         output.check_output_file(path)
-    inputs = _inputs(args.inputs)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            text = _text(inputs, args.signature)
-            data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
-        finally:
-            _print_warnings(caught)
+    with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        inputs = _inputs(args.inputs, folder)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                text = _text(inputs, args.signature)
+                data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
+            finally:
+                _print_warnings(caught)
     if path is None:
         output.write_stdout(lambda stream: _write_binary(stream, data))
     else:
@@ -352,7 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(argv)
     except UsageError as error:
-        output.write_stderr(f"{PROG}: error: {error.message}")
+        for line in _error_lines(error.message):
+            output.write_stderr(line)
     except output.StreamError as error:
         output.write_stderr(f"{PROG}: error: {error.message}")
     except BrokenPipeError:
@@ -379,10 +447,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             hint = (
                 "" if os.environ.get(TRACEBACK_ENV) else f" (set {TRACEBACK_ENV}=1 for a traceback)"
             )
-            output.write_stderr(
-                f"{PROG}: error: internal error: {type(error).__name__}: {error}{hint}"
-            )
+            for line in _error_lines(f"internal error: {type(error).__name__}: {error}{hint}"):
+                output.write_stderr(line)
     return 1
+
+
+_DIAGNOSTIC_LINE = re.compile(r"\S.*?: (error|warning|note|remark): ")
+
+
+def _error_lines(message: str) -> list[str]:
+    """The lines of an error whose message may span several (a framework's, the
+    diagnostics of a frontend's tool): the first `abi-compile: error: …`; after it, a
+    diagnostic line (`file:line:col: error: …`) and a tool's source excerpt (indented)
+    as they are, any other line a note."""
+    first, *rest = message.strip("\n").splitlines() or [""]
+    lines = [f"{PROG}: error: {first}"]
+    for line in rest:
+        if not line.strip():
+            continue
+        if _DIAGNOSTIC_LINE.match(line) or line[0].isspace():
+            lines.append(line)
+        else:
+            lines.append(f"{PROG}: note: {line.removeprefix('note: ')}")
+    return lines
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from typing import Any
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
+from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.commands import output
@@ -101,7 +102,7 @@ def _sip(text: bytes, as_json: bool) -> str:
 def _json(text: bytes, as_json: bool) -> str:
     sig = decode_json(text)
     if not as_json:
-        return format_declaration(sig) + "\n"
+        return printable(format_declaration(sig)) + "\n"
     return _dump({"encoding": "json", **signature_to_json(sig)})
 
 
@@ -194,7 +195,7 @@ def _show(args: argparse.Namespace) -> int:
                 lines.append(function.line())
                 if function.call is not None:
                     lines.append(f"  called as {function.name}{format_call(function.call)}")
-        text = "".join(line + "\n" for line in lines)
+        text = "".join(printable(line) + "\n" for line in lines)
     _write(text)
     return 0
 
@@ -241,7 +242,7 @@ def _diff(args: argparse.Namespace) -> int:
             {"breaking": breaking, "findings": [_finding_to_json(item) for item in findings]}
         )
     else:
-        text = "".join(finding.line() + "\n" for finding in findings)
+        text = "".join(printable(finding.line()) + "\n" for finding in findings)
     _write(text)
     return 1 if breaking else 0
 
@@ -333,6 +334,15 @@ def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     # A failure of the tool itself: 1, except for diff, whose 1 means "breaking".
     failed = 2 if args.command == "diff" else 1
+    files: list[str] = []
+    if args.command == "show":
+        files = args.files
+    elif args.command == "diff":
+        files = [args.old, args.new]
+    if files.count("-") > 1:
+        # (the second would read what the first left of it: nothing)
+        output.write_stderr(f"{PROG}: error: standard input ('-') is given more than once")
+        return failed
     try:
         output.check_stdout()
         if args.command == "show":

@@ -15,7 +15,14 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import LocationAttr, ModuleOp, NameLoc, UnknownLoc, UnregisteredOp
+from xdsl.dialects.builtin import (
+    LocationAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+    UnregisteredOp,
+)
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.core import AttributeInvT
@@ -59,6 +66,16 @@ class LocatingParser(TypeCachingParser):
         # Location aliases used before their definition: the location object standing
         # in for each use -> the alias name (resolved once the whole text is parsed).
         self._later_aliases: dict[int, tuple[LocationAttr, str]] = {}
+
+    def parse_optional_symbol_name(self) -> StringAttr | None:
+        # xDSL decodes a quoted name's bytes unchecked (`@"\FF"`, which MLIR takes): its
+        # UnicodeDecodeError was the diagnostic, at the op.
+        start = self.pos
+        try:
+            return super().parse_optional_symbol_name()
+        except UnicodeDecodeError as error:
+            byte = error.object[error.start]
+            self.raise_error(f"symbol name is not valid UTF-8 (byte 0x{byte:02x})", start, self.pos)
 
     def parse_operation(self) -> Operation:
         start = self._base + self.pos

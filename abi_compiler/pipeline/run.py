@@ -142,6 +142,13 @@ class Pipeline:
                 if is_blank(chunk.text):
                     raise Failure(Diagnostic("error", "empty input chunk", start))
                 self._run(chunk, sink, found, dump)
+            except RecursionError:
+                # Past the raised recursion limit after parsing (parsing reports its own,
+                # at its token): a pass, the verifier or the printer walking a type or
+                # attribute that aliases nest deeper than the parser ever recursed.
+                sink.seek(mark)
+                sink.truncate()
+                found.append(Diagnostic("error", "input nested too deeply", start))
             except Failure as failure:
                 # A wrapper printed with the module may fail after part of the chunk's
                 # output is written: take it back.

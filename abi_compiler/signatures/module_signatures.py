@@ -49,6 +49,7 @@ from abi_compiler.codecs.json_abi import (
     format_leaf_type,
     record_for_type,
 )
+from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
@@ -138,9 +139,10 @@ class ReadError(Exception):
         self.notes = tuple(notes)
 
     def lines(self, prog: str) -> list[str]:
-        """The diagnostic lines (docs/spec.md §11): the error, then its notes."""
-        found = [f"{self.position or prog}: error: {self.message}"]
-        found += [f"{where or prog}: note: {message}" for where, message in self.notes]
+        """The diagnostic lines (docs/spec.md §11): the error, then its notes, each on one
+        line (a name in the message keeps a line break it holds as ``\\n``)."""
+        found = [f"{self.position or prog}: error: {printable(self.message)}"]
+        found += [f"{where or prog}: note: {printable(message)}" for where, message in self.notes]
         return found
 
 
@@ -398,15 +400,20 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
         if isinstance(entries, DictionaryAttr):
             for key, value in entries.data.items():
                 reflection[key] = value.data if isinstance(value, StringAttr) else None
-        counter = [0]
-        arguments = tuple(
-            Argument(i, spelled(t, structure.node_for_type(t, counter)))
-            for i, t in enumerate(func.function_type.inputs.data)
-        )
-        counter = [0]
-        results = tuple(
-            spelled(t, structure.node_for_type(t, counter)) for t in func.function_type.outputs
-        )
+        try:
+            counter = [0]
+            arguments = tuple(
+                Argument(i, spelled(t, structure.node_for_type(t, counter, ("argument", i))))
+                for i, t in enumerate(func.function_type.inputs.data)
+            )
+            counter = [0]
+            results = tuple(
+                spelled(t, structure.node_for_type(t, counter, ("result", i)))
+                for i, t in enumerate(func.function_type.outputs)
+            )
+        except AbiError as error:  # a structure nested too deeply
+            where = "" if error.where is None else f"{error.where[0]} {error.where[1]}: "
+            raise ReadError(f"@{func.sym_name.data}: {where}{error}", position) from None
         found.append(
             HeaderFunction(
                 symbol,

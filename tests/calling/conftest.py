@@ -86,6 +86,24 @@ func.func @nothing() {
             "func.return %l, %a : !util.list<?>, i32",
         ),
         (
+            "records_for_two",  # the VM function takes one argument
+            "(%a: i32) -> i32",
+            '{"a":["i32","i32"],"r":["i32"],"v":1}',
+            "func.return %a : i32",
+        ),
+        (
+            "i64_for_i32",  # the VM function takes an i32
+            "(%a: i32) -> i32",
+            '{"a":["i64"],"r":["i32"],"v":1}',
+            "func.return %a : i32",
+        ),
+        (
+            "dim_beyond_int64",  # IREE's packer reads dims as int64
+            "(%a: tensor<2xf32>) -> tensor<2xf32>",
+            '{"a":[["ndarray","f32",1,9223372036854775808]],"r":[["ndarray","f32",1,2]],"v":1}',
+            "func.return %a : tensor<2xf32>",
+        ),
+        (
             "int_for_list",
             "(%a: i32) -> (i32, i32)",
             '{"a":["i32"],"r":[["slist","i32"],"i32"],"v":1}',

@@ -26,6 +26,20 @@ good_nested = {"a": (pair, 3), "b": 0.5}
 
 Call = Callable[[abi_iree.Module], Any]
 
+
+class Shaped:
+    """An array through ``__array__`` with a ``.shape`` and ``.dtype`` of its own, which
+    need not agree with the array it gives (nor give one)."""
+
+    def __init__(self, shape: tuple[int, ...], array: Any) -> None:
+        self.shape, self.dtype, self.array = shape, np.dtype(np.float32), array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if isinstance(self.array, Exception):
+            raise self.array
+        return self.array
+
+
 # (id, call, message): calls that both pipelines reject with the same message.
 BOTH: list[tuple[str, Call, str]] = [
     (
@@ -92,6 +106,30 @@ BOTH: list[tuple[str, Call, str]] = [
         "int-out-of-range-for-float-list",
         lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 10**40, 0.0]], 1.0, []),
         "argument 0[1][1]: value 10000000000000000000000000000000000000000 does not fit in f32",
+    ),
+    (
+        # an int beyond the doubles (an OverflowError before the fix)
+        "int-beyond-doubles-for-float-list",
+        lambda m: m.shapes([[1.0, 2.0, 3.0], [0.0, 0.0, -(10**400)]], 1.0, []),
+        "argument 0[1][2]: value -<an integer of 1329 bits> does not fit in f32",
+    ),
+    (
+        # `pack` read the .shape, the VM would get what __array__ gives
+        "shape-that-lies",
+        lambda m: m.shapes(Shaped((2, 3), np.ones((2, 4), np.float32)), 1.0, []),
+        "argument 0: expected float32[?,3], got Shaped of shape [2,3] whose __array__() is "
+        "float32[2,4]",
+    ),
+    (
+        "dunder-array-that-raises-with-a-shape",
+        lambda m: m.shapes(Shaped((2, 3), RuntimeError("no data")), 1.0, []),
+        "argument 0: expected float32[?,3], Shaped.__array__() raised RuntimeError: no data",
+    ),
+    (
+        "dunder-array-that-gives-no-array",
+        lambda m: m.shapes(Shaped((2, 3), None), 1.0, []),
+        "argument 0: expected float32[?,3], Shaped.__array__() raised ValueError: "
+        "object __array__ method not producing an array",
     ),
     (
         "float-out-of-range-scalar",
@@ -231,7 +269,7 @@ def counted(request: pytest.FixtureRequest) -> Iterator[tuple[abi_iree.Module, l
     module: abi_iree.Module = request.getfixturevalue(request.param)
     counters = []
     for name in module.function_names:
-        if name == "malformed":  # test_malformed_reflection
+        if name in ("malformed", "records_for_two", "i64_for_i32"):  # test_malformed_reflection
             continue
         function = module[name]
         counters.append((function, function._context))
@@ -304,6 +342,21 @@ def test_malformed_reflection(flat: abi_iree.Module) -> None:
     assert str(caught.value) == (
         'function @malformed: malformed reflection: missing key "r" (at offset 0)'
     )
+    # Records of another number of arguments than the VM function takes: every call was
+    # the VM's own ValueError ("input list and function mismatch").
+    with pytest.raises(AbiError) as caught:
+        flat["records_for_two"]
+    assert str(caught.value) == (
+        "function @records_for_two: malformed reflection: the records describe 2 arguments, "
+        "the VM function takes 1"
+    )
+    # ... or of another kind (the VM's RuntimeError: FAILED_PRECONDITION)
+    with pytest.raises(AbiError) as caught:
+        flat["i64_for_i32"]
+    assert str(caught.value) == (
+        "function @i64_for_i32: malformed reflection: argument 0: the records describe an "
+        "i64, the VM function takes an i32"
+    )
 
 
 @pytest.mark.parametrize(
@@ -339,6 +392,17 @@ def test_arrays_numpy_has_no_dtype_for(counted: tuple[abi_iree.Module, list[Any]
         lambda m: m.i4_array([1, 2]),
         "argument 0: expected an array (element type i4), got list: nested lists say "
         "nothing of its element type",
+    )
+
+
+@pytest.mark.parametrize("counted", ["flat"], indirect=True)
+def test_a_dim_beyond_int64(counted: tuple[abi_iree.Module, list[Any]]) -> None:
+    """A reflection whose dim IREE's packer cannot read (a std::bad_cast from its C++ when
+    the function was looked up) binds by the pushers, which refuse every value."""
+    check(
+        *counted,
+        lambda m: m.dim_beyond_int64(pair),
+        "argument 0: expected float32[9223372036854775808], got float32[2]",
     )
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from .conftest import needs_iree
 needs_iree()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
 
 NAMED_FIRST = (
     'func.func @f(%a: i32 {abi.name = "x"}, %b: i32) -> i32 {\n  func.return %b : i32\n}\n'
@@ -123,6 +125,21 @@ def test_importing_without_iree_names_the_extra() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        # a str was its characters, each given to iree-compile as an argument
+        ({"extra_args": "--mlir-timing"}, "extra_args must be a sequence of str, not str"),
+        ({"extra_args": [1]}, "extra_args must be a sequence of str, not of int"),
+        ({"target": None}, "target must be a str, not None"),
+    ],
+)
+def test_bad_compile_arguments(arguments: dict[str, Any], message: str) -> None:
+    with pytest.raises(TypeError) as caught:
+        abi_iree.compile_vmfb("func.func @f() {\n  return\n}\n", **arguments)
+    assert str(caught.value) == message
+
+
 def test_bad_load_arguments(v1_vmfb: bytes) -> None:
     with pytest.raises(TypeError, match=r"expected a \.vmfb path or bytes, got int"):
         abi_iree.load(3)  # type: ignore[arg-type]
@@ -130,8 +147,8 @@ def test_bad_load_arguments(v1_vmfb: bytes) -> None:
         abi_iree.load(v1_vmfb, results="host")  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         abi_iree.load("/nonexistent/module.vmfb")
-    with pytest.raises(ValueError, match="Error creating vm module"):  # IREE's own error
-        abi_iree.load(b"not a module")
+    with pytest.raises(AbiError, match="cannot load the compiled module: Error creating vm module"):
+        abi_iree.load(b"not a module")  # IREE's own message
 
 
 def test_the_readme_example() -> None:

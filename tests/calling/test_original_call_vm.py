@@ -128,6 +128,29 @@ def test_loaded_module_takes_and_returns_the_original_call(vmfb: bytes) -> None:
     np.testing.assert_array_equal(out["z"], np.arange(6, dtype=np.float32).reshape(3, 2) / 2)
 
 
+@pytest.mark.parametrize(
+    ("types", "message"),
+    [
+        (
+            "TrainState",
+            "types: expected classes or a mapping of recorded names to classes, got str",
+        ),
+        (5, "types: expected classes or a mapping of recorded names to classes, got int"),
+        ([TrainState, 5], "types: expected classes, got int"),
+        (
+            {"TrainState": 5},
+            "types: expected a mapping of recorded names to classes, got str -> int",
+        ),
+    ],
+)
+def test_types_that_are_not_classes(vmfb: bytes, types: Any, message: str) -> None:
+    """Refused by `load` (an AttributeError, or an int called, at the first call that
+    rebuilt a result before)."""
+    with pytest.raises(TypeError) as error:
+        abi_iree.load(vmfb, types=types)
+    assert str(error.value) == message
+
+
 def test_the_callers_classes_and_any_object_with_the_fields(vmfb: bytes) -> None:
     module = abi_iree.load(vmfb, types=[TrainState])
     state, _, _, x, unused = _args()
@@ -245,12 +268,36 @@ def test_integers_in_the_frameworks_dtype(ints: Any) -> None:
             (np.array([1, 2], np.int8), 1),
             "argument 0: expected an array of uint8, got int8[2] (convert=True converts it)",
         ),
+        # a class: its `dtype` is a descriptor numpy cannot read (a TypeError before)
+        ((np.ndarray, 1), "argument 0: expected int8[2], got type"),
+        (([0, 0], np.int32), "argument 1: expected int32[], got type"),
     ],
 )
 def test_integers_out_of_the_frameworks_range(ints: Any, args: Any, message: str) -> None:
     with pytest.raises(AbiError) as error:
         ints.g(*args)
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize("name", ["no-such-dtype", "\udcff"])
+def test_a_dtype_numpy_does_not_know(name: str) -> None:
+    """A recorded dtype numpy cannot read (the file's reflection, not a framework's) is no
+    dtype: the records check the values, the result is the record's (np.dtype raised a
+    TypeError when the function was looked up)."""
+    unknown = OriginalCall(
+        (Array(0, name, (2,)), Array(1, "int32", ())),
+        (),
+        Array(0, name, (2,)),
+    )
+    text = INTS_TEXT.replace(mlir_string(encode_call(INTS)), mlir_string(encode_call(unknown)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        module = abi_iree.compile(text)
+    got = module.g(np.array([-1, 2], np.int8), 1)
+    assert got.dtype == np.int8 and got.tolist() == [-1, 2]
+    with pytest.raises(AbiError) as error:
+        module.g([256, 0], 1)
+    assert str(error.value) == "argument 0[0]: value 256 does not fit in i8"
 
 
 def test_convert_casts_the_other_signedness() -> None:

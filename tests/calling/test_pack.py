@@ -561,6 +561,17 @@ def test_dunder_array_that_raises() -> None:
     )
 
 
+def test_a_dtype_that_is_no_dtype() -> None:
+    """The message names the type, not the dtype object's repr (its address)."""
+
+    class Odd:
+        dtype, shape = object(), (4,)
+
+    assert error_of(pack, abi([["ndarray", "f32", 1, 3]]), Odd()) == (
+        "argument 0: expected float32[3], got Odd of shape [4]"
+    )
+
+
 def test_memoryviews_have_an_element_type() -> None:
     """A memoryview's struct format is its dtype: checked like a numpy array's (with
     convert=True its values are taken as numbers, without a dtype)."""

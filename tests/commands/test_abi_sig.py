@@ -171,6 +171,62 @@ def test_show_errors_write_nothing(modules: Path) -> None:
     ]
 
 
+def test_show_a_structure_nested_too_deeply(tmp_path: Path) -> None:
+    """Deeper than the passes take (an internal RecursionError, before the limit, once
+    the nesting was more than the interpreter's recursion limit walks: 300 here; type
+    aliases nest a type as deeply as they like)."""
+    deep = "tuple<" * 300 + "i32" + ">" * 300
+    aliases = "".join(f"!t{i} = tuple<!t{i - 1}>\n" for i in range(1, 3000))
+    (tmp_path / "deep.mlir").write_text(f"func.func @f(%a: i32, %b: {deep}) {{\n  return\n}}\n")
+    (tmp_path / "aliases.mlir").write_text(
+        f"!t0 = i32\n{aliases}func.func @g() -> !t2999 {{\n  return\n}}\n"
+    )
+    done = abi_sig("show", "deep.mlir", "aliases.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode().splitlines() == [
+        "deep.mlir:1:1: error: @f: argument 1: structure nested deeper than 100 levels",
+        "aliases.mlir:3001:1: error: @g: result 0: structure nested deeper than 100 levels",
+    ]
+
+
+def test_names_with_line_breaks_stay_on_their_line(tmp_path: Path) -> None:
+    """A function name, argument name or key with a line break cannot make `show` print
+    two lines for a function, nor `diff` a finding it did not find."""
+    (tmp_path / "old.mlir").write_text(
+        'func.func @"f\\0Acompatible: g"(%a: !abi.dict<"k\\0A\\09": i32>) {\n  return\n}\n'
+    )
+    (tmp_path / "new.mlir").write_text("func.func @h() {\n  return\n}\n")
+    done = abi_sig("show", "old.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        0,
+        "f\\ncompatible: g(dict{k\\n\\t: i32}) -> ()  (no reflection)\n",
+    )
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        1,
+        "breaking: f\\ncompatible: g: function removed\ncompatible: h: function added\n",
+    )
+    (tmp_path / "twice.mlir").write_text('func.func @"x\\0Ay"() {\n  return\n}\n' * 2)
+    done = abi_sig("show", "twice.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr.decode()) == (
+        1,
+        "twice.mlir:4:1: error: redefinition of symbol named 'x\\ny'\n"
+        "twice.mlir:1:1: note: see existing symbol definition here\n",
+    )
+
+
+def test_standard_input_given_twice(modules: Path) -> None:
+    """The second '-' read what the first left of standard input, nothing: 'input
+    <stdin> is empty'."""
+    for args, status in ((("show", "-", "old.mlir", "-"), 1), (("diff", "-", "-"), 2)):
+        done = abi_sig(*args, stdin=(modules / "old.mlir").read_bytes(), cwd=modules)
+        assert (done.returncode, done.stdout, done.stderr.decode()) == (
+            status,
+            b"",
+            "abi-sig: error: standard input ('-') is given more than once\n",
+        )
+
+
 def test_show_needs_a_file() -> None:
     done = abi_sig("show")
     assert done.returncode == 2

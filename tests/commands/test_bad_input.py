@@ -230,6 +230,30 @@ CASES = [
         '{d}/in.mlir:1:4: error: expected error "far" was not produced',
         b"// expected-error @+" + b"9" * 5000 + b" {{far}}\n" + GOOD,
     ),
+    Case(
+        "symbol-name-not-utf8",
+        [],
+        "{d}/in.mlir:1:11: error: symbol name is not valid UTF-8 (byte 0xff)",
+        b'func.func @"\\00\\FF"() {\n  func.return\n}\n',
+    ),
+    # Type and attribute aliases nest deeper than parsing recursed: a pass, the verifier
+    # or the printer walks them (a RecursionError before).
+    Case(
+        "type-aliases-nested-too-deeply",
+        ["-p", "iree-abi-v1"],
+        "{d}/in.mlir:1:1: error: input nested too deeply",
+        b"!t0 = i32\n"
+        + b"".join(b"!t%d = tuple<!t%d>\n" % (i, i - 1) for i in range(1, 3000))
+        + b"func.func @f(%x: !t2999) {\n  func.return\n}\n",
+    ),
+    Case(
+        "attribute-aliases-nested-too-deeply",
+        ["-p", "iree-abi-v1"],
+        "{d}/in.mlir:1:1: error: input nested too deeply",
+        b"#a0 = 1\n"
+        + b"".join(b"#a%d = [#a%d]\n" % (i, i - 1) for i in range(1, 3000))
+        + b"func.func @f() attributes {x = #a2999} {\n  func.return\n}\n",
+    ),
 ]
 
 

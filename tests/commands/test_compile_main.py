@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,45 @@ def test_torch_program_big_weights(tmp_path: Path, capsys: pytest.CaptureFixture
     np.testing.assert_allclose(result, expected, rtol=1e-5, atol=1e-6)  # sums of 128 products
 
 
+def _compile_in_a_process(
+    args: list[str], cwd: Path, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """The command in a fresh process (a framework's logger writes to the stderr it found)."""
+    return subprocess.run(
+        [sys.executable, "-m", "abi_compiler.commands.compile_main", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_torch_logs_nothing_on_stderr(tmp_path: Path) -> None:
+    """torch.export.load logs a warning for a name that does not end in .pt2 and the
+    traceback of a bad archive: neither reaches stderr, the error is one line with what
+    torch logged."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+
+    class Twice(torch.nn.Module):
+        def forward(self, x: Any) -> Any:
+            return x * 2
+
+    torch.export.save(torch.export.export(Twice(), (torch.ones(2),)), tmp_path / "program.bin")
+    done = _compile_in_a_process(["program.bin", "--emit-mlir", "-o", "out.mlir"], tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    with zipfile.ZipFile(tmp_path / "other.pt2", "w") as archive:
+        archive.writestr("a.txt", "not a torch program")
+    done = _compile_in_a_process(["other.pt2", "--emit-mlir", "-o", "bad.mlir"], tmp_path)
+    assert (done.returncode, done.stderr) == (
+        1,
+        "abi-compile: error: 'other.pt2': cannot load the torch program: [enforce fail at "
+        "inline_container.cc:180] . file in archive is not in a subdirectory: a.txt\n",
+    )
+    assert not (tmp_path / "bad.mlir").exists()
+
+
 def test_saved_model_signatures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     needs_iree()
     tf = pytest.importorskip("tensorflow")
@@ -238,6 +278,74 @@ def test_usage_errors(
     assert err.startswith("abi-compile: error: ") and message in err, err
     assert err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_frontend_error_is_one_diagnostic_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A frontend's `CompileError` spans lines ("ONNX import failed:" and the importer's
+    message, which may have lines of its own): one line when its message is one, else a
+    note per line of it; never a line without the `abi-compile:` prefix."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    truncated = tmp_path / "truncated.onnx"
+    truncated.write_bytes(CLASSIFIER.read_bytes()[:100])
+    unknown_op = tmp_path / "unknown_op.onnx"
+    value = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("NoSuchOp", ["x"], ["y"])],
+        "g",
+        [value("x", TensorProto.FLOAT, [2])],
+        [value("y", TensorProto.FLOAT, [2])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), unknown_op)
+    out = tmp_path / "out.mlir"
+    assert _run([truncated, "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{truncated}': ONNX import failed: Error parsing message with "
+        "type 'onnx.ModelProto': Wire format was corrupt\n",
+    )
+    assert _run([unknown_op, "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{unknown_op}': ONNX import failed\n"
+        "abi-compile: note: No Op registered for NoSuchOp with domain_version of 17\n"
+        "abi-compile: note: ==> Context: Bad node spec for node. Name:  OpType: NoSuchOp\n",
+    )
+    assert not out.exists()
+
+
+def test_a_pipe_is_read_once(tmp_path: Path) -> None:
+    """An input that can be read only once (`<(…)`, a FIFO, here /dev/stdin given a
+    pipe): its bytes are copied once and read from the copy (its kind was told from bytes
+    that were then gone: 'is empty'); diagnostics name it as given."""
+    text = V1.read_text()
+    done = _compile_in_a_process(["/dev/stdin", "--emit-mlir", "-o", "piped.mlir"], tmp_path, text)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert main([str(V1), "--emit-mlir", "-o", str(tmp_path / "file.mlir")]) == 0
+    assert (tmp_path / "piped.mlir").read_text() == (tmp_path / "file.mlir").read_text()
+    done = _compile_in_a_process(
+        ["/dev/stdin", "--emit-mlir", "-o", "bad.mlir"], tmp_path, "func.func @f("
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "/dev/stdin:1:14: error: Expected argument or type\n",
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file.mlir", "piped.mlir"]
+
+
+def test_text_with_a_byte_that_is_not_utf8_is_mlir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A text file (no NUL byte) with a stray Latin-1 byte is MLIR, whose reader locates
+    the byte (it was read as a serialized JAX export and refused as 'not MLIR, …')."""
+    latin1 = tmp_path / "model.mlir"
+    latin1.write_bytes(b"func.func @f() {\n  return\n}\n// caf\xe9\n")
+    assert detect(os.fspath(latin1)) == "mlir"
+    assert _run([latin1, "--emit-mlir", "-o", tmp_path / "out.mlir"], capsys) == (
+        1,
+        f"{latin1}:4:7: error: input is not valid UTF-8 (byte 0xe9)\n",
+    )
 
 
 def test_a_located_error_writes_no_output(

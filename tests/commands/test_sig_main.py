@@ -128,6 +128,26 @@ def test_malformed_input(args: tuple[str, ...], stderr: str) -> None:
     assert done.stderr.decode() == f"abi-sig: error: {stderr}\n"
 
 
+def test_control_characters_in_names_and_keys_are_escaped() -> None:
+    """A name or key holding a line break (or any control character) stays on its line
+    of the readable form, as a Python escape."""
+    done = abi_sig(
+        "json",
+        '{"a":[["sdict",["a\\nb",["ndarray","f32",0]]],["named","\\u0001\\u2028","i32"]],'
+        '"r":[],"v":1}',
+    )
+    assert (done.returncode, done.stdout.decode()) == (
+        0,
+        "(dict{a\\nb: tensor<f32>}, \\x01\\u2028: i32) -> ()\n",
+    )
+    # I14!D10!K5!a<LF>b<SOH>_0R1!: one dict key with a line break
+    done = abi_sig("sip", "-", stdin=b"I14!D10!K5!a\nb\x01_0R1!")
+    assert (done.returncode, done.stdout.decode()) == (
+        0,
+        "inputs:\n:{\n  a\\nb\\x01=raw(0),\n},\nresults:\n",
+    )
+
+
 def test_malformed_stdin_bytes() -> None:
     done = abi_sig("json", "-", stdin=b'{"a":["\xff"],"r":[],"v":1}')
     assert done.returncode == 1

@@ -149,7 +149,7 @@ def vmfb(tmp_path_factory: pytest.TempPathFactory) -> bytes:
         return abi_iree.compile_vmfb(SOURCE, "iree-abi-v1")
 
 
-@pytest.mark.parametrize(
+CORRUPTIONS = pytest.mark.parametrize(
     ("offset", "before", "after", "message"),
     [
         # IREE's verifier refuses it with an IndexError (was a traceback).
@@ -168,6 +168,9 @@ def vmfb(tmp_path_factory: pytest.TempPathFactory) -> bytes:
         (285, 0x70, 0xF0, "cannot load the compiled module: 'utf-8' codec can't decode"),
     ],
 )
+
+
+@CORRUPTIONS
 def test_a_corrupted_vmfb(
     vmfb: bytes, tmp_path: Path, offset: int, before: int, after: int, message: str
 ) -> None:
@@ -182,3 +185,44 @@ def test_a_corrupted_vmfb(
         "",
         err,
     )
+
+
+@CORRUPTIONS
+def test_loading_a_corrupted_vmfb(
+    vmfb: bytes, offset: int, before: int, after: int, message: str
+) -> None:
+    """`load` (and the functions' lookup) says what `abi-sig show` says, as an `AbiError`:
+    IREE's own ValueError, IndexError, NotImplementedError, UnicodeDecodeError or
+    RuntimeError before."""
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.errors import AbiError
+
+    with pytest.raises(AbiError) as caught:
+        module = abi_iree.load(changed(vmfb, offset, before, after))
+        for name in module.function_names:
+            module[name]
+    assert str(caught.value).startswith(message)
+
+
+def test_loading_corrupted_parameters(vmfb: bytes, tmp_path: Path) -> None:
+    """An `.irpa` IREE's parser refuses is an `AbiError` (IREE's ValueError, IndexError or
+    NotImplementedError before), a missing one Python's `FileNotFoundError` (as a missing
+    `.vmfb`; IREE's ValueError before), and an object array is no parameter (its buffer
+    would hand the module the addresses of Python objects)."""
+    import numpy as np
+
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.errors import AbiError
+
+    (tmp_path / "zeros.irpa").write_bytes(bytes(100))
+    with pytest.raises(AbiError) as caught:
+        abi_iree.load(vmfb, parameters=tmp_path / "zeros.irpa")
+    assert str(caught.value).startswith(
+        f"cannot load the parameters '{tmp_path / 'zeros.irpa'}': Could not parse parameter "
+        "file index: "
+    )
+    with pytest.raises(FileNotFoundError):
+        abi_iree.load(vmfb, parameters=tmp_path / "missing.irpa")
+    with pytest.raises(TypeError) as refused:
+        abi_iree.load(vmfb, parameters={"w": np.array([None, 1], dtype=object)})
+    assert str(refused.value) == "parameter 'w': expected an array of numbers, got object"
