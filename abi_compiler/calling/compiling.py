@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
-from abi_compiler.calling.modules import Module, load
+from abi_compiler.calling.modules import Module, compiled_here, load
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
 from abi_compiler.frontends import frontend_name
@@ -131,7 +131,9 @@ def compile_vmfb(
         "-o",
         "-",
     ]
-    return run_tool(command, text, "iree-compile")
+    vmfb = run_tool(command, text, "iree-compile")
+    compiled_here(vmfb)
+    return vmfb
 
 
 def compile(

@@ -6,7 +6,11 @@ with `iree.abi`, V1 `iree.abi`, legacy `f` + `sip`, or flat) through
 
 from __future__ import annotations
 
+import hashlib
 import os
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
@@ -794,6 +798,61 @@ def _refused(error: Exception) -> AbiError:
     return AbiError(f"cannot load the compiled module: {' '.join(str(error).split())}")
 
 
+# What `load(isolate=True)` runs in a child: the module's context created as `Module` does
+# (its initializers load its executables), on the calling thread's device. Exit status 3:
+# IREE refused it (raised), which the load in this process reports itself.
+_CHILD = """
+import sys
+from iree import runtime as rt
+
+data = sys.stdin.buffer.read()
+instance = rt.VmInstance()
+device = rt.get_device("local-sync")
+modules = [rt.create_hal_module(instance, device)]
+try:
+    if sys.argv[1]:
+        index = rt.ParameterIndex()
+        index.load(sys.argv[1])
+        provider = index.create_provider(scope=sys.argv[2])
+        modules.append(rt.create_io_parameters_module(instance, provider))
+    modules.append(rt.VmModule.copy_buffer(instance, data))
+    rt.VmContext(instance, modules)
+except Exception:
+    sys.exit(3)
+"""
+
+# The sha256 of each `.vmfb` `compile_vmfb` made in this process (`load` trusts those).
+_COMPILED: set[bytes] = set()
+
+
+def compiled_here(vmfb: bytes) -> None:
+    """Note that this process compiled ``vmfb`` (`load` then needs no child to try it)."""
+    _COMPILED.add(hashlib.sha256(vmfb).digest())
+
+
+def _compiled_here(module: Any) -> bool:
+    return isinstance(module, (bytes, bytearray, memoryview)) and (
+        hashlib.sha256(module).digest() in _COMPILED
+    )
+
+
+def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> None:
+    """Create the module's context in a child process; an `AbiError` when IREE's runtime
+    crashed there."""
+    command = [sys.executable, "-I", "-c", _CHILD, os.fspath(archive or ""), PARAMETER_SCOPE]
+    done = subprocess.run(command, input=data, capture_output=True, check=False)
+    if done.returncode < 0:
+        try:
+            name = signal.Signals(-done.returncode).name
+        except ValueError:
+            name = f"signal {-done.returncode}"
+        raise AbiError(
+            f"cannot load the compiled module: IREE's runtime crashed ({name}) creating its "
+            "context in a child process; the module is corrupted, or not built for this "
+            "machine (load(…, isolate=False) skips this check)"
+        )
+
+
 def load(
     module: str | os.PathLike[str] | bytes | bytearray | memoryview,
     *,
@@ -802,6 +861,7 @@ def load(
     results: ResultsMode | None = None,
     types: TypeSource = None,
     parameters: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    isolate: bool | None = None,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
     name or device URI (``"local-task"``, the multi-threaded local CPU, by default;
@@ -815,7 +875,14 @@ def load(
     fields, or as the caller's own ``types`` (classes, matched by ``__name__``, or a
     mapping by recorded name). Nothing the file names is imported. ``parameters`` are the
     parameters a module reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE
-    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`)."""
+    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`).
+
+    ``isolate``: create the module's context in a child process first, so that a module
+    whose native code crashes IREE's runtime as it loads (a corrupted file) is an
+    `AbiError` here, not the end of this process (about 0.2 s). By default, for a path and
+    for bytes this process did not compile (`compile_vmfb`)."""
+    if isolate is None:
+        isolate = isinstance(module, (str, os.PathLike)) or not _compiled_here(module)
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()
@@ -828,6 +895,9 @@ def load(
         vm_module = _rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
         raise _refused(error) from None
+    if isolate:
+        archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
+        _load_in_a_child(data, archive)
     index = None if parameters is None else parameter_index(parameters)
     loaded = Module(
         vm_module,

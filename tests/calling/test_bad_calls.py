@@ -434,3 +434,62 @@ def test_a_module_of_named_parameters_loaded_without_them() -> None:
     )
     module = abi_iree.load(vmfb, parameters={"w": np.arange(4, dtype=np.float32)})
     assert module.main(np.ones(4, np.float32)).tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_a_module_that_crashes_the_runtime_in_the_child_is_an_abi_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`load` first creates the context of a module it did not compile in a child process
+    (a byte flipped in a module's executable crashed IREE's runtime with SIGSEGV in the
+    caller's process). The child here crashes as such a module makes it crash."""
+    from abi_compiler.calling import modules
+
+    vmfb = abi_iree.compile_vmfb(
+        PARAMETER_TEXT.replace('#flow.parameter.named<"model"::"w">', "dense<1.0>")
+    )
+    monkeypatch.setattr(
+        modules, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
+    )
+    # Compiled in this process: trusted, no child.
+    assert abi_iree.load(vmfb).main(np.ones(4, np.float32)).tolist() == [2.0] * 4
+    copy = bytes(bytearray(vmfb))  # the same bytes: still compiled here
+    abi_iree.load(copy)
+    with pytest.raises(AbiError) as error:
+        abi_iree.load(vmfb, isolate=True)
+    assert str(error.value) == (
+        "cannot load the compiled module: IREE's runtime crashed (SIGSEGV) creating its "
+        "context in a child process; the module is corrupted, or not built for this machine "
+        "(load(…, isolate=False) skips this check)"
+    )
+
+
+def test_a_module_from_a_file_is_tried_in_a_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from abi_compiler.calling import modules
+
+    vmfb = abi_iree.compile_vmfb(PARAMETER_TEXT)
+    path = tmp_path / "model.vmfb"
+    path.write_bytes(vmfb)
+    # The real child: a whole module loads (it needs its parameters: refused in the child
+    # by IREE, which this process then reports as it would without the child).
+    with pytest.raises(AbiError, match="reads named parameters"):
+        abi_iree.load(path)
+    weights = {"w": np.arange(4, dtype=np.float32)}
+    assert abi_iree.load(path, parameters=weights).main(np.ones(4, np.float32)).tolist() == [
+        1.0,
+        2.0,
+        3.0,
+        4.0,
+    ]
+    monkeypatch.setattr(
+        modules, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"
+    )
+    with pytest.raises(AbiError, match=r"crashed \(SIGABRT\)"):
+        abi_iree.load(path, parameters=weights)
+    assert (
+        abi_iree.load(path, parameters=weights, isolate=False)
+        .main(np.ones(4, np.float32))
+        .tolist()[0]
+        == 1.0
+    )
