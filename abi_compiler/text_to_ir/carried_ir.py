@@ -112,6 +112,7 @@ def attach(module: ModuleOp, carried: Carried) -> None:
         raise ScanError("parsed ops do not match the layout")
     previous: Operation | None = None
     by_index = dict(zip((i for i, _ in expected), parsed_ops, strict=True))
+    functions = {item.name for item in layout.ops if isinstance(item, FuncText)}
     for index, item in enumerate(layout.ops):
         op = by_index.get(index)
         if op is None and (header := carried.headers.get(index)) is not None:
@@ -119,7 +120,9 @@ def attach(module: ModuleOp, carried: Carried) -> None:
             op = header
         if op is None:
             assert isinstance(item, OpText)
-            carried_op = carried.nested.get(index) or _carried_op(index, item)
+            carried_op = carried.nested.get(index) or _carried_op(
+                index, item, functions, layout.text
+            )
             carried.carried_ops[index] = item
             _insert_after(block, previous, carried_op)
             previous = carried_op
@@ -172,15 +175,19 @@ def _insert_after(block: Block, previous: Operation | None, op: Operation) -> No
         block.insert_op_before(op, block.first_op)
 
 
-def _carried_op(index: int, item: OpText) -> Operation:
+def _carried_op(index: int, item: OpText, functions: set[str | None], text: str) -> Operation:
+    """The stand-in of a carried op, a symbol when it defines one. The custom form's
+    `dialect.op @name` is a guess: next to a `func.func @name` it is a reference to the
+    function (`iree_codegen.dispatch_config @f {…}`), not a second definition."""
     marker = StringAttr(str(index))
     op: Operation
-    if item.symbol is None:
+    symbol = item.symbol
+    if symbol in functions and not text.startswith('"', item.start):
+        symbol = None
+    if symbol is None:
         op = CarriedOp.create(properties={"index": marker})
     else:
-        op = CarriedSymbolOp.create(
-            properties={"index": marker, "sym_name": StringAttr(item.symbol)}
-        )
+        op = CarriedSymbolOp.create(properties={"index": marker, "sym_name": StringAttr(symbol)})
     return op
 
 

@@ -3,14 +3,17 @@
 A header is always parsed into IR, and some of what MLIR accepts in one xDSL does not
 read: a dialect attribute or type in its verbose form (`#foo<"x">`, `!foo<"a>b">`), a
 typed attribute (`"x" : i32`, `#hal.device.target<…> : !hal.device`), `sparse<…>`,
-`distinct[0]<…>`, a location attribute naming a location alias (`[loc(#loc3)]`, the
-alias is carried). `TextValueParser` reads such a value as a `TextAttr` (or `TextType`)
-that holds its source text, from where MLIR's lexical rules say it starts to where they
-say it ends (`abi_compiler.text.lexer.value_end`), and prints it as written. Only those
-forms are kept as text: any other value xDSL rejects is still its error, at its place.
+`distinct[0]<…>`, a semi-affine map or set (`affine_map<()[s0, s1] -> (s0 * s1)>`), a
+location attribute naming a location alias (`[loc(#loc3)]`, the alias is carried).
+`TextValueParser` reads such a value as a `TextAttr` (or `TextType`) that holds its
+source text, from where MLIR's lexical rules say it starts to where they say it ends
+(`abi_compiler.text.lexer.value_end`), and prints it as written. Only those forms are
+kept as text: any other value xDSL rejects is still its error, at its place.
 """
 
 from __future__ import annotations
+
+import re
 
 from xdsl.dialects.builtin import BuiltinAttribute, LocationAttr, StringAttr, UnitAttr, UnknownLoc
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
@@ -52,6 +55,7 @@ class TextType(ParametrizedAttribute, BuiltinAttribute, TypeAttribute):
 
 # Builtin attributes MLIR has and xDSL does not read.
 _UNREAD_BUILTINS = frozenset(("sparse", "distinct", "loc"))
+_AFFINE_NAME = re.compile(r"affine_(?:map|set)(?![\w$.])")
 
 
 class TextValueParser(FixedParser):
@@ -63,11 +67,20 @@ class TextValueParser(FixedParser):
     _attribute_depth = 0
 
     def parse_optional_attribute(self) -> Attribute | None:
+        start = self.pos
         self._attribute_depth += 1
         try:
             return super().parse_optional_attribute()
+        except NotImplementedError:
+            # xDSL's affine expressions lack the semi-affine ones MLIR reads (`s0 * s1`,
+            # `d0 mod s0`, `s1 ceildiv s0`): such a map or set is kept as written.
+            end = self._semi_affine_end(start)
+            if end is None:
+                raise
         finally:
             self._attribute_depth -= 1
+        self.resume_at(end)
+        return TextAttr(StringAttr(self._content[start:end]))
 
     def parse_optional_location(self) -> LocationAttr | None:
         start = self.pos
@@ -157,6 +170,18 @@ class TextValueParser(FixedParser):
     @property
     def _content(self) -> str:
         return self.lexer.input.content
+
+    def _semi_affine_end(self, start: int) -> int | None:
+        """The end of the `affine_map<…>` or `affine_set<…>` at ``start`` (None when
+        there is none)."""
+        text = self._content
+        name = _AFFINE_NAME.match(text, start)
+        if name is None:
+            return None
+        try:
+            return lexer.group_end(text, lexer.skip_blank(text, name.end()))
+        except LexError:
+            return None
 
     def _verbose_type_end(self, start: int) -> int | None:
         """The end of the type at ``start`` when it is a type of a dialect abi-opt does

@@ -180,6 +180,20 @@ LIT_FILES = sorted((ROOT / "tests" / "filecheck").rglob("*.mlir"))
 NOT_WRAPPED = (AbiError, ParseError, VerifyException, DiagnosticException)
 
 
+def semi_affine(chunk: str) -> bool:
+    """Whether xDSL's parser stops at a semi-affine map or set in ``chunk`` (it lacks them;
+    `abi-opt` keeps them as text: tests/filecheck/carried/semi-affine.mlir)."""
+    if "affine_" not in chunk:
+        return False
+    try:
+        parse(chunk, allow_unregistered=True)
+    except NotImplementedError:
+        return True
+    except NOT_WRAPPED:
+        pass
+    return False
+
+
 def test_lit_modules_wrappers_print_as_built() -> None:
     """Every chunk of the lit files that parses and goes through `wrap-entry-points`,
     after `materialize-iree-abi` and after `iree-abi-legacy` (whose entries are then
@@ -187,6 +201,8 @@ def test_lit_modules_wrappers_print_as_built() -> None:
     wrapped = recomputed = 0
     for path in LIT_FILES:
         for chunk in re.split(r"^// -----$", path.read_text(encoding="utf-8"), flags=re.M):
+            if semi_affine(chunk):
+                continue
             for before in (("materialize-iree-abi",), ("iree-abi-legacy",)):
                 try:
                     _, deferred, funcs = prepared(chunk, before)
@@ -355,6 +371,8 @@ def test_lit_modules_functions_print_as_xdsl_prints_them() -> None:
     printed_functions = 0
     for path in LIT_FILES:
         for chunk in re.split(r"^// -----$", path.read_text(encoding="utf-8"), flags=re.M):
+            if semi_affine(chunk):
+                continue
             for pipeline in ((), ("iree-abi-v1",), ("iree-abi-legacy",)):
                 try:
                     module = parse(chunk, allow_unregistered=True)
