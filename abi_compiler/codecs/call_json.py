@@ -40,7 +40,7 @@ from abi_compiler.call_model import (
 )
 from abi_compiler.errors import AbiError
 
-__all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call"]
+__all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call", "format_terms"]
 
 VERSION = 1
 _TENSORS = ("numpy", "torch", "jax", "tf")
@@ -340,7 +340,8 @@ def format_call(call: OriginalCall) -> str:
     return f"({', '.join(parts)}) -> {_format_node(call.result)}"
 
 
-def _format_terms(terms: Terms) -> str:
+def format_terms(terms: Terms) -> str:
+    """A polynomial dim as the call's readable form writes it: `2*b + 1`, `b - c`."""
     text = ""
     for coefficient, symbols in terms:
         magnitude = abs(coefficient)
@@ -360,7 +361,7 @@ def _format_array(dtype: str | None, dims: tuple[Dim, ...] | None) -> str:
         shape = (
             "["
             + ",".join(
-                "?" if dim is None else _format_terms(dim) if isinstance(dim, tuple) else str(dim)
+                "?" if dim is None else format_terms(dim) if isinstance(dim, tuple) else str(dim)
                 for dim in dims
             )
             + "]"

@@ -47,6 +47,7 @@ from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Literal
 
+from abi_compiler.codecs.call_json import format_terms
 from abi_compiler.errors import AbiError
 
 __all__ = ["Constraint", "Dim", "DimExpr", "DimRelations", "LeafDims"]
@@ -99,16 +100,7 @@ class DimExpr:
         return symbol, (None if remainder else value)
 
     def __str__(self) -> str:
-        text = ""
-        for coefficient, symbols in self.terms:
-            magnitude = abs(coefficient)
-            factors = ([] if magnitude == 1 and symbols else [str(magnitude)]) + list(symbols)
-            term = "*".join(factors)
-            if not text:
-                text = f"-{term}" if coefficient < 0 else term
-            else:
-                text += f" - {term}" if coefficient < 0 else f" + {term}"
-        return text or "0"
+        return format_terms(self.terms)
 
 
 Dim = int | str | DimExpr | None
