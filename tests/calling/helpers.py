@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -22,3 +23,15 @@ def error_of(call: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     with pytest.raises(AbiError) as info:
         call(*args, **kwargs)
     return str(info.value)
+
+
+def compile_quietly(source: Any, **options: Any) -> Any:
+    """`abi_compiler.iree.compile(source, **options)` without its `CompileWarning`s (what
+    IREE says of the host CPU and the like); skips without IREE."""
+    pytest.importorskip("iree.compiler")
+    pytest.importorskip("iree.runtime")
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(source, **options)

@@ -5,7 +5,6 @@ framework's own call. Skips without the framework (run in the frameworks' venv).
 
 from __future__ import annotations
 
-import warnings
 from collections import namedtuple
 from pathlib import Path
 from typing import Any
@@ -14,19 +13,12 @@ import numpy as np
 import pytest
 
 from tests.calling.conftest import needs_iree
+from tests.calling.helpers import compile_quietly as _compile
 
 needs_iree()
 
 ROOT = Path(__file__).resolve().parents[2]
 Pair = namedtuple("Pair", ["w", "b"])
-
-
-def _compile(source: Any, **options: Any) -> Any:
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(source, **options)
 
 
 def _jax_exports() -> tuple[Any, Any, Any, Any]:

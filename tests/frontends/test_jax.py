@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import warnings
 from collections import namedtuple
 from typing import Any
 
@@ -27,22 +26,13 @@ jnp = pytest.importorskip("jax.numpy")
 from jax import export  # noqa: E402
 
 from abi_compiler.frontends import jax as jax_frontend  # noqa: E402
+from tests.calling.helpers import compile_quietly as _compile  # noqa: E402
 
 Pair = namedtuple("Pair", ["w", "b"])
 
 
 def _export(fun: Any, *args: Any, **kwargs: Any) -> Any:
     return export.export(jax.jit(fun))(*args, **kwargs)
-
-
-def _compile(exported: Any) -> Any:
-    pytest.importorskip("iree.compiler")
-    pytest.importorskip("iree.runtime")
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(exported)
 
 
 def _assert_same(got: Any, expected: Any, what: str = "result") -> None:

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
 from abi_compiler.frontends import jax as jax_frontend  # noqa: E402
+from tests.calling.helpers import compile_quietly as _compile  # noqa: E402
 
 # A normalization as JAX lowers it for `symbolic_shape("b, 4")`: the mean is broadcast
 # to (b, 1), then to (b, 4) — a chain IREE's canonicalization would compose, dropping
@@ -81,16 +81,6 @@ def test_a_dynamic_dimension_broadcast_to_a_static_one_is_refused() -> None:
         "whether each dynamic dimension expands (JAX's own lowering never writes this); "
         "export with static shapes (no jax.export.symbolic_shape) to compile it"
     ]
-
-
-def _compile(exported: Any) -> Any:
-    pytest.importorskip("iree.compiler")
-    pytest.importorskip("iree.runtime")
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(exported)
 
 
 def test_a_refused_broadcast_is_a_compile_error_naming_the_op() -> None:

@@ -11,7 +11,6 @@ positional. Skips when IREE's compiler or runtime is missing.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ pytest.importorskip("iree.compiler")
 pytest.importorskip("iree.runtime")
 
 from abi_compiler import iree as abi_iree
+from tests.calling.helpers import compile_quietly as _compile
 
 INPUTS = Path(__file__).resolve().parents[1] / "jax_exports"
 
@@ -31,12 +31,6 @@ def _load(case: str) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
     inputs = [data[f"in{i}"] for i in range(sum(k.startswith("in") for k in data.files))]
     outputs = [data[f"out{i}"] for i in range(sum(k.startswith("out") for k in data.files))]
     return (INPUTS / f"{case}.mlir").read_text(encoding="utf-8"), inputs, outputs
-
-
-def _compile(text: str, **options: Any) -> abi_iree.Module:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(text, **options)
 
 
 def _assert_tree(got: Any, expected: Any, what: str = "result") -> None:

@@ -22,18 +22,13 @@ import numpy as np  # noqa: E402
 from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
+from tests.calling.helpers import compile_quietly as _compile  # noqa: E402
 from tests.frontends.generate import models  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),  # torch's own pytree API
     pytest.mark.filterwarnings("ignore::DeprecationWarning:iree.turbine"),  # numpy 2 __array__
 ]
-
-
-def _compile(program: Any) -> abi_iree.Module:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(program)
 
 
 @pytest.fixture(scope="module")

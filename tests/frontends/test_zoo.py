@@ -6,13 +6,13 @@ transformers + iree-turbine, or jax + flax)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.calling.conftest import needs_iree
+from tests.calling.helpers import compile_quietly as _compile
 from tests.frontends import zoo
 
 needs_iree()
@@ -31,14 +31,6 @@ TORCH_CASES = [
     ("llama", "sdpa"),
     ("t5", "eager"),
 ]
-
-
-def _compile(source: Any) -> Any:
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(source)
 
 
 def _assert_same_output(got: Any, expected: Any) -> None:
