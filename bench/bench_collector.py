@@ -1,6 +1,6 @@
-"""The garbage-collector tuning of `abi-opt` (`abi_compiler/commands/collector.py`): a
-library run (`Pipeline`, which leaves the collector alone) against `abi-opt`'s
-`CollectingPipeline` on the same generated module (bench_pipelines.py's generator), each
+"""The garbage-collector tuning of `abi-opt` (`abi_compiler.commands.opt_main.collector_phase`):
+a library run (`Pipeline`, which leaves the collector alone) against `abi-opt`'s
+pipeline (the same with ``phase=collector_phase``) on the same generated module (bench_pipelines.py's generator), each
 run in a fresh child process, alternately; CPU seconds of the run itself, median.
 
     python bench/bench_collector.py [functions] [repeats]
@@ -22,10 +22,10 @@ CHILD = """
 import io, sys, time
 from abi_compiler.pipeline import SourceFile
 from abi_compiler.pipeline.run import Pipeline
-from abi_compiler.commands.collector import CollectingPipeline
-cls = CollectingPipeline if sys.argv[2] == "cli" else Pipeline
+from abi_compiler.commands.opt_main import collector_phase
+phase = collector_phase if sys.argv[2] == "cli" else None
 text = open(sys.argv[1]).read()
-pipeline = cls.parse("iree-abi-v1")
+pipeline = Pipeline.parse("iree-abi-v1", phase=phase)
 start = time.process_time()
 diagnostics = pipeline.run(SourceFile(sys.argv[1], text), io.StringIO())
 print(time.process_time() - start, len(diagnostics))

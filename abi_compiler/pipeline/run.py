@@ -14,7 +14,7 @@
 `Pipeline` is the library object (a pass pipeline parsed once, run on any input);
 `run_pipeline` the one-call form. Diagnostics are values (`Diagnostic`). A run leaves its
 host process as it found it: the garbage collector's state is the caller's (the command
-line tunes it for itself through `Pipeline.phase`), the pipeline's context is never
+line tunes it for itself through a `Pipeline`'s ``phase``), the pipeline's context is never
 changed, and what a run must change of xDSL is in `xdsl_fixes.applied`
 (docs/xdsl-fixes.md).
 """
@@ -25,7 +25,7 @@ import contextlib
 import io
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, TextIO
 
@@ -75,6 +75,16 @@ class Options:
     implicit_module: bool = True
 
 
+PhaseName = Literal["work", "print"]
+#: What runs around each phase of a run: "work" (parse, verify, the passes) and "print".
+Phase = Callable[[PhaseName], contextlib.AbstractContextManager[None]]
+
+
+@contextlib.contextmanager
+def _no_preparation(name: PhaseName) -> Iterator[None]:
+    yield
+
+
 class Pipeline:
     """A pass pipeline ready to run on any number of inputs: what `abi-opt -p …` does
     without files, flags and exit statuses.
@@ -87,9 +97,19 @@ class Pipeline:
     context, whose flag for unregistered dialects a run of carried text sets while it
     parses)."""
 
-    def __init__(self, passes: Sequence[ModulePass] = (), options: Options = Options()) -> None:
+    def __init__(
+        self,
+        passes: Sequence[ModulePass] = (),
+        options: Options = Options(),
+        *,
+        phase: Phase | None = None,
+    ) -> None:
         self.passes = tuple(passes)
         self.options = options
+        # Around each phase of a run; nothing by default. A command line prepares its own
+        # process with it (`abi-opt` pauses the garbage collector while working, then keeps
+        # the run's IR out of its reach while printing: `commands.opt_main.collector_phase`).
+        self.phase = phase or _no_preparation
         self.ctx = context(options.allow_unregistered_dialect)
         # Carried text may use any dialect; headers and parsed bodies may name types and
         # attributes of dialects not known here (kept as written): parsed with a context
@@ -110,6 +130,7 @@ class Pipeline:
         options: Options = Options(),
         *,
         known: Mapping[str, PassInfo] | None = None,
+        phase: Phase | None = None,
     ) -> Pipeline:
         """The pipeline ``spec`` names (`-p` text: passes and named pipelines, options in
         braces), from ``known`` (by default the project's passes, `spec.registry`); a
@@ -118,7 +139,7 @@ class Pipeline:
             passes = parse_spec(spec, registry() if known is None else known)
         except SpecError as error:
             raise PipelineError([Diagnostic("error", error.message)]) from None
-        return cls(passes, options)
+        return cls(passes, options, phase=phase)
 
     def run(
         self,
@@ -194,14 +215,6 @@ class Pipeline:
             )
         with self.phase("print"):
             self._print(module, carried, ctx, table, verifier, deferred, sink)
-
-    @contextlib.contextmanager
-    def phase(self, name: Literal["work", "print"]) -> Iterator[None]:
-        """Around each phase of a run: "work" (parse, verify, the passes) and "print".
-        It does nothing here; a subclass may prepare its own process for a phase (the
-        command line pauses the garbage collector while working, then keeps the run's IR
-        out of its reach while printing: `abi_compiler.commands.collector`)."""
-        yield
 
     def _print(
         self,

@@ -1,7 +1,7 @@
 """A library run leaves its host process as it found it (docs/xdsl-fixes.md, "How the
 fixes are applied"): the garbage collector's frozen objects and enabled state, xDSL's
 classes as another thread sees them while a run is working, and the pipeline's own
-context. Only the command line tunes the collector (`abi_compiler.commands.collector`)."""
+context. Only the command line tunes the collector (`abi_compiler.commands.opt_main.collector_phase`)."""
 
 from __future__ import annotations
 
