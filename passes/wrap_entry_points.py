@@ -84,6 +84,7 @@ from abi_compiler.model import (
 from abi_compiler.model import leaves as leaves_of
 from abi_compiler.passes.contract import AbiPass, BodyAccess
 from abi_compiler.passes.decompose import decompose_module, flat_types, leaf_types
+from abi_compiler.passes.jax_export import jax_paths
 from abi_compiler.passes.legacy_lists import respell_legacy_lists
 from abi_compiler.passes.materialize import (
     materialize_iree_abi,
@@ -110,7 +111,6 @@ from abi_compiler.passes.structure import (
     index_path_attribute,
     is_ref_array_type,
     is_structured_type,
-    jax_paths,
     structure_source,
     type_text,
 )
