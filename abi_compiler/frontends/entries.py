@@ -12,7 +12,7 @@ reflection (`iree.reflection`: the `iree.abi` records, and what a frontend adds)
 * the other top-level symbols (private functions, globals, nested modules) keep their
   names unless another entry (or a key) took them first; then they are renamed
   ``<key>_<name>`` (``_2``, ``_3``, … appended while that is taken too), and every
-  reference in that entry's symbol table follows (`carry.rename_symbols`: nested symbol
+  reference in that entry's symbol table follows (`rename_symbols`: nested symbol
   tables keep their own names);
 * alias definitions (`#map = …`, `!t = …`, location aliases `#loc3 = loc(…)`) of
   different entries are renamed apart the same way (``#loc3_2``), and their uses follow;
@@ -35,6 +35,7 @@ from abi_compiler.attribute_names import PARAMETER_SCOPE
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, frontend_name
 from abi_compiler.text import carry, lexer
+from abi_compiler.text.symbols import rename_symbols
 
 __all__ = ["Entry", "link", "lower_entries"]
 
@@ -98,7 +99,7 @@ def link(entries: Sequence[Entry]) -> str:
         aliases = {old: new for old, new in aliases.items() if old != new}
 
         def renamed(start: int, end: int) -> str:
-            piece = carry.rename_symbols(text[start:end], symbols)  # noqa: B023
+            piece = rename_symbols(text[start:end], symbols)  # noqa: B023
             return _rename_aliases(piece, aliases)  # noqa: B023
 
         for alias in layout.aliases:

@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from abi_compiler.passes.contract import BodyAccess
-from abi_compiler.text import carry
+from abi_compiler.text import carry, symbols
 from abi_compiler.text.carry import FuncText, Layout, OpText
 
 
@@ -60,15 +60,15 @@ def parsed_items(layout: Layout, access: BodyAccess) -> dict[int, str]:
         through: dict[str, set[str]] = {}
         for alias in layout.aliases:
             if not alias.location and alias.name[0] == "#":
-                names = carry.symbol_references(text, alias.value_start, alias.end)
+                names = symbols.symbol_references(text, alias.value_start, alias.end)
                 if names & structured:
                     through[alias.name] = names & structured
         for index, item in enumerate(layout.ops):
             if index in parsed:
                 continue
             used: set[str] = set()
-            if through or carry.symbol_references(text, item.start, item.end) & structured:
-                for name in carry.called_symbols(text, item.start, item.end):
+            if through or symbols.symbol_references(text, item.start, item.end) & structured:
+                for name in symbols.called_symbols(text, item.start, item.end):
                     used |= through.get(name, set()) if name[0] == "#" else {name} & structured
             if used:
                 callee = sorted(used)[0]

@@ -17,7 +17,7 @@ from xdsl.printer import Printer
 from abi_compiler.ir.attribute_text import AttributeTexts, print_function
 from abi_compiler.passes.contract import OpsBefore
 from abi_compiler.pipeline.locating_parser import is_isolated
-from abi_compiler.text import carry
+from abi_compiler.text import carry, symbols
 from abi_compiler.text.carry import FuncText, Layout
 from abi_compiler.text.lexer import symbol_text
 from abi_compiler.text_to_ir.carried_ir import Carried, CarriedFunction, carried_index
@@ -178,7 +178,7 @@ class ModulePrinter(FixedPrinter):
         return False
 
     def _write_text(self, text: str) -> None:
-        text = carry.rename_symbols(carry.drop_comments(text), self.renames())
+        text = symbols.rename_symbols(carry.drop_comments(text), self.renames())
         if self.carried is not None and self.carried.layout.module is None:
             # Ops of an implicit module were written at the top level, and are printed
             # inside `builtin.module {`: one level deeper, like the ops printed from IR
@@ -215,7 +215,7 @@ class ModulePrinter(FixedPrinter):
             # types as the header does; one written over several lines on one), the new
             # attributes.
             signature = carry.one_line(text[item.name_span[1] : item.signature_end])
-            self.print_string(carry.rename_symbols(signature, self.renames()), indent=0)
+            self.print_string(symbols.rename_symbols(signature, self.renames()), indent=0)
             # (Texts of attributes are as the printer prints them, indentation included.)
             self.print_string(self._texts.op_attributes(op.attributes), indent=0)
         else:
@@ -258,7 +258,7 @@ def write_items(
     a renamed function redirected)."""
     for start, end in items:
         stream.write(
-            carry.rename_symbols(carry.drop_comments(layout.text[start:end]), renames or {})
+            symbols.rename_symbols(carry.drop_comments(layout.text[start:end]), renames or {})
         )
         stream.write("\n")
 

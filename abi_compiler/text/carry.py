@@ -16,17 +16,22 @@ locations of parsed ops anyway.
 
 What is carried prints as it was written, except that comments are dropped (as MLIR's
 printer drops them) and references to a symbol a pass renamed are redirected
-(`rename_symbols`: whole symbol tokens, never inside strings or comments, and never
-inside a nested symbol table — a nested `module @x {…}` resolves its own names).
+(`abi_compiler.text.symbols`: whole symbol tokens, never inside strings or comments,
+and never inside a nested symbol table — a nested `module @x {…}` resolves its own
+names). The tokens are read with `lexer.tokens` and `lexer.Cursor`.
+
+Sections: the items of a chunk and the parts of each function header (`scan`), the
+locations MLIR reads as locations and the comments (`locations`, `comments`), what
+printing does to carried text (`drop_comments`, `one_line`, `indented`), masking and
+whether a function works with structured values.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from abi_compiler.text import lexer, structured_types
 from abi_compiler.text.lexer import (
@@ -43,6 +48,7 @@ from abi_compiler.text.lexer import (
     SHORT_STRING,
     STRING_TOKEN,
     SUFFIX_ID,
+    Cursor,
     LexError,
     group_end,
     skip_blank,
@@ -290,63 +296,12 @@ def _line_start(text: str, start: int, end: int) -> int:
         window *= 2
 
 
-class _Cursor:
-    """The tokens of ``text[pos:end]``, one at a time, with jumps ahead."""
-
-    __slots__ = ("_tokens", "end", "kind", "previous", "start", "stop", "text")
-
-    def __init__(self, text: str, pos: int, end: int) -> None:
-        self.text = text
-        self.end = end
-        self.previous = (PUNCT, pos, pos)
-        self._tokens = tokens(text, pos, end)
-        self.kind = 0
-        self.start = self.stop = pos
-        self._read()
-
-    def _read(self) -> None:
-        token = next(self._tokens, None)
-        if token is None:
-            self.kind, self.start, self.stop = 0, self.end, self.end
-        else:
-            self.kind, self.start, self.stop = token
-
-    def next(self) -> None:
-        self.previous = (self.kind, self.start, self.stop)
-        self._read()
-
-    def jump(self, pos: int) -> None:
-        """Continue at ``pos`` (after a group skipped whole)."""
-        self.previous = (PUNCT, pos - 1, pos)
-        self._tokens = tokens(self.text, pos, self.end)
-        self._read()
-
-    @property
-    def value(self) -> str:
-        return self.text[self.start : self.stop]
-
-    def punct(self, char: str) -> bool:
-        return self.kind == PUNCT and self.text[self.start : self.stop] == char
-
-    def keyword(self, word: str) -> bool:
-        return self.kind == BARE and self.text[self.start : self.stop] == word
-
-    def location(self) -> int | None:
-        """The end of the `loc(…)` at the cursor (`loc`, blanks, a group), if it is one."""
-        if not self.keyword("loc"):
-            return None
-        paren = skip_blank(self.text, self.stop, self.end)
-        if not self.text.startswith("(", paren):
-            return None
-        return group_end(self.text, paren, self.end)
-
-
 _STRUCTURED_NAMES = structured_types.STRUCTURED_DIALECT_TYPES
 # The element types of a tensor of references.
 _REFERENCE_NAMES = structured_types.REFERENCE_TYPES
 
 
-def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
+def _type(cursor: Cursor, func: FuncText) -> tuple[int, int]:
     """Read the type at the cursor (up to a `,`, `)`, `{`, `loc(…)` or `attributes` at
     its own level) and note what it uses in ``func``."""
     text = cursor.text
@@ -395,16 +350,6 @@ def _type(cursor: _Cursor, func: FuncText) -> tuple[int, int]:
     return start, cursor.previous[2]
 
 
-def _attributes(cursor: _Cursor) -> tuple[int, int] | None:
-    """The `{…}` at the cursor, if any (the cursor moves after it)."""
-    if not cursor.punct("{"):
-        return None
-    close = group_end(cursor.text, cursor.start, cursor.end)
-    span = (cursor.start, close)
-    cursor.jump(close)
-    return span
-
-
 def _scan_function(text: str, start: int, end: int) -> FuncText:
     """The parts of the `func.func` item ``text[start:end]``; of a header MLIR would
     reject, only its body and locations (`FuncText.plain` is False)."""
@@ -418,7 +363,7 @@ def _malformed_function(text: str, start: int, end: int) -> FuncText:
     """The body of a function whose header does not read: the first `{` outside any
     group that does not follow `attributes`; and its trailing locations."""
     func = FuncText(start, end, plain=False)
-    cursor = _Cursor(text, start, end)
+    cursor = Cursor(text, start, end)
     cursor.next()  # `func.func`
     if cursor.kind == BARE and cursor.value in _VISIBILITIES:
         cursor.next()
@@ -428,7 +373,7 @@ def _malformed_function(text: str, start: int, end: int) -> FuncText:
     while cursor.kind:
         if cursor.keyword("attributes"):
             cursor.next()
-            _attributes(cursor)
+            cursor.braces()
             continue
         if cursor.punct("{"):
             func.body_start = cursor.start
@@ -472,7 +417,7 @@ def _type_at(text: str, pos: int, end: int, func: FuncText) -> tuple[int, int]:
     if simple is not None and _AFTER_TYPE.match(text, skip_blank(text, simple.end(), end), end):
         _note_type(simple.group(), func)
         return pos, simple.end()
-    return _type(_Cursor(text, pos, end), func)
+    return _type(Cursor(text, pos, end), func)
 
 
 def _note_type(written: str, func: FuncText) -> None:
@@ -631,7 +576,7 @@ def _function(text: str, start: int, end: int) -> FuncText:
 
 
 def _scan_module(text: str, start: int, end: int) -> ModuleText:
-    cursor = _Cursor(text, start, end)
+    cursor = Cursor(text, start, end)
     cursor.next()  # `module`
     if cursor.kind == AT:
         cursor.next()
@@ -639,7 +584,7 @@ def _scan_module(text: str, start: int, end: int) -> ModuleText:
     if cursor.keyword("attributes"):
         keyword = cursor.start
         cursor.next()
-        span = _attributes(cursor)
+        span = cursor.braces()
         if span is None:
             raise ScanError(f"'attributes' without a dictionary at offset {keyword}")
         attributes = (keyword, span[1])
@@ -664,7 +609,7 @@ def _scan_module(text: str, start: int, end: int) -> ModuleText:
 def _symbol_of(text: str, start: int, end: int) -> str | None:
     """The symbol an op defines: `name [keyword | "keyword" …] @symbol` in custom form,
     `sym_name = "…"` in a generic op's properties or attributes."""
-    cursor = _Cursor(text, start, end)
+    cursor = Cursor(text, start, end)
     if cursor.kind == STRING_TOKEN:
         return _generic_symbol(text, start, end)
     if cursor.kind != BARE:
@@ -678,7 +623,7 @@ def _symbol_of(text: str, start: int, end: int) -> str | None:
 def _generic_symbol(text: str, start: int, end: int) -> str | None:
     if text.find("sym_name", start, end) < 0:
         return None
-    cursor = _Cursor(text, start, end)
+    cursor = Cursor(text, start, end)
     nesting = lexer.Nesting(text, end)
     stack = nesting.stack
     while cursor.kind:
@@ -718,7 +663,7 @@ def _scan(text: str) -> Layout:
             sections.append((start, end))
         elif (alias := lexer.ALIAS_DEFINITION.match(text, start)) is not None:
             value_start = skip_blank(text, alias.end(), end)
-            cursor = _Cursor(text, value_start, end)
+            cursor = Cursor(text, value_start, end)
             location = cursor.location() is not None
             aliases.append(AliasText(start, end, alias.group(1), value_start, location))
         else:
@@ -776,7 +721,7 @@ def _structured_aliases(text: str, aliases: list[AliasText]) -> set[str]:
             continue
         probe = FuncText(alias.start, alias.end)
         try:
-            _type(_Cursor(text, alias.value_start, alias.end), probe)
+            _type(Cursor(text, alias.value_start, alias.end), probe)
         except (ScanError, LexError):
             continue
         if probe.structured:
@@ -860,189 +805,6 @@ def comments(text: str, start: int, end: int) -> list[tuple[int, int]]:
         for kind, token_start, token_end in tokens(text, start, end, comments=True)
         if kind == lexer.COMMENT_TOKEN
     ]
-
-
-# -- Symbol references ----------------------------------------------------------------------
-
-#: Ops that are symbol tables of their own (MLIR's `SymbolTable` trait): a flat symbol
-#: reference inside their region names one of their own symbols.
-SYMBOL_TABLE_OPS = frozenset(
-    (
-        "module",
-        "builtin.module",
-        "gpu.module",
-        "spirv.module",
-        "hal.executable",
-        "hal.executable.source",
-        "hal.executable.variant",
-        "stream.executable",
-        "flow.executable",
-    )
-)
-_TABLES = "|".join(re.escape(name) for name in sorted(SYMBOL_TABLE_OPS, key=len, reverse=True))
-_REFERENCE = lexer.SYMBOL_REFERENCE.pattern
-_PLAIN_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{COMMENT}|{DIALECT_BODY_START}|{_REFERENCE}')
-# … and the symbol tables' op names, for a text that spells one (`str.find` says).
-_SYMBOLS = re.compile(
-    rf'"(?:{_TABLES})"(?=[ \t\r\n]*\()|{_PLAIN_SYMBOLS.pattern}'
-    rf"|(?<!{lexer.ID_TOKEN_CHAR})(?:{_TABLES}){_ID_END}"
-)
-# Inside a dialect body: no comments, and no ops.
-_BODY_SYMBOLS = re.compile(rf'{SHORT_STRING}|"|{DIALECT_BODY_START}|{_REFERENCE}')
-
-
-def _has_table(text: str, start: int, end: int) -> bool:
-    """Whether the text may hold a symbol table op (every name holds one of these)."""
-    return text.find("module", start, end) >= 0 or text.find("executable", start, end) >= 0
-
-
-def _symbol_tokens(
-    text: str, start: int, end: int, *, body: bool = False
-) -> Iterator[tuple[int, int, str]]:
-    """(start, end, name) of each symbol reference (`@name`, `@"name"`) of the symbol
-    table the text is in: not in strings or comments, and not inside the region of a
-    nested symbol table (`module @x {…}`)."""
-    if body:
-        pattern = _BODY_SYMBOLS
-    else:
-        pattern = _SYMBOLS if _has_table(text, start, end) else _PLAIN_SYMBOLS
-    scanner = lexer.scanner(pattern, text, start, end)
-    while (match := scanner.search()) is not None:
-        token = match.group()
-        char = token[0]
-        if char == "@":
-            if token == '@"':
-                close = string_end(text, match.start() + 1, end)
-                name = lexer.unquote(text[match.start() + 1 : close])
-                if name is not None:
-                    yield match.start(), close, name
-                scanner = lexer.scanner(pattern, text, close, end)
-            else:
-                yield match.start(), match.end(), token[1:]
-        elif char == "#" or char == "!":
-            close = lexer.dialect_body_end(text, match.end() - 1, end)
-            yield from _symbol_tokens(text, match.end(), close - 1, body=True)
-            scanner = lexer.scanner(pattern, text, close, end)
-        elif char == '"':
-            if token == '"':
-                scanner = lexer.scanner(pattern, text, string_end(text, match.start(), end), end)
-            elif len(token) > 2 and token[1:-1] in SYMBOL_TABLE_OPS:
-                scanner = yield from _outside_region(text, match.end(), end, pattern)
-        elif char != "/":
-            scanner = yield from _outside_region(text, match.end(), end, pattern)
-
-
-def _outside_region(
-    text: str, pos: int, end: int, pattern: re.Pattern[str]
-) -> Generator[tuple[int, int, str], None, Any]:
-    """`_symbol_tokens` of what precedes the region of the symbol-table op whose name ends
-    at ``pos``; the scanner that continues after the region."""
-    region = _table_region(text, pos, end)
-    if region is None:
-        return lexer.scanner(pattern, text, pos, end)
-    yield from _symbol_tokens(text, pos, region[0])
-    return lexer.scanner(pattern, text, region[1], end)
-
-
-def _table_region(text: str, pos: int, end: int) -> tuple[int, int] | None:
-    """The region of the symbol-table op whose name ends at ``pos`` (its references are
-    its own), or None when it has none (the word was no op name). What comes before the
-    region (the op's name, attributes, properties) is the outer table's."""
-    cursor = _Cursor(text, pos, end)
-    while cursor.kind:
-        if cursor.keyword("attributes"):
-            cursor.next()
-            if _attributes(cursor) is None:
-                return None
-            continue
-        if cursor.punct("{"):
-            return cursor.start, group_end(text, cursor.start, end)
-        if cursor.punct("<"):  # a generic op's properties
-            cursor.jump(group_end(text, cursor.start, end))
-            continue
-        if cursor.punct("(") or cursor.punct("["):
-            if text.startswith("{", skip_blank(text, cursor.stop, end)):
-                cursor.next()  # a generic op's `({`: the region is next
-                continue
-            cursor.jump(group_end(text, cursor.start, end))
-            continue
-        if cursor.kind in (AT, BARE, STRING_TOKEN, HASH, BANG, BODY):
-            cursor.next()
-            continue
-        return None
-    return None
-
-
-def symbol_references(text: str, start: int = 0, end: int | None = None) -> set[str]:
-    """The root names of the symbol references (`@name`, `@"name"`) in a text, of the
-    symbol table it is in."""
-    end = len(text) if end is None else end
-    if text.find("@", start, end) < 0:
-        return set()
-    try:
-        return {name for _, _, name in _symbol_tokens(text, start, end)}
-    except LexError:
-        return set()
-
-
-#: Ops whose symbol operand is a function they call or take as a value: when that
-#: function's signature changes, the op must be rewritten (its body parsed).
-CALL_OPS = frozenset(("call", "func.call", "util.call", "constant", "func.constant"))
-
-
-def called_symbols(text: str, start: int, end: int) -> set[str]:
-    """The functions the ops of a text call or take as a value (`call @f(…)`,
-    `func.constant @f`, a generic op's `callee = @f`), and the attribute aliases in those
-    places (`callee = #c`, with their `#`): references for which an op must be rewritten,
-    unlike a reference in another attribute (`{foo.r = @f}`), which is redirected in the
-    text."""
-    found: set[str] = set()
-    before: tuple[int, int, int] = (0, start, start)
-    try:
-        cursor = _Cursor(text, start, end)
-        while cursor.kind:
-            if (cursor.kind == BARE and cursor.value in SYMBOL_TABLE_OPS) or (
-                cursor.kind == STRING_TOKEN and cursor.value[1:-1] in SYMBOL_TABLE_OPS
-            ):
-                # A nested symbol table resolves the names in its region.
-                region = _table_region(text, cursor.stop, end)
-                if region is not None:
-                    found |= called_symbols(text, cursor.stop, region[0])
-                    cursor.jump(region[1])
-                    continue
-            if cursor.kind == AT or cursor.kind == HASH:
-                kind, previous_start, previous_stop = cursor.previous
-                previous = text[previous_start:previous_stop]
-                if (kind == BARE and previous in CALL_OPS) or (
-                    previous == "="
-                    and before[0] == BARE
-                    and text[before[1] : before[2]] == "callee"
-                ):
-                    name = lexer.symbol_name(cursor.value) if cursor.kind == AT else cursor.value
-                    if name is not None:
-                        found.add(name)
-            before = cursor.previous
-            cursor.next()
-    except LexError:
-        return symbol_references(text, start, end)
-    return found
-
-
-def rename_symbols(text: str, renames: Mapping[str, str]) -> str:
-    """``text`` with every symbol reference to a key of ``renames`` redirected (in the
-    symbol table the text is in)."""
-    if not renames or "@" not in text:
-        return text
-    pieces: list[str] = []
-    pos = 0
-    for start, end, name in _symbol_tokens(text, 0, len(text)):
-        new = renames.get(name)
-        if new is not None:
-            pieces.append(text[pos:start])
-            pieces.append(lexer.symbol_text(new))
-            pos = end
-    pieces.append(text[pos:])
-    return "".join(pieces)
 
 
 # -- Comments -------------------------------------------------------------------------------

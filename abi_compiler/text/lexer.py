@@ -585,3 +585,66 @@ def value_end(text: str, pos: int, end: int | None = None, stops: str = ",}") ->
     if stack:
         raise LexError("unbalanced brackets", pos)
     return end
+
+
+# -- A cursor over tokens ---------------------------------------------------------------
+
+
+class Cursor:
+    """The tokens of ``text[pos:end]``, one at a time, with jumps ahead."""
+
+    __slots__ = ("_tokens", "end", "kind", "previous", "start", "stop", "text")
+
+    def __init__(self, text: str, pos: int, end: int) -> None:
+        self.text = text
+        self.end = end
+        self.previous = (PUNCT, pos, pos)
+        self._tokens = tokens(text, pos, end)
+        self.kind = 0
+        self.start = self.stop = pos
+        self._read()
+
+    def _read(self) -> None:
+        token = next(self._tokens, None)
+        if token is None:
+            self.kind, self.start, self.stop = 0, self.end, self.end
+        else:
+            self.kind, self.start, self.stop = token
+
+    def next(self) -> None:
+        self.previous = (self.kind, self.start, self.stop)
+        self._read()
+
+    def jump(self, pos: int) -> None:
+        """Continue at ``pos`` (after a group skipped whole)."""
+        self.previous = (PUNCT, pos - 1, pos)
+        self._tokens = tokens(self.text, pos, self.end)
+        self._read()
+
+    @property
+    def value(self) -> str:
+        return self.text[self.start : self.stop]
+
+    def punct(self, char: str) -> bool:
+        return self.kind == PUNCT and self.text[self.start : self.stop] == char
+
+    def keyword(self, word: str) -> bool:
+        return self.kind == BARE and self.text[self.start : self.stop] == word
+
+    def location(self) -> int | None:
+        """The end of the `loc(…)` at the cursor (`loc`, blanks, a group), if it is one."""
+        if not self.keyword("loc"):
+            return None
+        paren = skip_blank(self.text, self.stop, self.end)
+        if not self.text.startswith("(", paren):
+            return None
+        return group_end(self.text, paren, self.end)
+
+    def braces(self) -> tuple[int, int] | None:
+        """The `{…}` at the cursor, if any (the cursor moves after it)."""
+        if not self.punct("{"):
+            return None
+        close = group_end(self.text, self.start, self.end)
+        span = (self.start, close)
+        self.jump(close)
+        return span

@@ -1,5 +1,5 @@
 """The JAX frontend's rewrites of shape-polymorphic exports for IREE 3.13
-(`abi_compiler.frontends.jax.mark_nonexpanding_broadcasts`, `rows_as_index_select`,
+(`abi_compiler.frontends.jax_rewrites.mark_nonexpanding_broadcasts`, `rows_as_index_select`,
 `merges_as_collapse`, `flatten_dot_generals`, `constant_index_as_slice`; docs/calling.md,
 "Shape polymorphism"). Skips without JAX; the compiled cases also without IREE or flax."""
 
@@ -18,6 +18,7 @@ from jax._src.interpreters import mlir as jax_mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
 from abi_compiler.frontends import jax as jax_frontend  # noqa: E402
+from abi_compiler.frontends import jax_rewrites  # noqa: E402
 from tests.calling.helpers import compile_quietly as _compile  # noqa: E402
 
 # A normalization as JAX lowers it for `symbolic_shape("b, 4")`: the mean is broadcast
@@ -48,7 +49,7 @@ func.func public @main(%v: tensor<?xf32> {jax.arg_info = "v"}) -> (tensor<4xf32>
 def _rewritten(text: str) -> tuple[str, list[str]]:
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
-        refused = jax_frontend.mark_nonexpanding_broadcasts(module)
+        refused = jax_rewrites.mark_nonexpanding_broadcasts(module)
         return str(module), refused
 
 
@@ -142,9 +143,9 @@ func.func public @main(%t: tensor<10x4xf32>, %ids: tensor<?x7x1xi32>, %static: t
 def test_rows_by_dynamic_indices_become_an_index_select() -> None:
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(ROWS)
-        assert jax_frontend.rows_as_index_select(module) == 1
+        assert jax_rewrites.rows_as_index_select(module) == 1
         text = str(module)
-        assert jax_frontend.rows_as_index_select(module) == 0
+        assert jax_rewrites.rows_as_index_select(module) == 0
     body = [line.strip() for line in text.splitlines()[2:9]]
     assert body == [
         "%c = stablehlo.constant dense<0> : tensor<i32>",
@@ -204,7 +205,7 @@ def test_a_reshape_that_merges_dimensions_becomes_a_collapse() -> None:
     """(b, 7, 16) → (b*7, 16) is a collapse; (b, 7, 16) → (?, 2) splits 16: left alone."""
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(MERGES)
-        assert jax_frontend.merges_as_collapse(module) == 1
+        assert jax_rewrites.merges_as_collapse(module) == 1
         text = str(module)
     body = [line.strip() for line in text.splitlines()[2:5]]
     assert body == [
@@ -236,7 +237,7 @@ def test_a_reshape_that_merges_dimensions_becomes_a_collapse() -> None:
 def test_collapse_groups(
     operand: list[int | None], result: list[int | None], groups: list[list[int]] | None
 ) -> None:
-    assert jax_frontend._collapse_groups(operand, result) == groups
+    assert jax_rewrites._collapse_groups(operand, result) == groups
 
 
 def test_a_symbolic_reshape_that_merges_matches_jax() -> None:
@@ -273,9 +274,9 @@ func.func public @main(%x: tensor<?x7x16xf32>, %k: tensor<16x8xf32>, %h: tensor<
 def test_dense_layers_on_a_dynamic_input_become_products_of_matrices() -> None:
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(DENSE)
-        assert jax_frontend.flatten_dot_generals(module) == 3
+        assert jax_rewrites.flatten_dot_generals(module) == 3
         text = str(module)
-        assert jax_frontend.flatten_dot_generals(module) == 0
+        assert jax_rewrites.flatten_dot_generals(module) == 0
     lines = [line.strip() for line in text.splitlines()]
     assert [line for line in lines if "shape" in line or "dot_general" in line] == [
         "%collapsed = tensor.collapse_shape %arg0 [[0, 1], [2]] : tensor<?x7x16xf32> into "
@@ -350,7 +351,7 @@ def test_a_constant_index_of_a_dynamic_input_becomes_a_slice() -> None:
     not a constant is left to IREE."""
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(FIRST_TOKEN)
-        assert jax_frontend.constant_index_as_slice(module) == 1
+        assert jax_rewrites.constant_index_as_slice(module) == 1
         text = str(module)
     lines = [line.strip() for line in text.splitlines()]
     assert [

@@ -11,8 +11,8 @@ from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
 from abi_compiler.identity import IdentityCache
+from abi_compiler.passes.legacy_lists import util_list_spelling
 from abi_compiler.passes.structure import functions
-from abi_compiler.passes.wrap_entry_points import util_list_spelling
 from tests.lowering.helpers import parse
 
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abi_compiler.commands.opt_main import main as opt_main
-from abi_compiler.text import carry, lexer
+from abi_compiler.text import carry, lexer, symbols
 from abi_compiler.text.carry import FuncText, OpText, ScanError
 from abi_compiler.text.lexer import StringEscapeError
 from tests.commands.test_opt_main import run as run_driver
@@ -81,14 +81,14 @@ def test_rename_symbols_rewrites_whole_references_only() -> None:
         'call @"f"(%a) : (i32) -> i32\n'
         "x.use @f::@inner\n"
     )
-    assert carry.rename_symbols(text, {"f": "_f"}) == (
+    assert symbols.rename_symbols(text, {"f": "_f"}) == (
         'call @_f(%a) {note = "@f"} : (i32) -> i32\n'
         "call @f_2(%a) : (i32) -> i32 // @f\n"
         "call @_f(%a) : (i32) -> i32\n"
         "x.use @_f::@inner\n"
     )
-    assert carry.rename_symbols("call @f()", {"f": "a b"}) == 'call @"a b"()'
-    assert carry.symbol_references(text) == {"f", "f_2", "inner"}
+    assert symbols.rename_symbols("call @f()", {"f": "a b"}) == 'call @"a b"()'
+    assert symbols.symbol_references(text) == {"f", "f_2", "inner"}
 
 
 def test_drop_comments_keeps_strings() -> None:
@@ -240,10 +240,10 @@ def test_symbol_text_is_how_the_printer_spells_a_symbol(name: str) -> None:
 
 
 def test_a_renamed_reference_in_carried_text_is_spelled_as_printed() -> None:
-    assert carry.rename_symbols('call @"f-x"(%a)', {"f-x": "_f-x"}) == 'call @"_f-x"(%a)'
+    assert symbols.rename_symbols('call @"f-x"(%a)', {"f-x": "_f-x"}) == 'call @"_f-x"(%a)'
     # `@f-x` is `@f`, then `-x` (MLIR's lexer).
-    assert carry.rename_symbols("call @f-x(%a)", {"f": "g"}) == "call @g-x(%a)"
-    assert carry.rename_symbols('call @"a\\22b"', {'a"b': '_a"b'}) == 'call @"_a\\22b"'
+    assert symbols.rename_symbols("call @f-x(%a)", {"f": "g"}) == "call @g-x(%a)"
+    assert symbols.rename_symbols('call @"a\\22b"', {'a"b': '_a"b'}) == 'call @"_a\\22b"'
 
 
 # -- Comment lines: time linear in their number ----------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from abi_compiler.text import carry, lexer
+from abi_compiler.text import carry, lexer, symbols
 from abi_compiler.text.carry import FuncText, OpText
 
 
@@ -230,7 +230,7 @@ def test_references_of_one_symbol_table() -> None:
         '"builtin.module"() <{sym_name = "n"}> ({\n  x.d @nested_generic\n}) : () -> ()\n'
         'x.e @after, @"quoted\\22"\n'
     )
-    assert carry.symbol_references(text) == {
+    assert symbols.symbol_references(text) == {
         "f",
         "g",
         "h",
@@ -240,7 +240,7 @@ def test_references_of_one_symbol_table() -> None:
         "after",
         'quoted"',
     }
-    renamed = carry.rename_symbols(text, {"f": "_f", "nested": "_n", "in_header": "a b"})
+    renamed = symbols.rename_symbols(text, {"f": "_f", "nested": "_n", "in_header": "a b"})
     assert renamed.startswith("x.a @_f, @g::@h,")
     assert '{r = @"a b"}' in renamed
     assert "x.c @nested" in renamed and "x.d @nested_generic" in renamed
@@ -256,7 +256,7 @@ def test_called_symbols() -> None:
         '"foo.op"() {r = @not_called, callee_x = @no} : () -> ()\n'
         "module @m {\n  %5 = call @inner(%x) : (i32) -> i32\n}\n"
     )
-    assert carry.called_symbols(text, 0, len(text)) == {"a", "b", "c", "#alias", "d"}
+    assert symbols.called_symbols(text, 0, len(text)) == {"a", "b", "c", "#alias", "d"}
 
 
 # -- Comments and structure -----------------------------------------------------------------
@@ -326,6 +326,6 @@ def test_hostile_shapes_are_read_in_linear_time(text: str) -> None:
     layout = carry.scan(text)
     for item in layout.ops:
         carry.drop_comments(text[item.start : item.end])
-        carry.rename_symbols(text[item.start : item.end], {"a": "b"})
+        symbols.rename_symbols(text[item.start : item.end], {"a": "b"})
         carry.locations(text, item.start, item.end)
     assert lexer.skip_blank(text, 0) >= 0
