@@ -11,6 +11,7 @@ command-line decoder (reading an MLIR module imports it,
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -21,10 +22,12 @@ from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
+from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.commands import output
 from abi_compiler.errors import AbiError
+from abi_compiler.versions import package_version
 from abi_compiler.model import (
     Dict,
     Leaf,
@@ -36,7 +39,12 @@ from abi_compiler.model import (
     Signature,
     ValueType,
 )
-from abi_compiler.signatures.module_signatures import FunctionSignature, ReadError, read_module
+from abi_compiler.signatures.module_signatures import (
+    FunctionSignature,
+    ReadError,
+    is_vmfb,
+    read_module,
+)
 from abi_compiler.signatures.signature_diff import Finding, diff_calls, diff_modules
 
 PROG = "abi-sig"
@@ -142,6 +150,10 @@ def _read_file(argument: str) -> tuple[str, bytes]:
 
 def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSignature]]:
     name, data = _read_file(argument)
+    return name, _module_functions(name, data, everything)
+
+
+def _module_functions(name: str, data: bytes, everything: bool) -> list[FunctionSignature]:
     try:
         found = read_module(data, name)
     except (ReadError, KeyboardInterrupt, output.StreamError):
@@ -151,7 +163,7 @@ def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSigna
     except Exception as error:  # a defect of ours: still a diagnostic, never a traceback
         message = " ".join(str(error).split())
         raise ReadError(f"internal error: {type(error).__name__}: {message}", name) from None
-    return name, [function for function in found if everything or function.caller_visible]
+    return [function for function in found if everything or function.caller_visible]
 
 
 def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
@@ -247,6 +259,33 @@ def _diff(args: argparse.Namespace) -> int:
     return 1 if breaking else 0
 
 
+def _stub(args: argparse.Namespace) -> int:
+    """A typed Python module for the module FILE (docs/calling.md, "Signatures and typed
+    stubs"), on standard output or in ``-o``."""
+    if args.output is not None:
+        output.check_output_file(args.output)
+        if args.file != "-" and output.same_file(args.output, args.file):
+            output.write_stderr(f"{PROG}: error: the output '{args.output}' is the input")
+            return 1
+    try:
+        name, data = _read_file(args.file)
+        functions = _module_functions(name, data, False)
+    except ReadError as error:
+        for line in error.lines(PROG):
+            output.write_stderr(line)
+        return 1
+    stubbed = [StubFunction(f.name, f.call, f.signature) for f in functions]
+    source = os.path.basename(name) if args.file != "-" else "<stdin>"
+    # A compiled module is loaded from where it was read; MLIR must be compiled first.
+    default = args.file if args.file != "-" and is_vmfb(data) else None
+    text = PythonApi().stub(stubbed, source, package_version(), default)
+    if args.output is None:
+        _write(text)
+    else:
+        output.write_output_file(args.output, io.BytesIO(text.encode("utf-8")))
+    return 0
+
+
 def _write(text: str) -> None:
     data = text.encode("utf-8", "backslashreplace")
     output.write_stdout(lambda stream: stream.buffer.write(data))
@@ -307,6 +346,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old", metavar="OLD", help="the old module, or - for stdin")
     diff.add_argument("new", metavar="NEW", help="the new module")
+    stub = commands.add_parser(
+        "stub",
+        help="a typed Python module (typing.Protocol, NamedTuples, TypedDicts) for a module",
+        description="Write a typed Python module for the functions of FILE (a compiled "
+        ".vmfb, or MLIR with reflection): its namedtuples, dataclasses and string-keyed "
+        "dicts as classes, a Protocol with each function's original signature, and load(), "
+        "which loads the module with abi_compiler.iree.load; mypy then checks calls.",
+    )
+    stub.add_argument("-o", dest="output", metavar="PATH", help="write to PATH (default: stdout)")
+    stub.add_argument("file", metavar="FILE", help="a module, or - for stdin")
     return parser
 
 
@@ -349,6 +398,8 @@ def _main(argv: list[str] | None) -> int:
             return _show(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "stub":
+            return _stub(args)
         text = _read_signature(args.signature)
         _write(_DECODERS[args.command](text, args.format == "json"))
     except AbiError as error:
