@@ -308,7 +308,7 @@ class PythonApi:
     ) -> str:
         """A typed Python module for the module read from ``source``; its ``load`` takes
         ``default_path`` when no path is given (None: a path must be given)."""
-        methods: list[str] = []
+        methods: list[list[str]] = []
         for function in functions:
             parameters = self.parameters(function)
             result = self.result(function)

@@ -27,7 +27,6 @@ from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.commands import output
 from abi_compiler.errors import AbiError
-from abi_compiler.versions import package_version
 from abi_compiler.model import (
     Dict,
     Leaf,
@@ -46,6 +45,7 @@ from abi_compiler.signatures.module_signatures import (
     read_module,
 )
 from abi_compiler.signatures.signature_diff import Finding, diff_calls, diff_modules
+from abi_compiler.versions import package_version
 
 PROG = "abi-sig"
 

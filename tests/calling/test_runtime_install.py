@@ -76,8 +76,15 @@ def test_the_runtime_extra_loads_and_calls_without_the_compiler(tmp_path: Path) 
     venv.create(home, with_pip=True)
     python = home / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        + [f"{ROOT}[runtime]"],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            f"{ROOT}[runtime]",
+        ],
         capture_output=True,
         text=True,
         env=env,

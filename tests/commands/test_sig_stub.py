@@ -63,8 +63,15 @@ def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vmfb = compile_quietly(MODEL.read_text()).vmfb
     (folder / "mlp.vmfb").write_bytes(vmfb)
     done = subprocess.run(
-        [sys.executable, "-m", "abi_compiler.commands.sig_main", "stub", "mlp.vmfb"]
-        + ["-o", "model_api.py"],
+        [
+            sys.executable,
+            "-m",
+            "abi_compiler.commands.sig_main",
+            "stub",
+            "mlp.vmfb",
+            "-o",
+            "model_api.py",
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -81,8 +88,17 @@ def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
     # mypy); its own modules are not what is checked here.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent"]
-        + ["--cache-dir", str(folder / ".mypy_cache"), "model_api.py", script],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--cache-dir",
+            str(folder / ".mypy_cache"),
+            "model_api.py",
+            script,
+        ],
         cwd=folder,
         capture_output=True,
         text=True,
@@ -109,7 +125,9 @@ def test_mypy_accepts_a_correct_call_and_refuses_wrong_ones(stubbed: Path) -> No
     assert good.returncode == 0, good.stdout
     bad = _mypy(stubbed, "wrong.py")
     assert bad.returncode == 1
-    errors = sorted(line.split(": error: ", 1)[1] for line in bad.stdout.splitlines() if ": error: " in line)
+    errors = sorted(
+        line.split(": error: ", 1)[1] for line in bad.stdout.splitlines() if ": error: " in line
+    )
     assert errors == [
         '"Pair" has no attribute "third"  [attr-defined]',
         'Unexpected keyword argument "idz" for "main" of "CompiledModule"  [call-arg]',
