@@ -11,13 +11,16 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
+from abi_compiler.attribute_names import ABI_PROVENANCE
 from abi_compiler.calling.modules import Module, compiled_here, load
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
+from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
+from abi_compiler.versions import package_version
 
 __all__ = ["COMPILE_FLAGS", "compile", "compile_vmfb", "lower"]
 
@@ -72,6 +75,7 @@ def compile_vmfb(
     target: str = "host",
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
+    inputs: SequenceABC[InputRecord] | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -83,7 +87,11 @@ def compile_vmfb(
     reads; a torch program's weights stay in the module (`external_bytes=None`, unless
     given), so that the `.vmfb` is whole. Or a mapping ``{name: source}``: one module,
     one function per entry named by its key (`abi_compiler.frontends.entries`), ``options``
-    going to the frontend of each framework object."""
+    going to the frontend of each framework object.
+
+    Every exported function records how the module was made in its reflection
+    (`abi.provenance`, docs/formats.md): versions, ``target``, the iree-compile flags and
+    ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`)."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
@@ -93,6 +101,8 @@ def compile_vmfb(
             raise TypeError(f"extra_args must be a sequence of str, not of {_type_name(arg)}")
     if not isinstance(target, str):
         raise TypeError(f"target must be a str, not {_type_name(target)}")
+    if inputs is None:
+        inputs = _records(source)
     if isinstance(source, Mapping):
         source = _linked(source, pipeline, options)
         pipeline = None
@@ -122,18 +132,50 @@ def compile_vmfb(
             "abi_compiler.iree.compile needs IREE's compiler (iree-base-compiler 3.13): "
             "pip install 'abi-compiler[iree]'"
         ) from error
-    command = [
-        find_tool("iree-compile"),
-        *COMPILE_FLAGS,
-        f"--iree-llvmcpu-target-cpu={target}",
-        *extra_args,
-        "-",
-        "-o",
-        "-",
-    ]
+    flags = [*COMPILE_FLAGS, f"--iree-llvmcpu-target-cpu={target}", *extra_args]
+    if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
+        text = _with_provenance(text, target, flags, inputs)
+    command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
     vmfb = run_tool(command, text, "iree-compile")
     compiled_here(vmfb)
     return vmfb
+
+
+_BYTECODE_MAGIC = b"ML\xefR"
+
+
+def _records(source: object) -> list[InputRecord]:
+    """What the module is made of, for its provenance: each entry of a mapping, or the
+    one source."""
+    from abi_compiler.frontends.provenance import input_record
+
+    pairs = source.items() if isinstance(source, Mapping) else [(None, source)]
+    found = [input_record(entry, None if key is None else str(key)) for key, entry in pairs]
+    return [record for record in found if record is not None]
+
+
+def _with_provenance(
+    text: bytes, target: str, flags: SequenceABC[str], inputs: SequenceABC[InputRecord]
+) -> bytes:
+    """The lowered text with its `abi.provenance` on every exported function (an
+    unreadable text is left as it is: iree-compile then says what is wrong with it)."""
+    from abi_compiler.text import carry
+    from abi_compiler.text.reflection_entry import add_reflection_entry
+
+    provenance = Provenance(
+        package_version(),
+        package_version("iree-base-compiler"),
+        target,
+        tuple(flags),
+        tuple(inputs),
+    )
+    try:
+        decoded = text.decode("utf-8")
+        return add_reflection_entry(decoded, ABI_PROVENANCE, encode_provenance(provenance)).encode(
+            "utf-8"
+        )
+    except (UnicodeDecodeError, carry.ScanError):
+        return text
 
 
 def compile(
@@ -163,6 +205,7 @@ def compile(
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
     it too, one parameter for the entries that share a weight."""
     parameters: dict[str, Any] = {}
+    inputs = _records(source)
     if isinstance(source, Mapping):
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
@@ -173,7 +216,13 @@ def compile(
         if types is None and program.types:
             types = program.types
     vmfb = compile_vmfb(
-        source, pipeline, target=target, extra_args=extra_args, name=name, **options
+        source,
+        pipeline,
+        target=target,
+        extra_args=extra_args,
+        name=name,
+        inputs=inputs,
+        **options,
     )
     return load(
         vmfb,

@@ -365,7 +365,11 @@ def run(argv: Sequence[str] | None) -> int:
             warnings.simplefilter("always")
             try:
                 text = _text(inputs, args.signature)
-                data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
+                data = (
+                    text.encode("utf-8")
+                    if args.emit_mlir
+                    else _compile(text, args.target, _records(inputs))
+                )
             finally:
                 _print_warnings(caught)
     if path is None:
@@ -379,11 +383,18 @@ class _CompileFailed(Exception):
     """iree-compile failed: its diagnostics, as it printed them."""
 
 
-def _compile(text: str, target: str) -> bytes:
+def _records(inputs: list[_Input]) -> list[Any]:
+    """What the module records of its inputs (`abi.provenance`): each file as read."""
+    from abi_compiler.frontends.provenance import file_record
+
+    return [file_record(item.source, item.kind, item.name) for item in inputs]
+
+
+def _compile(text: str, target: str, records: list[Any]) -> bytes:
     try:
         from abi_compiler import iree as abi_iree
 
-        return abi_iree.compile_vmfb(text, None, target=target)
+        return abi_iree.compile_vmfb(text, None, target=target, inputs=records)
     except ImportError:
         raise UsageError(
             "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"
