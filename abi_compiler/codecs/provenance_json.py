@@ -151,7 +151,7 @@ def format_provenance(provenance: Provenance) -> list[str]:
         f"iree-compile flags: {' '.join(provenance.flags) if provenance.flags else '(none)'}",
     ]
     for item in provenance.inputs:
-        versions = ", ".join(f"{name} {version}" for name, version in item.versions)
+        versions = ", ".join(f"{name} {version}" for name, version in sorted(item.versions))
         entry = f"{item.entry}: " if item.entry is not None else ""
         read = {"file": "file", "program": "serialized program", "text": "MLIR text"}[item.kind]
         lines.append(

@@ -45,7 +45,7 @@ def versions(frontend: str) -> tuple[tuple[str, str], ...]:
                 break
         else:
             found.append((group[0], "unknown"))
-    return tuple(found)
+    return tuple(sorted(found))
 
 
 def _file_sha256(path: str | os.PathLike[str]) -> str:
