@@ -20,6 +20,7 @@ from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
+from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 
 __all__ = ["COMPILE_FLAGS", "compile", "compile_vmfb", "lower"]
@@ -76,6 +77,7 @@ def compile_vmfb(
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
     inputs: SequenceABC[InputRecord] | None = None,
+    progress: bool | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -91,7 +93,12 @@ def compile_vmfb(
 
     Every exported function records how the module was made in its reflection
     (`abi.provenance`, docs/formats.md): versions, ``target``, the iree-compile flags and
-    ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`)."""
+    ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`).
+
+    ``progress``: a stage (import, lower, iree-compile) that runs longer than a couple of
+    seconds shows a status line with its elapsed time on standard error — by default
+    (None) when standard error is a terminal; False never, True always
+    (`abi_compiler.progress`)."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
@@ -101,15 +108,18 @@ def compile_vmfb(
             raise TypeError(f"extra_args must be a sequence of str, not of {_type_name(arg)}")
     if not isinstance(target, str):
         raise TypeError(f"target must be a str, not {_type_name(target)}")
+    stages = progress_for("abi_compiler.iree", progress)
     if inputs is None:
         inputs = _records(source)
     if isinstance(source, Mapping):
-        source = _linked(source, pipeline, options)
+        with stages.stage("import and lower"):
+            source = _linked(source, pipeline, options)
         pipeline = None
     elif frontend_name(source) is not None:
         if frontend_name(source) == "torch":
             options.setdefault("external_bytes", None)
-        source = frontend_program(source, **options).mlir
+        with stages.stage(f"import ({frontend_name(source)})"):
+            source = frontend_program(source, **options).mlir
     elif options:
         raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
     if not isinstance(source, (str, bytes, os.PathLike)):
@@ -124,7 +134,8 @@ def compile_vmfb(
         else:
             text = source.encode("utf-8") if isinstance(source, str) else source
     else:
-        text = lower(source, pipeline, name=name).encode("utf-8")
+        with stages.stage("lower"):
+            text = lower(source, pipeline, name=name).encode("utf-8")
     try:
         from iree.compiler.tools.binaries import find_tool
     except ImportError as error:
@@ -136,7 +147,8 @@ def compile_vmfb(
     if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
         text = _with_provenance(text, target, flags, inputs)
     command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
-    vmfb = run_tool(command, text, "iree-compile")
+    with stages.stage("iree-compile"):
+        vmfb = run_tool(command, text, "iree-compile")
     compiled_here(vmfb)
     return vmfb
 
@@ -189,6 +201,7 @@ def compile(
     convert: bool = False,
     results: ResultsMode | None = None,
     types: TypeSource = None,
+    progress: bool | None = None,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
@@ -209,9 +222,12 @@ def compile(
     if isinstance(source, Mapping):
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
-        source, pipeline, options = _linked(source, pipeline, options, parameters), None, {}
+        with progress_for("abi_compiler.iree", progress).stage("import and lower"):
+            source = _linked(source, pipeline, options, parameters)
+        pipeline, options = None, {}
     elif frontend_name(source) is not None:
-        program = frontend_program(source, **options)
+        with progress_for("abi_compiler.iree", progress).stage(f"import ({frontend_name(source)})"):
+            program = frontend_program(source, **options)
         source, options, parameters = program.mlir, {}, program.parameters
         if types is None and program.types:
             types = program.types
@@ -222,6 +238,7 @@ def compile(
         extra_args=extra_args,
         name=name,
         inputs=inputs,
+        progress=progress,
         **options,
     )
     return load(

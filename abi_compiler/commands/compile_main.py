@@ -1,7 +1,7 @@
 """`abi-compile`: a framework's model (or MLIR) to a `.vmfb` from the command line, through
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
-    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from abi_compiler.commands import output
+from abi_compiler.progress import Progress, progress_for
 
 PROG = "abi-compile"
 TRACEBACK_ENV = "ABI_COMPILE_TRACEBACK"
@@ -122,6 +123,13 @@ def _parser() -> _ArgumentParser:
         help="the LLVM CPU to compile for (default: host, this machine's)",
     )
     add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
+    add(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress: by default a stage (import, lower, iree-compile) that runs longer "
+        "than a couple of seconds shows its elapsed time on a terminal's stderr",
+    )
     return parser
 
 
@@ -329,20 +337,26 @@ def _lower(source: Any, name: str) -> str:
     return run_pipeline(data, "iree-abi-v1", name=name)
 
 
-def _text(inputs: list[_Input], signatures: list[str]) -> str:
+def _text(inputs: list[_Input], signatures: list[str], stages: Progress) -> str:
     """The lowered module of every input."""
     from abi_compiler.errors import AbiError
     from abi_compiler.frontends.entries import Entry, link
 
     if signatures and not any(item.kind == "tf" for item in inputs):
         raise UsageError("--signature applies to a SavedModel input, and there is none")
-    programs = [_program(item, signatures) for item in inputs]
+    programs = []
+    for item in inputs:
+        with stages.stage(f"import {item.path}" if item.kind != "mlir" else f"read {item.path}"):
+            programs.append(_program(item, signatures))
     if len(inputs) == 1 and inputs[0].name is None:
-        return _lower(programs[0], inputs[0].path)
+        with stages.stage("lower"):
+            return _lower(programs[0], inputs[0].path)
     entries = []
     for item, program in zip(inputs, programs, strict=True):
         function = None if isinstance(program, str) else program.function
-        entries.append(Entry(item.name, _lower(program, item.path), function, item.path))
+        with stages.stage(f"lower {item.path}"):
+            lowered = _lower(program, item.path)
+        entries.append(Entry(item.name, lowered, function, item.path))
     try:
         return link(entries)
     except AbiError as error:
@@ -364,12 +378,13 @@ def run(argv: Sequence[str] | None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                text = _text(inputs, args.signature)
-                data = (
-                    text.encode("utf-8")
-                    if args.emit_mlir
-                    else _compile(text, args.target, _records(inputs))
-                )
+                stages = progress_for(PROG, False if args.quiet else None)
+                text = _text(inputs, args.signature, stages)
+                if args.emit_mlir:
+                    data = text.encode("utf-8")
+                else:
+                    with stages.stage("iree-compile"):
+                        data = _compile(text, args.target, _records(inputs))
             finally:
                 _print_warnings(caught)
     if path is None:
@@ -394,7 +409,7 @@ def _compile(text: str, target: str, records: list[Any]) -> bytes:
     try:
         from abi_compiler import iree as abi_iree
 
-        return abi_iree.compile_vmfb(text, None, target=target, inputs=records)
+        return abi_iree.compile_vmfb(text, None, target=target, inputs=records, progress=False)
     except ImportError:
         raise UsageError(
             "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"
