@@ -6,13 +6,14 @@ through its frontend first (docs/calling.md, "Compiling and loading")."""
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_PROVENANCE
-from abi_compiler.calling.modules import Module, compiled_here, load
+from abi_compiler.attribute_names import ABI_PROVENANCE, PARAMETER_SCOPE
+from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
 from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
@@ -78,6 +79,7 @@ def compile_vmfb(
     name: str = "<source>",
     inputs: SequenceABC[InputRecord] | None = None,
     progress: bool | None = None,
+    parameters: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -98,7 +100,11 @@ def compile_vmfb(
     ``progress``: a stage (import, lower, iree-compile) that runs longer than a couple of
     seconds shows a status line with its elapsed time on standard error — by default
     (None) when standard error is a terminal; False never, True always
-    (`abi_compiler.progress`)."""
+    (`abi_compiler.progress`).
+
+    ``parameters`` (name → array) are named parameters the text reads
+    (`#flow.parameter.named<"model"::"<name>">`), which iree-compile embeds in the module;
+    a torch program's big weights go that way (docs/calling.md, "Big weights")."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
@@ -112,14 +118,16 @@ def compile_vmfb(
     if inputs is None:
         inputs = _records(source)
     if isinstance(source, Mapping):
+        gathered: dict[str, Any] = {}
         with stages.stage("import and lower"):
-            source = _linked(source, pipeline, options)
-        pipeline = None
+            source = _linked(source, pipeline, options, gathered)
+        pipeline, parameters = None, {**gathered, **(parameters or {})}
     elif frontend_name(source) is not None:
-        if frontend_name(source) == "torch":
-            options.setdefault("external_bytes", None)
         with stages.stage(f"import ({frontend_name(source)})"):
-            source = frontend_program(source, **options).mlir
+            program = frontend_program(source, **options)
+        # A torch program's big weights leave the text as named parameters, which
+        # iree-compile embeds from an archive: the `.vmfb` is whole, without the hex text.
+        source, parameters = program.mlir, {**program.parameters, **(parameters or {})}
     elif options:
         raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
     if not isinstance(source, (str, bytes, os.PathLike)):
@@ -144,13 +152,38 @@ def compile_vmfb(
             "pip install 'abi-compiler[iree]'"
         ) from error
     flags = [*COMPILE_FLAGS, f"--iree-llvmcpu-target-cpu={target}", *extra_args]
-    if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
-        text = _with_provenance(text, target, flags, inputs)
-    command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
-    with stages.stage("iree-compile"):
-        vmfb = run_tool(command, text, "iree-compile")
+    with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        if parameters:
+            archive = os.path.join(folder, EMBEDDED_ARCHIVE)
+            with stages.stage("write the weights"):
+                save_parameters(parameters, archive)
+            flags += _embedding_flags(archive)
+        if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
+            recorded = [_recorded_flag(flag, folder) for flag in flags]
+            text = _with_provenance(text, target, recorded, inputs)
+        command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
+        with stages.stage("iree-compile"):
+            vmfb = run_tool(command, text, "iree-compile")
     compiled_here(vmfb)
     return vmfb
+
+
+#: The file name of the archive of a program's weights that iree-compile embeds (in a
+#: temporary folder; the provenance records the flags with this name alone).
+EMBEDDED_ARCHIVE = "weights.irpa"
+
+
+def _embedding_flags(archive: str) -> list[str]:
+    """iree-compile's flags that embed every parameter of ``archive`` in the module, as
+    inline constants (no size limit: a `.vmfb` is then the one file a caller loads)."""
+    return [
+        f"--iree-parameter-import={PARAMETER_SCOPE}={archive}",
+        f"--iree-parameter-import-maximum-size={2**63 - 1}",
+    ]
+
+
+def _recorded_flag(flag: str, folder: str) -> str:
+    return flag.replace(folder + os.sep, "")
 
 
 _BYTECODE_MAGIC = b"ML\xefR"

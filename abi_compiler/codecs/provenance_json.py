@@ -27,9 +27,10 @@ __all__ = [
 #: What an input's sha256 is of: a file as read (a directory: every file, see
 #: `tree_sha256` in `abi_compiler.frontends.provenance`), a framework's serialized program
 #: (`Exported.serialize()`, `torch.export.save`, `ModelProto.SerializeToString()`), or
-#: MLIR text given as a string.
-InputKind = Literal["file", "program", "text"]
-_KINDS = ("file", "program", "text")
+#: MLIR text given as a string; ``"graph"``: a torch program `torch.export.save` refuses,
+#: by its graph and tensors (`abi_compiler.frontends.provenance`).
+InputKind = Literal["file", "program", "graph", "text"]
+_KINDS = ("file", "program", "graph", "text")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +154,12 @@ def format_provenance(provenance: Provenance) -> list[str]:
     for item in provenance.inputs:
         versions = ", ".join(f"{name} {version}" for name, version in sorted(item.versions))
         entry = f"{item.entry}: " if item.entry is not None else ""
-        read = {"file": "file", "program": "serialized program", "text": "MLIR text"}[item.kind]
+        read = {
+            "file": "file",
+            "program": "serialized program",
+            "graph": "program's graph and tensors",
+            "text": "MLIR text",
+        }[item.kind]
         lines.append(
             f"input: {entry}{item.frontend}"
             + (f" ({versions})" if versions else "")

@@ -106,8 +106,27 @@ def _program_sha256(frontend: str, source: Any) -> tuple[str, InputKind]:
     elif frontend == "torch":
         torch = sys.modules["torch"]  # the program's own framework, already imported
         stream = io.BytesIO()
-        torch.export.save(source, stream)
+        try:
+            torch.export.save(source, stream)
+        except Exception:  # a pytree class torch cannot serialize (not registered)
+            return _graph_sha256(source), "graph"
         data = stream.getvalue()
     else:  # pragma: no cover - every other frontend reads a path
         raise TypeError(f"no serialization for a {frontend} object")
     return hashlib.sha256(data).hexdigest(), "program"
+
+
+def _graph_sha256(program: Any) -> str:
+    """The sha256 of a torch program that `torch.export.save` refuses: over its graph's
+    Python code (UTF-8), then each tensor of its state dict and constants in sorted name
+    order, as the name, a NUL, the dtype and shape as text, a NUL and the bytes."""
+    digest = hashlib.sha256(str(program.graph_module.code).encode("utf-8"))
+    tensors = {**program.state_dict, **getattr(program, "constants", {})}
+    for name in sorted(tensors):
+        tensor = tensors[name]
+        if not hasattr(tensor, "detach"):
+            continue  # a script object: its name alone
+        array = tensor.detach().cpu().contiguous()
+        digest.update(f"{name}\0{array.dtype}{tuple(array.shape)}\0".encode())
+        digest.update(array.view(-1).view(sys.modules["torch"].uint8).numpy().tobytes())
+    return digest.hexdigest()

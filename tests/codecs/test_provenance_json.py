@@ -69,7 +69,7 @@ names = st.text(max_size=8)
                 names,
                 st.dictionaries(names, names, max_size=2).map(lambda d: tuple(sorted(d.items()))),
                 names,
-                st.sampled_from(["file", "program", "text"]),
+                st.sampled_from(["file", "program", "graph", "text"]),
             ),
             max_size=3,
         ).map(tuple),
@@ -125,7 +125,7 @@ _DROP = object()
                     {"entry": None, "frontend": "x", "versions": {}, "sha256": "", "kind": "zip"}
                 ]
             ),
-            "abi.provenance: inputs[0].kind must be one of file, program, text, not 'zip'",
+            "abi.provenance: inputs[0].kind must be one of file, program, graph, text, not 'zip'",
         ),
         (
             _entry(

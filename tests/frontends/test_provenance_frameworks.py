@@ -98,3 +98,31 @@ def test_tensorflow_saved_model(tmp_path: Path) -> None:
             "file",
         )
     )
+
+
+def test_a_torch_program_torch_cannot_save_is_hashed_by_its_graph() -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+    from collections import namedtuple
+
+    from abi_compiler.frontends.provenance import input_record
+
+    Halves = namedtuple("Halves", ["low", "high"])  # not registered with torch's pytree
+
+    class Split(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.full((4,), 3.0))
+
+        def forward(self, x: torch.Tensor) -> Halves:
+            return Halves(x[:2] * self.scale[:2], x[2:])
+
+    program = torch.export.export(Split(), (torch.ones(4),))
+    with pytest.raises(NotImplementedError):
+        torch.export.save(program, io.BytesIO())
+    record = input_record(program)
+    assert record is not None and record.kind == "graph"
+    digest = hashlib.sha256(str(program.graph_module.code).encode("utf-8"))
+    digest.update(b"scale\0torch.float32(4,)\0" + np.full(4, 3.0, np.float32).tobytes())
+    assert record.sha256 == digest.hexdigest()
+    assert _made(compile_quietly(program)).inputs == (record,)
