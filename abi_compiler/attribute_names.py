@@ -19,6 +19,9 @@ IREE_ABI: Final = "iree.abi"
 #: The original call of a framework's function (docs/formats.md), an entry of
 #: `iree.reflection` beside `iree.abi`, written by the frontends.
 ABI_CALL: Final = "abi.call"
+#: How a compiled module was made (docs/formats.md), an entry of `iree.reflection` on every
+#: exported function, written by `compile_vmfb` just before iree-compile.
+ABI_PROVENANCE: Final = "abi.provenance"
 #: Exports a function that is not public.
 MODULE_EXPORT: Final = "iree.module.export"
 #: Keeps a function out of the ABI (not exported).

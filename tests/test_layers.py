@@ -51,6 +51,8 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.call_model",
         "abi_compiler.dtypes",
         "abi_compiler.attribute_names",
+        "abi_compiler.versions",
+        "abi_compiler.progress",
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.calling.marshal",

@@ -6,18 +6,23 @@ through its frontend first (docs/calling.md, "Compiling and loading")."""
 from __future__ import annotations
 
 import os
+import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
-from abi_compiler.calling.modules import Module, compiled_here, load
+from abi_compiler.attribute_names import ABI_PROVENANCE, PARAMETER_SCOPE
+from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
+from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
+from abi_compiler.progress import progress_for
+from abi_compiler.versions import package_version
 
 __all__ = ["COMPILE_FLAGS", "compile", "compile_vmfb", "lower"]
 
@@ -72,6 +77,9 @@ def compile_vmfb(
     target: str = "host",
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
+    inputs: SequenceABC[InputRecord] | None = None,
+    progress: bool | None = None,
+    parameters: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -83,7 +91,20 @@ def compile_vmfb(
     reads; a torch program's weights stay in the module (`external_bytes=None`, unless
     given), so that the `.vmfb` is whole. Or a mapping ``{name: source}``: one module,
     one function per entry named by its key (`abi_compiler.frontends.entries`), ``options``
-    going to the frontend of each framework object."""
+    going to the frontend of each framework object.
+
+    Every exported function records how the module was made in its reflection
+    (`abi.provenance`, docs/formats.md): versions, ``target``, the iree-compile flags and
+    ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`).
+
+    ``progress``: a stage (import, lower, iree-compile) that runs longer than a couple of
+    seconds shows a status line with its elapsed time on standard error — by default
+    (None) when standard error is a terminal; False never, True always
+    (`abi_compiler.progress`).
+
+    ``parameters`` (name → array) are named parameters the text reads
+    (`#flow.parameter.named<"model"::"<name>">`), which iree-compile embeds in the module;
+    a torch program's big weights go that way (docs/calling.md, "Big weights")."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
@@ -93,13 +114,20 @@ def compile_vmfb(
             raise TypeError(f"extra_args must be a sequence of str, not of {_type_name(arg)}")
     if not isinstance(target, str):
         raise TypeError(f"target must be a str, not {_type_name(target)}")
+    stages = progress_for("abi_compiler.iree", progress)
+    if inputs is None:
+        inputs = _records(source)
     if isinstance(source, Mapping):
-        source = _linked(source, pipeline, options)
-        pipeline = None
+        gathered: dict[str, Any] = {}
+        with stages.stage("import and lower"):
+            source = _linked(source, pipeline, options, gathered)
+        pipeline, parameters = None, {**gathered, **(parameters or {})}
     elif frontend_name(source) is not None:
-        if frontend_name(source) == "torch":
-            options.setdefault("external_bytes", None)
-        source = frontend_program(source, **options).mlir
+        with stages.stage(f"import ({frontend_name(source)})"):
+            program = frontend_program(source, **options)
+        # A torch program's big weights leave the text as named parameters, which
+        # iree-compile embeds from an archive: the `.vmfb` is whole, without the hex text.
+        source, parameters = program.mlir, {**program.parameters, **(parameters or {})}
     elif options:
         raise TypeError(f"frontend options ({', '.join(options)}) need a framework object")
     if not isinstance(source, (str, bytes, os.PathLike)):
@@ -114,7 +142,8 @@ def compile_vmfb(
         else:
             text = source.encode("utf-8") if isinstance(source, str) else source
     else:
-        text = lower(source, pipeline, name=name).encode("utf-8")
+        with stages.stage("lower"):
+            text = lower(source, pipeline, name=name).encode("utf-8")
     try:
         from iree.compiler.tools.binaries import find_tool
     except ImportError as error:
@@ -122,18 +151,76 @@ def compile_vmfb(
             "abi_compiler.iree.compile needs IREE's compiler (iree-base-compiler 3.13): "
             "pip install 'abi-compiler[iree]'"
         ) from error
-    command = [
-        find_tool("iree-compile"),
-        *COMPILE_FLAGS,
-        f"--iree-llvmcpu-target-cpu={target}",
-        *extra_args,
-        "-",
-        "-o",
-        "-",
-    ]
-    vmfb = run_tool(command, text, "iree-compile")
+    flags = [*COMPILE_FLAGS, f"--iree-llvmcpu-target-cpu={target}", *extra_args]
+    with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        if parameters:
+            archive = os.path.join(folder, EMBEDDED_ARCHIVE)
+            with stages.stage("write the weights"):
+                save_parameters(parameters, archive)
+            flags += _embedding_flags(archive)
+        if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
+            recorded = [_recorded_flag(flag, folder) for flag in flags]
+            text = _with_provenance(text, target, recorded, inputs)
+        command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
+        with stages.stage("iree-compile"):
+            vmfb = run_tool(command, text, "iree-compile")
     compiled_here(vmfb)
     return vmfb
+
+
+#: The file name of the archive of a program's weights that iree-compile embeds (in a
+#: temporary folder; the provenance records the flags with this name alone).
+EMBEDDED_ARCHIVE = "weights.irpa"
+
+
+def _embedding_flags(archive: str) -> list[str]:
+    """iree-compile's flags that embed every parameter of ``archive`` in the module, as
+    inline constants (no size limit: a `.vmfb` is then the one file a caller loads)."""
+    return [
+        f"--iree-parameter-import={PARAMETER_SCOPE}={archive}",
+        f"--iree-parameter-import-maximum-size={2**63 - 1}",
+    ]
+
+
+def _recorded_flag(flag: str, folder: str) -> str:
+    return flag.replace(folder + os.sep, "")
+
+
+_BYTECODE_MAGIC = b"ML\xefR"
+
+
+def _records(source: object) -> list[InputRecord]:
+    """What the module is made of, for its provenance: each entry of a mapping, or the
+    one source."""
+    from abi_compiler.frontends.provenance import input_record
+
+    pairs = source.items() if isinstance(source, Mapping) else [(None, source)]
+    found = [input_record(entry, None if key is None else str(key)) for key, entry in pairs]
+    return [record for record in found if record is not None]
+
+
+def _with_provenance(
+    text: bytes, target: str, flags: SequenceABC[str], inputs: SequenceABC[InputRecord]
+) -> bytes:
+    """The lowered text with its `abi.provenance` on every exported function (an
+    unreadable text is left as it is: iree-compile then says what is wrong with it)."""
+    from abi_compiler.text import carry
+    from abi_compiler.text.reflection_entry import add_reflection_entry
+
+    provenance = Provenance(
+        package_version(),
+        package_version("iree-base-compiler"),
+        target,
+        tuple(flags),
+        tuple(inputs),
+    )
+    try:
+        decoded = text.decode("utf-8")
+        return add_reflection_entry(decoded, ABI_PROVENANCE, encode_provenance(provenance)).encode(
+            "utf-8"
+        )
+    except (UnicodeDecodeError, carry.ScanError):
+        return text
 
 
 def compile(
@@ -147,6 +234,7 @@ def compile(
     convert: bool = False,
     results: ResultsMode | None = None,
     types: TypeSource = None,
+    progress: bool | None = None,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
@@ -163,17 +251,28 @@ def compile(
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
     it too, one parameter for the entries that share a weight."""
     parameters: dict[str, Any] = {}
+    inputs = _records(source)
     if isinstance(source, Mapping):
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
-        source, pipeline, options = _linked(source, pipeline, options, parameters), None, {}
+        with progress_for("abi_compiler.iree", progress).stage("import and lower"):
+            source = _linked(source, pipeline, options, parameters)
+        pipeline, options = None, {}
     elif frontend_name(source) is not None:
-        program = frontend_program(source, **options)
+        with progress_for("abi_compiler.iree", progress).stage(f"import ({frontend_name(source)})"):
+            program = frontend_program(source, **options)
         source, options, parameters = program.mlir, {}, program.parameters
         if types is None and program.types:
             types = program.types
     vmfb = compile_vmfb(
-        source, pipeline, target=target, extra_args=extra_args, name=name, **options
+        source,
+        pipeline,
+        target=target,
+        extra_args=extra_args,
+        name=name,
+        inputs=inputs,
+        progress=progress,
+        **options,
     )
     return load(
         vmfb,

@@ -7,6 +7,7 @@ with `iree.abi`, V1 `iree.abi`, legacy `f` + `sip`, or flat) through
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import signal
 import subprocess
@@ -49,8 +50,9 @@ from abi_compiler.calling.vm import (
     _VmList,
     np,
 )
-from abi_compiler.codecs.call_json import decode_call
+from abi_compiler.codecs.call_json import decode_call, format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
+from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import scalar_for_numpy
@@ -70,6 +72,7 @@ from abi_compiler.model import (
     SipSignature,
     ValueType,
     leaf_paths,
+    signature_from_legacy,
 )
 from abi_compiler.signatures.module_signatures import caller_visible
 
@@ -114,6 +117,37 @@ class Function:
                 self._read_any = marshal.read_dynamic
         except AbiError as error:
             raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
+        # What Python tools read of a function (help(), IDEs, functools): its name, and
+        # its original call as `abi-sig show` prints it; `__signature__` is computed when
+        # first asked for.
+        self.__name__ = self.__qualname__ = self.name
+        self.__doc__ = self._doc()
+        self._python_signature: inspect.Signature | None = None
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The function's parameters as `inspect.signature` gives them: the original
+        call's (positional-only, then keyword-only), else the records' (positional roots,
+        then named roots as keyword-only); annotations as `abi-sig stub` writes them
+        (docs/calling.md, "Signatures and typed stubs")."""
+        if self._python_signature is None:
+            self._python_signature = _python_signature(self._stub_function())
+        return self._python_signature
+
+    def _stub_function(self) -> StubFunction:
+        call = getattr(self, "_plan", None)
+        records = self.signature
+        if isinstance(records, tuple):
+            records = signature_from_legacy(*records)
+        return StubFunction(self.name, call.call if call is not None else None, records)
+
+    def _doc(self) -> str:
+        lines = [f"The compiled function @{self.name}."]
+        plan = getattr(self, "_plan", None)
+        if plan is not None:
+            lines.append(f"Called as {self.name}{format_call(plan.call)}")
+        lines.append(f"Records: {self.name}{self.declaration} ({self.convention})")
+        return "\n\n".join(lines)
 
     def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
         _check_arguments(self.vm_function, [argument.node for argument in signature.arguments])
@@ -297,6 +331,26 @@ class Function:
             misfit.reversed_path.extend(reversed(path))
             raise misfit.error("result", root) from None
         return values
+
+
+def _python_signature(function: StubFunction) -> inspect.Signature:
+    api = PythonApi()
+    parameters = api.parameters(function)
+    result = api.result(function)
+    if parameters is None:
+        found = [
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
+        ]
+    else:
+        kinds = {
+            "positional": inspect.Parameter.POSITIONAL_ONLY,
+            "keyword": inspect.Parameter.KEYWORD_ONLY,
+        }
+        found = [
+            inspect.Parameter(p.name, kinds[p.kind], annotation=p.annotation) for p in parameters
+        ]
+    return inspect.Signature(found, return_annotation=result)
 
 
 def _check_arguments(vm_function: Any, described: list[Node | ValueType | None]) -> None:

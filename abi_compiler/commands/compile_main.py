@@ -1,7 +1,7 @@
 """`abi-compile`: a framework's model (or MLIR) to a `.vmfb` from the command line, through
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
-    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import io
 import os
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from abi_compiler.commands import output
+from abi_compiler.progress import Progress, progress_for
 
 PROG = "abi-compile"
 TRACEBACK_ENV = "ABI_COMPILE_TRACEBACK"
@@ -122,6 +124,13 @@ def _parser() -> _ArgumentParser:
         help="the LLVM CPU to compile for (default: host, this machine's)",
     )
     add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
+    add(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress: by default a stage (import, lower, iree-compile) that runs longer "
+        "than a couple of seconds shows its elapsed time on a terminal's stderr",
+    )
     return parser
 
 
@@ -223,8 +232,10 @@ def _needs(kind: str, path: str) -> UsageError:
     return UsageError(f"'{path}' {what} needs {_FRAMEWORKS[kind]}: pip install '{EXTRAS[kind]}'")
 
 
-def _program(item: _Input, signatures: list[str]) -> Any:
-    """The frontend's `Program` for a framework input (the path itself for MLIR)."""
+def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
+    """The frontend's `Program` for a framework input (the path itself for MLIR); with
+    ``inline``, a torch program keeps every weight in its text (`--emit-mlir`), else its
+    big weights are named parameters, which iree-compile embeds."""
     if item.kind == "mlir":
         return item.source
     from abi_compiler.errors import AbiError
@@ -253,9 +264,9 @@ def _program(item: _Input, signatures: list[str]) -> Any:
                 exported = _load_torch_program(torch, item.source)
             except Exception as error:  # torch raises its own types for a bad archive
                 raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
-            # Every weight inside the text: the `.vmfb` is the one file a caller loads
-            # (the frontend's default leaves big ones out as named parameters).
-            return torch_frontend.program(exported, external_bytes=None)
+            if inline:
+                return torch_frontend.program(exported, external_bytes=None)
+            return torch_frontend.program(exported)
         from jax import export
 
         jax_frontend = importlib.import_module("abi_compiler.frontends.jax")
@@ -329,20 +340,38 @@ def _lower(source: Any, name: str) -> str:
     return run_pipeline(data, "iree-abi-v1", name=name)
 
 
-def _text(inputs: list[_Input], signatures: list[str]) -> str:
-    """The lowered module of every input."""
+def _text(
+    inputs: list[_Input],
+    signatures: list[str],
+    stages: Progress,
+    parameters: dict[str, Any] | None,
+) -> str:
+    """The lowered module of every input; the named parameters its text reads (a torch
+    program's big weights) are gathered in ``parameters`` (`merge_parameters`: one per
+    name and bytes, `<NAME>/<name>` for a clash); None: every weight stays in the text."""
     from abi_compiler.errors import AbiError
-    from abi_compiler.frontends.entries import Entry, link
+    from abi_compiler.frontends.entries import Entry, link, merge_parameters
 
     if signatures and not any(item.kind == "tf" for item in inputs):
         raise UsageError("--signature applies to a SavedModel input, and there is none")
-    programs = [_program(item, signatures) for item in inputs]
+    programs = []
+    for item in inputs:
+        with stages.stage(f"import {item.path}" if item.kind != "mlir" else f"read {item.path}"):
+            program = _program(item, signatures, parameters is None)
+        if parameters is not None and not isinstance(program, str) and program.parameters:
+            key = item.name or program.function
+            mlir = merge_parameters(key, program.mlir, program.parameters, parameters)
+            program = dataclasses.replace(program, mlir=mlir, parameters={})
+        programs.append(program)
     if len(inputs) == 1 and inputs[0].name is None:
-        return _lower(programs[0], inputs[0].path)
+        with stages.stage("lower"):
+            return _lower(programs[0], inputs[0].path)
     entries = []
     for item, program in zip(inputs, programs, strict=True):
         function = None if isinstance(program, str) else program.function
-        entries.append(Entry(item.name, _lower(program, item.path), function, item.path))
+        with stages.stage(f"lower {item.path}"):
+            lowered = _lower(program, item.path)
+        entries.append(Entry(item.name, lowered, function, item.path))
     try:
         return link(entries)
     except AbiError as error:
@@ -364,8 +393,14 @@ def run(argv: Sequence[str] | None) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                text = _text(inputs, args.signature)
-                data = text.encode("utf-8") if args.emit_mlir else _compile(text, args.target)
+                stages = progress_for(PROG, False if args.quiet else None)
+                parameters: dict[str, Any] | None = None if args.emit_mlir else {}
+                text = _text(inputs, args.signature, stages, parameters)
+                if args.emit_mlir:
+                    data = text.encode("utf-8")
+                else:
+                    with stages.stage("iree-compile"):
+                        data = _compile(text, args.target, _records(inputs), parameters or {})
             finally:
                 _print_warnings(caught)
     if path is None:
@@ -379,11 +414,20 @@ class _CompileFailed(Exception):
     """iree-compile failed: its diagnostics, as it printed them."""
 
 
-def _compile(text: str, target: str) -> bytes:
+def _records(inputs: list[_Input]) -> list[Any]:
+    """What the module records of its inputs (`abi.provenance`): each file as read."""
+    from abi_compiler.frontends.provenance import file_record
+
+    return [file_record(item.source, item.kind, item.name) for item in inputs]
+
+
+def _compile(text: str, target: str, records: list[Any], parameters: dict[str, Any]) -> bytes:
     try:
         from abi_compiler import iree as abi_iree
 
-        return abi_iree.compile_vmfb(text, None, target=target)
+        return abi_iree.compile_vmfb(
+            text, None, target=target, inputs=records, progress=False, parameters=parameters
+        )
     except ImportError:
         raise UsageError(
             "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"

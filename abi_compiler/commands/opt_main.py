@@ -370,15 +370,9 @@ def collector_phase(name: Literal["work", "print"]) -> Iterator[None]:
 
 
 def _version_text() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from abi_compiler.versions import package_version
 
-    def of(name: str) -> str:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return "unknown"
-
-    return f"{PROG} {of('abi-compiler')} (xDSL {of('xdsl')})"
+    return f"{PROG} {package_version()} (xDSL {package_version('xdsl')})"
 
 
 def _copy_out(spool: BinaryIO, stream: TextIO) -> None:

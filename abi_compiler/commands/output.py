@@ -176,6 +176,15 @@ def check_output_file(path: str) -> None:
         raise _unwritable(path, errno.ENAMETOOLONG)
 
 
+def same_file(output: str, given: str) -> bool:
+    """Whether the output path ``output`` names the file ``given`` (through a symbolic
+    link, a hard link or another spelling): a tool never writes over its own input."""
+    try:
+        return os.path.samefile(output, given)
+    except (OSError, ValueError):
+        return False
+
+
 def write_output_file(path: str, source: IO[bytes]) -> None:
     """Copy ``source`` (UTF-8 bytes, from its current position) into ``path`` in place;
     see the module docstring for what a failure or a signal leaves behind."""

@@ -11,6 +11,7 @@ command-line decoder (reading an MLIR module imports it,
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -21,6 +22,8 @@ from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
+from abi_compiler.codecs.provenance_json import format_provenance
+from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.commands import output
@@ -36,8 +39,14 @@ from abi_compiler.model import (
     Signature,
     ValueType,
 )
-from abi_compiler.signatures.module_signatures import FunctionSignature, ReadError, read_module
+from abi_compiler.signatures.module_signatures import (
+    FunctionSignature,
+    ReadError,
+    is_vmfb,
+    read_module,
+)
 from abi_compiler.signatures.signature_diff import Finding, diff_calls, diff_modules
+from abi_compiler.versions import package_version
 
 PROG = "abi-sig"
 
@@ -142,6 +151,10 @@ def _read_file(argument: str) -> tuple[str, bytes]:
 
 def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSignature]]:
     name, data = _read_file(argument)
+    return name, _module_functions(name, data, everything)
+
+
+def _module_functions(name: str, data: bytes, everything: bool) -> list[FunctionSignature]:
     try:
         found = read_module(data, name)
     except (ReadError, KeyboardInterrupt, output.StreamError):
@@ -151,7 +164,7 @@ def _functions(argument: str, everything: bool) -> tuple[str, list[FunctionSigna
     except Exception as error:  # a defect of ours: still a diagnostic, never a traceback
         message = " ".join(str(error).split())
         raise ReadError(f"internal error: {type(error).__name__}: {message}", name) from None
-    return name, [function for function in found if everything or function.caller_visible]
+    return [function for function in found if everything or function.caller_visible]
 
 
 def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
@@ -195,9 +208,66 @@ def _show(args: argparse.Namespace) -> int:
                 lines.append(function.line())
                 if function.call is not None:
                     lines.append(f"  called as {function.name}{format_call(function.call)}")
+            if args.provenance:
+                lines += _provenance_lines(functions)
         text = "".join(printable(line) + "\n" for line in lines)
     _write(text)
     return 0
+
+
+def _provenance_lines(functions: list[FunctionSignature]) -> list[str]:
+    """How the module was made (`abi.provenance`): once when every function says the
+    same, else per function."""
+    made = [function.provenance for function in functions]
+    if not functions or all(item is None for item in made):
+        return ["provenance: none recorded"]
+    if all(item == made[0] for item in made):
+        assert made[0] is not None
+        return ["provenance:", *(f"  {line}" for line in format_provenance(made[0]))]
+    lines: list[str] = []
+    for function, item in zip(functions, made, strict=True):
+        lines.append(f"provenance of {function.name}:")
+        body = ["none recorded"] if item is None else format_provenance(item)
+        lines += [f"  {line}" for line in body]
+    return lines
+
+
+_TARGET_FLAG = "--iree-llvmcpu-target-cpu="
+
+
+def _provenance_changes(old: list[FunctionSignature], new: list[FunctionSignature]) -> list[str]:
+    """What `diff` says, as information, of how the two modules were made: the compilers'
+    versions, the target, the iree-compile flags, the frameworks' versions."""
+    before = next((f.provenance for f in old if f.provenance is not None), None)
+    after = next((f.provenance for f in new if f.provenance is not None), None)
+    if before is None or after is None:
+        return []
+    found: list[str] = []
+
+    def compare(what: str, a: object, b: object) -> None:
+        if a != b:
+            found.append(f"info: {what}: {a} -> {b}")
+
+    compare("abi-compiler", before.abi_compiler, after.abi_compiler)
+    compare("IREE compiler", before.iree_compiler, after.iree_compiler)
+    compare("target", before.target, after.target)
+    # The flags besides the target's (said above): those removed and those added.
+    old_flags = [flag for flag in before.flags if not flag.startswith(_TARGET_FLAG)]
+    new_flags = [flag for flag in after.flags if not flag.startswith(_TARGET_FLAG)]
+    removed = [flag for flag in old_flags if flag not in new_flags]
+    added = [flag for flag in new_flags if flag not in old_flags]
+    if removed or added:
+        found.append(
+            "info: iree-compile flags: "
+            + ", ".join(
+                [*(f"removed {flag}" for flag in removed), *(f"added {flag}" for flag in added)]
+            )
+        )
+    old_versions = dict(v for item in before.inputs for v in item.versions)
+    new_versions = dict(v for item in after.inputs for v in item.versions)
+    for package in sorted(old_versions.keys() & new_versions.keys()):
+        compare(package, old_versions[package], new_versions[package])
+    return found
 
 
 def _finding_to_json(finding: Finding) -> dict[str, Any]:
@@ -217,6 +287,7 @@ def _diff(args: argparse.Namespace) -> int:
     """Exit status 0: nothing breaks, 1: something does, 2: an input cannot be read."""
     modules: list[dict[str, Signature]] = []
     calls: list[dict[str, OriginalCall]] = []
+    read: list[list[FunctionSignature]] = []
     errors: list[str] = []
     for argument in (args.old, args.new):
         try:
@@ -224,6 +295,7 @@ def _diff(args: argparse.Namespace) -> int:
         except ReadError as error:
             errors += error.lines(PROG)
             continue
+        read.append(functions)
         modules.append({function.name: function.signature for function in functions})
         calls.append({f.name: f.call for f in functions if f.call is not None})
     if errors:
@@ -237,14 +309,47 @@ def _diff(args: argparse.Namespace) -> int:
             findings += diff_calls(name, call, calls[1][name])
     findings.sort(key=lambda finding: not finding.breaking)
     breaking = any(finding.breaking for finding in findings)
+    information = _provenance_changes(read[0], read[1])
     if args.format == "json":
         text = _dump(
-            {"breaking": breaking, "findings": [_finding_to_json(item) for item in findings]}
+            {
+                "breaking": breaking,
+                "findings": [_finding_to_json(item) for item in findings],
+                "information": information,
+            }
         )
     else:
-        text = "".join(printable(finding.line()) + "\n" for finding in findings)
+        lines = [finding.line() for finding in findings] + information
+        text = "".join(printable(line) + "\n" for line in lines)
     _write(text)
     return 1 if breaking else 0
+
+
+def _stub(args: argparse.Namespace) -> int:
+    """A typed Python module for the module FILE (docs/calling.md, "Signatures and typed
+    stubs"), on standard output or in ``-o``."""
+    if args.output is not None:
+        output.check_output_file(args.output)
+        if args.file != "-" and output.same_file(args.output, args.file):
+            output.write_stderr(f"{PROG}: error: the output '{args.output}' is the input")
+            return 1
+    try:
+        name, data = _read_file(args.file)
+        functions = _module_functions(name, data, False)
+    except ReadError as error:
+        for line in error.lines(PROG):
+            output.write_stderr(line)
+        return 1
+    stubbed = [StubFunction(f.name, f.call, f.signature) for f in functions]
+    source = os.path.basename(name) if args.file != "-" else "<stdin>"
+    # A compiled module is loaded from where it was read; MLIR must be compiled first.
+    default = args.file if args.file != "-" and is_vmfb(data) else None
+    text = PythonApi().stub(stubbed, source, package_version(), default)
+    if args.output is None:
+        _write(text)
+    else:
+        output.write_output_file(args.output, io.BytesIO(text.encode("utf-8")))
+    return 0
 
 
 def _write(text: str) -> None:
@@ -290,6 +395,12 @@ def _parser() -> argparse.ArgumentParser:
         "bytecode or a compiled .vmfb): its name and how it is called.",
     )
     show.add_argument("--all", action="store_true", help=everything)
+    show.add_argument(
+        "--provenance",
+        action="store_true",
+        help="also print how each module was made (abi.provenance): versions, target, "
+        "iree-compile flags, inputs and their sha256",
+    )
     show.add_argument("files", metavar="FILE", nargs="+", help="a module, or - for stdin")
     diff = commands.add_parser(
         "diff",
@@ -307,6 +418,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("old", metavar="OLD", help="the old module, or - for stdin")
     diff.add_argument("new", metavar="NEW", help="the new module")
+    stub = commands.add_parser(
+        "stub",
+        help="a typed Python module (typing.Protocol, NamedTuples, TypedDicts) for a module",
+        description="Write a typed Python module for the functions of FILE (a compiled "
+        ".vmfb, or MLIR with reflection): its namedtuples, dataclasses and string-keyed "
+        "dicts as classes, a Protocol with each function's original signature, and load(), "
+        "which loads the module with abi_compiler.iree.load; mypy then checks calls.",
+    )
+    stub.add_argument("-o", dest="output", metavar="PATH", help="write to PATH (default: stdout)")
+    stub.add_argument("file", metavar="FILE", help="a module, or - for stdin")
     return parser
 
 
@@ -349,6 +470,8 @@ def _main(argv: list[str] | None) -> int:
             return _show(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "stub":
+            return _stub(args)
         text = _read_signature(args.signature)
         _write(_DECODERS[args.command](text, args.format == "json"))
     except AbiError as error:

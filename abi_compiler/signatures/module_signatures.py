@@ -36,6 +36,7 @@ from typing import Any, Literal
 from abi_compiler.attribute_names import (
     ABI_CALL,
     ABI_DECLARATION,
+    ABI_PROVENANCE,
     IREE_ABI,
     RAW,
     REFLECTION,
@@ -50,6 +51,7 @@ from abi_compiler.codecs.json_abi import (
     record_for_type,
 )
 from abi_compiler.codecs.lexical import printable
+from abi_compiler.codecs.provenance_json import Provenance, decode_provenance
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.errors import AbiError
@@ -91,6 +93,8 @@ class FunctionSignature:
     origin: str | None = None
     #: The original call of a framework's function (`abi.call`), when it has one.
     call: OriginalCall | None = None
+    #: How the module was made (`abi.provenance`), when it says.
+    provenance: Provenance | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -214,10 +218,17 @@ def _signature(
 ) -> FunctionSignature:
     """The function's signature from its reflection (V1, else legacy), else its type
     (``types``, whose leaves also give the reflection's leaves their `Leaf.element`)."""
+    made = (
+        _decoded(name, reflection, ABI_PROVENANCE, position)
+        if ABI_PROVENANCE in reflection
+        else None
+    )
     if IREE_ABI in reflection:
         call = _decoded(name, reflection, ABI_CALL, position) if ABI_CALL in reflection else None
         signature = _decoded(name, reflection, IREE_ABI, position)
-        return FunctionSignature(name, _elements_by_root(signature, types), "iree.abi", call=call)
+        return FunctionSignature(
+            name, _elements_by_root(signature, types), "iree.abi", call=call, provenance=made
+        )
     if RAW in reflection and SIP in reflection:
         flat = _decoded(name, reflection, RAW, position)
         sip = _decoded(name, reflection, SIP, position)
@@ -225,8 +236,10 @@ def _signature(
             signature = signature_from_legacy(flat, sip)
         except AbiError as error:
             raise ReadError(f"@{name}: malformed reflection 'sip': {error}", position) from None
-        return FunctionSignature(name, _elements_by_index(signature, types), "legacy")
-    return FunctionSignature(name, types, "type")
+        return FunctionSignature(
+            name, _elements_by_index(signature, types), "legacy", provenance=made
+        )
+    return FunctionSignature(name, types, "type", provenance=made)
 
 
 # --------------------------------------------------------------------------------------
@@ -297,6 +310,7 @@ def _elements_by_index(signature: Signature, types: Signature) -> Signature:
 
 _DECODERS: dict[str, Callable[[str], Any]] = {
     ABI_CALL: decode_call,
+    ABI_PROVENANCE: decode_provenance,
     IREE_ABI: decode_json,
     RAW: decode_raw,
     SIP: decode_sip,

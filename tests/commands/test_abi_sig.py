@@ -280,6 +280,7 @@ def test_diff_json(modules: Path) -> None:
                 "line": "compatible: main: argument x: shape 8x4 -> ?x4",
             }
         ],
+        "information": [],
     }
     done = abi_sig("--format", "json", "diff", "old.mlir", "new.mlir", cwd=modules)
     assert done.returncode == 1

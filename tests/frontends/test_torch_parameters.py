@@ -150,15 +150,16 @@ def test_a_vmfb_of_a_mapping_keeps_the_weights_inside(exported: Any) -> None:
     assert module.step(x)["y"].shape == (3, 8)
 
 
-def test_a_vmfb_of_a_mapping_refuses_a_program_with_parameters(exported: Any) -> None:
-    _, _, program = exported
+def test_a_vmfb_embeds_the_parameters_of_a_program(exported: Any) -> None:
+    model, x, program = exported
     found = torch_frontend.program(program)
-    with pytest.raises(ValueError) as error:
-        abi_iree.compile_vmfb({"step": found})
-    assert str(error.value) == (
-        "entry 'step': its program keeps weights out of the module (Program.parameters), "
-        "which a .vmfb alone cannot carry: make it with external_bytes=None, or compile the "
-        "mapping with compile()"
-    )
+    assert sorted(found.parameters) == ["up.weight"]
+    for source in (program, found.mlir, {"step": found}, {"step": program}):
+        parameters = None if source is not found.mlir else found.parameters
+        vmfb = abi_iree.compile_vmfb(source, parameters=parameters)
+        loaded = abi_iree.load(vmfb)
+        assert loaded.parameters is None
+        step = loaded["step"] if isinstance(source, dict) else loaded.main
+        torch.testing.assert_close(step(x)["y"], model(x)["y"], rtol=1e-5, atol=1e-5)
     module = abi_iree.compile({"step": found})
     assert sorted(module.parameter_buffers or ()) == ["up.weight"]

@@ -1,0 +1,83 @@
+"""One more `iree.reflection` entry on every exported function of a module's text, as
+written: what `compile_vmfb` records of a module it compiles (`abi.provenance`,
+docs/formats.md) is added to the lowered text just before iree-compile reads it, without
+parsing the module again (the text of a model with its weights can be hundreds of MB).
+
+The entry goes first in the function's `iree.reflection = {…}` dictionary, or in a new
+one at the start of its `attributes {…}`, or in a new `attributes {…}` after its
+signature. A function that already has the entry keeps its own (a module compiled again
+keeps the record of what it was made from).
+"""
+
+from __future__ import annotations
+
+from abi_compiler.attribute_names import REFLECTION
+from abi_compiler.text import carry, lexer
+
+__all__ = ["add_reflection_entry"]
+
+
+def add_reflection_entry(text: str, key: str, value: str) -> str:
+    """``text`` with ``key = "<value>"`` in the reflection of each public top-level
+    `func.func` with a body (MLIR's exported functions)."""
+    layout = carry.scan(text)
+    entry = f"{key} = {lexer.quote(value)}"
+    inserts: list[tuple[int, str]] = []
+    for op in layout.ops:
+        if not isinstance(op, carry.FuncText) or op.body_start is None:
+            continue
+        if op.visibility not in (None, "public") or not op.plain:
+            continue
+        if op.attributes is None:
+            inserts.append((op.signature_end, f" attributes {{{REFLECTION} = {{{entry}}}}}"))
+            continue
+        found = _reflection(text, *op.attributes)
+        if found is None:
+            open_at = text.index("{", op.attributes[0])
+            close = op.attributes[1] - 1
+            rest = "" if lexer.is_blank(text[open_at + 1 : close]) else ", "
+            inserts.append((open_at + 1, f"{REFLECTION} = {{{entry}}}{rest}"))
+            continue
+        start, end = found
+        if _has_key(text, start, end, key):
+            continue
+        rest = "" if lexer.is_blank(text[start + 1 : end - 1]) else ", "
+        inserts.append((start + 1, entry + rest))
+    for position, piece in sorted(inserts, reverse=True):
+        text = text[:position] + piece + text[position:]
+    return text
+
+
+def _items(text: str, open_at: int, close: int) -> list[tuple[str, int, int]]:
+    """The (key, value start, value end) items of the dictionary `{…}` whose `{` is at
+    ``open_at`` and `}` at ``close``; a unit item's value is empty."""
+    items: list[tuple[str, int, int]] = []
+    pos = open_at + 1
+    while True:
+        pos = lexer.skip_blank(text, pos, close)
+        if pos >= close:
+            return items
+        stop = lexer.value_end(text, pos, close, stops="=,")
+        key = text[pos:stop].strip()
+        if key.startswith('"'):
+            key = lexer.unquote(key) or key
+        value_start = value_end = stop
+        if text.startswith("=", stop):
+            value_start = lexer.skip_blank(text, stop + 1, close)
+            value_end = lexer.value_end(text, value_start, close)
+            stop = value_end
+        items.append((key, value_start, value_end))
+        pos = stop + 1 if text.startswith(",", stop) else stop
+
+
+def _reflection(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The range of the `iree.reflection` dictionary in the attributes ``[start, end)``."""
+    open_at = text.index("{", start)
+    for key, value_start, _ in _items(text, open_at, end - 1):
+        if key == REFLECTION and text.startswith("{", value_start):
+            return value_start, lexer.group_end(text, value_start)
+    return None
+
+
+def _has_key(text: str, start: int, end: int, key: str) -> bool:
+    return any(item == key for item, _, _ in _items(text, start, end - 1))
