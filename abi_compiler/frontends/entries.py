@@ -32,6 +32,7 @@ written: renaming touches symbol references and alias names only, never a string
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -374,9 +375,11 @@ def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict
     ``merged``, and return its ``text`` reading them there. A name already in ``merged``
     with the same bytes is one parameter for both (the weights two entries of one model
     share); with other bytes, the entry's parameter is renamed `<key>/<name>` (the first
-    free name) in its text."""
+    free name) in its text; the renames are made in one pass (a parameter renamed to
+    the name of another of the entry's is not renamed again with it)."""
     import numpy as np
 
+    renames: dict[str, str] = {}
     for name, array in found.items():
         wanted = name
         kept = merged.get(wanted)
@@ -387,8 +390,11 @@ def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict
             kept = merged.get(wanted)
         merged[wanted] = array
         if wanted != name:
-            text = text.replace(_parameter(name), _parameter(wanted))
-    return text
+            renames[_parameter(name)] = _parameter(wanted)
+    if not renames:
+        return text
+    pattern = re.compile("|".join(re.escape(old) for old in renames))
+    return pattern.sub(lambda match: renames[match.group()], text)
 
 
 def _parameter(name: str) -> str:
