@@ -163,16 +163,19 @@ def _resources(
                         f"{entry.name}: cannot link this module: its resource section: {error}"
                     ) from None
         entry_renames: dict[str, str] = {}
-        own: set[tuple[str, str, str]] = set()
+        own: dict[tuple[str, str, str], str] = {}
         for item in found:
             value = text[item.value_span[0] : item.value_span[1]]
             key = item.key
-            if (item.group, item.dialect, key) in own:
-                raise AbiError(
-                    f"{entry.name}: cannot link this module: its {item.group} "
-                    f"'{item.dialect}' resource '{key}' is defined twice"
-                )
-            own.add((item.group, item.dialect, key))
+            written = own.get((item.group, item.dialect, key))
+            if written is not None:
+                if written != value:
+                    raise AbiError(
+                        f"{entry.name}: cannot link this module: its {item.group} "
+                        f"'{item.dialect}' resource '{key}' is defined twice, with other bytes"
+                    )
+                continue  # (the same bytes again: the blob already kept)
+            own[(item.group, item.dialect, key)] = value
             if (item.group, item.dialect) == ("dialect_resources", "builtin"):
                 kept = merged.get((item.group, item.dialect, key))
                 if kept is None or kept[0] != value:

@@ -102,9 +102,13 @@ def test_resources_that_clash_after_linking_are_refused() -> None:
         link([Entry("a", other), Entry("b", other.replace(ONE_TWO, TEN_TWENTY))])
     twice = _weights(KEY, ONE_TWO, KEY, TEN_TWENTY)
     with pytest.raises(
-        AbiError, match=r"resource 'torch_tensor_2_torch\.float32' is defined twice"
+        AbiError,
+        match=r"resource 'torch_tensor_2_torch\.float32' is defined twice, with other bytes",
     ):
         link([Entry("a", twice)])
+    # The same bytes twice: one blob.
+    again = _weights(KEY, ONE_TWO, KEY, ONE_TWO)
+    assert link([Entry("a", again)]).count(f'{KEY}: "{ONE_TWO}"') == 1
     broken = _weights(KEY, ONE_TWO).replace("builtin: {", "builtin {")
     with pytest.raises(
         AbiError, match=r"<source>: cannot link this module: its resource section: expected ':'"
