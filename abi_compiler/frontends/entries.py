@@ -85,8 +85,8 @@ def link(entries: Sequence[Entry]) -> str:
     body: list[str] = []
     epilogue: list[str] = []
     attributes: list[list[tuple[str, str]]] = []
-    for key, layout, function, handles in zip(
-        keys, layouts, functions, resource_renames, strict=True
+    for entry, key, layout, function, handles in zip(
+        entries, keys, layouts, functions, resource_renames, strict=True
     ):
         text = layout.text
         symbols = {function: key}
@@ -122,7 +122,12 @@ def link(entries: Sequence[Entry]) -> str:
             body.append("  " + renamed(op.start, op.end))
         module = layout.module
         if module is not None and module.attributes is not None:
-            attributes.append(_attribute_items(renamed(*module.attributes)))
+            try:
+                attributes.append(_attribute_items(renamed(*module.attributes)))
+            except lexer.LexError as error:
+                raise AbiError(
+                    f"{entry.name}: cannot link this module: its attributes: {error}"
+                ) from None
         else:
             attributes.append([])
     merged = _merge_attributes(attributes)
@@ -158,7 +163,7 @@ def _resources(
             if text.startswith("{-#", start):
                 try:
                     found += resources.entries(text, start, end)
-                except resources.ResourceError as error:
+                except (resources.ResourceError, lexer.LexError) as error:
                     raise AbiError(
                         f"{entry.name}: cannot link this module: its resource section: {error}"
                     ) from None
@@ -217,7 +222,7 @@ def _resource_section(merged: Mapping[tuple[str, str, str], tuple[str, str]]) ->
 def _layout(entry: Entry) -> carry.Layout:
     try:
         return carry.scan(entry.text)
-    except carry.ScanError as error:
+    except (carry.ScanError, lexer.LexError) as error:  # (an unknown escape in a string)
         raise AbiError(f"{entry.name}: cannot link this module: {error}") from None
 
 

@@ -6,6 +6,8 @@ locations), and named parameters (`merge_parameters`). Framework-free: committed
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -217,3 +219,23 @@ def test_parameters_of_other_bytes_are_renamed_once() -> None:
     # The same bytes under the same name: one parameter, the text as it was.
     assert merge_parameters("j", _reads("x"), {"x": np.zeros(2, np.float32)}, merged) == _reads("x")
     assert len(merged) == 3
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            ONE_TWO + '"',
+            ONE_TWO + '\\zz"',
+            "cannot link this module: unknown escape in string literal",
+        ),
+        (
+            "module @module {",
+            "module @module attributes {a = (]} {",
+            "cannot link this module: its attributes: unbalanced ']'",
+        ),
+    ],
+)
+def test_text_the_lexer_refuses_is_an_error(old: str, new: str, message: str) -> None:
+    with pytest.raises(AbiError, match=re.escape(f"<source>: {message}")):
+        link([Entry("a", _weights(KEY, ONE_TWO).replace(old, new, 1))])
