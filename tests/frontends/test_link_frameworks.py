@@ -225,6 +225,8 @@ def test_a_saved_torch_module_with_big_weights_loads_without_torch(tmp_path: Pat
     assert module.parameters is not None  # the weight (64 KiB) is beside the module
     module.save(tmp_path / "model.vmfb")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.irpa", "model.vmfb"]
+    with pytest.raises(ValueError, match=r"its parameters go to the path with the suffix \.irpa"):
+        module.save(tmp_path / "model.irpa")
     arguments = tmp_path.parent / "arguments.json"
     arguments.write_text(json.dumps(encode([x])), encoding="utf-8")
     done = subprocess.run(
