@@ -9,7 +9,14 @@
 from __future__ import annotations
 
 from abi_compiler.calling.compiling import COMPILE_FLAGS, compile, compile_vmfb, lower
-from abi_compiler.calling.modules import Function, Module, load, parameter_index, save_parameters
+from abi_compiler.calling.modules import (
+    Function,
+    Module,
+    load,
+    parameter_archive,
+    parameter_index,
+    save_parameters,
+)
 from abi_compiler.calling.vm import caller_visible
 from abi_compiler.frontends.iree_tools import CompileError, CompileWarning
 
@@ -24,6 +31,7 @@ __all__ = [
     "compile_vmfb",
     "load",
     "lower",
+    "parameter_archive",
     "parameter_index",
     "save_parameters",
 ]

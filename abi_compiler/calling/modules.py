@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
@@ -685,6 +686,12 @@ def _leaf_locations(
 # --------------------------------------------------------------------------------------
 
 
+_READS_PARAMETERS = (
+    "the module reads named parameters (weights kept out of the .vmfb): "
+    "load it with parameters= (an .irpa path or a mapping of name to array)"
+)
+
+
 class Module:
     """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
     are its exported functions (`Function`)."""
@@ -718,10 +725,7 @@ class Module:
             self.context = _rt.VmContext(self.instance, modules)
         except ValueError as error:
             if parameters is None and "io_parameters" in str(error):
-                raise AbiError(
-                    "the module reads named parameters (weights kept out of the .vmfb): "
-                    "load it with parameters= (an .irpa path or a mapping of name to array)"
-                ) from None
+                raise AbiError(_READS_PARAMETERS) from None
             raise _refused(error) from None
         except Exception as error:  # e.g. an executable the module names that it lacks
             raise _refused(error) from None
@@ -735,11 +739,34 @@ class Module:
         self._functions: dict[str, Function] = {}
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the `.vmfb` this module was loaded from to ``path``."""
+        """Write the `.vmfb` this module was loaded from to ``path``; a module that reads
+        named parameters (the big weights of a torch program `compile` keeps beside the
+        module) also writes them, as an IREE parameter archive beside it named as
+        `parameter_archive` says (``model.vmfb`` → ``model.irpa``), where `load` finds
+        them. Each file is written whole (to a temporary name, then renamed), so a module
+        saved over the files it was loaded from stays readable."""
         if self._vmfb is None:
             raise ValueError("this module was not loaded from .vmfb bytes")
-        with open(path, "wb") as stream:
-            stream.write(self._vmfb)
+        archive = None if self.parameters is None else parameter_archive(path)
+        if archive is not None and os.path.abspath(archive) == os.path.abspath(path):
+            raise ValueError(
+                f"cannot save to '{os.fspath(path)}': its parameters go to the path with the "
+                "suffix .irpa, which is this one: name the module .vmfb"
+            )
+        pending: list[tuple[str, str]] = []
+        try:
+            if archive is not None:
+                pending.append((_temporary(archive), archive))
+                self.parameters.create_archive_file(pending[-1][0])
+            pending.append((_temporary(path), os.fspath(path)))
+            with open(pending[-1][0], "wb") as stream:
+                stream.write(self._vmfb)
+            for written, target in pending:
+                os.replace(written, target)
+        finally:
+            for written, _ in pending:
+                if os.path.exists(written):
+                    os.unlink(written)
 
     @property
     def vmfb(self) -> bytes:
@@ -833,6 +860,22 @@ def parameter_index(parameters: Any) -> Any:
             raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
         index.add_buffer(name, array)
     return index
+
+
+def parameter_archive(path: str | os.PathLike[str]) -> str:
+    """Where `Module.save` writes the named parameters of the module it writes to
+    ``path``, and where `load` looks for them: ``path`` with its suffix replaced by
+    `.irpa` (``model.vmfb`` → ``model.irpa``; ``model`` → ``model.irpa``)."""
+    root, _ = os.path.splitext(os.fspath(path))
+    return root + ".irpa"
+
+
+def _temporary(path: str | os.PathLike[str]) -> str:
+    """A new file's name beside ``path``, for writing it whole before renaming it."""
+    directory, name = os.path.split(os.path.abspath(path))
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    os.close(descriptor)
+    return temporary
 
 
 def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
@@ -929,7 +972,10 @@ def load(
     fields, or as the caller's own ``types`` (classes, matched by ``__name__``, or a
     mapping by recorded name). Nothing the file names is imported. ``parameters`` are the
     parameters a module reads by name (`#flow.parameter.named<"model"::"<name>">`): an IREE
-    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`).
+    parameter archive (`.irpa` path) or a mapping of name → array (`Program.parameters`);
+    without them, a module loaded from a path that reads parameters takes the archive
+    beside it (`parameter_archive`: ``model.vmfb`` → ``model.irpa``, as `Module.save`
+    writes it).
 
     ``isolate``: create the module's context in a child process first, so that a module
     whose native code crashes IREE's runtime as it loads (a corrupted file) is an
@@ -944,6 +990,13 @@ def load(
         data = bytes(module)
     else:
         raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
+    beside = None
+    if parameters is None and isinstance(module, (str, os.PathLike)):
+        # The archive `Module.save` wrote beside the module, when it reads one (IREE's
+        # module then imports `io_parameters`; any other module ignores the file).
+        beside = parameter_archive(module)
+        if b"io_parameters" in data and os.path.isfile(beside):
+            parameters = beside
     hal_device = _rt.get_device(device) if isinstance(device, str) else device
     try:
         vm_module = _rt.VmModule.copy_buffer(_instance(), data)
@@ -953,15 +1006,22 @@ def load(
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
         _load_in_a_child(data, archive)
     index = None if parameters is None else parameter_index(parameters)
-    loaded = Module(
-        vm_module,
-        device=hal_device,
-        convert=convert,
-        results=results,
-        types=types,
-        vmfb=data,
-        parameters=index,
-    )
+    try:
+        loaded = Module(
+            vm_module,
+            device=hal_device,
+            convert=convert,
+            results=results,
+            types=types,
+            vmfb=data,
+            parameters=index,
+        )
+    except AbiError as error:
+        if beside is None or str(error) != _READS_PARAMETERS:
+            raise
+        raise AbiError(
+            f"{error}, or keep its archive beside it as '{beside}' (Module.save writes both)"
+        ) from None
     # The module reads its parameters from these host arrays (not copied) while it lives.
     loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
     return loaded

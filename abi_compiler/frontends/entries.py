@@ -16,9 +16,14 @@ reflection (`iree.reflection`: the `iree.abi` records, and what a frontend adds)
   tables keep their own names);
 * alias definitions (`#map = …`, `!t = …`, location aliases `#loc3 = loc(…)`) of
   different entries are renamed apart the same way (``#loc3_2``), and their uses follow;
+  each stays on its side of the module (before it or after it);
+* the builtin resource blobs (`{-# dialect_resources: {builtin: {key: "0x…"}} #-}`, used
+  as `dense_resource<key>`) of different entries are renamed apart the same way
+  (``key_2``) unless they hold the same bytes, and their uses follow; the linked module
+  has one resource section, and a clash left (another dialect's resource of one name and
+  other bytes) is an error, never a module that computes with the wrong blob;
 * the module's attributes are those every entry that sets them agrees on (a JAX export's
-  `mhlo.num_partitions`, …); its name and location are dropped; resource sections are
-  kept.
+  `mhlo.num_partitions`, …); its name and location are dropped.
 
 A function's attributes (its `iree.reflection` dictionary among them) are carried as
 written: renaming touches symbol references and alias names only, never a string.
@@ -27,6 +32,7 @@ written: renaming touches symbol references and alias names only, never a string
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +40,7 @@ from typing import Any
 from abi_compiler.attribute_names import PARAMETER_SCOPE
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, frontend_name
-from abi_compiler.text import carry, lexer
+from abi_compiler.text import carry, lexer, resources
 from abi_compiler.text.symbols import rename_symbols
 
 __all__ = ["Entry", "link", "lower_entries"]
@@ -75,11 +81,14 @@ def link(entries: Sequence[Entry]) -> str:
 
     used_symbols = set(keys)
     used_aliases: set[str] = set()
+    resource_renames, resource_section = _resources(entries, layouts)
     prologue: list[str] = []
     body: list[str] = []
     epilogue: list[str] = []
     attributes: list[list[tuple[str, str]]] = []
-    for key, layout, function in zip(keys, layouts, functions, strict=True):
+    for entry, key, layout, function, handles in zip(
+        entries, keys, layouts, functions, resource_renames, strict=True
+    ):
         text = layout.text
         symbols = {function: key}
         for op in layout.ops:
@@ -100,18 +109,26 @@ def link(entries: Sequence[Entry]) -> str:
 
         def renamed(start: int, end: int) -> str:
             piece = rename_symbols(text[start:end], symbols)  # noqa: B023
+            piece = resources.rename_handles(piece, handles)  # noqa: B023
             return _rename_aliases(piece, aliases)  # noqa: B023
 
+        # Each alias stays on its side of the module: a location alias used inside another
+        # location (`loc(callsite(#loc4 at #loc5))`) must be defined before that use; only
+        # a whole `loc(#loc4)` of an op may come before its definition.
+        before = set(layout.prologue)
         for alias in layout.aliases:
-            (epilogue if alias.location else prologue).append(renamed(alias.start, alias.end))
-        for start, end in [*layout.prologue, *layout.epilogue]:
-            if text.startswith("{-#", start):
-                epilogue.append(text[start:end])
+            side = prologue if (alias.start, alias.end) in before else epilogue
+            side.append(renamed(alias.start, alias.end))
         for op in layout.ops:
             body.append("  " + renamed(op.start, op.end))
         module = layout.module
         if module is not None and module.attributes is not None:
-            attributes.append(_attribute_items(renamed(*module.attributes)))
+            try:
+                attributes.append(_attribute_items(renamed(*module.attributes)))
+            except lexer.LexError as error:
+                raise AbiError(
+                    f"{entry.name}: cannot link this module: its attributes: {error}"
+                ) from None
         else:
             attributes.append([])
     merged = _merge_attributes(attributes)
@@ -119,13 +136,94 @@ def link(entries: Sequence[Entry]) -> str:
     if merged:
         header += " attributes {" + ", ".join(f"{k} = {v}" if v else k for k, v in merged) + "}"
     lines = [*prologue, header + " {", *body, "}", *epilogue]
+    if resource_section:
+        lines.append(resource_section)
     return "\n".join(lines) + "\n"
+
+
+def _resources(
+    entries: Sequence[Entry], layouts: Sequence[carry.Layout]
+) -> tuple[list[dict[str, str]], str]:
+    """The renames of each entry's builtin resource keys (`dense_resource<key>` blobs),
+    and the one resource section of the linked module.
+
+    A key another entry defined with other bytes is renamed ``<key>_<n>`` (n the entry's
+    number, then ``_2``, … while taken), its uses follow: an exporter names blobs by
+    shape and dtype (iree-turbine: `torch_tensor_3_4_torch.float32`), so two models'
+    weights of one shape have one key. A key defined with the same bytes is one blob for
+    both. A clash left (another dialect's resource, whose uses the linker cannot know) is
+    an `AbiError`: MLIR would keep one of the two blobs, and an entry would compute with
+    the other's data."""
+    merged: dict[tuple[str, str, str], tuple[str, str]] = {}  # → (value, entry name)
+    used: set[str] = set()
+    renames: list[dict[str, str]] = []
+    for number, (entry, layout) in enumerate(zip(entries, layouts, strict=True), start=1):
+        text = layout.text
+        found: list[resources.Resource] = []
+        for start, end in [*layout.prologue, *layout.epilogue]:
+            if text.startswith("{-#", start):
+                try:
+                    found += resources.entries(text, start, end)
+                except (resources.ResourceError, lexer.LexError) as error:
+                    raise AbiError(
+                        f"{entry.name}: cannot link this module: its resource section: {error}"
+                    ) from None
+        entry_renames: dict[str, str] = {}
+        own: dict[tuple[str, str, str], str] = {}
+        for item in found:
+            value = text[item.value_span[0] : item.value_span[1]]
+            key = item.key
+            written = own.get((item.group, item.dialect, key))
+            if written is not None:
+                if written != value:
+                    raise AbiError(
+                        f"{entry.name}: cannot link this module: its {item.group} "
+                        f"'{item.dialect}' resource '{key}' is defined twice, with other bytes"
+                    )
+                continue  # (the same bytes again: the blob already kept)
+            own[(item.group, item.dialect, key)] = value
+            if (item.group, item.dialect) == ("dialect_resources", "builtin"):
+                kept = merged.get((item.group, item.dialect, key))
+                if kept is None or kept[0] != value:
+                    key = _fresh(key, f"{key}_{number}", used)
+                if key != item.key:
+                    entry_renames[item.key] = key
+            kept = merged.get((item.group, item.dialect, key))
+            if kept is not None and kept[0] != value:
+                raise AbiError(
+                    f"{entry.name}: cannot link this module: its {item.group} "
+                    f"'{item.dialect}' resource '{key}' has other bytes than that of "
+                    f"{kept[1]}, and one module holds one resource of a name"
+                )
+            merged[(item.group, item.dialect, key)] = (value, entry.name)
+        renames.append(entry_renames)
+    return renames, _resource_section(merged)
+
+
+def _resource_section(merged: Mapping[tuple[str, str, str], tuple[str, str]]) -> str:
+    """One `{-# … #-}` section of ``merged`` ((group, dialect, key) → (value, …)), as
+    MLIR prints one."""
+    if not merged:
+        return ""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for (group, dialect, key), (value, _) in merged.items():
+        groups.setdefault(group, {}).setdefault(dialect, []).append(
+            f"      {resources.key_text(key)}: {value}"
+        )
+    blocks = []
+    for group, dialects in groups.items():
+        inner = [
+            f"    {dialect}: {{\n" + ",\n".join(items) + "\n    }"
+            for dialect, items in dialects.items()
+        ]
+        blocks.append(f"  {group}: {{\n" + ",\n".join(inner) + "\n  }")
+    return "{-#\n" + ",\n".join(blocks) + "\n#-}"
 
 
 def _layout(entry: Entry) -> carry.Layout:
     try:
         return carry.scan(entry.text)
-    except carry.ScanError as error:
+    except (carry.ScanError, lexer.LexError) as error:  # (an unknown escape in a string)
         raise AbiError(f"{entry.name}: cannot link this module: {error}") from None
 
 
@@ -286,9 +384,11 @@ def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict
     ``merged``, and return its ``text`` reading them there. A name already in ``merged``
     with the same bytes is one parameter for both (the weights two entries of one model
     share); with other bytes, the entry's parameter is renamed `<key>/<name>` (the first
-    free name) in its text."""
+    free name) in its text; the renames are made in one pass (a parameter renamed to
+    the name of another of the entry's is not renamed again with it)."""
     import numpy as np
 
+    renames: dict[str, str] = {}
     for name, array in found.items():
         wanted = name
         kept = merged.get(wanted)
@@ -299,8 +399,11 @@ def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict
             kept = merged.get(wanted)
         merged[wanted] = array
         if wanted != name:
-            text = text.replace(_parameter(name), _parameter(wanted))
-    return text
+            renames[_parameter(name)] = _parameter(wanted)
+    if not renames:
+        return text
+    pattern = re.compile("|".join(re.escape(old) for old in renames))
+    return pattern.sub(lambda match: renames[match.group()], text)
 
 
 def _parameter(name: str) -> str:

@@ -42,6 +42,7 @@ module @b attributes {mhlo.num_partitions = 1 : i32, both.differ = 2 : i32} {
 
 LINKED = """#map = affine_map<(d0) -> (d0)>
 #map_2 = affine_map<(d0) -> (d0 + 1)>
+#loc1_2 = loc("b.py":3:4)
 module attributes {mhlo.num_partitions = 1 : i32, a.only = "x"} {
   util.global private @state = 0 : i32
   func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> attributes {iree.reflection = {iree.abi = "{\\22a\\22:[],\\22@helper\\22:1}"}} {
@@ -61,7 +62,6 @@ module attributes {mhlo.num_partitions = 1 : i32, a.only = "x"} {
   func.func private @b_a() -> ()
 }
 #loc1 = loc("a.py":1:2)
-#loc1_2 = loc("b.py":3:4)
 """
 
 
