@@ -100,7 +100,10 @@ def input_record(source: object, entry: str | None = None) -> InputRecord | None
 
 def _program_sha256(frontend: str, source: Any) -> tuple[str, InputKind]:
     if frontend == "jax":
-        data = bytes(source.serialize())
+        try:
+            data = bytes(source.serialize())
+        except Exception:  # a pytree class JAX cannot serialize (not registered)
+            return _jax_graph_sha256(source), "graph"
     elif frontend == "onnx":
         data = source.SerializeToString()
     elif frontend == "torch":
@@ -129,4 +132,14 @@ def _graph_sha256(program: Any) -> str:
         array = tensor.detach().cpu().contiguous()
         digest.update(f"{name}\0{array.dtype}{tuple(array.shape)}\0".encode())
         digest.update(array.view(-1).view(sys.modules["torch"].uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _jax_graph_sha256(exported: Any) -> str:
+    """The sha256 of a JAX export that `Exported.serialize()` refuses: over its StableHLO
+    module (`mlir_module_serialized`), then its input and output avals as text, each
+    followed by a newline."""
+    digest = hashlib.sha256(bytes(exported.mlir_module_serialized))
+    for aval in (*exported.in_avals, *exported.out_avals):
+        digest.update(f"{aval}\n".encode())
     return digest.hexdigest()

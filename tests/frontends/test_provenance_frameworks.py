@@ -126,3 +126,24 @@ def test_a_torch_program_torch_cannot_save_is_hashed_by_its_graph() -> None:
     digest.update(b"scale\0torch.float32(4,)\0" + np.full(4, 3.0, np.float32).tobytes())
     assert record.sha256 == digest.hexdigest()
     assert _made(compile_quietly(program)).inputs == (record,)
+
+
+def test_a_jax_export_jax_cannot_serialize_is_hashed_by_its_module() -> None:
+    jax = pytest.importorskip("jax")
+    from jax import export
+
+    from abi_compiler.frontends.provenance import input_record
+
+    class State:  # a pytree node JAX's serialization does not know
+        def __init__(self, count: object) -> None:
+            self.count = count
+
+    jax.tree_util.register_pytree_node(State, lambda s: ((s.count,), None), lambda _, c: State(*c))
+    exported = export.export(jax.jit(lambda s: State(s.count + 1)))(State(np.int32(1)))
+    with pytest.raises(ValueError, match="unregistered type"):
+        exported.serialize()
+    record = input_record(exported)
+    assert record is not None and record.kind == "graph"
+    digest = hashlib.sha256(bytes(exported.mlir_module_serialized))
+    digest.update(b"int32[]\nint32[]\n")
+    assert record.sha256 == digest.hexdigest()
