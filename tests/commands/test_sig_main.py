@@ -54,7 +54,7 @@ def test_sip_empty_structure_as_root_value() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # seed 001: `null` (untyped) and "unknown" are records wherever a record stands
+        # IREE's Function ABI: `null` (untyped) and "unknown" are records wherever a record stands
         ('{"a":[null],"r":[],"v":1}', b"(None) -> ()\n"),
         ('{"a":["unknown"],"r":["unknown"],"v":1}', b"(?) -> (?)\n"),
         ('{"a":["i32",null],"r":[null],"v":1}', b"(i32, None) -> (None)\n"),

@@ -1,5 +1,5 @@
 """What a function's original call (`abi.call`) checks beyond its records, without a
-framework (issue 29): the sign and range of integer values (the records are signless:
+framework (docs/calling.md#what-the-original-call-checks): the sign and range of integer values (the records are signless:
 `i8` takes int8 and uint8 alike, the call says which one the framework takes), the
 relations between dynamic dims, unknown keywords. The torch, ONNX and JAX frontends
 write the `OriginalCall` from their programs (test_torch.py, test_onnx.py, test_jax.py

@@ -1,5 +1,5 @@
 """A generated campaign against the checks a function's original call (`abi.call`) makes
-before the VM (issue 29), without any framework: original calls whose arrays share
+before the VM (docs/calling.md#what-the-original-call-checks), without any framework: original calls whose arrays share
 dynamic dims (symbols, ``k*s + c`` expressions, static sizes, bounds) called through
 `CallPlan` with consistent and mismatched shapes, and integer arrays of every dtype of a
 compiled module called with nested lists holding values in and out of range (skipped

@@ -1,5 +1,5 @@
 // Names and dict keys with any Unicode text survive print -> parse -> print and both
-// pipelines (issue 6): MLIR prints their UTF-8 bytes as `\XX` escapes, which abi-opt
+// pipelines (docs/design.md#hostile-input): MLIR prints their UTF-8 bytes as `\XX` escapes, which abi-opt
 // parses back as the same string (xdsl_compat). JSON escapes them as \uXXXX (a surrogate
 // pair above U+FFFF), SIP `K` spans count UTF-8 bytes, keys sort byte-wise.
 
