@@ -8,7 +8,6 @@ run them with the frameworks); here the calls are written by hand, and called th
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import leaves
 from tests.calling.conftest import mlir_string, needs_iree
+from tests.calling.helpers import compile_quietly
 
 np = pytest.importorskip("numpy")
 
@@ -248,11 +248,7 @@ def module_text() -> str:
 @pytest.fixture(scope="module")
 def vmfb() -> bytes:
     needs_iree()
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(module_text())
+    return compile_quietly(module_text(), vmfb=True)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +43,7 @@ from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import DimExpr, DimRelations, LeafDims
 from tests.calling.conftest import mlir_string, needs_iree
+from tests.calling.helpers import compile_quietly
 
 SLOW = bool(os.environ.get("ABI_SLOW"))
 CAMPAIGN = settings(
@@ -360,11 +360,7 @@ def int_module_text() -> str:
 @pytest.fixture(scope="module")
 def int_module() -> Any:
     needs_iree()
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(int_module_text())
+    return compile_quietly(int_module_text())
 
 
 def rank_of(value: Any) -> int:
