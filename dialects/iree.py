@@ -1,4 +1,5 @@
-"""The legacy `iree` dialect spellings of IREE's legacy signature document: `!iree.list<T>` and `!iree.tuple<…>`."""
+"""The legacy `iree` dialect spellings of IREE's legacy signature document:
+`!iree.list<T>` and `!iree.tuple<…>`."""
 
 from __future__ import annotations
 

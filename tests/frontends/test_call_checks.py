@@ -1,6 +1,7 @@
 """What a function's original call (`abi.call`) checks beyond its records, without a
-framework (docs/calling.md#what-the-original-call-checks): the sign and range of integer values (the records are signless:
-`i8` takes int8 and uint8 alike, the call says which one the framework takes), the
+framework (docs/calling.md#what-the-original-call-checks): the sign and range of integer
+values (the records are signless: `i8` takes int8 and uint8 alike, the call says which
+one the framework takes), the
 relations between dynamic dims, unknown keywords. The torch, ONNX and JAX frontends
 write the `OriginalCall` from their programs (test_torch.py, test_onnx.py, test_jax.py
 run them with the frameworks); here the calls are written by hand, and called through

@@ -1,9 +1,10 @@
 """A generated campaign against the checks a function's original call (`abi.call`) makes
-before the VM (docs/calling.md#what-the-original-call-checks), without any framework: original calls whose arrays share
-dynamic dims (symbols, ``k*s + c`` expressions, static sizes, bounds) called through
-`CallPlan` with consistent and mismatched shapes, and integer arrays of every dtype of a
-compiled module called with nested lists holding values in and out of range (skipped
-without IREE). The oracles are written here, independently of the code under test:
+before the VM (docs/calling.md#what-the-original-call-checks), without any framework:
+original calls whose arrays share dynamic dims (symbols, ``k*s + c`` expressions, static
+sizes, bounds) called through `CallPlan` with consistent and mismatched shapes, and integer
+arrays of every dtype of a compiled module called with nested lists holding values in and
+out of range (skipped without IREE). The oracles are written here, independently of the code
+under test:
 
 * dims: a call is refused exactly when no assignment of the symbols within their bounds
   gives every leaf its shape (brute force over small values); a refusal names the path of

@@ -1,4 +1,5 @@
-// The legacy iree types (docs/formats.md#upstream-documents) round-trip, in the custom and in the generic form.
+// The legacy iree types (docs/formats.md#upstream-documents) round-trip, in the custom
+// and in the generic form.
 // RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
