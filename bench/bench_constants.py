@@ -1,6 +1,6 @@
 """Large constants: CPU time and peak memory of `abi-opt -p iree-abi-v1` on one function
-holding a `dense<"0x…">` constant of 16 and 128 MB, before and after the fixes of issues
-14 and 15, against `xdsl-opt` and IREE's native `iree-opt` in the same run.
+holding a `dense<"0x…">` constant of 16 and 128 MB, before and after the fixes
+of docs/design.md#constants, against `xdsl-opt` and IREE's native `iree-opt` in the same run.
 
 "Before" is the tree of a git revision (``--baseline``, default the commit before the
 fixes), extracted with `git archive` and laid out as the installed package; it runs

@@ -1,4 +1,4 @@
-"""`abi-opt` against native `iree-opt` parsing and printing the same file (issue 25).
+"""`abi-opt` against native `iree-opt` parsing and printing the same file (bench/RESULTS.md).
 
 Every figure is a ratio of CPU seconds measured in the same run: the commands of a case
 run round-robin ``--repeat`` times (so drifts in machine load hit them alike), each

@@ -1,4 +1,4 @@
-"""A measured prototype for issue 25: what an optional native path would cost.
+"""A measured prototype: what an optional native path would cost.
 
 IREE's compiler package ships MLIR's Python bindings (`iree.compiler.ir`): parsing and
 printing in C++. The prototype reads a module through them, builds the ABI model of every

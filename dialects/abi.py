@@ -319,7 +319,7 @@ class RefArrayToListsOp(IRDLOperation):
 
     The result is a `!util.list<?>` holding exactly two lists: first a
     `!util.list<T>` with the array's elements in C (row-major) order, then a
-    `!util.list<index>` with its dimension sizes. It is the runtime form of seed 000's
+    `!util.list<index>` with its dimension sizes. It is the runtime form of IREE's Function ABI's
     `!iree.tuple<!util.list<T>, !util.list<index>>`.
     """
 

@@ -1,4 +1,5 @@
-"""The legacy `iree` dialect spellings of seed 000: `!iree.list<T>` and `!iree.tuple<…>`."""
+"""The legacy `iree` dialect spellings of IREE's legacy signature document:
+`!iree.list<T>` and `!iree.tuple<…>`."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class IreeListType(ListTypeBase):
 
 @irdl_attr_definition
 class IreeTupleType(ParametrizedAttribute, TypeAttribute):
-    """`!iree.tuple<T0, T1, …>`: seed 000's composite tuple.
+    """`!iree.tuple<T0, T1, …>`: the composite tuple of IREE's legacy signature document.
 
     For example the ND-array of reference type
     `!iree.tuple<!util.list<T>, !util.list<index>>` (see `abi.ref_array.to_lists`).

@@ -129,7 +129,7 @@ def _warn_nested_modules(module: ModuleOp) -> None:
 # value_type by type object: a module's types are few shared objects (the driver parses
 # each distinct type text once), and every pass asks for the value type of every leaf of
 # every signature. Room for the distinct type objects of a large module: emptied when
-# full, the cache made every pass after the first read them again (issue 25).
+# full, the cache made every pass after the first read them again (bench/RESULTS.md).
 _VALUE_TYPES: IdentityCache[ValueType] = IdentityCache(limit=1 << 16)
 
 
@@ -331,7 +331,7 @@ _SIGNATURES_CACHED = 1 << 10
 
 # By object: every function of a module (`iree-abi-v1` reads each signature in
 # `materialize-iree-abi` and again in `wrap-entry-points`; with room for 1 024 only, a
-# module of 10 000 functions read each twice: 13 % of its time, issue 25). Each entry
+# module of 10 000 functions read each twice: 13 % of its time: bench/RESULTS.md). Each entry
 # keeps the function's type and attribute objects alive, which its module holds anyway.
 _SIGNATURES_BY_OBJECT: IdentityCache[Signature] = IdentityCache(limit=1 << 16)
 

@@ -1,8 +1,11 @@
 """Every citation in the code, the tests and the docs names something that exists in the
 repository: a section number (`docs/spec.md §3.2`, or a bare `§3.2`) is a heading of
 docs/spec.md, `docs/<page>.md#<anchor>` an anchor of that page, `docs/<page>.md, "<heading>"`
-the start of one of its headings, and no citation points at the contract outside the
-repository (a clone has no SPEC.md)."""
+the start of one of its headings, and no citation points at documents a clone does not
+have: the contract outside the repository (SPEC.md), the project's seed documents ("seed
+001": cite IREE's public pages, docs/formats.md#upstream-documents) or its issue tracker
+("issue 14": cite the docs/ section that says the behaviour). An upstream project's issue
+is cited by its URL (https://github.com/<owner>/<repo>/issues/<n>)."""
 
 from __future__ import annotations
 
@@ -33,6 +36,11 @@ SECTION = re.compile(SECTION_SIGN + r"\s*(\d+(?:\.\d+)*)")
 OUTSIDE = re.compile(r"\bSPEC\s*" + SECTION_SIGN + r"|\.\./shared|SPEC\.md")
 ANCHOR = re.compile(r"docs/([\w-]+\.md)#([\w-]+)")
 QUOTED = re.compile(r'docs/([\w-]+\.md),\s+"([^"]+)"')
+#: Citations of documents a clone does not have. (A URL's `/issues/<n>` does not match.)
+PRIVATE = re.compile(
+    r"\bseeds?\s+#?0\d\d\b|\bthe\s+seed(?:'s|\s+grammar|\s+documents?)\b|\bissues?\s+#?\d+\b",
+    re.IGNORECASE,
+)
 HEADING = re.compile(r"^#+\s+(.*?)\s*$", re.M)
 
 
@@ -66,6 +74,30 @@ def test_the_contract_has_its_sections() -> None:
     assert {"3.3", "8.2", "8.6", "9.1", "10.1"} <= sections
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "seed 001",
+        "Seed 000's composite",
+        "the seed grammar",
+        "issue 14",
+        "Issue 21:",
+        "issues 14 and 15",
+        "issue #6",
+    ],
+)
+def test_private_citations_are_caught(text: str) -> None:
+    assert PRIVATE.search(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["https://github.com/llvm/torch-mlir/issues/4625", "a fixed seed", "--seed 1", "seed=0"],
+)
+def test_public_citations_and_seeds_pass(text: str) -> None:
+    assert not PRIVATE.search(text)
+
+
 @pytest.mark.parametrize("path", CITING, ids=_name)
 def test_citations_resolve(path: Path) -> None:
     if path == Path(__file__).resolve():
@@ -75,6 +107,10 @@ def test_citations_resolve(path: Path) -> None:
         f"refers outside the repository: {m.group(0)!r}"
         for m in OUTSIDE.finditer(text)
         if path != ROOT / "tests" / "test_docs.py"  # (which forbids these in the docs)
+    ]
+    problems += [
+        f"cites {m.group(0)!r}, which a clone does not have (cite docs/ or a public URL)"
+        for m in PRIVATE.finditer(text)
     ]
     sections = _spec_sections()
     problems += [

@@ -17,7 +17,7 @@ from abi_compiler.passes.registry import PASSES
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "bench" / "README.md", *sorted(DOCS.rglob("*.md"))]
 
 
 def _name(path: Path) -> str:
@@ -138,3 +138,47 @@ def test_help_texts_point_to_the_docs(capsys: pytest.CaptureFixture[str]) -> Non
         text = capsys.readouterr().out
         assert "SPEC" not in text
         assert "docs/formats.md" in text
+
+
+def test_the_readme_is_short() -> None:
+    """The README is what a newcomer reads in five minutes; the reference lives in docs/."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines (at most 300)"
+
+
+def test_the_readme_maps_every_page() -> None:
+    """The README's map of the docs links every page of docs/ (docs/passes/ by its index)
+    and bench/README.md."""
+    readme = (ROOT / "README.md").read_text()
+    pages = [_name(path) for path in sorted(DOCS.glob("*.md"))]
+    pages += ["docs/passes/README.md", "bench/README.md"]
+    missing = [page for page in pages if f"| [{page}]" not in readme and f"]({page})" not in readme]
+    assert not missing, f"README.md's map of the docs lacks {missing}"
+
+
+def _quick_start() -> list[str]:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = _BLOCK.findall(section)
+    assert len(block) == 1, "the Quick start has one block of commands"
+    return block[0].splitlines()
+
+
+def test_the_quick_start_commands_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Quick start's two commands: each installs the `test` extra (the install is the
+    test run's own), then the set-up's main job, which runs here, and the test command,
+    which is the one `.ci/run` runs."""
+    install = "python -m pip install -q -e '.[test]' && "
+    first, second = _quick_start()
+    assert first.startswith(install) and second.startswith(install)
+    main_job = shlex.split(first.removeprefix(install))
+    assert main_job == ["abi-opt", "-p", "iree-abi-v1", "examples/structured.mlir"]
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    assert AbiOptMain.main(main_job[1:]) == 0
+    assert "func.func @swap(%pair: !util.list<?>)" in capsys.readouterr().out
+    test_command = second.removeprefix(install)
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == test_command == "python -m pytest"

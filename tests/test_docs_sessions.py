@@ -1,6 +1,7 @@
-"""The terminal sessions in README.md and docs/formats.md (code blocks whose lines start
-with `$ `) are what the commands really print: each is run, in order, in a folder that
-holds the repository's `examples/`."""
+"""The terminal sessions in README.md and in docs/ (code blocks whose lines start with
+`$ `) are what the commands really print: each is run, in order, in a folder that holds
+the repository's `examples/`. Every command the README shows is run: its sessions here,
+its Quick start by tests/test_docs.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", ROOT / "docs" / "formats.md"]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _BLOCK = re.compile(r"```[a-z]*\n(\$ .*?)```", re.S)
 
 
@@ -28,6 +29,16 @@ def _sessions() -> list[tuple[str, str]]:
 
 
 SESSIONS = _sessions()
+
+
+def test_every_readme_command_is_in_a_session() -> None:
+    """No `$ ` line of the README escapes the sessions run below."""
+    readme = (ROOT / "README.md").read_text()
+    commands = re.findall(r"^\$ .*$", readme, re.M)
+    run = re.findall(
+        r"^\$ .*$", "".join(text for name, text in SESSIONS if name.startswith("README.md#")), re.M
+    )
+    assert commands and commands == run
 
 
 def test_the_show_and_diff_sessions_are_among_them() -> None:

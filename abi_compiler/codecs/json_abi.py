@@ -1,4 +1,5 @@
-"""The V1 `iree.abi` JSON (seed 001 "Reflection", docs/spec.md §4, §9).
+"""The V1 `iree.abi` JSON (IREE's Function ABI, "Reflection": docs/formats.md#upstream-documents;
+docs/spec.md §4, §9).
 
 ``{"a":[<record per root argument>],"r":[<result records>],"v":1}`` where a record is
 
@@ -214,7 +215,7 @@ class _RecordDecoder:
             if t is None:
                 t = _scalar_or_unknown(record)
         elif record is None:
-            t = None  # seed 001: a null (untyped) value; a gap inside a sequence
+            t = None  # IREE's Function ABI: a null (untyped) value; a gap inside a sequence
         elif cls is not list:
             _fail(f"expected a type record (a string or an array), got {_json_kind(record)}")
         else:

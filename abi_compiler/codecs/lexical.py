@@ -1,4 +1,5 @@
-"""The lexical layer of the mangled signatures (seed 000, docs/spec.md §5 and §6).
+"""The lexical layer of the mangled signatures (IREE's legacy signature document:
+docs/formats.md#upstream-documents; docs/spec.md §5 and §6).
 
 A signature is a sequence of *components*:
 

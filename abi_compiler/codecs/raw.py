@@ -1,4 +1,5 @@
-"""The legacy raw function signature `f` (seed 000 "Raw Function ABI", docs/spec.md §5, §9).
+"""The legacy raw function signature `f` (IREE's legacy "Raw Function ABI":
+docs/formats.md#upstream-documents; docs/spec.md §5, §9).
 
 ``I<len>!<inputs>R<len>!<results>``, one component per flat value:
 

@@ -1,5 +1,5 @@
-"""Legacy structured index path signatures `sip` (seed 000 "Structured Index Path ABI",
-docs/spec.md §6, §9).
+"""Legacy structured index path signatures `sip` (IREE's legacy "Structured Index Path
+ABI": docs/formats.md#upstream-documents; docs/spec.md §6, §9).
 
 ``I<len>!<structured value>R<len>!<structured value>`` where a structured value is
 

@@ -1,6 +1,7 @@
 """Types, attributes and `func.func` headers as text, byte for byte as xDSL's printer
-prints them (issue 25): what the printer of a run writes for every parsed function's
-header (`print_function`: the header as text, the body by the printer) and what
+prints them (docs/carried-text.md#how-headers-are-read): what the printer of a run
+writes for every parsed function's header (`print_function`: the header as text, the
+body by the printer) and what
 `wrap-entry-points` writes its wrappers with (`passes/wrapper_text.py`).
 
 The kinds a module holds most (tensor and integer types, types without parameters,

@@ -64,7 +64,8 @@ class ModulePrinter(FixedPrinter):
         # Wrapper shape -> its text around its name and callee (`_template`).
         self._templates: dict[Hashable, tuple[str, str]] = {}
         self._module: ModuleOp | None = None
-        # Types, attributes and function headers as text (issue 25).
+        # Types, attributes and function headers as text
+        # (docs/carried-text.md#how-headers-are-read).
         self._texts = AttributeTexts(self)
         self._wrappers_as_text = False
 

@@ -7,11 +7,12 @@ The test modules skip when IREE's runtime or compiler is not installed.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from tests.calling.helpers import compile_quietly
 
 if TYPE_CHECKING:
     from abi_compiler import iree as abi_iree
@@ -122,12 +123,8 @@ def v1_vmfb() -> bytes:
 
 @pytest.fixture(scope="session")
 def legacy_vmfb() -> bytes:
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        # @named mixes positional and named arguments: its SIP root drops the names.
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(FUNCTIONS, "iree-abi-legacy")
+    # @named mixes positional and named arguments: its SIP root drops the names.
+    return compile_quietly(FUNCTIONS, "iree-abi-legacy", vmfb=True)
 
 
 @pytest.fixture(scope="session")

@@ -25,13 +25,15 @@ def error_of(call: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     return str(info.value)
 
 
-def compile_quietly(source: Any, **options: Any) -> Any:
-    """`abi_compiler.iree.compile(source, **options)` without its `CompileWarning`s (what
-    IREE says of the host CPU and the like); skips without IREE."""
+def compile_quietly(source: Any, *args: Any, vmfb: bool = False, **options: Any) -> Any:
+    """`abi_compiler.iree.compile(source, *args, **options)` (with `vmfb=True`,
+    `compile_vmfb`: the module's bytes) without its `CompileWarning`s (what IREE says of
+    the host CPU, names a legacy SIP root drops and the like); skips without IREE."""
     pytest.importorskip("iree.compiler")
     pytest.importorskip("iree.runtime")
     from abi_compiler import iree as abi_iree
 
+    compile_ = abi_iree.compile_vmfb if vmfb else abi_iree.compile
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(source, **options)
+        return compile_(source, *args, **options)

@@ -22,6 +22,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.model import NDArray, Scalar
 
 from .conftest import mlir_string, needs_iree
+from .helpers import compile_quietly
 
 np = pytest.importorskip("numpy")
 ml_dtypes = pytest.importorskip("ml_dtypes")
@@ -214,7 +215,6 @@ def test_a_bool_array_for_an_i8_record_of_the_original_call() -> None:
     takes what the records take: no bool array (its fast path took one, through the
     raw signature's column)."""
     needs_iree()
-    from abi_compiler import iree as abi_iree
     from abi_compiler.call_model import Array, OriginalCall
     from abi_compiler.codecs.call_json import encode_call
 
@@ -228,9 +228,7 @@ def test_a_bool_array_for_an_i8_record_of_the_original_call() -> None:
         f'{{iree.reflection = {{iree.abi = "{abi}"{extra}}}}} {{\n  return %a : tensor<2xi8>\n}}\n'
         for name, extra in [("records", ""), ("original", f', abi.call = "{call}"')]
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        module = abi_iree.load(abi_iree.compile_vmfb(text, pipeline=None))
+    module = compile_quietly(text, pipeline=None)
     for name in ("records", "original"):
         with pytest.raises(AbiError) as error:
             module[name](np.array([True, False]))

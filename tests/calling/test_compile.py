@@ -152,7 +152,7 @@ def test_bad_load_arguments(v1_vmfb: bytes) -> None:
 
 
 def test_the_readme_example() -> None:
-    """README "Compile and call": examples/structured.mlir, compiled and called."""
+    """docs/library.md, "Compile and call": examples/structured.mlir, compiled and called."""
     module = abi_iree.compile(Path(__file__).parents[2] / "examples" / "structured.mlir")
     weights, bias = np.eye(16, dtype=np.float32), np.zeros(16, np.float32)
     new_state, steps = module.update({"weights": weights, "bias": bias}, 41, [np.ones(3), 7])

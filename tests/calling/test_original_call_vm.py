@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.calling.conftest import mlir_string, needs_iree
+from tests.calling.helpers import compile_quietly
 
 needs_iree()
 
@@ -113,9 +113,7 @@ def _args() -> tuple[Any, ...]:
 
 @pytest.fixture(scope="module")
 def vmfb() -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(TEXT)
+    return compile_quietly(TEXT, vmfb=True)
 
 
 def test_loaded_module_takes_and_returns_the_original_call(vmfb: bytes) -> None:
@@ -247,9 +245,7 @@ func.func @g(%pixels: tensor<2xi8> {{abi.index_path = [0]}}, %count: tensor<i32>
 
 @pytest.fixture(scope="module")
 def ints() -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(INTS_TEXT)
+    return compile_quietly(INTS_TEXT)
 
 
 def test_integers_in_the_frameworks_dtype(ints: Any) -> None:
@@ -290,9 +286,7 @@ def test_a_dtype_numpy_does_not_know(name: str) -> None:
         Array(0, name, (2,)),
     )
     text = INTS_TEXT.replace(mlir_string(encode_call(INTS)), mlir_string(encode_call(unknown)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        module = abi_iree.compile(text)
+    module = compile_quietly(text)
     got = module.g(np.array([-1, 2], np.int8), 1)
     assert got.dtype == np.int8 and got.tolist() == [-1, 2]
     with pytest.raises(AbiError) as error:
@@ -301,7 +295,5 @@ def test_a_dtype_numpy_does_not_know(name: str) -> None:
 
 
 def test_convert_casts_the_other_signedness() -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        module = abi_iree.load(abi_iree.compile_vmfb(INTS_TEXT), convert=True)
+    module = compile_quietly(INTS_TEXT, convert=True)
     assert module.g(np.array([-1, 2], np.int8), 1).tolist() == [255, 2]

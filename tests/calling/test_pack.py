@@ -102,8 +102,9 @@ def test_keywords_fill_named_slots() -> None:
 
 
 def test_named_slots_may_be_filled_positionally() -> None:
-    # Seed 001: named arguments "can be passed positionally or by keyword" (IREE's
-    # packer takes them by keyword only: deliberate difference, documented in calling/marshal.py).
+    # IREE's Function ABI (docs/formats.md#upstream-documents): named arguments "can be
+    # passed positionally or by keyword" (IREE's packer takes them by keyword only:
+    # deliberate difference, documented in calling/marshal.py).
     assert pack(NAMED, 1, 2.0, [3]) == [1, 2.0, [3]]
     assert pack(NAMED, 1, 2.0, y=[3]) == [1, 2.0, [3]]
 

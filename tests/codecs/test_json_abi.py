@@ -67,7 +67,7 @@ def test_records_for_types(t: ValueType, record: object, declared: str) -> None:
 
 
 def test_untyped_leaf_is_null() -> None:
-    # seed 001's `null` record: an untyped value, converted dynamically by the runtime
+    # IREE's Function ABI's `null` record: an untyped value, converted dynamically by the runtime
     assert record_for_node(Leaf(None, 0)) is None
     sig = Signature((Argument(0, Leaf(None, 0)),), (Leaf(None, 0),))
     assert encode_json(sig) == '{"a":[null],"r":[null],"v":1}'

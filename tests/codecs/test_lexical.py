@@ -1,4 +1,5 @@
-"""The lexical layer (seed 000): integer and span components, builder and parser."""
+"""The lexical layer (docs/formats.md#components-the-lexical-layer-of-f-and-sip): integer
+and span components, builder and parser."""
 
 from __future__ import annotations
 

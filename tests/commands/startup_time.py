@@ -1,4 +1,4 @@
-"""Start-up time of `abi-opt` against `xdsl-opt` on a tiny module (issue 2: within 1.2x).
+"""Start-up time of `abi-opt` against `xdsl-opt` on a tiny module (bench/README.md: within 1.2x).
 
 Run: `python tests/commands/startup_time.py [runs]`. Not a pytest test (timing is noisy).
 The two tools run alternately; it prints the median wall-clock and CPU (user + system)

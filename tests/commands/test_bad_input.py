@@ -193,7 +193,7 @@ CASES = [
         stdin=VERIFIER_ERROR,
     ),
     Case("empty-stdin", [], "abi-opt: error: input '<stdin>' is empty", input=None),
-    # issue 14
+    # Edges of the output and of the input (docs/design.md#hostile-input)
     Case(
         "output-name-too-long",
         [],

@@ -86,7 +86,7 @@ def test_fifo_receives_the_output(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
-# -- issue 14: `-o` written in place, as mlir-opt writes it ------------------------------
+# -- docs/cli.md#diagnostics-output-files-and-signals: `-o` written in place, as mlir-opt does
 
 WARNS = "func.func @f(%a: index) -> index {\n  func.return %a : index\n}\n"
 # What `abi-opt` prints for GOOD (function bodies are carried as text).

@@ -1,10 +1,14 @@
-"""The `abi-sig` command, run as a subprocess: output, exit status, stderr."""
+"""The `abi-sig` command as a user runs it (a subprocess each): decoding one signature
+(`raw`, `sip`, `json`), `show` and `diff` on modules; output, `--format json`, exit
+status, diagnostics."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,14 +19,31 @@ JSON_EXAMPLE = (
 )
 
 
-def abi_sig(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+OLD = """
+func.func @main(%params: tensor<4x3xf32>, %x: tensor<8x4xf32>) -> tensor<8x3xf32> attributes {iree.reflection = {iree.abi = "{\\22a\\22:[[\\22sdict\\22,[\\22kernel\\22,[\\22ndarray\\22,\\22f32\\22,2,4,3]]],[\\22named\\22,\\22x\\22,[\\22ndarray\\22,\\22f32\\22,2,8,4]]],\\22r\\22:[[\\22ndarray\\22,\\22f32\\22,2,8,3]],\\22v\\22:1}"}} {
+  %0 = stablehlo.dot %x, %params : (tensor<8x4xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+func.func @"main$async"(%a: !hal.buffer_view) {
+  return
+}
+"""
+
+
+def abi_sig(
+    *args: str, stdin: bytes = b"", cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "abi_compiler.commands.sig_main", *args],
         input=stdin,
         capture_output=True,
         check=False,
-        timeout=60,
+        timeout=120,
+        cwd=cwd,
     )
+
+
+# -- Decoding one signature: raw, sip, json ------------------------------------------------
 
 
 def test_raw() -> None:
@@ -54,7 +75,7 @@ def test_sip_empty_structure_as_root_value() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # seed 001: `null` (untyped) and "unknown" are records wherever a record stands
+        # IREE's Function ABI: `null` (untyped) and "unknown" are records wherever a record stands
         ('{"a":[null],"r":[],"v":1}', b"(None) -> ()\n"),
         ('{"a":["unknown"],"r":["unknown"],"v":1}', b"(?) -> (?)\n"),
         ('{"a":["i32",null],"r":[null],"v":1}', b"(i32, None) -> (None)\n"),
@@ -244,11 +265,17 @@ def test_non_ascii_output() -> None:
     assert done.stdout == "(\u00e9\\ud800: i32) -> ()\n".encode()
 
 
-def test_does_not_import_xdsl() -> None:
+def test_importing_loads_neither_xdsl_nor_the_driver() -> None:
+    """`abi-sig` (the decoders, `show`, `diff`, bytecode reading) imports no xDSL and no
+    other command."""
     code = (
         "import sys, abi_compiler.commands.sig_main, abi_compiler.codecs.json_abi, "
-        "abi_compiler.codecs.raw, abi_compiler.codecs.sip; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'xdsl'))"
+        "abi_compiler.codecs.raw, abi_compiler.codecs.sip, "
+        "abi_compiler.signatures.module_signatures, abi_compiler.signatures.signature_diff, "
+        "abi_compiler.text.bytecode; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'xdsl' "
+        "or m.startswith('abi_compiler.commands.') "
+        "and m not in ('abi_compiler.commands.output', 'abi_compiler.commands.sig_main')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
     assert done.stdout == b"[]\n"
@@ -259,3 +286,364 @@ def test_console_script_is_declared() -> None:
 
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
     assert scripts.get("abi-sig") == "abi_compiler.commands.sig_main:main"
+
+
+# -- Modules: show and diff -----------------------------------------------------------------
+
+
+@pytest.fixture
+def modules(tmp_path: Path) -> Path:
+    (tmp_path / "old.mlir").write_text(OLD)
+    (tmp_path / "same.mlir").write_text(OLD.replace("%params", "%p"))
+    # x takes any batch: compatible.
+    (tmp_path / "wider.mlir").write_text(OLD.replace("\\22,2,8,4]", "\\22,2,null,4]"))
+    # The kernel becomes 4x5 and the result 8x5: breaking.
+    (tmp_path / "new.mlir").write_text(
+        OLD.replace("\\22,2,4,3]", "\\22,2,4,5]").replace("\\22,2,8,3]", "\\22,2,8,5]")
+    )
+    (tmp_path / "bad.mlir").write_text(
+        'func.func @f() attributes {iree.reflection = {iree.abi = "[]"}} {\n  return\n}\n'
+    )
+    return tmp_path
+
+
+def test_show(modules: Path) -> None:
+    done = abi_sig("show", "old.mlir", cwd=modules)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert (
+        done.stdout
+        == b"main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)\n"
+    )
+
+
+def test_show_all(modules: Path) -> None:
+    done = abi_sig("show", "--all", "old.mlir", cwd=modules)
+    assert done.stdout.decode().splitlines() == [
+        "main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+        "main$async(?) -> ()  (no reflection)",
+    ]
+
+
+def test_show_several_files_and_stdin(modules: Path) -> None:
+    done = abi_sig(
+        "show", "old.mlir", "-", stdin=b"func.func @f(%a: i32) {\n  return\n}\n", cwd=modules
+    )
+    assert done.returncode == 0
+    assert done.stdout.decode().splitlines() == [
+        "old.mlir:",
+        "main(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+        "<stdin>:",
+        "f(i32) -> ()  (no reflection)",
+    ]
+
+
+def test_show_json(modules: Path) -> None:
+    done = abi_sig("--format", "json", "show", "--all", "old.mlir", cwd=modules)
+    assert done.returncode == 0
+    document = json.loads(done.stdout)
+    f32 = {"type": "scalar", "kind": "f", "width": 32}
+    assert document == {
+        "files": [
+            {
+                "file": "old.mlir",
+                "functions": [
+                    {
+                        "name": "main",
+                        "source": "iree.abi",
+                        "caller_visible": True,
+                        "declaration": "(dict{kernel: tensor<4x3xf32>}, x: tensor<8x4xf32>) -> (tensor<8x3xf32>)",
+                        "arguments": [
+                            {
+                                "key": 0,
+                                "name": None,
+                                "node": {
+                                    "node": "dict",
+                                    "items": [
+                                        [
+                                            "kernel",
+                                            {
+                                                "node": "leaf",
+                                                "index": 0,
+                                                "type": {
+                                                    "type": "ndarray",
+                                                    "element": f32,
+                                                    "dims": [4, 3],
+                                                },
+                                            },
+                                        ]
+                                    ],
+                                },
+                            },
+                            {
+                                "key": 1,
+                                "name": "x",
+                                "node": {
+                                    "node": "leaf",
+                                    "index": 1,
+                                    "type": {"type": "ndarray", "element": f32, "dims": [8, 4]},
+                                },
+                            },
+                        ],
+                        "results": [
+                            {
+                                "node": "leaf",
+                                "index": 0,
+                                "type": {"type": "ndarray", "element": f32, "dims": [8, 3]},
+                            }
+                        ],
+                    },
+                    {
+                        "name": "main$async",
+                        "source": "type",
+                        "caller_visible": False,
+                        "declaration": "(?) -> ()",
+                        "arguments": [
+                            {
+                                "key": 0,
+                                "name": None,
+                                "node": {"node": "leaf", "index": 0, "type": {"type": "unknown"}},
+                            }
+                        ],
+                        "results": [],
+                    },
+                ],
+            }
+        ]
+    }
+    # The option is also taken after the command.
+    assert (
+        abi_sig("show", "--format", "json", "--all", "old.mlir", cwd=modules).stdout == done.stdout
+    )
+
+
+def test_show_errors_write_nothing(modules: Path) -> None:
+    done = abi_sig("show", "old.mlir", "bad.mlir", "missing.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout == b""
+    assert done.stderr.decode().splitlines() == [
+        "bad.mlir:1:1: error: @f: malformed reflection 'iree.abi': expected a JSON object "
+        '{"a": [...], "r": [...], "v": 1}, got an array (at offset 0)',
+        "abi-sig: error: could not open input file 'missing.mlir': No such file or directory",
+    ]
+
+
+def test_show_a_structure_nested_too_deeply(tmp_path: Path) -> None:
+    """Deeper than the passes take (an internal RecursionError, before the limit, once
+    the nesting was more than the interpreter's recursion limit walks: 300 here; type
+    aliases nest a type as deeply as they like)."""
+    deep = "tuple<" * 300 + "i32" + ">" * 300
+    aliases = "".join(f"!t{i} = tuple<!t{i - 1}>\n" for i in range(1, 3000))
+    (tmp_path / "deep.mlir").write_text(f"func.func @f(%a: i32, %b: {deep}) {{\n  return\n}}\n")
+    (tmp_path / "aliases.mlir").write_text(
+        f"!t0 = i32\n{aliases}func.func @g() -> !t2999 {{\n  return\n}}\n"
+    )
+    done = abi_sig("show", "deep.mlir", "aliases.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode().splitlines() == [
+        "deep.mlir:1:1: error: @f: argument 1: structure nested deeper than 100 levels",
+        "aliases.mlir:3001:1: error: @g: result 0: structure nested deeper than 100 levels",
+    ]
+
+
+def test_names_with_line_breaks_stay_on_their_line(tmp_path: Path) -> None:
+    """A function name, argument name or key with a line break cannot make `show` print
+    two lines for a function, nor `diff` a finding it did not find."""
+    (tmp_path / "old.mlir").write_text(
+        'func.func @"f\\0Acompatible: g"(%a: !abi.dict<"k\\0A\\09": i32>) {\n  return\n}\n'
+    )
+    (tmp_path / "new.mlir").write_text("func.func @h() {\n  return\n}\n")
+    done = abi_sig("show", "old.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        0,
+        "f\\ncompatible: g(dict{k\\n\\t: i32}) -> ()  (no reflection)\n",
+    )
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stdout.decode()) == (
+        1,
+        "breaking: f\\ncompatible: g: function removed\ncompatible: h: function added\n",
+    )
+    (tmp_path / "twice.mlir").write_text('func.func @"x\\0Ay"() {\n  return\n}\n' * 2)
+    done = abi_sig("show", "twice.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr.decode()) == (
+        1,
+        "twice.mlir:4:1: error: redefinition of symbol named 'x\\ny'\n"
+        "twice.mlir:1:1: note: see existing symbol definition here\n",
+    )
+
+
+def test_standard_input_given_twice(modules: Path) -> None:
+    """The second '-' read what the first left of standard input, nothing: 'input
+    <stdin> is empty'."""
+    for args, status in ((("show", "-", "old.mlir", "-"), 1), (("diff", "-", "-"), 2)):
+        done = abi_sig(*args, stdin=(modules / "old.mlir").read_bytes(), cwd=modules)
+        assert (done.returncode, done.stdout, done.stderr.decode()) == (
+            status,
+            b"",
+            "abi-sig: error: standard input ('-') is given more than once\n",
+        )
+
+
+def test_show_needs_a_file() -> None:
+    done = abi_sig("show")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: abi-sig show")
+
+
+def test_diff_compatible(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "wider.mlir", cwd=modules)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == b"compatible: main: argument x: shape 8x4 -> ?x4\n"
+
+
+def test_diff_identical(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "same.mlir", cwd=modules)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_diff_breaking(modules: Path) -> None:
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "breaking: main: argument 0['kernel']: shape 4x3 -> 4x5",
+        "breaking: main: result: shape 8x3 -> 8x5",
+    ]
+    # `$async` variants only with --all; here the same in both.
+    assert abi_sig("diff", "--all", "old.mlir", "new.mlir", cwd=modules).stdout == done.stdout
+
+
+def test_diff_all(modules: Path) -> None:
+    (modules / "sync-only.mlir").write_text(OLD[: OLD.index('func.func @"main$async"')])
+    done = abi_sig("diff", "old.mlir", "sync-only.mlir", cwd=modules)
+    assert (done.returncode, done.stdout) == (0, b"")
+    done = abi_sig("diff", "--all", "old.mlir", "sync-only.mlir", cwd=modules)
+    assert (done.returncode, done.stdout) == (1, b"breaking: main$async: function removed\n")
+
+
+def test_diff_json(modules: Path) -> None:
+    done = abi_sig("diff", "--format", "json", "old.mlir", "wider.mlir", cwd=modules)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {
+        "breaking": False,
+        "findings": [
+            {
+                "severity": "compatible",
+                "function": "main",
+                "side": "argument",
+                "path": ["x"],
+                "what": "shape",
+                "old": "8x4",
+                "new": "?x4",
+                "line": "compatible: main: argument x: shape 8x4 -> ?x4",
+            }
+        ],
+        "information": [],
+    }
+    done = abi_sig("--format", "json", "diff", "old.mlir", "new.mlir", cwd=modules)
+    assert done.returncode == 1
+    document = json.loads(done.stdout)
+    assert document["breaking"] is True
+    assert [finding["path"] for finding in document["findings"]] == [[0, "kernel"], []]
+
+
+def test_diff_function_removed_and_added(modules: Path) -> None:
+    (modules / "renamed.mlir").write_text(OLD.replace("@main(", "@predict("))
+    done = abi_sig("diff", "old.mlir", "renamed.mlir", cwd=modules)
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "breaking: main: function removed",
+        "compatible: predict: function added",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("files", "stderr"),
+    [
+        (
+            ("old.mlir", "missing.mlir"),
+            ["abi-sig: error: could not open input file 'missing.mlir': No such file or directory"],
+        ),
+        (
+            ("bad.mlir", "old.mlir"),
+            [
+                "bad.mlir:1:1: error: @f: malformed reflection 'iree.abi': expected a JSON object "
+                '{"a": [...], "r": [...], "v": 1}, got an array (at offset 0)'
+            ],
+        ),
+    ],
+)
+def test_diff_unreadable_input_is_status_2(
+    modules: Path, files: tuple[str, str], stderr: list[str]
+) -> None:
+    done = abi_sig("diff", *files, cwd=modules)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode().splitlines() == stderr
+
+
+def test_diff_usage_error_is_status_2() -> None:
+    done = abi_sig("diff", "only-one.mlir")
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"usage: abi-sig diff")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_diff_output_that_cannot_be_written_is_status_2(modules: Path) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abi_compiler.commands.sig_main",
+                "diff",
+                "old.mlir",
+                "new.mlir",
+            ],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            check=False,
+            cwd=modules,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert done.stderr.startswith(b"abi-sig: error: ")
+
+
+def test_show_prints_the_original_call() -> None:
+    """A framework's function: its records, then the call it takes (`abi.call`)."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    done = abi_sig("show", str(inputs / "torch_mlp.mlir"))
+    assert (done.returncode, done.stderr) == (0, b"")
+    lines = done.stdout.decode().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("main(dict{features: tensor<2x4xf32>}")
+    assert lines[1] == (
+        "  called as main({'features': float32[2,4]}, (float32[3], int32[3]), =2, *, "
+        "mask: bool[3], ids: uint8[3]) -> ({'y': float32[2,3], 'rest': (float32[3], "
+        "[int64[3], uint8[3]])}, Pair(first=float32[3], second=int32[3]))"
+    )
+    shown = json.loads(abi_sig("show", "--format", "json", str(inputs / "torch_mlp.mlir")).stdout)
+    assert shown["files"][0]["functions"][0]["call"] == lines[1].removeprefix("  called as main")
+
+
+def test_diff_compares_original_calls(tmp_path: Path) -> None:
+    """Renaming a namedtuple's field leaves the records as they are and breaks the
+    original call: a caller's object no longer has the field, a result has another."""
+    inputs = Path(__file__).resolve().parents[1] / "frontends" / "inputs"
+    text = (inputs / "torch_mlp.mlir").read_text(encoding="utf-8")
+    renamed = text.replace("\\22first\\22,\\22second\\22", "\\22first\\22,\\22other\\22")
+    assert renamed != text
+    (tmp_path / "old.mlir").write_text(text, encoding="utf-8")
+    (tmp_path / "new.mlir").write_text(renamed, encoding="utf-8")
+    (tmp_path / "const.mlir").write_text(
+        text.replace(
+            "\\22type\\22:\\22int\\22,\\22value\\22:2", "\\22type\\22:\\22int\\22,\\22value\\22:3"
+        ),
+        encoding="utf-8",
+    )
+    same = abi_sig("diff", "old.mlir", "old.mlir", cwd=tmp_path)
+    assert (same.returncode, same.stdout) == (0, b"")
+    done = abi_sig("diff", "old.mlir", "new.mlir", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert done.stdout.decode() == (
+        "breaking: main: result[1]: keys ['first', 'second'] -> ['first', 'other']\n"
+    )
+    done = abi_sig("diff", "old.mlir", "const.mlir", cwd=tmp_path)
+    assert done.stdout.decode() == "breaking: main: argument 2: value 2 -> 3\n"

@@ -1,4 +1,5 @@
-"""A generated campaign comparing our call checks with JAX itself (issue 29): random
+"""A generated campaign comparing our call checks with JAX itself
+(docs/calling.md#what-the-original-call-checks): random
 exports with symbolic shapes (shared symbols, ``k*s + c`` dims, static dims, constraints)
 called with consistent and mismatched shapes, and integer arguments of every dtype
 called with Python ints in and out of range. For every call, the checks a loaded module

@@ -1,6 +1,7 @@
 """What a function's original call (`abi.call`) checks beyond its records, without a
-framework (issue 29): the sign and range of integer values (the records are signless:
-`i8` takes int8 and uint8 alike, the call says which one the framework takes), the
+framework (docs/calling.md#what-the-original-call-checks): the sign and range of integer
+values (the records are signless: `i8` takes int8 and uint8 alike, the call says which
+one the framework takes), the
 relations between dynamic dims, unknown keywords. The torch, ONNX and JAX frontends
 write the `OriginalCall` from their programs (test_torch.py, test_onnx.py, test_jax.py
 run them with the frameworks); here the calls are written by hand, and called through
@@ -8,7 +9,6 @@ run them with the frameworks); here the calls are written by hand, and called th
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +30,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import leaves
 from tests.calling.conftest import mlir_string, needs_iree
+from tests.calling.helpers import compile_quietly
 
 np = pytest.importorskip("numpy")
 
@@ -248,11 +249,7 @@ def module_text() -> str:
 @pytest.fixture(scope="module")
 def vmfb() -> bytes:
     needs_iree()
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(module_text())
+    return compile_quietly(module_text(), vmfb=True)
 
 
 @pytest.fixture(scope="module")

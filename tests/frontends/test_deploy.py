@@ -11,17 +11,16 @@ import json
 import subprocess
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.calling.conftest import needs_iree
+from tests.calling.helpers import compile_quietly
 
 needs_iree()
 
-from abi_compiler import iree as abi_iree  # noqa: E402
 from tests.frontends.generate import models  # noqa: E402
 from tests.frontends.generate.values import encode  # noqa: E402
 
@@ -80,9 +79,7 @@ def _serve(vmfb: bytes, function: str, args: Any, kwargs: Any, results: Any) -> 
 
 
 def _vmfb(obj: Any) -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(obj)
+    return compile_quietly(obj, vmfb=True)
 
 
 def test_jax_training_step() -> None:

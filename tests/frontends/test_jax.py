@@ -227,7 +227,7 @@ def test_single_array_and_none_results() -> None:
 
 
 def test_empty_tuple_first_is_rebuilt() -> None:
-    """Issue 21: `((), x)` — the text path keeps it flat; the Exported object says it."""
+    """`((), x)` — the text path keeps it flat; the Exported object says it."""
     fun = lambda x: ((), x + 1)  # noqa: E731
     exported = _export(fun, f32(3))
     _assert_same(_compile(exported).main(f32(3)), jax.jit(fun)(f32(3)))
@@ -326,7 +326,7 @@ def test_ordered_effects_are_refused_by_program() -> None:
 
 
 # -- what JAX checks, checked before the VM from the module's abi.call (the cases of
-# -- issue 29, on the h29-calls branch, through the loaded original call) ---------------
+# -- docs/calling.md#what-the-original-call-checks, through the loaded original call) ----
 
 
 def _error_of(function: Any, *args: Any, **kwargs: Any) -> str:

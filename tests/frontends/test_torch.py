@@ -270,7 +270,7 @@ def test_turbines_own_module_lists_main_without_its_async_variant() -> None:
 
 
 # -- what torch checks, checked before the VM from the module's abi.call (the cases of
-# -- issue 29, on the h29-calls branch, through the loaded original call) --------------
+# -- docs/calling.md#what-the-original-call-checks, through the loaded original call) ---
 
 
 class Add(torch.nn.Module):  # type: ignore[name-defined,misc]

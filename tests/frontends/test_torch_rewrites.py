@@ -4,18 +4,17 @@ lowering (`abi_compiler.frontends.torch.spell_operators_as_bitwise`; docs/callin
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import pytest
 
 from tests.calling.conftest import needs_iree
+from tests.calling.helpers import compile_quietly
 
 needs_iree()
 torch = pytest.importorskip("torch")
 aot = pytest.importorskip("iree.turbine.aot")
 
-from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
 
 pytestmark = [
@@ -120,9 +119,7 @@ def test_shifts_of_two_tensors_return_eager_values(dtype: Any) -> None:
 
 
 def _assert_eager(program: Any, model: Any, args: tuple[Any, ...]) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        compiled = abi_iree.compile(program)
+    compiled = compile_quietly(program)
     got = compiled.main(*args)
     expected = model(*args)
     assert len(got) == len(expected)

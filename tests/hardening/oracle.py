@@ -1,4 +1,4 @@
-"""Proof by difference (issue 21, item 6): generated MLIR modules through `abi-opt`, with
+"""Proof by difference (docs/testing.md): generated MLIR modules through `abi-opt`, with
 IREE's `iree-opt` as the oracle.
 
 `ModuleGenerator` writes seeded, deterministic modules in the lexical and structural forms
@@ -160,7 +160,7 @@ RESTRICTED: frozenset[str] = frozenset(
         # O9: a symbol named like the implementation V1 creates (`@_f` for `@f`, by
         # `func.func`, `util.global`, `memref.global "private"` or a generic op) is now
         # always noticed, and refused: `symbol @_f already exists` (docs/spec.md §8.2's error;
-        # issue 21 item 3 asks for a name that never collides — the lead decides).
+        # docs/decisions.md says why no other name is picked).
         "symbol_collisions",
         # O7 (what is left): a generic op after a declaration on its line
         # (`func.func private @e() -> i32 "foo.top"() : () -> ()`) is not an item of its

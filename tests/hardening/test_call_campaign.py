@@ -1,9 +1,10 @@
 """A generated campaign against the checks a function's original call (`abi.call`) makes
-before the VM (issue 29), without any framework: original calls whose arrays share
-dynamic dims (symbols, ``k*s + c`` expressions, static sizes, bounds) called through
-`CallPlan` with consistent and mismatched shapes, and integer arrays of every dtype of a
-compiled module called with nested lists holding values in and out of range (skipped
-without IREE). The oracles are written here, independently of the code under test:
+before the VM (docs/calling.md#what-the-original-call-checks), without any framework:
+original calls whose arrays share dynamic dims (symbols, ``k*s + c`` expressions, static
+sizes, bounds) called through `CallPlan` with consistent and mismatched shapes, and integer
+arrays of every dtype of a compiled module called with nested lists holding values in and
+out of range (skipped without IREE). The oracles are written here, independently of the code
+under test:
 
 * dims: a call is refused exactly when no assignment of the symbols within their bounds
   gives every leaf its shape (brute force over small values); a refusal names the path of
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import DimExpr, DimRelations, LeafDims
 from tests.calling.conftest import mlir_string, needs_iree
+from tests.calling.helpers import compile_quietly
 
 SLOW = bool(os.environ.get("ABI_SLOW"))
 CAMPAIGN = settings(
@@ -360,11 +361,7 @@ def int_module_text() -> str:
 @pytest.fixture(scope="module")
 def int_module() -> Any:
     needs_iree()
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile(int_module_text())
+    return compile_quietly(int_module_text())
 
 
 def rank_of(value: Any) -> int:

@@ -1,4 +1,4 @@
-"""The bad-input corpus (issue 6), one input at a time, in-process.
+"""The bad-input corpus (docs/design.md#hostile-input), one input at a time, in-process.
 
 * Every chunk of every `tests/filecheck/errors/*.mlir` file that a `--verify-diagnostics`
   RUN line checks is run on its own with that RUN line's options and `-o`: an

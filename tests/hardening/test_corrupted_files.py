@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 
 from abi_compiler.text import bytecode
+from tests.calling.helpers import compile_quietly
 from tests.hardening.bytecode_campaign import base_bytecode, mutate
 
 
@@ -140,13 +140,7 @@ func.func @main(%a: tensor<4xf32>, %t: tuple<tensor<2xf32>, i32>) -> tensor<4xf3
 
 @pytest.fixture(scope="module")
 def vmfb(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    pytest.importorskip("iree.runtime")
-    pytest.importorskip("iree.compiler")
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(SOURCE, "iree-abi-v1")
+    return compile_quietly(SOURCE, "iree-abi-v1", vmfb=True)
 
 
 CORRUPTIONS = pytest.mark.parametrize(

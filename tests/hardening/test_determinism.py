@@ -1,4 +1,4 @@
-"""Output is deterministic (docs/spec.md §7, issue 6): `abi-opt` in fresh processes with different
+"""Output is deterministic (docs/spec.md §7): `abi-opt` in fresh processes with different
 `PYTHONHASHSEED`s (string hashing, so set and dict-of-set iteration order, changes with
 it) gives byte-identical output and diagnostics for a module that exercises every pass:
 typed structures with dict keys listed unsorted and non-ASCII, named arguments, lists in

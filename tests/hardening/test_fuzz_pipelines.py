@@ -1,4 +1,4 @@
-"""Fuzzing both pipelines (issue 6) with random modules, in-process.
+"""Fuzzing both pipelines (docs/design.md#hostile-input) with random modules, in-process.
 
 Random exported functions with random structured signatures go through `iree-abi-v1` and
 `iree-abi-legacy`:

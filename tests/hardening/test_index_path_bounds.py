@@ -1,5 +1,6 @@
-"""Index-path keys are bounded (issue 14): gaps are kept as `null` records, so a key is
-an allocation; above `MAX_SEQUENCE_KEY` it is an error, at the limit it works."""
+"""Index-path keys are bounded (docs/design.md#hostile-input): gaps are kept as `null`
+records, so a key is an allocation; above `MAX_SEQUENCE_KEY` it is an error, at the limit it
+works."""
 
 from __future__ import annotations
 

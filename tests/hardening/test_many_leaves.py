@@ -1,4 +1,4 @@
-"""One signature with many leaves is linear in both lowering passes (issue 14): the
+"""One signature with many leaves is linear in both lowering passes (bench/RESULTS.md): the
 entry block's arguments are rebuilt once per function, not once per leaf (each of xDSL's
 `Block.insert_arg`/`erase_arg` renumbers every argument after it: quadratic). Timing
 lives in bench/bench_many_leaves.py; here the number of argument-list rebuilds is

@@ -1,4 +1,4 @@
-"""Names and dict keys with any Unicode text (issue 6).
+"""Names and dict keys with any Unicode text (docs/design.md#hostile-input).
 
 MLIR prints a string attribute's bytes outside printable ASCII as `\\XX` escapes; xDSL's
 lexer used to read such a literal back as a `BytesAttr`, so `abi.name = "é"` stopped being

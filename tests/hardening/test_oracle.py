@@ -1,4 +1,4 @@
-"""Proof by difference (issue 21, item 6), in the test command: a fixed seed's generated
+"""Proof by difference (docs/testing.md), in the test command: a fixed seed's generated
 modules (`tests/hardening/oracle.py`) through `abi-opt` with no pass, the reflection pass
 and both pipelines, judged by IREE's `iree-opt` — the generic form of the no-pass output
 is the input's, the reflection pass changes nothing but `iree.reflection`, and every

@@ -1,5 +1,6 @@
-"""Hostile values and signatures for the runtime marshalling (issue 14): every failure is
-an `AbiError`, and no input makes `pack`/`unpack` loop or allocate without bound."""
+"""Hostile values and signatures for the runtime marshalling (docs/design.md#hostile-input):
+every failure is an `AbiError`, and no input makes `pack`/`unpack` loop or allocate without
+bound."""
 
 from __future__ import annotations
 

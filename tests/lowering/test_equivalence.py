@@ -1,4 +1,4 @@
-"""Lowering preserves meaning (issue 5, item 5; docs/spec.md §8, §10).
+"""Lowering preserves meaning (docs/spec.md §8, §10).
 
 Hypothesis generates (`generators.py`) a structured function — nested tuples and dicts
 of scalars, small tensors, lists and ND-arrays of references; named arguments; zero, one

@@ -1,4 +1,4 @@
-"""The bundled example (`examples/structured.mlir`, issue 5 "Done when"): both named
+"""The bundled example (`examples/structured.mlir`): both named
 pipelines give verified modules, and every exported function behaves the same in the
 interpreter before and after lowering, called with nested Python values through the
 runtime marshalling (docs/spec.md §10)."""

@@ -1,4 +1,4 @@
-"""Constants compute the same after `abi-opt` (issue 14, first section): a module full of
+"""Constants compute the same after `abi-opt` (docs/design.md#constants): a module full of
 infinities, NaNs with payloads and -0.0, compiled by `iree-compile` as written and after
 `abi-opt -p iree-abi-v1`, returns the same bits from both. And `iree-opt` prints the
 constants of `tests/filecheck/driver/constants.mlir` as its CHECK lines say, so that

@@ -1,4 +1,4 @@
-"""Real-runtime check (issue 5, item 6; docs/spec.md §8.2's promise): the output of
+"""Real-runtime check (docs/spec.md §8.2's promise): the output of
 `-p iree-abi-v1` compiles with IREE's `iree-compile` (llvm-cpu, host CPU) and is callable
 from `iree.runtime` with nested Python values — dicts, tuples, numpy arrays with static
 and dynamic dims, scalars, a keyword argument — giving nested results (tuples for

@@ -1,4 +1,4 @@
-"""Cross-check of the reflection the passes write (issue 4; docs/spec.md §4–§8).
+"""Cross-check of the reflection the passes write (docs/spec.md §4–§8).
 
 Every input of the lit suite that a RUN line feeds to one of this project's passes or
 pipelines (each `--split-input-file` chunk on its own), plus `examples/structured.mlir`,

@@ -1,4 +1,4 @@
-"""Large literals parse in bounded memory (issue 15; issue 14's splats): `abi-opt` runs in
+"""Large literals parse in bounded memory (docs/design.md#constants): `abi-opt` runs in
 a child process whose address space is limited (`RLIMIT_AS`), on generated multi-MB
 literals: a `dense<"0x…">` constant, a string attribute full of escapes, and a splat of
 10^8 elements. Before the fixes, the type cache scanned `dense<"0x…">` as a type with a

@@ -1,4 +1,4 @@
-"""Constants keep their value through `abi-opt` (issue 14, first section): every bit
+"""Constants keep their value through `abi-opt` (docs/design.md#constants): every bit
 pattern of every float type xDSL has survives print → parse → print, splats stay one
 element, and the other literal forms either round-trip exactly or are located errors.
 The expected texts are what `iree-opt` (IREE 3.13) prints for the same input.

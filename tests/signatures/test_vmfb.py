@@ -20,6 +20,7 @@ from abi_compiler.signatures.module_signatures import (
     read_module,
 )
 from abi_compiler.signatures.signature_diff import diff_modules
+from tests.calling.helpers import compile_quietly
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "examples" / "structured.mlir"
@@ -46,13 +47,7 @@ func.func @main(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 
 
 def compile_vmfb(source: str | Path, pipeline: str | None) -> bytes:
-    pytest.importorskip("iree.runtime")
-    pytest.importorskip("iree.compiler")
-    from abi_compiler import iree as abi_iree
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        return abi_iree.compile_vmfb(source, pipeline)
+    return compile_quietly(source, pipeline, vmfb=True)
 
 
 def visible(functions: list[FunctionSignature]) -> list[FunctionSignature]:

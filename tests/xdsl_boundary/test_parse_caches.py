@@ -79,7 +79,7 @@ def test_type_cache_reuses_types() -> None:
         ("(i32) -> i32", None),
         ('!abi.dict<"unterminated', None),
         ("tensor<4xf32", None),
-        # Attribute keywords are not types: their text is not scanned (issue 15).
+        # Attribute keywords are not types: their text is not scanned (docs/design.md#constants).
         ('dense<"0x0000803F"> : tensor<f32>', None),
         ("array<i32: 1, 2>", None),
         ("dense_resource<blob> : tensor<4xf32>", None),

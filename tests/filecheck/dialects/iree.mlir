@@ -1,9 +1,10 @@
-// The legacy iree types of seed 000 round-trip, in the custom and in the generic form.
+// The legacy iree types (docs/formats.md#upstream-documents) round-trip, in the custom
+// and in the generic form.
 // RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt | filecheck %s --match-full-lines
 // RUN: abi-opt --parse-all %s --print-op-generic | abi-opt --print-op-generic | filecheck %s --match-full-lines --check-prefix=GENERIC
 
-// `!iree.list<T>` means `!util.list<T>`; `!iree.tuple<…>` is seed 000's composite, e.g.
+// `!iree.list<T>` means `!util.list<T>`; `!iree.tuple<…>` is the legacy composite, e.g.
 // the runtime form of an ND-array of references (docs/spec.md §8.3).
 // CHECK-LABEL: func.func @types(%variant: !iree.list<?>, %typed: !iree.list<f32>, %spelled: !iree.list<?>, %nested: !iree.list<!iree.list<i8>>, %ref_array: !iree.tuple<!util.list<i32>, !util.list<index>>, %one: !iree.tuple<i32>, %empty: !iree.tuple<>) {
 // CHECK-NEXT:  func.return

@@ -1,4 +1,4 @@
-// The bundled JAX export (the README's "Where the structure comes from") through both
+// The bundled JAX export (docs/cli.md, "Where the structure comes from") through both
 // named pipelines: the output parses again and a second run changes nothing.
 // RUN: abi-opt %examples/jax_train_step.mlir --parse-all --allow-unregistered-dialect -p iree-abi-v1 > %t.v1
 // RUN: abi-opt %t.v1 --parse-all --allow-unregistered-dialect | abi-opt --parse-all --allow-unregistered-dialect -p iree-abi-v1 | diff %t.v1 -

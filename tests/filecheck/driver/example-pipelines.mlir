@@ -1,5 +1,6 @@
-// The bundled example through both named pipelines (the README's quick start): the
-// output parses again, and running a pipeline on its own output changes nothing (docs/spec.md §7).
+// The bundled example through both named pipelines (the README's quick start; docs/cli.md,
+// "What `abi-opt` writes"): the output parses again, and running a pipeline on its own
+// output changes nothing (docs/spec.md §7).
 // RUN: abi-opt %examples/structured.mlir -p iree-abi-v1 > %t.v1
 // RUN: abi-opt %t.v1 | abi-opt -p iree-abi-v1 | diff %t.v1 -
 // RUN: filecheck %s --check-prefix=V1 < %t.v1

@@ -1,7 +1,8 @@
 // Names and dict keys with any Unicode text survive print -> parse -> print and both
-// pipelines (issue 6): MLIR prints their UTF-8 bytes as `\XX` escapes, which abi-opt
-// parses back as the same string (xdsl_compat). JSON escapes them as \uXXXX (a surrogate
-// pair above U+FFFF), SIP `K` spans count UTF-8 bytes, keys sort byte-wise.
+// pipelines (docs/design.md#hostile-input): MLIR prints their UTF-8 bytes as `\XX`
+// escapes, which abi-opt parses back as the same string (xdsl_compat). JSON escapes them
+// as \uXXXX (a surrogate pair above U+FFFF), SIP `K` spans count UTF-8 bytes, keys sort
+// byte-wise.
 
 // RUN: abi-opt --parse-all %s | abi-opt | filecheck %s --check-prefix=ROUNDTRIP
 // RUN: abi-opt --parse-all %s -p iree-abi-legacy | abi-opt -p iree-abi-legacy | filecheck %s --check-prefix=LEGACY

@@ -1,6 +1,7 @@
-// Every index path error of docs/spec.md §3.2, through both pipelines (iree-abi-v1 reads the
-// paths in materialize-iree-abi and wrap-entry-points, iree-abi-legacy in
-// materialize-sip-abi), located at the offending argument or result.
+// Every index path error of docs/spec.md §3.2, through materialize-iree-abi alone and both
+// pipelines (iree-abi-v1 reads the paths in materialize-iree-abi and wrap-entry-points,
+// iree-abi-legacy in materialize-sip-abi), located at the offending argument or result.
+// RUN: abi-opt %s -p materialize-iree-abi --split-input-file --verify-diagnostics
 // RUN: abi-opt %s -p iree-abi-v1 --split-input-file --verify-diagnostics
 // RUN: abi-opt %s -p iree-abi-legacy --split-input-file --verify-diagnostics
 
@@ -14,6 +15,13 @@ func.func @missing_argument(%a: i32 {abi.index_path = [0]},
 
 // expected-error @+1 {{Missing result attribute abi.index_path on result 0}}
 func.func @missing_result(%a: i32 {abi.index_path = [0]}) -> i32 {
+  func.return %a : i32
+}
+
+// -----
+
+// expected-error @+1 {{Missing result attribute tf_saved_model.index_path on result 0}}
+func.func @missing_tf_result(%a: i32 {tf_saved_model.index_path = [0]}) -> i32 {
   func.return %a : i32
 }
 
@@ -183,4 +191,13 @@ func.func @huge_root_key(%a: i32 {abi.index_path = [30000000]}) {
 func.func @huge_result_key() -> (i32 {abi.index_path = [1606938044258990275541962092341162602522202993782792835301376 : i202]}) {
   %c = arith.constant 0 : i32
   func.return %c : i32
+}
+
+// -----
+
+module attributes {tf_saved_model.semantics} {
+  // expected-error @+1 {{bound input on argument 0 must be resolved before ABI processing}}
+  func.func @bound(%v: tensor<f32> {tf_saved_model.bound_input = @var}) attributes {tf_saved_model.exported_names = ["bound"]} {
+    func.return
+  }
 }

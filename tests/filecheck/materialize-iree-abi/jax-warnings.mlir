@@ -67,8 +67,9 @@ func.func public @not_a_path(
 }
 
 // JAX writes no value for a `None` leaf or an empty container: `f(x) = ((), x)` has the
-// single result `[1]` (issue 21 item 7). The text cannot say what was at `[0]`, so the
-// function keeps its flat signature (the Python API reads it from the Exported object).
+// single result `[1]` (docs/structure.md#2-jax-pytree-paths). The text cannot say what
+// was at `[0]`, so the function keeps its flat signature (the Python API reads it from
+// the Exported object).
 // CHECK-LABEL: func.func public @dropped_leaf(
 // CHECK-SAME: iree.reflection = {abi = "sip", iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,1,3]],\22r\22:[[\22ndarray\22,\22f32\22,1,3]],\22v\22:1}", sip = "I8!S5!k0_0R3!_0", sipv = "1"}
 // expected-warning @+1 {{the result paths leave a gap at [0] (JAX writes no value for a None leaf or an empty container): the function keeps its flat signature; abi_compiler.frontends.jax.to_mlir(exported) writes the whole structure from the jax.export.Exported object}}

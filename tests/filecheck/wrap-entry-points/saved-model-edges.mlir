@@ -1,4 +1,4 @@
-// Saved-model adoption at the edges, through both lowering pipelines (issue 14):
+// Saved-model adoption at the edges, through both lowering pipelines (docs/decisions.md):
 // every use of a renamed symbol is redirected, `exported_names = []` is not exported,
 // a function in a nested module gets a warning, a bare iree.abi that disagrees with
 // iree.reflection is dropped with a warning.
