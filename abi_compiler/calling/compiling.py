@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
@@ -157,12 +157,14 @@ def compile(
     result, exactly as the `.vmfb` of `compile_vmfb` loaded by `load`, which is what this
     is (a torch program's big weights go beside the module, as named parameters: see
     docs/calling.md, "Big weights"; its container classes are the program's own, as
-    ``types``, unless given); ``options`` go to its frontend's `program` (a
+    ``types``, unless given; a JAX export's result is built by its own ``out_tree``, as
+    `Exported.call` builds it, unless ``types`` are given); ``options`` go to its frontend's `program` (a
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
     it too, one parameter for the entries that share a weight."""
     parameters: dict[str, Any] = {}
+    unflatten: dict[str, Callable[[list[Any]], Any]] = {}
     if isinstance(source, Mapping):
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
@@ -172,10 +174,12 @@ def compile(
         source, options, parameters = program.mlir, {}, program.parameters
         if types is None and program.types:
             types = program.types
+        if types is None and program.unflatten is not None:
+            unflatten[program.function] = program.unflatten
     vmfb = compile_vmfb(
         source, pipeline, target=target, extra_args=extra_args, name=name, **options
     )
-    return load(
+    module = load(
         vmfb,
         device=device,
         convert=convert,
@@ -183,6 +187,8 @@ def compile(
         types=types,
         parameters=parameters or None,
     )
+    module.unflatten.update(unflatten)
+    return module
 
 
 def _linked(

@@ -1163,4 +1163,10 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
         from abi_compiler.frontends.iree_tools import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
-    return Program(text, MAIN, call)
+    out_tree = exported.out_tree
+
+    def unflatten(leaves: list[Any]) -> Any:
+        # The export's own treedef: the exporter's classes with their static fields.
+        return tree_util.tree_unflatten(out_tree, leaves)
+
+    return Program(text, MAIN, call, unflatten=unflatten if call is not None else None)
