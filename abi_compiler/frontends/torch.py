@@ -429,10 +429,10 @@ def _user_names(exported: torch.export.ExportedProgram) -> dict[str, str]:
         if not expr.is_Symbol:
             continue
         for source in sources.get(expr, ()):
-            try:
-                name = debug.get(source.name())
-            except Exception:  # noqa: BLE001 - another torch's sources
-                name = None
+            source_name = getattr(source, "name", None)  # a method in older torch
+            if callable(source_name):
+                source_name = source_name()
+            name = debug.get(source_name) if isinstance(source_name, str) else None
             if isinstance(name, str) and name.isidentifier():
                 found[str(expr)] = name
                 break
