@@ -47,9 +47,7 @@ Dim: TypeAlias = "int | str | Terms | None"
 #: The framework's tensor type, which results are given as.
 TensorType = Literal["numpy", "torch", "jax", "tf"]
 
-ContainerKind = Literal[
-    "tuple", "list", "dict", "namedtuple", "dataclass", "model_output", "node"
-]
+ContainerKind = Literal["tuple", "list", "dict", "namedtuple", "dataclass", "model_output", "node"]
 
 
 @dataclass(frozen=True, slots=True)

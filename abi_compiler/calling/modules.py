@@ -38,8 +38,8 @@ from abi_compiler.calling.marshal import (
 )
 from abi_compiler.calling.original_call import (
     CallPlan,
-    TypeSource,
     TypesError,
+    TypeSource,
     Unflatten,
     own_types,
 )

@@ -177,7 +177,7 @@ def _rebuilt(kind: str, name: str, fields: tuple[str, ...]) -> type:
     return made
 
 
-class _RebuiltOutput(collections.OrderedDict):  # type: ignore[type-arg]
+class _RebuiltOutput(collections.OrderedDict):
     """A transformers ``ModelOutput`` rebuilt from a file (`_model_output_type`): a dict of
     its fields that are not None, in order, which also gives every field as an attribute
     (None for one it does not hold as a key); an int or slice indexes `to_tuple()`, as
@@ -536,8 +536,11 @@ def _describe(node: Container) -> str:
     if node.kind == "dict":
         return f"a dict with keys {sorted(map(str, node.keys))}"
     if node.kind == "model_output":
-        keys = [key for key, child in zip(node.keys, node.children, strict=True)
-                if not isinstance(child, NoneLeaf)]
+        keys = [
+            key
+            for key, child in zip(node.keys, node.children, strict=True)
+            if not isinstance(child, NoneLeaf)
+        ]
         return f"a {node.name} with keys {keys}"
     if node.kind in ("tuple", "list"):
         return f"a {node.kind} of {_values(count)}"
@@ -622,7 +625,8 @@ def _model_output_argument(
     not None), or an object with its fields."""
     keys = [str(key) for key in node.keys]
     held = {
-        key for key, child in zip(node.keys, node.children, strict=True)
+        key
+        for key, child in zip(node.keys, node.children, strict=True)
         if not isinstance(child, NoneLeaf)
     }
 

@@ -649,9 +649,7 @@ def _model_output(
     keys = tuple(context) if isinstance(context, (list, tuple)) else ()
     if len(keys) != len(children) or not all(isinstance(key, str) for key in keys):
         raise AbiError(f"{where}: a {node_type.__name__} with keys {keys!r}: expected field names")
-    others = tuple(
-        field.name for field in dataclasses.fields(node_type) if field.name not in keys
-    )
+    others = tuple(field.name for field in dataclasses.fields(node_type) if field.name not in keys)
     return Container(
         "model_output",
         children + tuple(NoneLeaf() for _ in others),

@@ -337,8 +337,7 @@ def test_a_derived_dim() -> None:
     assert_same_tree(compiled.main(x, y), Pair()(x, y))
     message = _error_of(compiled.main, torch.ones(8), torch.ones(3))
     assert message == (
-        "argument 0: dimension 0 is 8, but 2*rows is 6 (rows is 3 from dimension 0 of "
-        "argument 1)"
+        "argument 0: dimension 0 is 8, but 2*rows is 6 (rows is 3 from dimension 0 of argument 1)"
     )
     with pytest.raises(Exception):  # noqa: B017 - torch refuses it too
         program.module()(torch.ones(8), torch.ones(3))
