@@ -213,9 +213,6 @@ class _RebuiltOutput(collections.OrderedDict):
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({fields})"
 
-    def __reduce__(self) -> Any:  # (pickled as a plain dict: the type is made at load)
-        return (dict, (dict(self),))
-
 
 def _model_output_type(name: str, fields: tuple[str, ...]) -> type:
     key = ("model_output", name, fields)

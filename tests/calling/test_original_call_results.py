@@ -6,6 +6,7 @@ unflatten. No IREE, no framework."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from typing import Any
@@ -64,6 +65,9 @@ def test_a_rebuilt_model_output_behaves_like_one() -> None:
         "BaseModelOutputWithPooling(last_hidden_state='x', hidden_states=('y', 'z'), "
         "pooler_output=None)"
     )
+    copied = copy.deepcopy(out)
+    assert type(copied) is type(out) and copied.to_tuple() == out.to_tuple()
+    assert copied.pooler_output is None
     out.pooler_output = "p"  # as transformers' own: setting a field sets its key
     assert out["pooler_output"] == "p" and out.to_tuple()[-1] == "p"
 
