@@ -107,6 +107,10 @@ class Container:
     children: tuple[CallNode, ...]
     keys: tuple[str | int, ...] = ()
     name: str | None = None
+    #: A dataclass's static (meta) fields that are not values of the call (a flax
+    #: struct's ``pytree_node=False`` fields), by name, with the value the export had:
+    #: only numbers, strings, bools and None are recorded (a function never is).
+    static: tuple[tuple[str, Constant], ...] = ()
 
 
 CallNode: TypeAlias = "Array | Unused | Constant | NoneLeaf | Container"

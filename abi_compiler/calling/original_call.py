@@ -249,6 +249,16 @@ def _missing_fields(cls: Any, given: SequenceABC[str]) -> list[str]:
     ]
 
 
+def _static_value(node: Constant) -> Any:
+    """A recorded static field's value (a non-finite float is recorded by its repr)."""
+    if node.text is not None and node.type == "float":
+        try:
+            return float(node.text)
+        except ValueError:
+            return node.value
+    return node.value
+
+
 class TypesError(AbiError):
     """A class given by `load(…, types=…)` that cannot be built from the file's values."""
 
@@ -465,14 +475,15 @@ class CallPlan:
         if kind == "model_output":
             cls = own or _model_output_type(node.name or "ModelOutput", fields)
             return lambda flat: cls(**{n: c(flat) for n, c in zip(fields, children, strict=True)})
+        static = {name: _static_value(value) for name, value in node.static}
         if own is not None and fields and kind in ("dataclass", "node"):
-            missing = _missing_fields(own, fields)
+            missing = _missing_fields(own, (*fields, *static))
             if missing:
                 listed = ", ".join(missing)
                 given = ", ".join(f"{name}=…" for name in missing)
                 raise TypesError(
                     f"types: {node.name} takes the fields {listed}, which are not values of "
-                    f"the call (static fields): the module cannot have them; give them "
+                    f"the call (static fields the file does not hold); give them "
                     f"with types={{{node.name!r}: functools.partial({node.name}, {given})}}"
                 )
         if kind == "namedtuple" or (kind == "node" and own is not None and not fields):
@@ -484,6 +495,10 @@ class CallPlan:
                 names = [f.name for f in dataclasses.fields(cls)]
             else:
                 cls, names = own, list(fields)
+                if static:
+                    return lambda flat: cls(
+                        **{n: c(flat) for n, c in zip(names, children, strict=True)}, **static
+                    )
             return lambda flat: cls(**{n: c(flat) for n, c in zip(names, children, strict=True)})
         return lambda flat: tuple([child(flat) for child in children])
 

@@ -71,6 +71,7 @@ from abi_compiler.attribute_names import (
 from abi_compiler.call_model import (
     Array,
     CallNode,
+    Constant,
     Container,
     Dim,
     DimConstraint,
@@ -79,7 +80,7 @@ from abi_compiler.call_model import (
     Symbol,
     Unused,
 )
-from abi_compiler.codecs.call_json import encode_call
+from abi_compiler.codecs.call_json import constant, encode_call
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
@@ -1059,13 +1060,26 @@ def _call_node(node: Any, leaf: Callable[[int], CallNode]) -> CallNode:
     if entries and all(isinstance(key, tree_util.GetAttrKey) for key in entries):
         fields = tuple(key.name for key in entries)
         if dataclasses.is_dataclass(node):
-            return Container("dataclass", children, fields, name)
+            return Container("dataclass", children, fields, name, _static(node, fields))
         return Container("node", children, fields, name)
     if entries and all(isinstance(key, tree_util.DictKey) for key in entries):
         dict_keys = tuple(key.key for key in entries)
         if all(isinstance(key, (str, int)) for key in dict_keys):
             return Container("dict", children, dict_keys, name)
     return Container("node", children, (), name)
+
+
+def _static(node: Any, fields: tuple[str, ...]) -> tuple[tuple[str, Constant], ...]:
+    """The static (meta) fields of a dataclass pytree node whose values a file can hold:
+    numbers, strings, bools and None (a function, an optimizer, is not recorded)."""
+    found = []
+    for field in dataclasses.fields(node):
+        if field.name in fields or not field.init:
+            continue
+        value = getattr(node, field.name, None)
+        if value is None or type(value) in (bool, int, float, str):
+            found.append((field.name, constant(value)))
+    return tuple(found)
 
 
 def _original_call(

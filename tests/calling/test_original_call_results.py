@@ -9,15 +9,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import re
 from typing import Any
 
 import pytest
 
-from abi_compiler.call_model import Array, Container, NoneLeaf, OriginalCall
+from abi_compiler.call_model import Array, Constant, Container, NoneLeaf, OriginalCall
 from abi_compiler.calling.marshal import leaf_packer
 from abi_compiler.calling.original_call import CallPlan, TypesError
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json
+from abi_compiler.errors import AbiError
 from abi_compiler.model import leaves
 
 F32 = '["ndarray","f32",1,2]'
@@ -85,8 +87,6 @@ def test_a_model_output_argument_is_a_mapping_or_an_object_with_its_fields() -> 
     value = plan(MODEL_OUTPUT).rebuild([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     assert made.arguments((value,), {}) == [[[1.0, 2.0], [[3.0, 4.0], [5.0, 6.0]]]]
     assert made.arguments((dict(value),), {}) == [[[1.0, 2.0], [[3.0, 4.0], [5.0, 6.0]]]]
-    from abi_compiler.errors import AbiError
-
     with pytest.raises(AbiError, match=r"argument 0: expected a BaseModelOutputWithPooling "):
         made.arguments(({"last_hidden_state": [1.0, 2.0]},), {})
 
@@ -116,7 +116,7 @@ def test_static_fields_the_file_cannot_hold_are_named() -> None:
         plan(STATE, types=[State])
     assert str(info.value) == (
         "types: State takes the fields apply_fn, which are not values of the call (static "
-        "fields): the module cannot have them; give them with "
+        "fields the file does not hold); give them with "
         "types={'State': functools.partial(State, apply_fn=…)}"
     )
 
@@ -150,3 +150,51 @@ def test_the_frameworks_own_unflatten_gets_the_arrays_in_flatten_order() -> None
         "r1",
     )
     assert seen == [["r2", "r0", "r1"]]
+
+
+def test_recorded_static_fields_build_the_callers_class() -> None:
+    # A JAX export records a dataclass's static fields of JSON values (`s`).
+    node = Container(
+        "dataclass",
+        (arr(0), arr(1)),
+        ("step", "params"),
+        "Layer",
+        (("width", Constant(4, "int")), ("tag", Constant(None, "float", "nan"))),
+    )
+
+    @dataclasses.dataclass(frozen=True)
+    class Layer:
+        step: Any
+        width: int
+        params: Any
+        tag: Any
+
+    made = plan(Container("tuple", (node, arr(2))), types=[Layer]).rebuild(["x", "y", "z"])
+    layer = made[0]
+    assert (layer.step, layer.width, layer.params) == ("x", 4, "y")
+    assert isinstance(layer.tag, float) and layer.tag != layer.tag  # nan, from its repr
+    # Rebuilt without the class: the fields that are values of the call.
+    rebuilt = plan(Container("tuple", (node, arr(2)))).rebuild(["x", "y", "z"])[0]
+    assert [field.name for field in dataclasses.fields(rebuilt)] == ["step", "params"]
+
+
+@pytest.mark.parametrize(
+    ("static", "message"),
+    [
+        ('[["width",{"t":"array","i":0}]]', "s: a static field's value is a 'const' node"),
+        ('[["step",{"t":"const","type":"int","value":1}]]', "s: static fields are distinct"),
+        (
+            '[["w",{"t":"const","type":"int","value":1}],["w",{"t":"const","type":"int","value":1}]]',
+            "s: static fields are distinct",
+        ),
+        ('{"w":1}', "s: expected a list, got dict"),
+        ('[[1,{"t":"const","type":"int","value":1}]]', "s: expected [field, constant] pairs"),
+    ],
+)
+def test_malformed_static_fields_are_refused(static: str, message: str) -> None:
+    text = (
+        '{"args":[],"kwargs":[],"result":{"t":"dataclass","name":"S","k":["step"],'
+        f'"c":[{{"t":"none"}}],"s":{static}}},"v":1}}'
+    )
+    with pytest.raises(AbiError, match=re.escape(f"abi.call: {message}")):
+        decode_call(text)

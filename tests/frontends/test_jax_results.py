@@ -65,7 +65,7 @@ def test_from_a_file_types_with_static_fields(train_step: Any) -> None:
         loaded.main  # noqa: B018
     assert str(info.value) == (
         "function @main: types: TrainState takes the fields apply_fn, tx, which are not "
-        "values of the call (static fields): the module cannot have them; give them with "
+        "values of the call (static fields the file does not hold); give them with "
         "types={'TrainState': functools.partial(TrainState, apply_fn=…, tx=…)}"
     )
     import optax
@@ -77,3 +77,24 @@ def test_from_a_file_types_with_static_fields(train_step: Any) -> None:
     assert type(new_state) is TrainState and new_state.tx is state.tx
     assert jax.tree.structure(new_state) == jax.tree.structure(state)
     _close(new_state, module.main(state, batch)[0])
+
+
+def test_static_fields_of_json_values_come_from_the_file() -> None:
+    from flax import struct
+
+    from abi_compiler import iree as abi_iree
+
+    class Layer(struct.PyTreeNode):  # type: ignore[misc]
+        weights: Any
+        width: int = struct.field(pytree_node=False)
+        name: str = struct.field(pytree_node=False)
+        act: Any = struct.field(pytree_node=False, default=None)
+
+    layer = Layer(np.ones(3, np.float32), 3, "dense", np.tanh)
+    exported = jax.export.export(jax.jit(lambda s: s.replace(weights=s.weights * 2)))(layer)
+    module = compile_quietly(exported)
+    assert module.main(layer).act is np.tanh  # in memory: the export's own
+    # From a file: width and name recorded, act (a function) not, but it has a default.
+    got = abi_iree.load(module.vmfb, types=[Layer]).main(layer)
+    assert type(got) is Layer and (got.width, got.name, got.act) == (3, "dense", None)
+    np.testing.assert_array_equal(got.weights, np.full(3, 2.0, np.float32))
