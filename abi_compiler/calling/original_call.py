@@ -10,8 +10,11 @@ leaf checks of `abi_compiler.runtime.pack`, given by the caller), landing at its
 index. The records' structures are then filled from those leaves — the packed form
 `pack` gives — and shared symbolic dimensions and their bounds are checked, before
 anything reaches the VM. `CallPlan.results(values)` reads the records' values back into
-the original structure: the framework's containers (rebuilt types, or the caller's own
-classes given by name), dicts in the framework's key order, `None` leaves.
+the original structure: the framework's containers (rebuilt types — a transformers
+`ModelOutput` as a dict that indexes as one —, or the caller's own classes given by name,
+with the static fields the file recorded), dicts in the framework's key order, `None`
+leaves; or, given the framework's own unflatten (a JAX export's `out_tree`), what it
+builds of the arrays in flatten order.
 
 Pure: no numpy, no framework; every error is an `AbiError` with the value path of
 `abi_compiler.runtime` (``argument 0['w']``, ``argument state.params``).

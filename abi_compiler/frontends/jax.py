@@ -33,7 +33,10 @@ symbolic dims (`abi_compiler.frontends.dims`, read from the avals and their scop
 constraints), passes the platform index, and rebuilds the original result pytree (same
 containers, namedtuples, `None` where JAX returned `None`) with numpy arrays of the
 avals' dtypes at the leaves (an unsigned result reads from its signless record as
-unsigned).
+unsigned). In memory (`compile(exported)`), the result is built by the export's own
+`out_tree` (`Program.unflatten`): the exporter's classes with their static fields, as
+`Exported.call` returns them; a dataclass's static fields of JSON values are recorded in
+`abi.call` for a caller's class loaded from a file.
 
 JAX is an optional dependency: importing this module without it raises an ImportError
 that says what to install. The rewriting uses the MLIR Python bindings that ship with

@@ -18,7 +18,9 @@ output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure
 positional parameters are positional roots, keyword arguments `named` roots; tuples and
 namedtuples are `stuple`, lists `slist`, dicts `sdict`. Inputs torch specialized
 (Python numbers, strings, `None`) have no record: the adapter checks that a call passes
-the same value, as the exported program itself does.
+the same value, as the exported program itself does. A `register_dataclass` class is a
+`dataclass` node of all its fields (its None ones `none`), a transformers `ModelOutput` a
+`model_output` node; size symbols are called by the user's `Dim` names (`_user_names`).
 
 Dtypes: float16, bfloat16, float32, float64, int8 to int64, uint8, bool, complex64 and
 complex128; another dtype among the program's inputs or outputs is an `AbiError` here,
