@@ -166,6 +166,8 @@ def compile(
     parameters: dict[str, Any] = {}
     unflatten: dict[str, Callable[[list[Any]], Any]] = {}
     if isinstance(source, Mapping):
+        if types is None:
+            unflatten = _entry_unflattens(source)
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
         source, pipeline, options = _linked(source, pipeline, options, parameters), None, {}
@@ -189,6 +191,22 @@ def compile(
     )
     module.unflatten.update(unflatten)
     return module
+
+
+def _entry_unflattens(sources: Mapping[str, object]) -> dict[str, Callable[[list[Any]], Any]]:
+    """The framework's own unflatten of each entry's result that has one (a JAX export's,
+    or a `Program`'s), by entry name."""
+    from abi_compiler.frontends import Program
+
+    found: dict[str, Callable[[list[Any]], Any]] = {}
+    for key, entry in sources.items():
+        if isinstance(entry, Program) and entry.unflatten is not None:
+            found[str(key)] = entry.unflatten
+        elif frontend_name(entry) == "jax":
+            from abi_compiler.frontends.jax import result_unflatten
+
+            found[str(key)] = result_unflatten(entry)
+    return found
 
 
 def _linked(

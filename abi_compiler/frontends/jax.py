@@ -109,7 +109,7 @@ from abi_compiler.model import (
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
-__all__ = ["mark_nonexpanding_broadcasts", "program", "to_mlir"]
+__all__ = ["mark_nonexpanding_broadcasts", "program", "result_unflatten", "to_mlir"]
 
 # The attributes written on `@main` (docs/spec.md §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
@@ -1180,10 +1180,16 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
         from abi_compiler.frontends.iree_tools import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
+    return Program(text, MAIN, call, unflatten=result_unflatten(exported) if call else None)
+
+
+def result_unflatten(exported: Any) -> Callable[[list[Any]], Any]:
+    """The export's own unflatten of its result (`Program.unflatten`): its ``out_tree``,
+    which holds the exporter's classes with their static fields, of the result arrays in
+    flatten order."""
     out_tree = exported.out_tree
 
     def unflatten(leaves: list[Any]) -> Any:
-        # The export's own treedef: the exporter's classes with their static fields.
         return tree_util.tree_unflatten(out_tree, leaves)
 
-    return Program(text, MAIN, call, unflatten=unflatten if call is not None else None)
+    return unflatten

@@ -98,3 +98,10 @@ def test_static_fields_of_json_values_come_from_the_file() -> None:
     got = abi_iree.load(module.vmfb, types=[Layer]).main(layer)
     assert type(got) is Layer and (got.width, got.name, got.act) == (3, "dense", None)
     np.testing.assert_array_equal(got.weights, np.full(3, 2.0, np.float32))
+
+
+def test_an_entry_of_a_mapping_too(train_step: Any) -> None:
+    exported, (state, batch), _, _ = train_step
+    module = compile_quietly({"step": exported})
+    got = module.step(state, batch)
+    assert jax.tree.structure(got) == jax.tree.structure(exported.call(state, batch))
