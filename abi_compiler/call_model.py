@@ -47,7 +47,7 @@ Dim: TypeAlias = "int | str | Terms | None"
 #: The framework's tensor type, which results are given as.
 TensorType = Literal["numpy", "torch", "jax", "tf"]
 
-ContainerKind = Literal["tuple", "list", "dict", "namedtuple", "dataclass", "node"]
+ContainerKind = Literal["tuple", "list", "dict", "namedtuple", "dataclass", "model_output", "node"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +97,9 @@ class Container:
     * ``"dict"``: ``keys`` name the children, in the framework's order (a result is built
       in that order); ``name`` the mapping's class when it is not `dict`;
     * ``"namedtuple"``, ``"dataclass"``: a type ``name`` with its fields, ``keys``;
+    * ``"model_output"``: a transformers ``ModelOutput`` of type ``name``: a dict of the
+      ``keys`` whose children are not None, in order, that also gives every field as an
+      attribute (a None child: an attribute, not a key);
     * ``"node"``: another registered pytree node of type ``name``; ``keys`` its fields
       when its children are attributes, else empty (children by position)."""
 
@@ -104,6 +107,10 @@ class Container:
     children: tuple[CallNode, ...]
     keys: tuple[str | int, ...] = ()
     name: str | None = None
+    #: A dataclass's static (meta) fields that are not values of the call (a flax
+    #: struct's ``pytree_node=False`` fields), by name, with the value the export had:
+    #: only numbers, strings, bools and None are recorded (a function never is).
+    static: tuple[tuple[str, Constant], ...] = ()
 
 
 CallNode: TypeAlias = "Array | Unused | Constant | NoneLeaf | Container"

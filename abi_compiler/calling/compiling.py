@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
@@ -245,14 +245,18 @@ def compile(
     result, exactly as the `.vmfb` of `compile_vmfb` loaded by `load`, which is what this
     is (a torch program's big weights go beside the module, as named parameters: see
     docs/calling.md, "Big weights"; its container classes are the program's own, as
-    ``types``, unless given); ``options`` go to its frontend's `program` (a
+    ``types``, unless given; a JAX export's result is built by its own ``out_tree``, as
+    `Exported.call` builds it, unless ``types`` are given); ``options`` go to its frontend's `program` (a
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
     it too, one parameter for the entries that share a weight."""
     parameters: dict[str, Any] = {}
     inputs = _records(source)
+    unflatten: dict[str, Callable[[list[Any]], Any]] = {}
     if isinstance(source, Mapping):
+        if types is None:
+            unflatten = _entry_unflattens(source)
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
         with progress_for("abi_compiler.iree", progress).stage("import and lower"):
@@ -264,6 +268,8 @@ def compile(
         source, options, parameters = program.mlir, {}, program.parameters
         if types is None and program.types:
             types = program.types
+        if types is None and program.unflatten is not None:
+            unflatten[program.function] = program.unflatten
     vmfb = compile_vmfb(
         source,
         pipeline,
@@ -274,7 +280,7 @@ def compile(
         progress=progress,
         **options,
     )
-    return load(
+    module = load(
         vmfb,
         device=device,
         convert=convert,
@@ -282,6 +288,24 @@ def compile(
         types=types,
         parameters=parameters or None,
     )
+    module.unflatten.update(unflatten)
+    return module
+
+
+def _entry_unflattens(sources: Mapping[str, object]) -> dict[str, Callable[[list[Any]], Any]]:
+    """The framework's own unflatten of each entry's result that has one (a JAX export's,
+    or a `Program`'s), by entry name."""
+    from abi_compiler.frontends import Program
+
+    found: dict[str, Callable[[list[Any]], Any]] = {}
+    for key, entry in sources.items():
+        if isinstance(entry, Program) and entry.unflatten is not None:
+            found[str(key)] = entry.unflatten
+        elif frontend_name(entry) == "jax":
+            from abi_compiler.frontends.jax import result_unflatten
+
+            found[str(key)] = result_unflatten(entry)
+    return found
 
 
 def _linked(

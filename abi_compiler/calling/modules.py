@@ -38,7 +38,13 @@ from abi_compiler.calling.marshal import (
     unpack,
     unpack_legacy,
 )
-from abi_compiler.calling.original_call import CallPlan, TypeSource, own_types
+from abi_compiler.calling.original_call import (
+    CallPlan,
+    TypesError,
+    TypeSource,
+    Unflatten,
+    own_types,
+)
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -116,6 +122,8 @@ class Function:
                 self.convention = "flat"
                 self._push_any = marshal.push_dynamic
                 self._read_any = marshal.read_dynamic
+        except TypesError as error:
+            raise AbiError(f"function @{self.name}: {error}") from None
         except AbiError as error:
             raise AbiError(f"function @{self.name}: malformed reflection: {error}") from None
         # What Python tools read of a function (help(), IDEs, functools): its name, and
@@ -181,7 +189,14 @@ class Function:
         call = self.reflection.get(ABI_CALL)
         if call is not None:
             checked = self._iree_packer is not None  # else the pushers check the arrays
-            self._plan = _plan(decode_call(call), signature, marshal, self.module, checked)
+            self._plan = _plan(
+                decode_call(call),
+                signature,
+                marshal,
+                self.module,
+                checked,
+                self.module.unflatten.get(self.name),
+            )
             roots: tuple[Node | None, ...] = signature.results
             if signature.inlined_result:
                 root = signature.results[0]
@@ -405,12 +420,18 @@ def _vm_code(record: Node | ValueType | None) -> str | None:
 
 
 def _plan(
-    call: Any, signature: Signature, marshal: _Marshal, module: Module, checked: bool
+    call: Any,
+    signature: Signature,
+    marshal: _Marshal,
+    module: Module,
+    checked: bool,
+    unflatten: Unflatten | None = None,
 ) -> CallPlan:
     """The `CallPlan` of a function's original call: each argument leaf checked by its
     record as `pack` would, and (``checked``: for IREE's packer) its array checked as
     `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
-    once; each result leaf as the framework gives it."""
+    once; each result leaf as the framework gives it, the result built by the
+    framework's own ``unflatten`` when there is one (`Module.unflatten`)."""
     by_index = {
         leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
     }
@@ -441,7 +462,7 @@ def _plan(
             tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
         ).check
 
-    return CallPlan(call, signature, leaf, result, module.types, relations, unused)
+    return CallPlan(call, signature, leaf, result, module.types, relations, unused, unflatten)
 
 
 def _leaf_converter(
@@ -735,6 +756,10 @@ class Module:
         self.types = types
         own_types(types)  # (a TypeError now, not at the first call)
         self._vmfb = vmfb
+        #: The framework's own unflatten of a function's result, by function name (a JAX
+        #: export's ``out_tree``, which `compile(exported)` gives): the result is built by
+        #: it instead of from the recorded structure. Set before the function is looked up.
+        self.unflatten: dict[str, Unflatten] = {}
         self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
 

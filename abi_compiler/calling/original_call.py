@@ -10,8 +10,11 @@ leaf checks of `abi_compiler.runtime.pack`, given by the caller), landing at its
 index. The records' structures are then filled from those leaves — the packed form
 `pack` gives — and shared symbolic dimensions and their bounds are checked, before
 anything reaches the VM. `CallPlan.results(values)` reads the records' values back into
-the original structure: the framework's containers (rebuilt types, or the caller's own
-classes given by name), dicts in the framework's key order, `None` leaves.
+the original structure: the framework's containers (rebuilt types — a transformers
+`ModelOutput` as a dict that indexes as one —, or the caller's own classes given by name,
+with the static fields the file recorded), dicts in the framework's key order, `None`
+leaves; or, given the framework's own unflatten (a JAX export's `out_tree`), what it
+builds of the arrays in flatten order.
 
 Pure: no numpy, no framework; every error is an `AbiError` with the value path of
 `abi_compiler.runtime` (``argument 0['w']``, ``argument state.params``).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import keyword
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
@@ -40,9 +44,11 @@ from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path, va
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
 
-__all__ = ["CallPlan", "Relations", "TypeSource"]
+__all__ = ["CallPlan", "Relations", "TypeSource", "TypesError", "Unflatten"]
 
 Converter = Callable[[Any], Any]
+#: The framework's own unflatten of a result: its arrays in flatten order → the result.
+Unflatten = Callable[[list[Any]], Any]
 #: What `load(…, types=…)` takes: classes (by their ``__name__``) or a mapping by name.
 TypeSource = Iterable[type] | Mapping[str, type] | None
 #: Given the arrays with symbolic dims (path as errors name it, dims), the check of a
@@ -174,6 +180,101 @@ def _rebuilt(kind: str, name: str, fields: tuple[str, ...]) -> type:
     return made
 
 
+class _RebuiltOutput(collections.OrderedDict):
+    """A transformers ``ModelOutput`` rebuilt from a file (`_model_output_type`): a dict of
+    its fields that are not None, in order, which also gives every field as an attribute
+    (None for one it does not hold as a key); an int or slice indexes `to_tuple()`, as
+    transformers' own class does."""
+
+    _fields: tuple[str, ...] = ()
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__()
+        for name in self._fields:
+            setattr(self, name, values.get(name))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._fields and value is not None:
+            super().__setitem__(name, value)
+        object.__setattr__(self, name, value)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if key in self._fields:
+            object.__setattr__(self, key, value)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return super().__getitem__(key)
+        return self.to_tuple()[key]
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        """The values of the keys (the fields that are not None), in order."""
+        return tuple(super(_RebuiltOutput, self).__getitem__(key) for key in self.keys())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({fields})"
+
+
+def _model_output_type(name: str, fields: tuple[str, ...]) -> type:
+    key = ("model_output", name, fields)
+    cached = _REBUILT.get(key)
+    if cached is not None:
+        return cached
+    safe = tuple(f for f in fields if f.isidentifier() and not keyword.iskeyword(f))
+    made = type(_identifier(name), (_RebuiltOutput,), {"_fields": safe, "__slots__": ()})
+    made.__qualname__ = made.__name__
+    made.__module__ = "abi_compiler.calling.original_call.rebuilt"
+    _REBUILT[key] = made
+    return made
+
+
+def _missing_fields(cls: Any, given: SequenceABC[str]) -> list[str]:
+    """The fields a dataclass ``cls`` (or a `functools.partial` of one) needs in its
+    ``__init__`` beyond ``given`` and what the partial supplies: the static fields of a
+    flax struct (``apply_fn``, ``tx``), which are not values of the call."""
+    supplied: set[str] = set(given)
+    while isinstance(cls, functools.partial):
+        supplied.update(cls.keywords)
+        if cls.args:
+            return []  # positional values: the caller knows the order
+        cls = cls.func
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        return []
+    return [
+        field.name
+        for field in dataclasses.fields(cls)
+        if field.init
+        and field.name not in supplied
+        and field.default is dataclasses.MISSING
+        and field.default_factory is dataclasses.MISSING
+    ]
+
+
+def _static_value(node: Constant) -> Any:
+    """A recorded static field's value (a non-finite float is recorded by its repr)."""
+    if node.text is not None and node.type == "float":
+        try:
+            return float(node.text)
+        except ValueError:
+            return node.value
+    return node.value
+
+
+class TypesError(AbiError):
+    """A class given by `load(…, types=…)` that cannot be built from the file's values."""
+
+
+def _array_order(node: CallNode) -> list[Array]:
+    """The arrays of ``node`` depth first: the framework's flatten order."""
+    if isinstance(node, Array):
+        return [node]
+    if isinstance(node, Container):
+        return [found for child in node.children for found in _array_order(child)]
+    return []
+
+
 # --------------------------------------------------------------------------------------
 # The plan.
 # --------------------------------------------------------------------------------------
@@ -199,6 +300,7 @@ class CallPlan:
         types: TypeSource = None,
         relations: Relations | None = None,
         unused: Callable[[Unused], Converter | None] | None = None,
+        unflatten: Unflatten | None = None,
     ) -> None:
         self.call = call
         self._unused = unused
@@ -242,6 +344,8 @@ class CallPlan:
                 f"abi.call: its results are leaves {sorted(result_leaves)}, the records have "
                 f"{self._result_count}"
             )
+        if unflatten is not None:
+            self._rebuild = self._unflattened(unflatten)
 
     # -- arguments ------------------------------------------------------------------------
 
@@ -343,6 +447,11 @@ class CallPlan:
         """The original result of the result leaves, by their index in the records."""
         return self._rebuild(flat)
 
+    def _unflattened(self, unflatten: Unflatten) -> Callable[[list[Any]], Any]:
+        """The result as the framework's own ``unflatten`` gives it from the arrays."""
+        getters = [self._result(array, []) for array in _array_order(self.call.result)]
+        return lambda flat: unflatten([get(flat) for get in getters])
+
     def _result(self, node: CallNode, leaves: list[int]) -> Callable[[list[Any]], Any]:
         if isinstance(node, Array):
             index = node.index
@@ -366,6 +475,20 @@ class CallPlan:
                 return lambda flat: own({k: c(flat) for k, c in zip(keys, children, strict=True)})
             return lambda flat: {k: c(flat) for k, c in zip(keys, children, strict=True)}
         fields = tuple(str(key) for key in keys)
+        if kind == "model_output":
+            cls = own or _model_output_type(node.name or "ModelOutput", fields)
+            return lambda flat: cls(**{n: c(flat) for n, c in zip(fields, children, strict=True)})
+        static = {name: _static_value(value) for name, value in node.static}
+        if own is not None and fields and kind in ("dataclass", "node"):
+            missing = _missing_fields(own, (*fields, *static))
+            if missing:
+                listed = ", ".join(missing)
+                given = ", ".join(f"{name}=…" for name in missing)
+                raise TypesError(
+                    f"types: {node.name} takes the fields {listed}, which are not values of "
+                    f"the call (static fields the file does not hold); give them "
+                    f"with types={{{node.name!r}: functools.partial({node.name}, {given})}}"
+                )
         if kind == "namedtuple" or (kind == "node" and own is not None and not fields):
             cls = own or _rebuilt("namedtuple", node.name or "Record", fields)
             return lambda flat: cls(*[child(flat) for child in children])
@@ -375,6 +498,10 @@ class CallPlan:
                 names = [f.name for f in dataclasses.fields(cls)]
             else:
                 cls, names = own, list(fields)
+                if static:
+                    return lambda flat: cls(
+                        **{n: c(flat) for n, c in zip(names, children, strict=True)}, **static
+                    )
             return lambda flat: cls(**{n: c(flat) for n, c in zip(names, children, strict=True)})
         return lambda flat: tuple([child(flat) for child in children])
 
@@ -392,7 +519,7 @@ def _shape(value: Any) -> tuple[int, ...]:
 def _component(node: Container, position: int) -> IndexPathComponent:
     if node.kind in ("namedtuple", "dataclass") or (node.kind == "node" and node.keys):
         return Field(str(node.keys[position]))
-    if node.kind == "dict":
+    if node.kind in ("dict", "model_output"):
         return node.keys[position]
     return position
 
@@ -423,6 +550,13 @@ def _describe(node: Container) -> str:
     count = len(node.children)
     if node.kind == "dict":
         return f"a dict with keys {sorted(map(str, node.keys))}"
+    if node.kind == "model_output":
+        keys = [
+            key
+            for key, child in zip(node.keys, node.children, strict=True)
+            if not isinstance(child, NoneLeaf)
+        ]
+        return f"a {node.name} with keys {keys}"
     if node.kind in ("tuple", "list"):
         return f"a {node.kind} of {_values(count)}"
     article = "an" if (node.name or "x")[0] in "AEIOUaeiou" else "a"
@@ -469,6 +603,8 @@ def _container(
                     raise
 
         return mapping
+    if node.kind == "model_output":
+        return _model_output_argument(node, pairs, walk)
     fields = [str(key) for key in node.keys]
     by_position = node.kind in ("tuple", "list", "namedtuple") or not fields
 
@@ -493,3 +629,37 @@ def _container(
         walk(value, flat)
 
     return sequence
+
+
+def _model_output_argument(
+    node: Container,
+    pairs: list[tuple[IndexPathComponent, Callable[[Any, list[Any]], None]]],
+    walk: Callable[[Iterable[Any], list[Any]], None],
+) -> Callable[[Any, list[Any]], None]:
+    """A ``ModelOutput`` argument: a mapping with exactly its keys (the fields that are
+    not None), or an object with its fields."""
+    keys = [str(key) for key in node.keys]
+    held = {
+        key
+        for key, child in zip(node.keys, node.children, strict=True)
+        if not isinstance(child, NoneLeaf)
+    }
+
+    def model_output(value: Any, flat: list[Any]) -> None:
+        if isinstance(value, Mapping):
+            if set(value) != held:
+                raise Mismatch(f"expected {_describe(node)}, got keys {sorted(map(str, value))}")
+            for key, child in pairs:
+                try:
+                    child(value.get(key), flat)
+                except Mismatch as mismatch:
+                    mismatch.reversed_path.append(key)
+                    raise
+            return
+        try:
+            items = [getattr(value, key) for key in keys]
+        except AttributeError:
+            raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}") from None
+        walk(items, flat)
+
+    return model_output

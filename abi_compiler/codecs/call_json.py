@@ -12,7 +12,8 @@ an object with a ``"t"`` member:
 * ``{"t":"const","type":"int","value":3}`` (``"repr"`` instead of ``"value"`` when JSON
   cannot hold it);
 * ``{"t":"tuple"|"list","c":[…]}``; ``{"t":"dict","k":[keys in order],"c":[…]}``;
-  ``{"t":"namedtuple"|"dataclass"|"node","name":"TrainState","k":[fields],"c":[…]}``.
+  ``{"t":"namedtuple"|"dataclass"|"model_output"|"node","name":"TrainState","k":[fields],
+  "c":[…]}``; a dataclass's static fields the export recorded, ``"s":[[name,<const>]…]``.
 
 Encoding is byte-deterministic, like `iree.abi`: compact, keys sorted, ASCII. Decoding
 checks every member and raises `AbiError` (``abi.call: …``) for anything else; it never
@@ -44,7 +45,8 @@ __all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call", "
 
 VERSION = 1
 _TENSORS = ("numpy", "torch", "jax", "tf")
-_CONTAINERS = ("tuple", "list", "dict", "namedtuple", "dataclass", "node")
+_CONTAINERS = ("tuple", "list", "dict", "namedtuple", "dataclass", "model_output", "node")
+_TYPED = ("namedtuple", "dataclass", "model_output")
 # Bound on nesting, as for `iree.abi` (keeps decoding away from the recursion limit).
 _MAX_DEPTH = 256
 
@@ -103,10 +105,12 @@ def _encode_node(node: CallNode) -> dict[str, Any]:
             return {"t": "const", "type": node.type, "repr": node.text}
         return {"t": "const", "type": node.type, "value": node.value}
     found = {"t": node.kind, "c": [_encode_node(child) for child in node.children]}
-    if node.keys or node.kind in ("dict", "namedtuple", "dataclass"):
+    if node.keys or node.kind == "dict" or node.kind in _TYPED:
         found["k"] = list(node.keys)
     if node.name is not None:
         found["name"] = node.name
+    if node.static:
+        found["s"] = [[name, _encode_node(value)] for name, value in node.static]
     return found
 
 
@@ -293,22 +297,36 @@ def _node(obj: Any, depth: int) -> CallNode:
         return Constant(value, obj["type"])
     if kind not in _CONTAINERS:
         _fail(f"unknown node kind {kind!r}")
-    _members(obj, {"t", "c", "k", "name"}, {"t", "c"})
+    _members(obj, {"t", "c", "k", "name", "s"}, {"t", "c"})
     children = tuple(_node(child, depth + 1) for child in _list(obj["c"], "c"))
     keys = tuple(_list(obj.get("k", []), "k"))
     if not all(isinstance(key, str) or _is_int(key) for key in keys):
         _fail("k: keys are strings or ints")
-    keyed = kind in ("dict", "namedtuple", "dataclass") or keys
+    keyed = kind == "dict" or kind in _TYPED or keys
     if keyed and (len(keys) != len(children) or len(set(keys)) != len(keys)):
         _fail(f"{kind}: one distinct key per child")
-    if kind in ("namedtuple", "dataclass") and not all(isinstance(key, str) for key in keys):
+    if kind in _TYPED and not all(isinstance(key, str) for key in keys):
         _fail(f"{kind}: fields are strings")
     name = obj.get("name")
     if name is not None and not isinstance(name, str):
         _fail("name: expected a string")
-    if kind in ("namedtuple", "dataclass", "node") and name is None:
+    if kind in (*_TYPED, "node") and name is None:
         _fail(f"{kind}: a type name is required")
-    return Container(kind, children, keys, name)
+    static: list[tuple[str, Constant]] = []
+    if "s" in obj:
+        if kind not in ("dataclass", "node"):
+            _fail(f"{kind}: static fields are a dataclass's")
+        for item in _list(obj["s"], "s"):
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                _fail("s: expected [field, constant] pairs")
+            value = _node(item[1], depth + 1)
+            if not isinstance(value, Constant):
+                _fail("s: a static field's value is a 'const' node")
+            static.append((item[0], value))
+        names = [name for name, _ in static]
+        if len(set(names)) != len(names) or set(names) & set(map(str, keys)):
+            _fail("s: static fields are distinct, and not among the fields")
+    return Container(kind, children, keys, name, tuple(static))
 
 
 def _members(obj: dict[str, Any], allowed: set[str], required: set[str]) -> None:

@@ -28,7 +28,7 @@ import contextlib
 import importlib
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,10 @@ class Program:
     #: …), which `compile(obj)` gives `load` so that results come back in them; a loaded
     #: `.vmfb` alone rebuilds types of the recorded names and fields (`load(…, types=…)`).
     types: tuple[type, ...] = ()
+    #: The framework's own unflatten of the function's result (its arrays in flatten
+    #: order → the result), which `compile(obj)` builds results with: a JAX export's
+    #: ``out_tree``, which holds the exporter's classes and their static fields.
+    unflatten: Callable[[list[Any]], Any] | None = None
 
 
 @contextlib.contextmanager

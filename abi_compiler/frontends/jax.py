@@ -33,7 +33,10 @@ symbolic dims (`abi_compiler.frontends.dims`, read from the avals and their scop
 constraints), passes the platform index, and rebuilds the original result pytree (same
 containers, namedtuples, `None` where JAX returned `None`) with numpy arrays of the
 avals' dtypes at the leaves (an unsigned result reads from its signless record as
-unsigned).
+unsigned). In memory (`compile(exported)`), the result is built by the export's own
+`out_tree` (`Program.unflatten`): the exporter's classes with their static fields, as
+`Exported.call` returns them; a dataclass's static fields of JSON values are recorded in
+`abi.call` for a caller's class loaded from a file.
 
 JAX is an optional dependency: importing this module without it raises an ImportError
 that says what to install. The rewriting uses the MLIR Python bindings that ship with
@@ -70,6 +73,7 @@ from abi_compiler.attribute_names import (
 from abi_compiler.call_model import (
     Array,
     CallNode,
+    Constant,
     Container,
     Dim,
     DimConstraint,
@@ -78,7 +82,7 @@ from abi_compiler.call_model import (
     Symbol,
     Unused,
 )
-from abi_compiler.codecs.call_json import encode_call
+from abi_compiler.codecs.call_json import constant, encode_call
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
@@ -105,7 +109,7 @@ from abi_compiler.model import (
 from abi_compiler.text import carry
 from abi_compiler.text.name_locations import LocationAliases, location_name
 
-__all__ = ["mark_nonexpanding_broadcasts", "program", "to_mlir"]
+__all__ = ["mark_nonexpanding_broadcasts", "program", "result_unflatten", "to_mlir"]
 
 # The attributes written on `@main` (docs/spec.md §3.2, §7: a bare `iree.abi` is moved into
 # `iree.reflection` by the pipeline).
@@ -529,13 +533,26 @@ def _call_node(node: Any, leaf: Callable[[int], CallNode]) -> CallNode:
     if entries and all(isinstance(key, tree_util.GetAttrKey) for key in entries):
         fields = tuple(key.name for key in entries)
         if dataclasses.is_dataclass(node):
-            return Container("dataclass", children, fields, name)
+            return Container("dataclass", children, fields, name, _static(node, fields))
         return Container("node", children, fields, name)
     if entries and all(isinstance(key, tree_util.DictKey) for key in entries):
         dict_keys = tuple(key.key for key in entries)
         if all(isinstance(key, (str, int)) for key in dict_keys):
             return Container("dict", children, dict_keys, name)
     return Container("node", children, (), name)
+
+
+def _static(node: Any, fields: tuple[str, ...]) -> tuple[tuple[str, Constant], ...]:
+    """The static (meta) fields of a dataclass pytree node whose values a file can hold:
+    numbers, strings, bools and None (a function, an optimizer, is not recorded)."""
+    found = []
+    for field in dataclasses.fields(node):
+        if field.name in fields or not field.init:
+            continue
+        value = getattr(node, field.name, None)
+        if value is None or type(value) in (bool, int, float, str):
+            found.append((field.name, constant(value)))
+    return tuple(found)
 
 
 def _original_call(
@@ -633,4 +650,16 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
         from abi_compiler.frontends.iree_tools import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
-    return Program(text, MAIN, call)
+    return Program(text, MAIN, call, unflatten=result_unflatten(exported) if call else None)
+
+
+def result_unflatten(exported: Any) -> Callable[[list[Any]], Any]:
+    """The export's own unflatten of its result (`Program.unflatten`): its ``out_tree``,
+    which holds the exporter's classes with their static fields, of the result arrays in
+    flatten order."""
+    out_tree = exported.out_tree
+
+    def unflatten(leaves: list[Any]) -> Any:
+        return tree_util.tree_unflatten(out_tree, leaves)
+
+    return unflatten

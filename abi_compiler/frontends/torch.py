@@ -18,7 +18,9 @@ output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure
 positional parameters are positional roots, keyword arguments `named` roots; tuples and
 namedtuples are `stuple`, lists `slist`, dicts `sdict`. Inputs torch specialized
 (Python numbers, strings, `None`) have no record: the adapter checks that a call passes
-the same value, as the exported program itself does.
+the same value, as the exported program itself does. A `register_dataclass` class is a
+`dataclass` node of all its fields (its None ones `none`), a transformers `ModelOutput` a
+`model_output` node; size symbols are called by the user's `Dim` names (`_user_names`).
 
 Dtypes: float16, bfloat16, float32, float64, int8 to int64, uint8, bool, complex64 and
 complex128; another dtype among the program's inputs or outputs is an `AbiError` here,
@@ -139,7 +141,12 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     found = structure(positional, keywords, result, argument_types, result_types)
-    call = original_call(positional, keywords, result, found, "torch", _symbols(exported))
+    names = _user_names(exported)
+    positional = [_renamed(node, names) for node in positional]
+    keywords = {key: _renamed(node, names) for key, node in keywords.items()}
+    result = _renamed(result, names)
+    symbols = tuple(Symbol(names.get(s.name, s.name), s.low, s.high) for s in _symbols(exported))
+    call = original_call(positional, keywords, result, found, "torch", symbols)
     annotate(main, found, call)
     return Program(
         str(module),
@@ -399,6 +406,70 @@ def _symbols(exported: torch.export.ExportedProgram) -> tuple[Symbol, ...]:
     return tuple(Symbol(name, low, high) for name, low, high in _symbol_bounds(exported))
 
 
+def _user_names(exported: torch.export.ExportedProgram) -> dict[str, str]:
+    """The user's names of the program's size symbols (``Dim("seqlen")``: ``s52`` →
+    ``seqlen``), as torch keeps them: its `ShapeEnv`'s ``var_to_sources`` gives the inputs'
+    sizes a symbol stands for, ``source_name_to_debug_name`` the `Dim` name given for
+    them. A symbol without one, or whose name another symbol has or that is not an
+    identifier, keeps torch's name."""
+    env = None
+    for node in exported.graph.nodes:
+        value = node.meta.get("val") if node.op == "placeholder" else None
+        for size in getattr(value, "shape", ()) if isinstance(value, torch.Tensor) else ():
+            env = getattr(getattr(size, "node", None), "shape_env", None)
+            if env is not None:
+                break
+        if env is not None:
+            break
+    if env is None:
+        return {}
+    debug = getattr(env, "source_name_to_debug_name", None) or {}
+    sources = getattr(env, "var_to_sources", None) or {}
+    symbols = {str(expr) for expr in exported.range_constraints if expr.is_Symbol}
+    found: dict[str, str] = {}
+    for expr in exported.range_constraints:
+        if not expr.is_Symbol:
+            continue
+        for source in sources.get(expr, ()):
+            source_name = getattr(source, "name", None)  # a method in older torch
+            if callable(source_name):
+                source_name = source_name()
+            name = debug.get(source_name) if isinstance(source_name, str) else None
+            if isinstance(name, str) and name.isidentifier():
+                found[str(expr)] = name
+                break
+    taken = list(found.values())
+    return {
+        symbol: name
+        for symbol, name in found.items()
+        if taken.count(name) == 1 and (name == symbol or name not in symbols)
+    }
+
+
+def _renamed(node: CallNode, names: dict[str, str]) -> CallNode:
+    """``node`` with its arrays' symbols renamed by ``names``."""
+    if not names:
+        return node
+    if isinstance(node, Array) and node.dims is not None:
+        dims = tuple(_renamed_dim(dim, names) for dim in node.dims)
+        return Array(node.index, node.dtype, dims)
+    if isinstance(node, Container):
+        children = tuple(_renamed(child, names) for child in node.children)
+        return Container(node.kind, children, node.keys, node.name)
+    return node
+
+
+def _renamed_dim(dim: Any, names: dict[str, str]) -> Any:
+    if isinstance(dim, str):
+        return names.get(dim, dim)
+    if isinstance(dim, tuple):
+        return tuple(
+            (coefficient, tuple(sorted(names.get(s, s) for s in symbols)))
+            for coefficient, symbols in dim
+        )
+    return dim
+
+
 def _dim(size: Any) -> Dim:
     """One dim of an input's example value: its size, or the sympy expression of a
     symbolic one as `abi_compiler.frontends.dims` relates it (None: not a polynomial)."""
@@ -531,11 +602,9 @@ def _tree(spec: Any, leaves: _Leaves, where: str) -> CallNode:
     if node_type is list:
         return Container("list", children)
     context = spec.context
-    if (
-        isinstance(node_type, type)
-        and issubclass(node_type, dict)
-        and not dataclasses.is_dataclass(node_type)
-    ):
+    if isinstance(node_type, type) and issubclass(node_type, dict):
+        if dataclasses.is_dataclass(node_type):
+            return _model_output(node_type, context, children, where)
         keys = tuple(context if node_type is not collections.defaultdict else context[1])
         if not all(isinstance(key, str) for key in keys):
             raise AbiError(f"{where}: a dict with keys {keys!r}: only string keys have a record")
@@ -543,6 +612,12 @@ def _tree(spec: Any, leaves: _Leaves, where: str) -> CallNode:
     if node_type is pytree_utils.namedtuple:  # torch's marker; the class is the context
         return Container("namedtuple", children, tuple(context._fields), context.__name__)
     name = getattr(node_type, "__name__", str(node_type))
+    if dataclasses.is_dataclass(node_type) and _registered_dataclass(context, len(children)):
+        # `torch.export.register_dataclass`: the context is ``[field_names, none_names]``,
+        # the children the fields of ``field_names``; the others were None.
+        fields, nones = context
+        none_leaves = tuple(NoneLeaf() for _ in nones)
+        return Container("dataclass", children + none_leaves, (*fields, *nones), name)
     if (
         isinstance(context, (list, tuple))
         and len(context) == len(children)
@@ -552,3 +627,34 @@ def _tree(spec: Any, leaves: _Leaves, where: str) -> CallNode:
             return Container("dataclass", children, tuple(context), name)
         return Container("node", children, tuple(context), name)
     return Container("node", children, (), name)
+
+
+def _registered_dataclass(context: Any, count: int) -> bool:
+    """Whether ``context`` is the one `torch.export.register_dataclass` flattens with:
+    ``[field_names, none_names]``, names of ``count`` children and of the None fields."""
+    return (
+        isinstance(context, (list, tuple))
+        and len(context) == 2
+        and all(isinstance(part, (list, tuple)) for part in context)
+        and len(context[0]) == count
+        and all(isinstance(key, str) for part in context for key in part)
+        and len({*context[0], *context[1]}) == len(context[0]) + len(context[1])
+    )
+
+
+def _model_output(
+    node_type: type, context: Any, children: tuple[CallNode, ...], where: str
+) -> CallNode:
+    """A transformers `ModelOutput` (a dataclass that is a dict, flattened by its keys:
+    the fields that are not None): a ``model_output`` node of those keys, then its other
+    fields as None leaves, which it gives as attributes but not as keys."""
+    keys = tuple(context) if isinstance(context, (list, tuple)) else ()
+    if len(keys) != len(children) or not all(isinstance(key, str) for key in keys):
+        raise AbiError(f"{where}: a {node_type.__name__} with keys {keys!r}: expected field names")
+    others = tuple(field.name for field in dataclasses.fields(node_type) if field.name not in keys)
+    return Container(
+        "model_output",
+        children + tuple(NoneLeaf() for _ in others),
+        (*keys, *others),
+        node_type.__name__,
+    )

@@ -289,7 +289,7 @@ def test_a_shared_dim_and_its_bounds() -> None:
     program = torch.export.export(
         Add(), (torch.ones(3), torch.ones(3)), dynamic_shapes=({0: batch}, {0: batch})
     )
-    (symbol,) = (str(key) for key in program.range_constraints)
+    symbol = "batch"  # the Dim's name, not torch's symbol (s0, s77, …)
     compiled = _compile(program)
     x = torch.arange(4, dtype=torch.float32)
     assert_same_tree(compiled.main(x, x), Add()(x, x))
@@ -315,7 +315,7 @@ def test_a_shared_dim_and_its_bounds() -> None:
         (torch.ones(4), torch.ones(4)),
         dynamic_shapes=({0: torch.export.Dim("b", min=3)}, {0: torch.export.Dim("b", min=3)}),
     )
-    (symbol,) = (str(key) for key in above_two.range_constraints)
+    symbol = "b"
     assert _error_of(_compile(above_two).main, torch.ones(2), torch.ones(2)) == (
         f"argument 0: dimension 0 is 2, but symbol {symbol!r} is at least 3"
     )
@@ -336,8 +336,9 @@ def test_a_derived_dim() -> None:
     x, y = torch.arange(8, dtype=torch.float32), torch.ones(4)
     assert_same_tree(compiled.main(x, y), Pair()(x, y))
     message = _error_of(compiled.main, torch.ones(8), torch.ones(3))
-    assert message.startswith("argument 0: dimension 0 is 8, but 2*"), message
-    assert message.endswith(" is 6 (" + message.split(" is 6 (")[1]), message
+    assert message == (
+        "argument 0: dimension 0 is 8, but 2*rows is 6 (rows is 3 from dimension 0 of argument 1)"
+    )
     with pytest.raises(Exception):  # noqa: B017 - torch refuses it too
         program.module()(torch.ones(8), torch.ones(3))
 

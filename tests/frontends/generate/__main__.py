@@ -8,6 +8,8 @@ framework (and abi-compiler installed from this tree):
 
     torch 2.13.0+cpu, iree-turbine 3.9.0, iree-base-compiler 3.13.0:
         python -m tests.frontends.generate torch
+    the same, with transformers 5.x:
+        python -m tests.frontends.generate torch_outputs
     onnx 1.23.2, iree-base-compiler 3.13.0:
         python -m tests.frontends.generate onnx
     tensorflow-cpu 2.21.0, iree-base-compiler 3.13.0:
@@ -58,6 +60,19 @@ def generate_torch() -> None:
     _write("torch_mlp", program.mlir, program.function, (args, kwargs), results)
 
 
+def generate_torch_outputs() -> None:
+    import torch
+
+    from abi_compiler.frontends import torch as torch_frontend
+
+    module, args, kwargs, dynamic_shapes = models.torch_outputs()
+    exported = torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes)
+    program = torch_frontend.program(exported, external_bytes=None)
+    with torch.no_grad():
+        results = module(*args, **kwargs)
+    _write("torch_outputs", program.mlir, program.function, (args, kwargs), results)
+
+
 def generate_jax() -> None:
 
     from abi_compiler.frontends import jax as jax_frontend
@@ -102,6 +117,7 @@ def generate_tf() -> None:
 GENERATORS = {
     "jax": generate_jax,
     "torch": generate_torch,
+    "torch_outputs": generate_torch_outputs,
     "onnx": generate_onnx,
     "tf": generate_tf,
 }

@@ -4,6 +4,8 @@ call. Importing this module imports no framework; each builder imports its own.
 * `torch_mlp`: an `nn.Module` whose forward takes a dict, a tuple, a Python number and
   two keyword arguments (a bool mask and a uint8 tensor), uses a parameter and a buffer,
   and returns a dict holding a tuple holding a list, plus a namedtuple;
+* `torch_outputs`: an `nn.Module` returning a registered dataclass and a transformers
+  `ModelOutput`, each with a None field, for an input of a named `Dim`;
 * `onnx_classifier`: an ONNX graph with two named inputs (`input_ids`, `attention_mask`)
   and two named outputs (`logits`, `total`);
 * `tf_signature`: a `tf.Module` saved with a `serving_default` signature of two named
@@ -13,6 +15,7 @@ call. Importing this module imports no framework; each builder imports its own.
 from __future__ import annotations
 
 import collections
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,42 @@ def torch_mlp() -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
         "ids": torch.tensor([1, 2, 255], dtype=torch.uint8),
     }
     return MLP().eval(), args, kwargs
+
+
+@dataclasses.dataclass
+class Scores:
+    """A result class registered with `torch.export.register_dataclass` (`torch_outputs`)."""
+
+    logits: Any
+    total: Any
+    note: Any = None
+
+
+def torch_outputs() -> tuple[Any, tuple[Any, ...], dict[str, Any], Any]:
+    """A module whose forward returns a registered dataclass (`Scores`, its ``note``
+    None) and a transformers `BaseModelOutputWithPooling` (``pooler_output`` None), for
+    an input whose first dim is ``Dim("seqlen", max=16)``; the module, its example
+    ``(args, kwargs)`` and its ``dynamic_shapes``."""
+    import torch
+    from transformers.modeling_outputs import BaseModelOutputWithPooling
+
+    if Scores not in torch.utils._pytree.SUPPORTED_NODES:
+        torch.export.register_dataclass(Scores)
+
+    class Head(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scale = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5, 3.0]))
+
+        def forward(self, x: Any) -> tuple[Scores, Any]:
+            h = x * self.scale + 1.0
+            pooled = BaseModelOutputWithPooling(
+                last_hidden_state=h, pooler_output=None, hidden_states=(x, h * 2.0)
+            )
+            return Scores(h, h.sum(), None), pooled
+
+    x = torch.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    return Head().eval(), (x,), {}, ({0: torch.export.Dim("seqlen", max=16)},)
 
 
 def onnx_classifier() -> Any:

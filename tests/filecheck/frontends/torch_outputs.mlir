@@ -1,0 +1,10 @@
+// RUN: abi-opt %S/../../frontends/inputs/torch_outputs.mlir -p iree-abi-v1 | filecheck %s
+// The torch frontend's MLIR for the module of tests/frontends/generate/models.py that
+// returns a registered dataclass and a transformers ModelOutput (written by
+// `python -m tests.frontends.generate torch_outputs`): its original call (`abi.call`,
+// docs/formats.md) keeps the dataclass as a `dataclass` node with its None field, the
+// ModelOutput as a `model_output` node (its keys, then its None fields), and the
+// input's dim by the name of its torch `Dim`, `seqlen`, not torch's symbol.
+
+// CHECK-LABEL: func.func @main(%{{[0-9]+}}: tensor<?x4xf32>) -> (!util.list<?>, !util.list<?>)
+// CHECK-SAME: attributes {iree.abi.stub, iree.reflection = {abi.call = "{\22args\22:[{\22dims\22:[\22seqlen\22,4],\22dtype\22:\22float32\22,\22i\22:0,\22t\22:\22array\22}],\22kwargs\22:[],\22result\22:{\22c\22:[{\22c\22:[{\22dims\22:[\22seqlen\22,4],\22dtype\22:\22float32\22,\22i\22:0,\22t\22:\22array\22},{\22dims\22:[],\22dtype\22:\22float32\22,\22i\22:1,\22t\22:\22array\22},{\22t\22:\22none\22}],\22k\22:[\22logits\22,\22total\22,\22note\22],\22name\22:\22Scores\22,\22t\22:\22dataclass\22},{\22c\22:[{\22dims\22:[\22seqlen\22,4],\22dtype\22:\22float32\22,\22i\22:2,\22t\22:\22array\22},{\22c\22:[{\22dims\22:[\22seqlen\22,4],\22dtype\22:\22float32\22,\22i\22:3,\22t\22:\22array\22},{\22dims\22:[\22seqlen\22,4],\22dtype\22:\22float32\22,\22i\22:4,\22t\22:\22array\22}],\22t\22:\22tuple\22},{\22t\22:\22none\22},{\22t\22:\22none\22}],\22k\22:[\22last_hidden_state\22,\22hidden_states\22,\22pooler_output\22,\22attentions\22],\22name\22:\22BaseModelOutputWithPooling\22,\22t\22:\22model_output\22}],\22t\22:\22tuple\22},\22symbols\22:[[\22seqlen\22,0,16]],\22tensor\22:\22torch\22,\22v\22:1}", iree.abi = "{\22a\22:[[\22ndarray\22,\22f32\22,2,null,4]],\22r\22:[[\22stuple\22,[\22stuple\22,[\22ndarray\22,\22f32\22,2,null,4],[\22ndarray\22,\22f32\22,0]],[\22stuple\22,[\22ndarray\22,\22f32\22,2,null,4],[\22stuple\22,[\22ndarray\22,\22f32\22,2,null,4],[\22ndarray\22,\22f32\22,2,null,4]]]]],\22v\22:1}"}} {
