@@ -234,19 +234,37 @@ class PythonApi:
     def _record_class(
         self, node: Container, name: str, fields: list[str], children: list[str]
     ) -> str:
-        namedtuple = node.kind == "namedtuple"
-        key = ("class", namedtuple, node.name, tuple(fields), tuple(children))
+        # A dataclass's recorded static fields are fields of its class too (`load` gives
+        # them to the class with the values of the call).
+        static = [(f, self.annotation(value, "result", name)) for f, value in node.static]
+        if any(not is_identifier(f) or f.startswith("_") for f, _ in static):
+            return "Any"
+        key = ("class", node.kind, node.name, tuple(fields), tuple(children), tuple(static))
         found = self._by_key.get(key)
         if found is not None:
             return found
         python = self._fresh(name)
         self._by_key[key] = python
-        if namedtuple:
+        recorded: str | None = node.name
+        if node.kind == "namedtuple":
             lines = [f"class {python}(NamedTuple):"]
+        elif node.kind == "model_output":
+            # The rebuilt transformers ModelOutput (docs/calling.md) as its interface:
+            # `load` keeps its own class, which holds every field as an attribute.
+            recorded = None
+            lines = [f"class {python}(Protocol):"]
         else:
             lines = ["@dataclasses.dataclass(frozen=True)", f"class {python}:"]
         lines += [f"    {f}: {child}" for f, child in zip(fields, children, strict=True)]
-        self.classes.append(_Class(python, node.name, lines))
+        lines += [f"    {f}: {annotation}" for f, annotation in static]
+        if node.kind == "model_output":
+            lines += [
+                "",
+                "    def __getitem__(self, key: str | int | slice, /) -> Any: ...",
+                "    def keys(self) -> KeysView[str]: ...",
+                "    def to_tuple(self) -> tuple[Any, ...]: ...",
+            ]
+        self.classes.append(_Class(python, recorded, lines))
         return python
 
     def _typed_dict(self, hint: str, keys: list[str], children: list[str]) -> str:
@@ -328,6 +346,7 @@ class PythonApi:
             "",
             "import dataclasses",
             "import os",
+            "from collections.abc import KeysView",
             "from typing import Any, Literal, NamedTuple, Protocol, TypedDict, cast",
             "",
             "import numpy",
@@ -368,6 +387,7 @@ class PythonApi:
 _RESERVED = frozenset(
     {
         "Any",
+        "KeysView",
         "Literal",
         "NamedTuple",
         "Protocol",

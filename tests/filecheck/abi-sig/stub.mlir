@@ -28,6 +28,7 @@
 // CHECK-EMPTY:
 // CHECK-NEXT:import dataclasses
 // CHECK-NEXT:import os
+// CHECK-NEXT:from collections.abc import KeysView
 // CHECK-NEXT:from typing import Any, Literal, NamedTuple, Protocol, TypedDict, cast
 // CHECK-EMPTY:
 // CHECK-NEXT:import numpy
