@@ -22,6 +22,9 @@ ABI_CALL: Final = "abi.call"
 #: How a compiled module was made (docs/formats.md), an entry of `iree.reflection` on every
 #: exported function, written by `compile_vmfb` just before iree-compile.
 ABI_PROVENANCE: Final = "abi.provenance"
+#: The file name of the parameter archive a module reads its weights from, beside it
+#: (docs/formats.md), an entry of `iree.reflection` written by `abi-compile --parameters`.
+ABI_PARAMETERS: Final = "abi.parameters"
 #: Exports a function that is not public.
 MODULE_EXPORT: Final = "iree.module.export"
 #: Keeps a function out of the ABI (not exported).

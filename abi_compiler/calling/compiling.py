@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_PROVENANCE, PARAMETER_SCOPE
+from abi_compiler.attribute_names import ABI_PARAMETERS, ABI_PROVENANCE, PARAMETER_SCOPE
 from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
@@ -80,6 +80,7 @@ def compile_vmfb(
     inputs: SequenceABC[InputRecord] | None = None,
     progress: bool | None = None,
     parameters: Mapping[str, Any] | None = None,
+    archive_name: str | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -104,7 +105,9 @@ def compile_vmfb(
 
     ``parameters`` (name → array) are named parameters the text reads
     (`#flow.parameter.named<"model"::"<name>">`), which iree-compile embeds in the module;
-    a torch program's big weights go that way (docs/calling.md, "Big weights")."""
+    a torch program's big weights go that way (docs/calling.md, "Big weights"). With
+    ``archive_name`` they stay out of it: the module names that archive (`abi.parameters`),
+    which the caller writes beside the `.vmfb` and `load` finds there."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
@@ -153,7 +156,9 @@ def compile_vmfb(
         ) from error
     flags = [*COMPILE_FLAGS, f"--iree-llvmcpu-target-cpu={target}", *extra_args]
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
-        if parameters:
+        if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
+            text = _with_entry(text, ABI_PARAMETERS, archive_name)
+        elif parameters:
             archive = os.path.join(folder, EMBEDDED_ARCHIVE)
             with stages.stage("write the weights"):
                 save_parameters(parameters, archive)
@@ -202,11 +207,7 @@ def _records(source: object) -> list[InputRecord]:
 def _with_provenance(
     text: bytes, target: str, flags: SequenceABC[str], inputs: SequenceABC[InputRecord]
 ) -> bytes:
-    """The lowered text with its `abi.provenance` on every exported function (an
-    unreadable text is left as it is: iree-compile then says what is wrong with it)."""
-    from abi_compiler.text import carry
-    from abi_compiler.text.reflection_entry import add_reflection_entry
-
+    """The lowered text with its `abi.provenance` on every exported function."""
     provenance = Provenance(
         package_version(),
         package_version("iree-base-compiler"),
@@ -214,11 +215,17 @@ def _with_provenance(
         tuple(flags),
         tuple(inputs),
     )
+    return _with_entry(text, ABI_PROVENANCE, encode_provenance(provenance))
+
+
+def _with_entry(text: bytes, key: str, value: str) -> bytes:
+    """The text with the reflection entry ``key`` on every exported function (an
+    unreadable text is left as it is: iree-compile then says what is wrong with it)."""
+    from abi_compiler.text import carry
+    from abi_compiler.text.reflection_entry import add_reflection_entry
+
     try:
-        decoded = text.decode("utf-8")
-        return add_reflection_entry(decoded, ABI_PROVENANCE, encode_provenance(provenance)).encode(
-            "utf-8"
-        )
+        return add_reflection_entry(text.decode("utf-8"), key, value).encode("utf-8")
     except (UnicodeDecodeError, carry.ScanError):
         return text
 

@@ -26,7 +26,14 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
-from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, PARAMETER_SCOPE, RAW, SIP
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_PARAMETERS,
+    IREE_ABI,
+    PARAMETER_SCOPE,
+    RAW,
+    SIP,
+)
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.marshal import (
     MAX_RANK,
@@ -895,6 +902,23 @@ def parameter_archive(path: str | os.PathLike[str]) -> str:
     return root + ".irpa"
 
 
+def _named_archive(vm_module: Any) -> str | None:
+    """The file name of the parameter archive the module names (`abi.parameters`, written
+    by `abi-compile --parameters`); an `AbiError` for a name that is not a plain file
+    name (a module is data: it never points elsewhere)."""
+    for name in vm_module.function_names:
+        value = dict(vm_module.lookup_function(name).reflection).get(ABI_PARAMETERS)
+        if value is None:
+            continue
+        if value in ("", ".", "..") or os.path.basename(value) != value or "/" in value:
+            raise AbiError(
+                f"function @{name}: malformed reflection 'abi.parameters': {value!r} is not "
+                "a file name"
+            )
+        return str(value)
+    return None
+
+
 def _temporary(path: str | os.PathLike[str]) -> str:
     """A new file's name beside ``path``, for writing it whole before renaming it."""
     directory, name = os.path.split(os.path.abspath(path))
@@ -1027,6 +1051,12 @@ def load(
         vm_module = _rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
         raise _refused(error) from None
+    if beside is not None:
+        # The archive the module names (`abi-compile --parameters`), beside it.
+        named = _named_archive(vm_module)
+        if named is not None:
+            beside = os.path.join(os.path.dirname(beside), named)
+            parameters = beside if os.path.isfile(beside) else None
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
         _load_in_a_child(data, archive)

@@ -125,6 +125,12 @@ def _parser() -> _ArgumentParser:
     )
     add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
     add(
+        "--parameters",
+        metavar="ARCHIVE",
+        help="write a torch program's big weights to this IREE parameter archive (.irpa) "
+        "beside the module, which names it (load finds it there), instead of inside the .vmfb",
+    )
+    add(
         "-q",
         "--quiet",
         action="store_true",
@@ -388,26 +394,62 @@ def run(argv: Sequence[str] | None) -> int:
         path = None
     else:
         output.check_output_file(path)
+    archive: str | None = args.parameters
+    if archive is not None:
+        output.check_output_file(archive)
+        if (path is not None and output.same_file(archive, path)) or archive == path:
+            raise UsageError(f"the parameters '{archive}' and the output are one file")
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         inputs = _inputs(args.inputs, folder)
+        for item in inputs:
+            if archive is not None and output.same_file(archive, item.path):
+                raise UsageError(f"the parameters '{archive}' are the input '{item.path}'")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 stages = progress_for(PROG, False if args.quiet else None)
-                parameters: dict[str, Any] | None = None if args.emit_mlir else {}
+                inline = args.emit_mlir and archive is None
+                parameters: dict[str, Any] | None = None if inline else {}
                 text = _text(inputs, args.signature, stages, parameters)
                 if args.emit_mlir:
                     data = text.encode("utf-8")
                 else:
                     with stages.stage("iree-compile"):
-                        data = _compile(text, args.target, _records(inputs), parameters or {})
+                        data = _compile(
+                            text, args.target, _records(inputs), parameters or {}, archive
+                        )
             finally:
                 _print_warnings(caught)
+    if archive is not None:
+        _write_archive(archive, parameters or {})
     if path is None:
         output.write_stdout(lambda stream: _write_binary(stream, data))
     else:
         output.write_output_file(path, io.BytesIO(data))
     return 0
+
+
+def _write_archive(path: str, parameters: dict[str, Any]) -> None:
+    """The weights of `--parameters`, written whole (a temporary name beside, renamed);
+    with none to write, a warning and no file."""
+    if not parameters:
+        output.write_stderr(
+            f"{PROG}: warning: no weights to write to '{path}': the module holds every "
+            "weight of its inputs (--parameters takes a torch program's big weights)"
+        )
+        return
+    from abi_compiler.calling.modules import save_parameters
+
+    folder, name = os.path.split(os.path.abspath(path))
+    written = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    # Created as any output file is (0666 less the umask), then written by IREE.
+    os.close(os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666))
+    try:
+        save_parameters(parameters, written)
+        os.replace(written, path)
+    finally:
+        if os.path.exists(written):
+            os.unlink(written)
 
 
 class _CompileFailed(Exception):
@@ -421,12 +463,24 @@ def _records(inputs: list[_Input]) -> list[Any]:
     return [file_record(item.source, item.kind, item.name) for item in inputs]
 
 
-def _compile(text: str, target: str, records: list[Any], parameters: dict[str, Any]) -> bytes:
+def _compile(
+    text: str,
+    target: str,
+    records: list[Any],
+    parameters: dict[str, Any],
+    archive: str | None,
+) -> bytes:
     try:
         from abi_compiler import iree as abi_iree
 
         return abi_iree.compile_vmfb(
-            text, None, target=target, inputs=records, progress=False, parameters=parameters
+            text,
+            None,
+            target=target,
+            inputs=records,
+            progress=False,
+            parameters=parameters,
+            archive_name=None if archive is None or not parameters else os.path.basename(archive),
         )
     except ImportError:
         raise UsageError(

@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("iree.turbine")
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
 
 pytestmark = [
@@ -163,3 +164,98 @@ def test_a_vmfb_embeds_the_parameters_of_a_program(exported: Any) -> None:
         torch.testing.assert_close(step(x)["y"], model(x)["y"], rtol=1e-5, atol=1e-5)
     module = abi_iree.compile({"step": found})
     assert sorted(module.parameter_buffers or ()) == ["up.weight"]
+
+
+def _abi_compile(*args: str, cwd: Path) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "abi_compiler.commands.compile_main", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_abi_compile_embeds_the_weights_or_writes_them_beside(
+    exported: Any, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    model, _, program = exported
+    torch.export.save(program, tmp_path / "model.pt2")
+    whole = _abi_compile("model.pt2", "-o", "whole.vmfb", "-q", cwd=tmp_path)
+    assert (whole.returncode, whole.stderr) == (0, "")
+    beside = _abi_compile("model.pt2", "-o", "m.vmfb", "--parameters", "w.irpa", cwd=tmp_path)
+    assert (beside.returncode, beside.stderr) == (0, "")
+    assert (tmp_path / "w.irpa").stat().st_mode & 0o777 == 0o666 & ~_umask()
+    # The .vmfb holds the weights, or names the archive, which load finds beside it.
+    assert (
+        (tmp_path / "whole.vmfb").stat().st_size > 128 * 1024 > (tmp_path / "m.vmfb").stat().st_size
+    )
+    call = (
+        "import sys; sys.modules['torch'] = None; import numpy as np; "
+        "from abi_compiler import iree; "
+        "x = np.linspace(-1, 1, 3 * 64, dtype=np.float32).reshape(3, 64); "
+        "print([float(iree.load(f).main(x)['y'].sum()) for f in ('whole.vmfb', 'm.vmfb')])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", call], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    expected = float(model(torch.linspace(-1, 1, 3 * 64).reshape(3, 64))["y"].sum())
+    for got in eval(done.stdout):
+        assert got == pytest.approx(expected, rel=1e-4)
+    assert abi_iree.load(tmp_path / "m.vmfb").main.reflection["abi.parameters"] == "w.irpa"
+    (tmp_path / "w.irpa").rename(tmp_path / "other.irpa")
+    with pytest.raises(AbiError, match=r"keep its archive beside it as '.*w\.irpa'"):
+        abi_iree.load(tmp_path / "m.vmfb")
+
+
+def test_abi_compile_parameters_are_never_an_input_or_the_output(
+    exported: Any, tmp_path: Path
+) -> None:
+    _, _, program = exported
+    torch.export.save(program, tmp_path / "model.pt2")
+    same = _abi_compile("model.pt2", "-o", "m.vmfb", "--parameters", "m.vmfb", cwd=tmp_path)
+    assert (same.returncode, same.stderr) == (
+        1,
+        "abi-compile: error: the parameters 'm.vmfb' and the output are one file\n",
+    )
+    before = (tmp_path / "model.pt2").read_bytes()
+    input_ = _abi_compile("model.pt2", "-o", "m.vmfb", "--parameters", "model.pt2", cwd=tmp_path)
+    assert (input_.returncode, input_.stderr) == (
+        1,
+        "abi-compile: error: the parameters 'model.pt2' are the input 'model.pt2'\n",
+    )
+    assert (tmp_path / "model.pt2").read_bytes() == before
+    assert not (tmp_path / "m.vmfb").exists()
+
+
+def test_abi_compile_parameters_of_a_module_without_weights(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    done = _abi_compile(
+        str(root / "examples" / "classifier.onnx"),
+        "-o",
+        "c.vmfb",
+        "--parameters",
+        "w.irpa",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0
+    assert done.stderr == (
+        "abi-compile: warning: no weights to write to 'w.irpa': the module holds every weight "
+        "of its inputs (--parameters takes a torch program's big weights)\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["c.vmfb"]
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
