@@ -223,7 +223,7 @@ def test_iree_function_invoker_calls_it_by_its_records(vmfb: bytes) -> None:
     np.testing.assert_array_equal(got[0][1]["w"].to_host(), [1, 2])
     np.testing.assert_array_equal(got[1]["z"].to_host(), 2 * x)
     reflection = abi_iree.load(vmfb).main.reflection
-    assert sorted(reflection) == ["abi.call", "iree.abi", "iree.abi.declaration"]
+    assert sorted(reflection) == ["abi.call", "abi.provenance", "iree.abi", "iree.abi.declaration"]
     assert reflection["abi.call"] == encode_call(CALL)
 
 

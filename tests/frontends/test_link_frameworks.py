@@ -73,7 +73,7 @@ def test_two_torch_programs_of_one_shape_keep_their_weights(size: int) -> None:
 
 
 def test_abi_compile_links_two_torch_programs_of_one_shape(tmp_path: Path) -> None:
-    import torch
+    torch = pytest.importorskip("torch")
 
     from abi_compiler.commands.compile_main import main
 
@@ -153,7 +153,7 @@ def _same_numbers(got: Any, expected: Any) -> None:
 
 
 def test_a_flax_init_and_train_step_compile_together() -> None:
-    import jax
+    jax = pytest.importorskip("jax")
 
     e_init, e_step, rng, (state, x, y) = _flax_pair()
     module = abi_iree.compile({"init": e_init, "step": e_step})
@@ -218,7 +218,7 @@ print(json.dumps(got.tolist()))
 
 
 def test_a_saved_torch_module_with_big_weights_loads_without_torch(tmp_path: Path) -> None:
-    import torch
+    torch = pytest.importorskip("torch")
 
     first, _, program, _, x = _linear_pair(5462)
     module = abi_iree.compile(program)
