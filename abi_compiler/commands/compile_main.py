@@ -361,6 +361,8 @@ def run(argv: Sequence[str] | None) -> int:
         output.check_output_file(path)
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         inputs = _inputs(args.inputs, folder)
+        if path is not None:
+            output.check_not_input(path, [item.path for item in inputs])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
