@@ -245,14 +245,10 @@ def _program(item: _Input, signatures: list[str]) -> Any:
                 )
             return tf_frontend.program(item.path, signatures=signatures or ["serving_default"])
         if item.kind == "torch":
-            import torch
-
             torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
+            torch_archive = importlib.import_module("abi_compiler.frontends.torch_archive")
 
-            try:
-                exported = _load_torch_program(torch, item.source)
-            except Exception as error:  # torch raises its own types for a bad archive
-                raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
+            exported = torch_archive.load(item.source)  # as data: no pickle, no import
             # Every weight inside the text: the `.vmfb` is the one file a caller loads
             # (the frontend's default leaves big ones out as named parameters).
             return torch_frontend.program(exported, external_bytes=None)
@@ -286,36 +282,6 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         raise UsageError(
             f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
         ) from None
-
-
-def _load_torch_program(torch: Any, path: str) -> Any:
-    """`torch.export.load` without its log lines on stderr: given the open file (torch
-    warns of a name that does not end in .pt2), its logger caught (it logs the traceback
-    of a bad archive as a warning, then raises an error that points at that warning: the
-    error raised here is the logged one)."""
-    import logging
-
-    class Caught(logging.Handler):
-        def __init__(self) -> None:
-            super().__init__(logging.WARNING)
-            self.errors: list[BaseException] = []
-
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.exc_info and record.exc_info[1] is not None:
-                self.errors.append(record.exc_info[1])
-
-    logger = logging.getLogger("torch.export")
-    caught, handlers, propagate = Caught(), logger.handlers, logger.propagate
-    logger.handlers, logger.propagate = [caught], False  # (torch's own handler is here)
-    try:
-        with open(path, "rb") as stream:
-            return torch.export.load(stream)
-    except Exception:
-        if caught.errors:
-            raise caught.errors[0] from None
-        raise
-    finally:
-        logger.handlers, logger.propagate = handlers, propagate
 
 
 def _lower(source: Any, name: str) -> str:
