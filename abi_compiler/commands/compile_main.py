@@ -122,6 +122,15 @@ def _parser() -> _ArgumentParser:
         help="the LLVM CPU to compile for (default: host, this machine's)",
     )
     add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
+    add(
+        "--import",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="imports",
+        help="import MODULE (your own code, found on PYTHONPATH) before reading the inputs, "
+        "so that the pytree classes it registers apply (repeatable)",
+    )
     return parser
 
 
@@ -145,6 +154,11 @@ def detect(path: str, shown: str | None = None) -> str:
         raise UsageError(f"could not open input file '{path}': {error.strerror or error}") from None
     if head.startswith(_BYTECODE_MAGIC):
         return "mlir"
+    if _is_vmfb(head):
+        raise UsageError(
+            f"'{path}' is a compiled module, not a model: load it with "
+            "abi_compiler.iree.load, or list its functions with abi-sig show"
+        )
     if head.startswith(_ZIP_MAGIC):
         return "torch"
     if path.endswith(".onnx") or _onnx_head(head):
@@ -154,6 +168,18 @@ def detect(path: str, shown: str | None = None) -> str:
     if _is_text(path):
         return "mlir"
     return "jax"
+
+
+def _is_vmfb(head: bytes) -> bool:
+    """An IREE module (`.vmfb`): a FlatBuffer with IREE's file identifier, or the ZIP
+    archive `iree-compile` wraps it in, whose first member is `module.fb` (a torch
+    archive's first member is in a folder)."""
+    if head[4:8] == b"IREE":
+        return True
+    if not head.startswith(_ZIP_MAGIC) or len(head) < 30:
+        return False
+    length = int.from_bytes(head[26:28], "little")
+    return head[30 : 30 + length] == b"module.fb"
 
 
 def _onnx_head(head: bytes) -> bool:
@@ -210,6 +236,8 @@ def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
     return inputs
 
 
+#: JAX's reason for an export whose pytree holds a class this process has not registered.
+_JAX_UNREGISTERED = re.compile(r"unregistered type `([^`]+)`")
 _FRAMEWORKS = {"onnx": "onnx", "torch": "torch", "jax": "JAX", "tf": "TensorFlow"}
 
 
@@ -261,6 +289,13 @@ def _program(item: _Input, signatures: list[str]) -> Any:
         try:
             exported = export.deserialize(bytearray(data))
         except Exception as error:  # a flatbuffer that is not one: any exception
+            unregistered = _JAX_UNREGISTERED.search(str(error))
+            if unregistered is not None:  # an export whose tree holds the user's class
+                raise UsageError(
+                    f"'{item.path}': cannot read the serialized JAX export: {error}\n"
+                    f"import the module that registers {unregistered.group(1)} first: "
+                    "--import MODULE"
+                ) from None
             raise UsageError(
                 f"'{item.path}' is not MLIR, an ONNX model, a SavedModel, a torch program "
                 f"or a serialized JAX export ({type(error).__name__} when read as one)"
@@ -329,6 +364,7 @@ def run(argv: Sequence[str] | None) -> int:
         inputs = _inputs(args.inputs, folder)
         if path is not None:
             output.check_not_input(path, [item.path for item in inputs])
+        _import(args.imports)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -341,6 +377,17 @@ def run(argv: Sequence[str] | None) -> int:
     else:
         output.write_output_file(path, io.BytesIO(data))
     return 0
+
+
+def _import(modules: list[str]) -> None:
+    """Import each ``--import`` module (the user's code, run as they asked)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            raise UsageError(f"--import {name}: {error}") from None
+        except (Exception, SystemExit) as error:  # the module's own code failed
+            raise UsageError(f"--import {name}: {type(error).__name__}: {error}") from None
 
 
 class _CompileFailed(Exception):

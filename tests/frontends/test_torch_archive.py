@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import pickle
+import subprocess
 import sys
 import zipfile
 from collections.abc import Callable
@@ -270,3 +271,65 @@ def test_a_bad_archive_is_an_abi_error(tmp_path: Path) -> None:
         zipped.writestr("model/other.txt", "x")
     with pytest.raises(AbiError, match="cannot load the torch program: "):
         torch_archive.load(archive)
+
+
+# -- the classes a program's pytree names ---------------------------------------------------
+
+
+def test_a_transformers_program_is_read(tmp_path: Path) -> None:
+    """A `BertModel` returns transformers' `BaseModelOutputWithPoolingAndCrossAttentions`,
+    which torch reads only once transformers registered it: `abi-compile` (a fresh
+    process, where nothing imported transformers) registers it first."""
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+    )
+    torch.manual_seed(0)
+    model = transformers.BertModel(config).eval()
+    archive = tmp_path / "bert.pt2"
+    exported = torch.export.export(model, (torch.tensor([[1, 2, 3, 4]]),), strict=False)
+    torch.export.save(exported, archive)
+    out = tmp_path / "bert.mlir"
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abi_compiler.commands.compile_main",
+            archive,
+            "--emit-mlir",
+            "-o",
+            out,
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.fspath(root)},
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "BaseModelOutputWithPoolingAndCrossAttentions" in out.read_text()
+
+
+def test_an_unregistered_class_names_its_module_and_package(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def rename(data: bytes | None) -> bytes:
+        assert data is not None
+        old = b'in_spec": "[1, {\\"type\\": \\"builtins.tuple'
+        assert old in data
+        return data.replace(old, old.replace(b"builtins.tuple", b"nosuchpackage.outputs.Out"))
+
+    archive = _rewrite(_save(tmp_path / "model.pt2"), {"models/model.json": rename})
+    status, err, _ = _compile(archive, tmp_path, capsys)
+    assert status == 1
+    assert err == (
+        f"abi-compile: error: '{archive}': the program's pytree holds "
+        "nosuchpackage.outputs.Out, a class that is not registered: nosuchpackage is not "
+        "installed (pip install nosuchpackage); then import nosuchpackage.outputs first "
+        "(abi-compile --import nosuchpackage.outputs)\n"
+    )
