@@ -87,3 +87,53 @@ def test_import_runs_the_module_first(
     assert main(args) == 0
     assert capsys.readouterr().err == ""
     assert marker.exists() and out.exists()
+
+
+def _onnx_with_external_data(folder: Path, location: str) -> Path:
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    weight = numpy_helper.from_array(np.ones(2, np.float32), "w")
+    weight.ClearField("raw_data")
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in {"location": location, "offset": "0", "length": "8"}.items():
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+        [weight],
+    )
+    model = folder / "model.onnx"
+    model.write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    )
+    return model
+
+
+@pytest.mark.parametrize(
+    ("location", "message"),
+    [
+        ("../secret.bin", "'../secret.bin' points outside the directory"),
+        ("{secret}", "should be a relative path, but it is an absolute path"),
+        ("link.bin", "but it is a symbolic link"),
+    ],
+)
+def test_onnx_external_data_outside_the_model_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], location: str, message: str
+) -> None:
+    """onnx's own checks, kept: a model's external data is read only from its folder."""
+    needs_iree()
+    pytest.importorskip("onnx")
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(bytes(8))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "link.bin").symlink_to(secret)
+    model = _onnx_with_external_data(folder, location.format(secret=secret))
+    out = tmp_path / "out.mlir"
+    err = _error([os.fspath(model), "--emit-mlir", "-o", os.fspath(out)], capsys)
+    assert err.startswith(f"abi-compile: error: '{model}': ONNX import failed: ") and message in err
+    assert not out.exists()
