@@ -2,6 +2,7 @@
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+                [--import MODULE]…
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -11,7 +12,10 @@ of `Exported.serialize()`, a flatbuffer: only JAX can tell). A framework input g
 through its frontend; every module is lowered with `-p iree-abi-v1`. One input without a
 name is compiled whole (a SavedModel with all its `--signature`s); `NAME=INPUT`, or
 several inputs, make one module with one function per input (`frontends.entries.link`),
-named NAME (or the function's own name).
+named NAME (or the function's own name). A model file is read as data (a `.pt2` through
+`frontends.torch_archive`, a SavedModel's loading ops checked first: docs/abi-compile.md,
+"What is read"); `--import MODULE` imports the user's own module first. A `.vmfb` is
+named as a compiled module, not a model.
 
 Diagnostics as `abi-opt`'s: `<file>:<line>:<col>: error: …` for a located problem,
 `abi-compile: error: …` otherwise, exit status 1, no traceback, no output file. A framework
@@ -62,13 +66,21 @@ INPUT is an ONNX model, a SavedModel directory, a serialized JAX export (the byt
 jax.export's Exported.serialize(), any file name), a torch program saved by
 torch.export.save (.pt2), or MLIR text or bytecode; each is lowered with
 `abi-opt -p iree-abi-v1`. NAME=INPUT names the input's function; several inputs make one
-module with one function each."""
+module with one function each.
+
+A model file is data: nothing in it is run. A .pt2's sample inputs are never read; its
+weights and constants are read as tensor bytes or with torch.load(weights_only=True);
+pickled objects, TorchScript objects, modules its tree specs name and size expressions
+that are not arithmetic are refused. A SavedModel whose restore or init ops would act
+outside the model (write a file, print, call Python) is refused; ONNX external data is
+read only from the model's folder. Your own pytree classes: --import MODULE."""
 EPILOG = """\
 examples:
   abi-compile model.onnx -o model.vmfb
   abi-compile saved_model/ --signature serving_default --signature score -o model.vmfb
   abi-compile predict=predict.jax train_step=train.jax -o model.vmfb
   abi-compile model.pt2 --emit-mlir -o model.mlir
+  abi-compile step.jax --import mymodel.registrations -o step.vmfb
 
 The frameworks are optional: pip install 'abi-compiler[onnx]' (or [torch], [jax], [tf]).
 docs/abi-compile.md in abi-compiler's repository describes the command."""
@@ -107,7 +119,11 @@ def _parser() -> _ArgumentParser:
     )
     add = parser.add_argument
     add("inputs", nargs="+", metavar="INPUT", help="a model or MLIR file, or NAME=INPUT")
-    add("-o", "--output-file", help="the .vmfb (or with --emit-mlir the MLIR; '-': stdout)")
+    add(
+        "-o",
+        "--output-file",
+        help="the .vmfb (or with --emit-mlir the MLIR; '-': stdout); never one of the inputs",
+    )
     add(
         "--signature",
         action="append",

@@ -137,3 +137,21 @@ def test_onnx_external_data_outside_the_model_folder_is_refused(
     err = _error([os.fspath(model), "--emit-mlir", "-o", os.fspath(out)], capsys)
     assert err.startswith(f"abi-compile: error: '{model}': ONNX import failed: ") and message in err
     assert not out.exists()
+
+
+def test_help_says_what_is_read_and_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for said in [
+        "A model file is data: nothing in it is run.",
+        "A .pt2's sample inputs are never read",
+        "torch.load(weights_only=True)",
+        "pickled objects, TorchScript objects, modules its tree specs name and size "
+        "expressions that are not arithmetic are refused",
+        "A SavedModel whose restore or init ops would act outside the model",
+        "ONNX external data is read only from the model's folder",
+        "--import MODULE",
+        "never one of the inputs",
+    ]:
+        assert said in text, said
