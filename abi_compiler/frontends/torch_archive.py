@@ -179,7 +179,7 @@ def _data_only() -> Iterator[dict[str, bytes]]:
             raise _Refused(
                 f"the archive's {_record_of(f, records)} is a pickle that holds more than "
                 "tensors, which abi-compile does not unpickle "
-                f"({str(error).strip().splitlines()[0]})"
+                f"({_unpickler_reason(error)})"
             ) from None
 
     def checked_parse(self: Any, expr: Any, hint: Any = None) -> Any:
@@ -197,6 +197,14 @@ def _data_only() -> Iterator[dict[str, bytes]]:
         patch(torch_serialize.GraphModuleDeserializer, "_parse_sym_expr", checked_parse)
         stack.enter_context(_environment("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"))
         yield records
+
+
+def _unpickler_reason(error: Exception) -> str:
+    """What torch's tensor-only unpickler refused (`Unsupported global: GLOBAL io.open was
+    not an allowed global by default`), without its advice to load the file unsafely."""
+    _, marker, rest = str(error).partition("WeightsUnpickler error:")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()] if marker else []
+    return lines[0].split(" Please use")[0].rstrip(".") if lines else type(error).__name__
 
 
 def _record_of(f: Any, records: dict[str, bytes]) -> str:
