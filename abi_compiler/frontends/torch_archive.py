@@ -12,8 +12,9 @@ module a tree spec names (a `defaultdict`'s factory, an enum's class) and parses
 symbolic size with `sympy.sympify`, which evaluates its text as Python. `load` runs
 torch's own reader with each of those doors shut, for the duration of the call:
 
-* the sample inputs (`data/sample_inputs/`) are never read (compiling does not need
-  them: the program's `example_inputs` are None);
+* the sample inputs (`data/sample_inputs/`; `serialized_example_inputs.pt` in torch's
+  older archives) are never read or never unpickled (compiling does not need them: the
+  program's `example_inputs` are None);
 * every `torch.load` is `weights_only=True` (torch's tensor-only unpickler; also
   `TORCH_FORCE_WEIGHTS_ONLY_LOAD=1`): a pickled weight or constant that holds more than
   tensors is refused, naming its record;
@@ -162,6 +163,7 @@ def _data_only() -> Iterator[dict[str, bytes]]:
     read_bytes = reader.read_bytes
     original_load = torch.load
     parse = torch_serialize.GraphModuleDeserializer._parse_sym_expr
+    deserialize = torch_serialize.GraphModuleDeserializer.deserialize
 
     def read(self: Any, name: str) -> bytes:
         if name.startswith(_SAMPLE_INPUTS):
@@ -182,6 +184,16 @@ def _data_only() -> Iterator[dict[str, bytes]]:
                 f"({_unpickler_reason(error)})"
             ) from None
 
+    def without_sample_inputs(
+        self: Any, module: Any, state_dict: Any, constants: Any, *rest: Any, **named: Any
+    ) -> Any:
+        # Torch's older archives (`serialized_example_inputs.pt`) pass them here.
+        if rest:
+            rest = (None, *rest[1:])
+        if "example_inputs" in named:
+            named["example_inputs"] = None
+        return deserialize(self, module, state_dict, constants, *rest, **named)
+
     def checked_parse(self: Any, expr: Any, hint: Any = None) -> Any:
         if isinstance(expr, str):
             _check_size_expression(expr, self.sympy_functions)
@@ -195,6 +207,7 @@ def _data_only() -> Iterator[dict[str, bytes]]:
         patch(torch_package, "pickle", _PickleWithoutLoads())
         patch(torch_pytree, "importlib", _ImportlibWithoutImports())
         patch(torch_serialize.GraphModuleDeserializer, "_parse_sym_expr", checked_parse)
+        patch(torch_serialize.GraphModuleDeserializer, "deserialize", without_sample_inputs)
         stack.enter_context(_environment("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1"))
         yield records
 

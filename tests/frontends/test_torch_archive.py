@@ -122,6 +122,29 @@ def test_hostile_sample_inputs_are_never_read(
     assert torch_archive.load(archive).example_inputs is None
 
 
+def test_sample_inputs_of_torch_s_older_archives_are_never_unpickled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The format `torch.export.load` still reads (`serialized_*.pt` at the root)."""
+    from torch._export.serde.schema import SCHEMA_VERSION
+    from torch._export.serde.serialize import serialize
+
+    marker = tmp_path / "marker"
+    torch.manual_seed(0)
+    artifact = serialize(torch.export.export(Linear(), (torch.ones(2, 4),)))
+    archive = tmp_path / "model.pt2"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("version", ".".join(map(str, SCHEMA_VERSION)))
+        zipped.writestr("serialized_exported_program.json", artifact.exported_program)
+        zipped.writestr("serialized_state_dict.pt", artifact.state_dict)
+        zipped.writestr("serialized_constants.pt", artifact.constants)
+        zipped.writestr("serialized_example_inputs.pt", _torch_pickle(Payload(marker)))
+    status, err, out = _compile(archive, tmp_path, capsys)
+    assert (status, err) == (0, "")
+    assert "func.func @main(" in out.read_text()
+    assert not marker.exists()
+
+
 def _torch_pickle(value: Any) -> bytes:
     stream = io.BytesIO()
     torch.save(value, stream)
