@@ -86,3 +86,55 @@ def test_import_registers_the_user_class(
     assert capsys.readouterr().err == ""
     assert module in sys.modules
     assert "func.func @main(" in out.read_text()
+
+
+OPTAX_REGISTRATIONS = """\
+import optax
+from jax import export
+
+for state in (optax.ScaleByAdamState, optax.EmptyState):
+    export.register_namedtuple_serialization(state, serialized_name=f"optax.{state.__name__}")
+"""
+
+OPTAX_EXPORT = """\
+import sys
+import jax
+import jax.numpy as jnp
+import optax
+from jax import export
+import abi_test_optax_registrations
+
+optimizer = optax.adam(1e-3)
+params = {"w": jnp.ones(3)}
+
+def step(params, state):
+    updates, state = optimizer.update(jax.tree.map(jnp.ones_like, params), state, params)
+    return optax.apply_updates(params, updates), state
+
+exported = export.export(jax.jit(step))(params, optimizer.init(params))
+open(sys.argv[1], "wb").write(exported.serialize())
+"""
+
+
+def test_import_registers_optax_states(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An optimizer step's export: its state (`ScaleByAdamState`, `EmptyState`) is read
+    once the user's module registers optax's classes."""
+    pytest.importorskip("optax")
+    (tmp_path / "abi_test_optax_registrations.py").write_text(OPTAX_REGISTRATIONS)
+    path = tmp_path / "step.jax"
+    subprocess.run(
+        [sys.executable, "-c", OPTAX_EXPORT, path],
+        env={**os.environ, "PYTHONPATH": os.fspath(tmp_path)},
+        check=True,
+    )
+    monkeypatch.syspath_prepend(os.fspath(tmp_path))
+    out = tmp_path / "step.mlir"
+    args = [os.fspath(path), "--emit-mlir", "-o", os.fspath(out)]
+    if "abi_test_optax_registrations" not in sys.modules:
+        assert main(args) == 1
+        assert "unregistered type `optax.ScaleByAdamState`" in capsys.readouterr().err
+    assert main([*args, "--import", "abi_test_optax_registrations"]) == 0
+    assert capsys.readouterr().err == ""
+    assert "func.func @main(" in out.read_text()
