@@ -1,4 +1,4 @@
-"""`abi-compile --import MODULE` (docs/abi-compile.md#options): a serialized JAX export
+"""`abi-compile --import MODULE` (docs/abi-compile.md#what-is-read): a serialized JAX export
 whose pytrees hold the user's own classes (a namedtuple registered with
 `jax.export.register_namedtuple_serialization`) is read once the module that registers
 them is imported; without it the error is JAX's reason, the class and the option."""
