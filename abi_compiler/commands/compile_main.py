@@ -1,7 +1,8 @@
 """`abi-compile`: a framework's model (or MLIR) to a `.vmfb` from the command line, through
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
-    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir] [-q]
+    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+                [--import MODULE]… [--parameters ARCHIVE] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -11,7 +12,10 @@ of `Exported.serialize()`, a flatbuffer: only JAX can tell). A framework input g
 through its frontend; every module is lowered with `-p iree-abi-v1`. One input without a
 name is compiled whole (a SavedModel with all its `--signature`s); `NAME=INPUT`, or
 several inputs, make one module with one function per input (`frontends.entries.link`),
-named NAME (or the function's own name).
+named NAME (or the function's own name). A model file is read as data (a `.pt2` through
+`frontends.torch_archive`, a SavedModel's loading ops checked first: docs/abi-compile.md,
+"What is read"); `--import MODULE` imports the user's own module first. A `.vmfb` is
+named as a compiled module, not a model.
 
 Diagnostics as `abi-opt`'s: `<file>:<line>:<col>: error: …` for a located problem,
 `abi-compile: error: …` otherwise, exit status 1, no traceback, no output file. A framework
@@ -64,13 +68,21 @@ INPUT is an ONNX model, a SavedModel directory, a serialized JAX export (the byt
 jax.export's Exported.serialize(), any file name), a torch program saved by
 torch.export.save (.pt2), or MLIR text or bytecode; each is lowered with
 `abi-opt -p iree-abi-v1`. NAME=INPUT names the input's function; several inputs make one
-module with one function each."""
+module with one function each.
+
+A model file is data: nothing in it is run. A .pt2's sample inputs are never read; its
+weights and constants are read as tensor bytes or with torch.load(weights_only=True);
+pickled objects, TorchScript objects, modules its tree specs name and size expressions
+that are not arithmetic are refused. A SavedModel whose restore or init ops would act
+outside the model (write a file, print, call Python) is refused; ONNX external data is
+read only from the model's folder. Your own pytree classes: --import MODULE."""
 EPILOG = """\
 examples:
   abi-compile model.onnx -o model.vmfb
   abi-compile saved_model/ --signature serving_default --signature score -o model.vmfb
   abi-compile predict=predict.jax train_step=train.jax -o model.vmfb
   abi-compile model.pt2 --emit-mlir -o model.mlir
+  abi-compile step.jax --import mymodel.registrations -o step.vmfb
 
 The frameworks are optional: pip install 'abi-compiler[onnx]' (or [torch], [jax], [tf]).
 docs/abi-compile.md in abi-compiler's repository describes the command."""
@@ -109,7 +121,11 @@ def _parser() -> _ArgumentParser:
     )
     add = parser.add_argument
     add("inputs", nargs="+", metavar="INPUT", help="a model or MLIR file, or NAME=INPUT")
-    add("-o", "--output-file", help="the .vmfb (or with --emit-mlir the MLIR; '-': stdout)")
+    add(
+        "-o",
+        "--output-file",
+        help="the .vmfb (or with --emit-mlir the MLIR; '-': stdout); never one of the inputs",
+    )
     add(
         "--signature",
         action="append",
@@ -137,6 +153,15 @@ def _parser() -> _ArgumentParser:
         help="no progress: by default a stage (import, lower, iree-compile) that runs longer "
         "than a couple of seconds shows its elapsed time on a terminal's stderr",
     )
+    add(
+        "--import",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        dest="imports",
+        help="import MODULE (your own code, found on PYTHONPATH) before reading the inputs, "
+        "so that the pytree classes it registers apply (repeatable)",
+    )
     return parser
 
 
@@ -160,6 +185,11 @@ def detect(path: str, shown: str | None = None) -> str:
         raise UsageError(f"could not open input file '{path}': {error.strerror or error}") from None
     if head.startswith(_BYTECODE_MAGIC):
         return "mlir"
+    if _is_vmfb(head):
+        raise UsageError(
+            f"'{path}' is a compiled module, not a model: load it with "
+            "abi_compiler.iree.load, or list its functions with abi-sig show"
+        )
     if head.startswith(_ZIP_MAGIC):
         return "torch"
     if path.endswith(".onnx") or _onnx_head(head):
@@ -169,6 +199,18 @@ def detect(path: str, shown: str | None = None) -> str:
     if _is_text(path):
         return "mlir"
     return "jax"
+
+
+def _is_vmfb(head: bytes) -> bool:
+    """An IREE module (`.vmfb`): a FlatBuffer with IREE's file identifier, or the ZIP
+    archive `iree-compile` wraps it in, whose first member is `module.fb` (a torch
+    archive's first member is in a folder)."""
+    if head[4:8] == b"IREE":
+        return True
+    if not head.startswith(_ZIP_MAGIC) or len(head) < 30:
+        return False
+    length = int.from_bytes(head[26:28], "little")
+    return head[30 : 30 + length] == b"module.fb"
 
 
 def _onnx_head(head: bytes) -> bool:
@@ -225,6 +267,8 @@ def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
     return inputs
 
 
+#: JAX's reason for an export whose pytree holds a class this process has not registered.
+_JAX_UNREGISTERED = re.compile(r"unregistered type `([^`]+)`")
 _FRAMEWORKS = {"onnx": "onnx", "torch": "torch", "jax": "JAX", "tf": "TensorFlow"}
 
 
@@ -262,14 +306,10 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
                 )
             return tf_frontend.program(item.path, signatures=signatures or ["serving_default"])
         if item.kind == "torch":
-            import torch
-
             torch_frontend = importlib.import_module("abi_compiler.frontends.torch")
+            torch_archive = importlib.import_module("abi_compiler.frontends.torch_archive")
 
-            try:
-                exported = _load_torch_program(torch, item.source)
-            except Exception as error:  # torch raises its own types for a bad archive
-                raise UsageError(f"'{item.path}': cannot load the torch program: {error}") from None
+            exported = torch_archive.load(item.source)  # as data: no pickle, no import
             if inline:
                 return torch_frontend.program(exported, external_bytes=None)
             return torch_frontend.program(exported)
@@ -282,6 +322,13 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
         try:
             exported = export.deserialize(bytearray(data))
         except Exception as error:  # a flatbuffer that is not one: any exception
+            unregistered = _JAX_UNREGISTERED.search(str(error))
+            if unregistered is not None:  # an export whose tree holds the user's class
+                raise UsageError(
+                    f"'{item.path}': cannot read the serialized JAX export: {error}\n"
+                    f"import the module that registers {unregistered.group(1)} first: "
+                    "--import MODULE"
+                ) from None
             raise UsageError(
                 f"'{item.path}' is not MLIR, an ONNX model, a SavedModel, a torch program "
                 f"or a serialized JAX export ({type(error).__name__} when read as one)"
@@ -303,36 +350,6 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
         raise UsageError(
             f"'{item.path}': cannot read {_KIND_NAMES[item.kind]}: {type(error).__name__}: {error}"
         ) from None
-
-
-def _load_torch_program(torch: Any, path: str) -> Any:
-    """`torch.export.load` without its log lines on stderr: given the open file (torch
-    warns of a name that does not end in .pt2), its logger caught (it logs the traceback
-    of a bad archive as a warning, then raises an error that points at that warning: the
-    error raised here is the logged one)."""
-    import logging
-
-    class Caught(logging.Handler):
-        def __init__(self) -> None:
-            super().__init__(logging.WARNING)
-            self.errors: list[BaseException] = []
-
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.exc_info and record.exc_info[1] is not None:
-                self.errors.append(record.exc_info[1])
-
-    logger = logging.getLogger("torch.export")
-    caught, handlers, propagate = Caught(), logger.handlers, logger.propagate
-    logger.handlers, logger.propagate = [caught], False  # (torch's own handler is here)
-    try:
-        with open(path, "rb") as stream:
-            return torch.export.load(stream)
-    except Exception:
-        if caught.errors:
-            raise caught.errors[0] from None
-        raise
-    finally:
-        logger.handlers, logger.propagate = handlers, propagate
 
 
 def _lower(source: Any, name: str) -> str:
@@ -397,13 +414,23 @@ def run(argv: Sequence[str] | None) -> int:
     archive: str | None = args.parameters
     if archive is not None:
         output.check_output_file(archive)
-        if (path is not None and output.same_file(archive, path)) or archive == path:
+        same = path is not None and os.path.abspath(archive) == os.path.abspath(path)
+        try:
+            output.check_not_input(archive, [] if path is None else [path])
+        except output.StreamError:
+            same = True
+        if same:
             raise UsageError(f"the parameters '{archive}' and the output are one file")
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         inputs = _inputs(args.inputs, folder)
-        for item in inputs:
-            if archive is not None and output.same_file(archive, item.path):
-                raise UsageError(f"the parameters '{archive}' are the input '{item.path}'")
+        if path is not None:
+            output.check_not_input(path, [item.path for item in inputs])
+        if archive is not None:
+            try:
+                output.check_not_input(archive, [item.path for item in inputs])
+            except output.StreamError as error:
+                raise UsageError(error.message.replace("the output", "the parameters")) from None
+        _import(args.imports)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
@@ -450,6 +477,17 @@ def _write_archive(path: str, parameters: dict[str, Any]) -> None:
     finally:
         if os.path.exists(written):
             os.unlink(written)
+
+
+def _import(modules: list[str]) -> None:
+    """Import each ``--import`` module (the user's code, run as they asked)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            raise UsageError(f"--import {name}: {error}") from None
+        except (Exception, SystemExit) as error:  # the module's own code failed
+            raise UsageError(f"--import {name}: {type(error).__name__}: {error}") from None
 
 
 class _CompileFailed(Exception):

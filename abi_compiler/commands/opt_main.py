@@ -333,12 +333,15 @@ class AbiOptMain:
     def _reserve_output(self) -> str | None:
         """The `-o` path (None: standard output), checked before any work so that a bad
         output path or a closed stdout fails early; nothing is created yet (the output
-        is written in place on success, `output.write_output_file`)."""
+        is written in place on success, `output.write_output_file`). An output that is the
+        input file is refused (`output.check_not_input`)."""
         path: str | None = self.args.output_file
         if path is None or path == "-":
             output.check_stdout()
             return None
         output.check_output_file(path)
+        if self.args.input_file not in (None, "-"):
+            output.check_not_input(path, [self.args.input_file])
         return path
 
 

@@ -11,7 +11,10 @@ of the driver itself.
   refused even for root (`mlir-opt` would overwrite it). If writing fails half way, or
   one of SIGTERM, SIGHUP, SIGQUIT or SIGINT arrives while the file is written, a file the
   run created is removed and an existing one is truncated to empty: never a partial file.
-  No temporary file is ever created next to the target.
+  No temporary file is ever created next to the target. An output that is one of the
+  run's inputs (the same file by device and inode: the same path, a symbolic link to it,
+  a hard link, or a file inside an input directory) is refused before any work
+  (`check_not_input`), as a compiler refuses it: writing it would destroy the input.
 * Standard streams: a stream closed at start-up (`>&-`, `2>&-`, `<&-`) is reopened on
   /dev/null so that no file the run opens takes its descriptor, and remembered:
   reading a closed stdin or writing to a closed stdout is a one-line error (exit 1);
@@ -29,7 +32,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import IO, NoReturn, TextIO
 
@@ -176,13 +179,38 @@ def check_output_file(path: str) -> None:
         raise _unwritable(path, errno.ENAMETOOLONG)
 
 
-def same_file(output: str, given: str) -> bool:
-    """Whether the output path ``output`` names the file ``given`` (through a symbolic
-    link, a hard link or another spelling): a tool never writes over its own input."""
+def check_not_input(path: str, inputs: Sequence[str]) -> None:
+    """A `StreamError` when the output ``path`` is one of ``inputs`` or a file inside an
+    input directory (the same file by device and inode, through symbolic and hard links):
+    ``the output 'PATH' is the input`` (``… is the input 'INPUT'`` when named otherwise).
+    Nothing to check for an output that does not exist yet."""
     try:
-        return os.path.samefile(output, given)
-    except (OSError, ValueError):
-        return False
+        target = os.stat(path)
+    except OSError:
+        return
+    key = (target.st_dev, target.st_ino)
+    for item in inputs:
+        try:
+            info = os.stat(item)
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) == key or (stat.S_ISDIR(info.st_mode) and _holds(item, key)):
+            named = "" if item == path else f" '{item}'"
+            raise StreamError(f"the output '{path}' is the input{named}")
+
+
+def _holds(folder: str, key: tuple[int, int]) -> bool:
+    """Whether a file under ``folder`` (symbolic links followed) has the device and inode
+    ``key``."""
+    for parent, _, names in os.walk(folder, followlinks=True):
+        for name in names:
+            try:
+                info = os.stat(os.path.join(parent, name))
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) == key:
+                return True
+    return False
 
 
 def write_output_file(path: str, source: IO[bytes]) -> None:

@@ -330,9 +330,8 @@ def _stub(args: argparse.Namespace) -> int:
     stubs"), on standard output or in ``-o``."""
     if args.output is not None:
         output.check_output_file(args.output)
-        if args.file != "-" and output.same_file(args.output, args.file):
-            output.write_stderr(f"{PROG}: error: the output '{args.output}' is the input")
-            return 1
+        if args.file != "-":
+            output.check_not_input(args.output, [args.file])
     try:
         name, data = _read_file(args.file)
         functions = _module_functions(name, data, False)

@@ -83,6 +83,7 @@ def program(
     variables (one global each); the `Program`'s function is then the first of them."""
     path = os.fspath(saved_model_dir)
     names = _signature_names(path, signature, signatures)
+    _check_loading(path)
     converted = _convert(path, names)
     context = ir.Context()
     context.allow_unregistered_dialects = True  # TensorFlow's dialects
@@ -161,6 +162,15 @@ def _signature_names(
 
 def _all_signatures(path: str) -> list[str]:
     """The signature names of the SavedModel's `serve` meta graph, sorted."""
+    meta_graph = _serve_meta_graph(path)
+    if meta_graph is None:
+        return []
+    return sorted(name for name in meta_graph.signature_def if not name.startswith("__"))
+
+
+def _serve_meta_graph(path: str) -> Any:
+    """The SavedModel's `serve` meta graph (a `MetaGraphDef`: protobuf, read as data), or
+    None."""
     from tensorflow.core.protobuf import saved_model_pb2
 
     proto = saved_model_pb2.SavedModel()
@@ -171,8 +181,76 @@ def _all_signatures(path: str) -> list[str]:
         raise AbiError(f"{path}: cannot read the SavedModel: {error}") from None
     for meta_graph in proto.meta_graphs:
         if "serve" in meta_graph.meta_info_def.tags:
-            return sorted(name for name in meta_graph.signature_def if not name.startswith("__"))
-    return []
+            return meta_graph
+    return None
+
+
+#: The stateful ops that may run while a SavedModel loads: they touch only the model's own
+#: state (variables, tables, random generators, the restore from `variables/`) or call
+#: functions, which are checked in turn.
+_LOADING_OPS = re.compile(
+    r"NoOp|VarHandleOp|VarIsInitializedOp|\w*Variable\w*|Assign\w*|ReadVariableOp"
+    r"|DestroyResourceOp|DisableCopyOnRead|RestoreV2|RestoreSlice|Restore|\w*Table\w*"
+    r"|\w*Random\w*|TruncatedNormal|Multinomial|RngSkip|RngReadAndSkip|Placeholder\w*"
+    r"|\w*PartitionedCall|If|While|Case|StatelessIf|StatelessWhile|StatelessCase"
+)
+
+
+def _check_loading(path: str) -> None:
+    """Refuse a SavedModel whose loading would act outside the model. TensorFlow's loader
+    (`convert_saved_model_v1` creates a session) runs the meta graph's restore op and
+    init op (`saver_def.restore_op_name`, `saved_model_main_op`, `legacy_init_op`,
+    `__saved_model_init_op`): graph ops, no Python (a SavedModel holds no pickles, and
+    `PyFunc` cannot run without the process that defined it). Those ops and every op
+    they depend on or call must be stateless or in `_LOADING_OPS`: a `WriteFile`,
+    `PrintV2`, `SaveV2` or `PyFunc` there is refused before TensorFlow loads anything."""
+    from tensorflow.python.framework import op_def_registry
+
+    meta_graph = _serve_meta_graph(path)
+    if meta_graph is None:
+        return  # TensorFlow's own error follows
+    graph = meta_graph.graph_def
+    nodes = {node.name: node for node in graph.node}
+    library = {function.signature.name: function for function in graph.library.function}
+    roots = [meta_graph.saver_def.restore_op_name]
+    for key in ("saved_model_main_op", "legacy_init_op"):
+        if key in meta_graph.collection_def:
+            roots += meta_graph.collection_def[key].node_list.value
+    if "__saved_model_init_op" in meta_graph.signature_def:
+        init = meta_graph.signature_def["__saved_model_init_op"]
+        roots += [tensor.name for tensor in init.outputs.values()]
+    pending = [root.lstrip("^").split(":")[0] for root in roots if root]
+    seen: set[str] = set()
+    called: list[str] = []
+
+    def check(node: Any, where: str) -> None:
+        op_def = op_def_registry.get(node.op)
+        if op_def is None or (op_def.is_stateful and not _LOADING_OPS.fullmatch(node.op)):
+            raise AbiError(
+                f"{path}: the SavedModel runs {node.op} ('{node.name}'{where}) when it is "
+                "loaded, which could act outside the model: abi-compile runs only ops that "
+                "restore and initialize the model's own variables and tables"
+            )
+        for value in node.attr.values():
+            called.extend(
+                [value.func.name] if value.HasField("func") else [f.name for f in value.list.func]
+            )
+
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in nodes:
+            continue
+        seen.add(name)
+        check(nodes[name], "")
+        pending.extend(source.lstrip("^").split(":")[0] for source in nodes[name].input)
+    done: set[str] = set()
+    while called:
+        function_name = called.pop()
+        if function_name in done or function_name not in library:
+            continue
+        done.add(function_name)
+        for node in library[function_name].node_def:  # a function runs all its stateful ops
+            check(node, f" in function {function_name}")
 
 
 def _convert(path: str, signatures: Sequence[str]) -> str:
