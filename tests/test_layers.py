@@ -1,9 +1,9 @@
 """Which parts of the project may import which (docs/design.md, "Layers").
 
 From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribute_names`,
-`codecs`, `text`, `calling.marshal`) imports no xDSL; `xdsl_boundary` (what the project
-does with xDSL beyond its public API), `ir` (what passes and the pipeline share about IR
-objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
+`codecs`, `text`, `calling.marshal`, `calling.dims`) imports no xDSL; `xdsl_boundary`
+(what the project does with xDSL beyond its public API), `ir` (what passes and the
+pipeline share about IR objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
 and `calling` use the pipeline; the command lines (`commands`) sit on top. No layer
 imports one above it.
@@ -54,6 +54,7 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.calling.marshal",
+        "abi_compiler.calling.dims",
         "abi_compiler.runtime",
         "abi_compiler.calling.original_call",
     ),

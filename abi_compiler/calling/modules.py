@@ -26,6 +26,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
 
 from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, PARAMETER_SCOPE, RAW, SIP
 from abi_compiler.call_model import Array, Unused
+from abi_compiler.calling.dims import DimRelations, LeafDims
 from abi_compiler.calling.marshal import (
     MAX_RANK,
     _show_int,
@@ -55,7 +56,6 @@ from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -380,11 +380,8 @@ def _plan(
         return _result_leaf(array, found.type if found else None, call.tensor, module.results)
 
     def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
-        return DimRelations(
-            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
-            tuple(LeafDims(path, tuple(_dim(dim) for dim in dims)) for path, dims in leaves),
-            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
-        ).check
+        found = tuple(LeafDims(path, dims) for path, dims in leaves)
+        return DimRelations(call.symbols, found, call.constraints).check
 
     return CallPlan(call, signature, leaf, result, module.types, relations, unused)
 
@@ -419,11 +416,6 @@ def _unused_record(node: Unused) -> NDArray | None:
     return NDArray(
         scalar, None if dims is None else tuple(d if isinstance(d, int) else None for d in dims)
     )
-
-
-def _dim(dim: Any) -> Any:
-    """A dim of `abi.call` as `DimRelations` relates it: terms become a `DimExpr`."""
-    return DimExpr(dim) if isinstance(dim, tuple) else dim
 
 
 def _fast_array(
