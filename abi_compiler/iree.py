@@ -11,7 +11,8 @@ from __future__ import annotations
 from abi_compiler.calling.compiling import COMPILE_FLAGS, compile, compile_vmfb, lower
 from abi_compiler.calling.modules import Function, Module, load, parameter_index, save_parameters
 from abi_compiler.calling.vm import caller_visible
-from abi_compiler.frontends.iree_tools import CompileError, CompileWarning
+from abi_compiler.errors import CompileError
+from abi_compiler.frontends.iree_tools import CompileWarning
 
 __all__ = [
     "COMPILE_FLAGS",

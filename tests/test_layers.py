@@ -46,6 +46,7 @@ MODULES = sorted((_module_name(path), path) for folder in FOLDERS for path in fo
 LAYERS: list[tuple[str, ...]] = [
     (
         "abi_compiler.errors",
+        "abi_compiler.child",
         "abi_compiler.identity",
         "abi_compiler.model",
         "abi_compiler.call_model",

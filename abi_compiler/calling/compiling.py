@@ -14,10 +14,11 @@ from typing import Any
 from abi_compiler.calling.modules import Module, compiled_here, load
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
+from abi_compiler.errors import CompileError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
-from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
+from abi_compiler.frontends.iree_tools import run_tool
 
 __all__ = ["COMPILE_FLAGS", "compile", "compile_vmfb", "lower"]
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -24,6 +22,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
+from abi_compiler import child
 from abi_compiler.attribute_names import ABI_CALL, IREE_ABI, PARAMETER_SCOPE, RAW, SIP
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.dims import DimRelations, LeafDims
@@ -832,17 +831,16 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
     """Create the module's context in a child process; an `AbiError` when IREE's runtime
     crashed there."""
     command = [sys.executable, "-I", "-c", _CHILD, os.fspath(archive or ""), PARAMETER_SCOPE]
-    done = subprocess.run(command, input=data, capture_output=True, check=False)
-    if done.returncode < 0:
-        try:
-            name = signal.Signals(-done.returncode).name
-        except ValueError:
-            name = f"signal {-done.returncode}"
+    try:
+        child.run(command, data)
+    except child.ChildFailed as ended:
+        if ended.signal is None:
+            return  # IREE refused it (exit status 3): the load here reports it
         raise AbiError(
-            f"cannot load the compiled module: IREE's runtime crashed ({name}) creating its "
-            "context in a child process; the module is corrupted, or not built for this "
-            "machine (load(…, isolate=False) skips this check)"
-        )
+            f"cannot load the compiled module: IREE's runtime crashed ({ended.reason}) "
+            "creating its context in a child process; the module is corrupted, or not built "
+            "for this machine (load(…, isolate=False) skips this check)"
+        ) from None
 
 
 def load(

@@ -1153,7 +1153,7 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
     refused: list[str] = []
     text, call = _rewrite(exported, convention, platform, refused)
     if refused:
-        from abi_compiler.frontends.iree_tools import CompileError
+        from abi_compiler.errors import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
     return Program(text, MAIN, call)
