@@ -18,7 +18,8 @@ from abi_compiler.calling.modules import (
     save_parameters,
 )
 from abi_compiler.calling.vm import caller_visible
-from abi_compiler.frontends.iree_tools import CompileError, CompileWarning
+from abi_compiler.errors import CompileError
+from abi_compiler.frontends.iree_tools import CompileWarning
 
 __all__ = [
     "COMPILE_FLAGS",

@@ -1,9 +1,9 @@
 """Which parts of the project may import which (docs/design.md, "Layers").
 
 From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribute_names`,
-`codecs`, `text`, `calling.marshal`) imports no xDSL; `xdsl_boundary` (what the project
-does with xDSL beyond its public API), `ir` (what passes and the pipeline share about IR
-objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
+`codecs`, `text`, `calling.marshal`, `calling.dims`) imports no xDSL; `xdsl_boundary`
+(what the project does with xDSL beyond its public API), `ir` (what passes and the
+pipeline share about IR objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
 and `calling` use the pipeline; the command lines (`commands`) sit on top. No layer
 imports one above it.
@@ -46,6 +46,7 @@ MODULES = sorted((_module_name(path), path) for folder in FOLDERS for path in fo
 LAYERS: list[tuple[str, ...]] = [
     (
         "abi_compiler.errors",
+        "abi_compiler.child",
         "abi_compiler.identity",
         "abi_compiler.model",
         "abi_compiler.call_model",
@@ -56,6 +57,7 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.codecs",
         "abi_compiler.text",
         "abi_compiler.calling.marshal",
+        "abi_compiler.calling.dims",
         "abi_compiler.runtime",
         "abi_compiler.calling.original_call",
     ),

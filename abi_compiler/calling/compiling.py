@@ -17,10 +17,11 @@ from abi_compiler.calling.modules import Module, compiled_here, load, save_param
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
 from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
+from abi_compiler.errors import CompileError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
-from abi_compiler.frontends.iree_tools import CompileError, run_tool
 from abi_compiler.frontends.iree_tools import report as _report
+from abi_compiler.frontends.iree_tools import run_tool
 from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 

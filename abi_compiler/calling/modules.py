@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -26,6 +24,7 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
+from abi_compiler import child
 from abi_compiler.attribute_names import (
     ABI_CALL,
     ABI_PARAMETERS,
@@ -35,6 +34,7 @@ from abi_compiler.attribute_names import (
     SIP,
 )
 from abi_compiler.call_model import Array, Unused
+from abi_compiler.calling.dims import DimRelations, LeafDims
 from abi_compiler.calling.marshal import (
     MAX_RANK,
     _show_int,
@@ -71,7 +71,6 @@ from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
     Dict,
     FlatSignature,
@@ -463,11 +462,8 @@ def _plan(
         return _result_leaf(array, found.type if found else None, call.tensor, module.results)
 
     def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
-        return DimRelations(
-            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
-            tuple(LeafDims(path, tuple(_dim(dim) for dim in dims)) for path, dims in leaves),
-            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
-        ).check
+        found = tuple(LeafDims(path, dims) for path, dims in leaves)
+        return DimRelations(call.symbols, found, call.constraints).check
 
     return CallPlan(call, signature, leaf, result, module.types, relations, unused, unflatten)
 
@@ -502,11 +498,6 @@ def _unused_record(node: Unused) -> NDArray | None:
     return NDArray(
         scalar, None if dims is None else tuple(d if isinstance(d, int) else None for d in dims)
     )
-
-
-def _dim(dim: Any) -> Any:
-    """A dim of `abi.call` as `DimRelations` relates it: terms become a `DimExpr`."""
-    return DimExpr(dim) if isinstance(dim, tuple) else dim
 
 
 def _fast_array(
@@ -986,17 +977,16 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
     """Create the module's context in a child process; an `AbiError` when IREE's runtime
     crashed there."""
     command = [sys.executable, "-I", "-c", _CHILD, os.fspath(archive or ""), PARAMETER_SCOPE]
-    done = subprocess.run(command, input=data, capture_output=True, check=False)
-    if done.returncode < 0:
-        try:
-            name = signal.Signals(-done.returncode).name
-        except ValueError:
-            name = f"signal {-done.returncode}"
+    try:
+        child.run(command, data)
+    except child.ChildFailed as ended:
+        if ended.signal is None:
+            return  # IREE refused it (exit status 3): the load here reports it
         raise AbiError(
-            f"cannot load the compiled module: IREE's runtime crashed ({name}) creating its "
-            "context in a child process; the module is corrupted, or not built for this "
-            "machine (load(…, isolate=False) skips this check)"
-        )
+            f"cannot load the compiled module: IREE's runtime crashed ({ended.reason}) "
+            "creating its context in a child process; the module is corrupted, or not built "
+            "for this machine (load(…, isolate=False) skips this check)"
+        ) from None
 
 
 def load(

@@ -39,9 +39,10 @@ import traceback
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
-from abi_compiler.commands import output
+from abi_compiler.commands import output, status
+from abi_compiler.commands.status import UsageError
 from abi_compiler.progress import Progress, progress_for
 
 PROG = "abi-compile"
@@ -88,19 +89,6 @@ The frameworks are optional: pip install 'abi-compiler[onnx]' (or [torch], [jax]
 docs/abi-compile.md in abi-compiler's repository describes the command."""
 
 
-class UsageError(Exception):
-    """A problem with the command line or an input: `abi-compile: error: <message>`."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
 @dataclass
 class _Input:
     #: The function's name (``NAME=``), or None.
@@ -112,8 +100,8 @@ class _Input:
     source: str
 
 
-def _parser() -> _ArgumentParser:
-    parser = _ArgumentParser(
+def _parser() -> status.ArgumentParser:
+    parser = status.ArgumentParser(
         prog=PROG,
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -288,8 +276,7 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
     big weights are named parameters, which iree-compile embeds."""
     if item.kind == "mlir":
         return item.source
-    from abi_compiler.errors import AbiError
-    from abi_compiler.frontends.iree_tools import CompileError
+    from abi_compiler.errors import AbiError, CompileError
 
     try:
         if item.kind == "onnx":
@@ -551,26 +538,24 @@ def _print_warnings(caught: list[warnings.WarningMessage]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; every failure is a message on stderr and exit status 1."""
-    try:
-        return run(argv)
-    except UsageError as error:
-        for line in _error_lines(error.message):
-            output.write_stderr(line)
-    except output.StreamError as error:
-        output.write_stderr(f"{PROG}: error: {error.message}")
-    except BrokenPipeError:
+    """Run the command; every failure is a message on stderr and exit status 1 (Ctrl-C:
+    130; `status.finish`)."""
+    return status.finish(PROG, lambda: run(argv), usage=_error_lines, internal=_failed)
+
+
+def _failed(error: Exception) -> int:
+    """The exit status of a run that raised ``error`` (not a usage error): iree-compile's
+    or abi-opt's diagnostics, or the report of a defect of ours, on stderr."""
+    if isinstance(error, BrokenPipeError):
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except KeyboardInterrupt:
-        return 130
-    except _CompileFailed as error:
+    elif isinstance(error, _CompileFailed):
         diagnostics = str(error)
         for line in diagnostics.rstrip("\n").splitlines():
             output.write_stderr(line)
         if ": error: " not in diagnostics:
             output.write_stderr(f"{PROG}: error: iree-compile failed")
-    except Exception as error:
+    else:
         from abi_compiler.pipeline.run_diagnostics import PipelineError
 
         if isinstance(error, PipelineError):
@@ -585,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             for line in _error_lines(f"internal error: {type(error).__name__}: {error}{hint}"):
                 output.write_stderr(line)
-    return 1
+    return status.FAILED
 
 
 _DIAGNOSTIC_LINE = re.compile(r"\S.*?: (error|warning|note|remark): ")
@@ -609,4 +594,4 @@ def _error_lines(message: str) -> list[str]:
 
 
 if __name__ == "__main__":
-    output.run_console(main)
+    status.run_console(main)

@@ -1,12 +1,12 @@
 """The `abi-opt` and `abi-compile` console entry points: each imports its driver (and with
-it xDSL) only inside the Ctrl-C guard of `output.run_console`, so Ctrl-C during start-up
+it xDSL) only inside the Ctrl-C guard of `status.run_console`, so Ctrl-C during start-up
 exits quietly."""
 
 from __future__ import annotations
 
 from typing import NoReturn
 
-from abi_compiler.commands import output
+from abi_compiler.commands import status
 
 
 def abi_opt() -> NoReturn:
@@ -17,7 +17,7 @@ def abi_opt() -> NoReturn:
 
         return main()
 
-    output.run_console(run)
+    status.run_console(run)
 
 
 def abi_compile() -> NoReturn:
@@ -28,4 +28,4 @@ def abi_compile() -> NoReturn:
 
         return main()
 
-    output.run_console(run)
+    status.run_console(run)

@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, NoReturn, TextIO
 
-from abi_compiler.commands import output
+from abi_compiler.commands import output, status
 from abi_compiler.commands.expectations import check_expectations
 from abi_compiler.pipeline.run_diagnostics import Diagnostic, PipelineError, SourceFile
 from abi_compiler.pipeline.source import read_source
@@ -50,21 +50,10 @@ HELP_DOCS = (
 )
 
 
-class UsageError(Exception):
-    """A problem with the command line or the files: `abi-opt: error: <message>`."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class _ArgumentParser(argparse.ArgumentParser):
+class _ArgumentParser(status.ArgumentParser):
     #: Gives the epilog when help is printed (the pass table: loading it costs start-up
     #: time that a run, `--version` or an argument error need not pay).
     epilog_source: Callable[[], str] | None = None
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
 
     def format_help(self) -> str:
         if self.epilog_source is not None:
@@ -113,32 +102,9 @@ class AbiOptMain:
 
     @classmethod
     def main(cls, argv: Sequence[str] | None = None) -> int:
-        """Run the command; every failure becomes a message on stderr and exit status 1."""
-        try:
-            return cls(args=argv).run()
-        except UsageError as error:
-            _print_error(f"{PROG}: error: {error.message}")
-        except PipelineError as error:
-            for diagnostic in error.diagnostics:
-                for line in diagnostic.lines(PROG):
-                    _print_error(line)
-        except output.StreamError as error:
-            _print_error(f"{PROG}: error: {error.message}")
-        except BrokenPipeError:
-            # The reader went away (`abi-opt ... | head`): nothing left to say. Point stdout
-            # at /dev/null so that the interpreter's final flush does not fail again.
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except KeyboardInterrupt:
-            return 130
-        except Exception as error:
-            if os.environ.get(TRACEBACK_ENV):
-                traceback.print_exc()
-            hint = (
-                "" if os.environ.get(TRACEBACK_ENV) else f" (set {TRACEBACK_ENV}=1 for a traceback)"
-            )
-            _print_error(f"{PROG}: error: internal error: {type(error).__name__}: {error}{hint}")
-        return 1
+        """Run the command; every failure becomes a message on stderr and exit status 1
+        (Ctrl-C: 130; `status.finish`)."""
+        return status.finish(PROG, lambda: cls(args=argv).run(), internal=_failed)
 
     # -- registration ---------------------------------------------------------------------
 
@@ -325,7 +291,7 @@ class AbiOptMain:
                 with open(path, "rb") as stream:
                     data = stream.read()
             except OSError as error:
-                raise UsageError(
+                raise status.UsageError(
                     f"could not open input file '{path}': {error.strerror or error}"
                 ) from None
         return read_source(data, name)
@@ -398,9 +364,29 @@ def _print_error(text: str) -> None:
     output.write_stderr(text)
 
 
+def _failed(error: Exception) -> int:
+    """The exit status of a run that raised ``error`` (not a usage error): its
+    diagnostics, or the report of a defect of ours, on stderr."""
+    if isinstance(error, PipelineError):
+        for diagnostic in error.diagnostics:
+            for line in diagnostic.lines(PROG):
+                _print_error(line)
+    elif isinstance(error, BrokenPipeError):
+        # The reader went away (`abi-opt ... | head`): nothing left to say. Point stdout
+        # at /dev/null so that the interpreter's final flush does not fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    else:
+        if os.environ.get(TRACEBACK_ENV):
+            traceback.print_exc()
+        hint = "" if os.environ.get(TRACEBACK_ENV) else f" (set {TRACEBACK_ENV}=1 for a traceback)"
+        _print_error(f"{PROG}: error: internal error: {type(error).__name__}: {error}{hint}")
+    return status.FAILED
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     return AbiOptMain.main(argv)
 
 
 if __name__ == "__main__":
-    output.run_console(main)
+    status.run_console(main)

@@ -21,7 +21,8 @@ of the driver itself.
   with stderr closed diagnostics are dropped (never written to stdout) and the exit
   status is the run's. A write error on stdout (`> /dev/full`) is a one-line error,
   exit 1; on stderr it is ignored (there is nowhere to report it).
-* Ctrl-C before the driver is ready (while xDSL is imported) exits with 130, silently.
+* Ctrl-C before the driver is ready (while xDSL is imported) exits with 130, silently
+  (`abi_compiler.commands.status.run_console`).
 """
 
 from __future__ import annotations
@@ -292,28 +293,3 @@ def _cleanup_on_signal(undo: _Undo | None) -> Iterator[None]:
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-
-
-# -- console entry ------------------------------------------------------------------------
-
-
-def interrupted_quietly(run: Callable[[], int]) -> int:
-    """``run()``, with Ctrl-C anywhere in it (also while modules are imported) exit
-    status 130 and no traceback."""
-    try:
-        return run()
-    except KeyboardInterrupt:
-        return 130
-
-
-def run_console(run: Callable[[], int]) -> NoReturn:
-    """A command-line tool's whole process: closed standard streams reopened, ``run()``
-    under the Ctrl-C guard, then exit without tearing the interpreter down. Freeing a
-    large module's IR object by object takes seconds (a tenth of the run at 10 000
-    functions); the operating system reclaims it at once. Only the standard streams need
-    flushing: every file the tools write is closed by then."""
-    reopen_closed_streams()
-    status = interrupted_quietly(run)
-    if not flush_standard_streams():
-        status = status or 1
-    os._exit(status)

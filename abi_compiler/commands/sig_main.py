@@ -26,7 +26,7 @@ from abi_compiler.codecs.provenance_json import format_provenance
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
-from abi_compiler.commands import output
+from abi_compiler.commands import output, status
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -444,26 +444,22 @@ def _read_signature(argument: str) -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     output.reopen_closed_streams()
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        return 130
+    return status.finish(PROG, lambda: _main(argv))
 
 
 def _main(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
     # A failure of the tool itself: 1, except for diff, whose 1 means "breaking".
-    failed = 2 if args.command == "diff" else 1
+    failed = status.UNREADABLE if args.command == "diff" else status.FAILED
     files: list[str] = []
     if args.command == "show":
         files = args.files
     elif args.command == "diff":
         files = [args.old, args.new]
-    if files.count("-") > 1:
-        # (the second would read what the first left of it: nothing)
-        output.write_stderr(f"{PROG}: error: standard input ('-') is given more than once")
-        return failed
     try:
+        if files.count("-") > 1:
+            # (the second would read what the first left of it: nothing)
+            raise status.UsageError("standard input ('-') is given more than once")
         output.check_stdout()
         if args.command == "show":
             return _show(args)
@@ -475,8 +471,8 @@ def _main(argv: list[str] | None) -> int:
         _write(_DECODERS[args.command](text, args.format == "json"))
     except AbiError as error:
         output.write_stderr(f"{PROG}: error: {error}")
-        return 1
-    except output.StreamError as error:
+        return status.FAILED
+    except (status.UsageError, output.StreamError) as error:
         output.write_stderr(f"{PROG}: error: {error.message}")
         return failed
     except BrokenPipeError:  # the reader went away (`abi-sig … | head -0`)

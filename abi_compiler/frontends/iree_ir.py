@@ -23,8 +23,8 @@ from typing import Any
 from abi_compiler.attribute_names import ABI_CALL, ABI_INDEX_PATH, ABI_STUB, IREE_ABI, REFLECTION
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import encode_call
-from abi_compiler.errors import AbiError
-from abi_compiler.frontends.iree_tools import CompileError, run_tool
+from abi_compiler.errors import AbiError, CompileError
+from abi_compiler.frontends.iree_tools import run_tool
 from abi_compiler.frontends.pytree import Structure
 from abi_compiler.model import IndexPath, ValueType
 

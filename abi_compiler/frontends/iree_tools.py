@@ -1,6 +1,7 @@
-"""IREE's tools (``iree-opt``, ``iree-compile``) run in a child process, and the errors of
-compiling: a failure — a crash of the tool included — is a `CompileError` naming the stage,
-with the tool's diagnostics; what a tool prints when it succeeds is a `CompileWarning`.
+"""IREE's tools (``iree-opt``, ``iree-compile``) run in a child process
+(`abi_compiler.child`), and the errors of compiling: a failure — a crash of the tool
+included — is a `CompileError` (`abi_compiler.errors`) naming the stage, with the tool's
+diagnostics; what a tool prints when it succeeds is a `CompileWarning`.
 
 The frontends lower their imports with ``iree-opt`` (`iree_ir.lower_torch`), and
 `abi_compiler.iree.compile_vmfb` runs ``iree-compile``, through `run_tool`: IREE 3.13
@@ -12,29 +13,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
 import warnings
 from collections.abc import Sequence
 
-__all__ = ["KNOWN_DEFECTS", "CompileError", "CompileWarning", "report", "run_tool"]
+from abi_compiler import child
+from abi_compiler.errors import CompileError
 
-
-class CompileError(Exception):
-    """`compile` (or a frontend) failed: ``stage`` names the step that failed, and
-    ``diagnostics`` its diagnostics (``file:line:col: error: …`` lines where the tool
-    gives a location).
-
-    The stages: ``"abi-opt"`` and ``"iree-compile"``; in a frontend, ``"iree-turbine
-    import"`` (torch), ``"ONNX import"``, and IREE's own lowering of their output,
-    ``"IREE torch input pipeline"`` / ``"IREE ONNX input pipeline"`` (run by ``iree-opt``
-    in a child process: a crash of it is this error, not the caller's). A known upstream
-    defect is named in a ``note:`` line."""
-
-    def __init__(self, stage: str, diagnostics: str) -> None:
-        super().__init__(f"{stage} failed:\n{diagnostics}")
-        self.stage = stage
-        self.diagnostics = diagnostics
+__all__ = ["KNOWN_DEFECTS", "CompileWarning", "report", "run_tool"]
 
 
 class CompileWarning(UserWarning):
@@ -70,34 +55,30 @@ def run_tool(command: Sequence[str], data: bytes, stage: str) -> bytes:
     tool's diagnostics (without the stack dump of a crash, which becomes one line saying
     so) and a note for each known upstream defect they show; what the tool prints when it
     succeeds is a `CompileWarning`."""
-    process = subprocess.run(list(command), input=data, capture_output=True, check=False)
-    diagnostics = process.stderr.decode("utf-8", "replace")
-    if process.returncode == 0:
-        report(stage, False, diagnostics, stacklevel=4)
-        return process.stdout
+    try:
+        done = child.run(command, data)
+    except child.ChildFailed as ended:
+        raise _failure(command, stage, ended) from None
+    report(stage, False, done.stderr.decode("utf-8", "replace"), stacklevel=4)
+    return done.stdout
+
+
+def _failure(command: Sequence[str], stage: str, ended: child.ChildFailed) -> CompileError:
+    """The `CompileError` of a tool that failed or crashed."""
+    assert ended.status is not None  # (no wall-clock limit)
+    diagnostics = ended.errors
     lines: list[str] = []
     for line in diagnostics.splitlines():
         if _CRASH_REPORT.match(line):
             break
         lines.append(line)
     tool = os.path.basename(command[0])
-    crashed = process.returncode < 0 or len(lines) < len(diagnostics.splitlines())
+    crashed = ended.signal is not None or len(lines) < len(diagnostics.splitlines())
     if crashed:
         where = "" if tool == stage else f" in the {stage}"
-        lines.append(
-            f"{tool}: crashed ({_exit_reason(process.returncode)}){where}, a defect of IREE"
-        )
+        lines.append(f"{tool}: crashed ({ended.reason}){where}, a defect of IREE")
     text = "\n".join(lines)
     for pattern, note in KNOWN_DEFECTS:
         if pattern.search(text):
             lines.append(f"note: a known upstream defect: {note}")
-    raise CompileError(stage, "".join(line + "\n" for line in lines))
-
-
-def _exit_reason(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit status {returncode}"
+    return CompileError(stage, "".join(line + "\n" for line in lines))

@@ -29,7 +29,7 @@ the original pytrees, unused arguments checked as JAX checks them and dropped �
 and dtypes against the export (errors name the original path:
 `argument params['dense']: expected a dict with keys ['bias', 'kernel'], got keys
 ['bias']`), the ranges of Python ints by the avals' dtypes and the relations between
-symbolic dims (`abi_compiler.frontends.dims`, read from the avals and their scope's
+symbolic dims (`abi_compiler.calling.dims`, read from the avals and their scope's
 constraints), passes the platform index, and rebuilds the original result pytree (same
 containers, namedtuples, `None` where JAX returned `None`) with numpy arrays of the
 avals' dtypes at the leaves (an unsigned result reads from its signless record as
@@ -80,16 +80,15 @@ from abi_compiler.call_model import (
     NoneLeaf,
     OriginalCall,
     Symbol,
+    Terms,
     Unused,
 )
-from abi_compiler.codecs.call_json import constant, encode_call
+from abi_compiler.codecs.call_json import constant, encode_call, format_terms
 from abi_compiler.codecs.jax_paths import parse_arg_info
 from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
-from abi_compiler.frontends.dims import Constraint, DimExpr
-from abi_compiler.frontends.dims import Dim as RelatedDim
 from abi_compiler.frontends.jax_rewrites import for_iree, mark_nonexpanding_broadcasts
 from abi_compiler.frontends.pytree import record_order
 from abi_compiler.model import (
@@ -432,7 +431,7 @@ def to_mlir(exported: Any) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Symbolic dimensions: JAX's `_DimExpr` → `abi_compiler.frontends.dims`.
+# Symbolic dimensions: JAX's `_DimExpr` → `abi_compiler.call_model.Dim`.
 # --------------------------------------------------------------------------------------
 
 #: JAX's dimension variables are at least 1 ("Expected value >= 1 for dimension
@@ -440,7 +439,7 @@ def to_mlir(exported: Any) -> str:
 _SYMBOL_LOW = 1
 
 
-def _dim_expr(expr: Any) -> DimExpr | None:
+def _dim_expr(expr: Any) -> Terms | None:
     """A JAX dimension expression as a polynomial of its variables; None where it has
     another operation (``floordiv``, ``mod``, ``max``…), which is then not checked."""
     try:
@@ -454,22 +453,22 @@ def _dim_expr(expr: Any) -> DimExpr | None:
             terms.append((int(coefficient), tuple(symbols)))
     except (AttributeError, TypeError, ValueError):  # another JAX's internals
         return None
-    return DimExpr(tuple(terms))
+    return tuple(terms)
 
 
-def _dim(size: Any) -> RelatedDim:
+def _dim(size: Any) -> Dim:
     """One dimension of an aval: its size, its variable, or an expression."""
     if isinstance(size, (int, np.integer)):
         return int(size)
     expr = _dim_expr(size)
     if expr is None:
         return None
-    if len(expr.terms) == 1 and expr.terms[0][0] == 1 and len(expr.terms[0][1]) == 1:
-        return expr.terms[0][1][0]
+    if len(expr) == 1 and expr[0][0] == 1 and len(expr[0][1]) == 1:
+        return expr[0][1][0]
     return expr
 
 
-def _constraints(avals: tuple[Any, ...]) -> tuple[Constraint, ...]:
+def _constraints(avals: tuple[Any, ...]) -> tuple[DimConstraint, ...]:
     """The explicit constraints (``symbolic_shape(…, constraints=[…])``) of the scopes of
     the avals' symbolic dims; an equality JAX has already substituted into the avals
     names a variable no value binds, and is not checked again."""
@@ -487,18 +486,14 @@ def _constraints(avals: tuple[Any, ...]) -> tuple[Constraint, ...]:
             if expr is None or not cmp.endswith(("GEQ", "EQ")):
                 continue
             relation: Literal[">=", "=="] = ">=" if cmp.endswith("GEQ") else "=="
-            text = str(getattr(constraint, "debug_str", "") or f"{expr} {relation} 0")
-            found.append(Constraint(expr, relation, text))
+            text = str(getattr(constraint, "debug_str", "") or f"{format_terms(expr)} {relation} 0")
+            found.append(DimConstraint(expr, relation, text))
     return tuple(found)
 
 
 def _dims(aval: Any) -> tuple[Dim, ...]:
-    """An aval's dims as `abi.call` keeps them (an expression as its terms)."""
-    dims: list[Dim] = []
-    for size in aval.shape:
-        dim = _dim(size)
-        dims.append(dim.terms if isinstance(dim, DimExpr) else dim)
-    return tuple(dims)
+    """An aval's dims as `abi.call` keeps them."""
+    return tuple(_dim(size) for size in aval.shape)
 
 
 def _dtype_name(aval: Any) -> str:
@@ -600,9 +595,7 @@ def _original_call(
         _parameter_labels(convention, names, len(args), kept),
         tuple(Symbol(name, _SYMBOL_LOW, None) for name in sorted(symbols)),
         fixed,
-        tuple(
-            DimConstraint(c.expr.terms, c.relation, c.text) for c in _constraints(tuple(related))
-        ),
+        _constraints(tuple(related)),
     )
 
 
@@ -647,7 +640,7 @@ def program(exported: Any, *, platform: str = CPU) -> Program:
     refused: list[str] = []
     text, call = _rewrite(exported, convention, platform, refused)
     if refused:
-        from abi_compiler.frontends.iree_tools import CompileError
+        from abi_compiler.errors import CompileError
 
         raise CompileError("frontend", "".join(line + "\n" for line in refused))
     return Program(text, MAIN, call, unflatten=result_unflatten(exported) if call else None)

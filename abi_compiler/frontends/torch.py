@@ -50,11 +50,10 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
     ) from _error
 
 from abi_compiler.attribute_names import PARAMETER_SCOPE
-from abi_compiler.call_model import Array, CallNode, Container, NoneLeaf, Symbol
+from abi_compiler.call_model import Array, CallNode, Container, Dim, NoneLeaf, Symbol, Terms
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, quiet
-from abi_compiler.frontends.dims import Dim, DimExpr
 from abi_compiler.frontends.iree_ir import (
     annotate,
     find_function,
@@ -472,7 +471,7 @@ def _renamed_dim(dim: Any, names: dict[str, str]) -> Any:
 
 def _dim(size: Any) -> Dim:
     """One dim of an input's example value: its size, or the sympy expression of a
-    symbolic one as `abi_compiler.frontends.dims` relates it (None: not a polynomial)."""
+    symbolic one as `abi_compiler.call_model.Dim` keeps it (None: not a polynomial)."""
     if isinstance(size, int):
         return size
     expr = getattr(getattr(size, "node", None), "expr", None)
@@ -485,8 +484,8 @@ def _dim(size: Any) -> Dim:
     return _polynomial(expr)
 
 
-def _polynomial(expr: Any) -> DimExpr | None:
-    """A sympy expression of the program's size symbols as a `DimExpr`; None for one
+def _polynomial(expr: Any) -> Terms | None:
+    """A sympy expression of the program's size symbols as its `Terms`; None for one
     that is not a polynomial with integer coefficients (``FloorDiv``, ``Mod``…)."""
     symbols = expr.free_symbols
     if not all(symbol.is_Symbol for symbol in symbols) or not expr.is_polynomial(*symbols):
@@ -502,7 +501,7 @@ def _polynomial(expr: Any) -> DimExpr | None:
                     return None
                 names += [str(base)] * int(power)
         terms.append((int(coefficient), tuple(sorted(names))))
-    return DimExpr(tuple(terms))
+    return tuple(terms)
 
 
 def _symbol_bounds(
@@ -572,17 +571,12 @@ class _Leaves:
             dtype = example.dtype
             if dtype not in SUPPORTED_DTYPES:
                 raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
-            dims = tuple(_model_dim(_dim(size)) for size in example.shape)
+            dims = tuple(_dim(size) for size in example.shape)
             self.count += 1
             return Array(self.count - 1, str(dtype).removeprefix("torch."), dims)
         if example is None:
             return NoneLeaf()
         return constant(example)
-
-
-def _model_dim(dim: Dim) -> Any:
-    """A dim as `abi.call` keeps it (an expression as its terms)."""
-    return dim.terms if isinstance(dim, DimExpr) else dim
 
 
 def _children(spec: Any) -> list[Any]:

@@ -12,12 +12,14 @@ name locations), so positions in later diagnostics are positions in that text â€
 IREE's bytecode reader is native code, and corrupted bytecode can crash it (a segfault,
 or ``LLVM ERROR`` and an abort): it runs in a child process, as `iree-compile` does, so
 that a crash is a `BytecodeError` that names the stage, never the end of the caller's
-process (docs/formats.md, "Reading bytecode"). The child is this module run as a program:
-bytecode on its standard input, the text on its standard output.
+process (docs/formats.md, "Reading bytecode"). The child is this module run as a program
+(by `abi_compiler.child.run`): bytecode on its standard input, the text on its standard
+output.
 
 Corrupted bytecode can also send the reader into a loop that never ends: the child has a
-CPU-time limit (`cpu_limit`, ``RLIMIT_CPU``) and a wall-clock limit far above it
-(`wall_limit`); past either it is killed (docs/formats.md, "Reading bytecode").
+CPU-time limit (`cpu_limit`, ``RLIMIT_CPU``, set by the child with
+`abi_compiler.child.limit_cpu`) and a wall-clock limit far above it (`wall_limit`); past
+either it is killed (docs/formats.md, "Reading bytecode").
 
 No xDSL import: `abi-sig` and `abi-opt` ask `is_bytecode` of every input.
 """
@@ -29,10 +31,10 @@ import importlib
 import importlib.util
 import math
 import os
-import signal
-import subprocess
 import sys
 from typing import Any
+
+from abi_compiler import child
 
 MAGIC = b"ML\xefR"
 
@@ -59,8 +61,6 @@ CPU_SECONDS_PER_MB = 10.0
 WALL_FACTOR = 10.0
 #: â€¦ plus this many seconds (starting Python and importing IREE, on a loaded machine).
 WALL_SECONDS_BASE = 60.0
-# How long after its CPU-time limit's SIGXCPU the kernel kills a child that survives it.
-_CPU_GRACE = 5
 
 # The command that runs the child (a test may replace it).
 _CHILD = [sys.executable, "-m", "abi_compiler.text.bytecode"]
@@ -124,62 +124,47 @@ def to_text(data: bytes) -> str:
     environment["PYTHONPATH"] = os.pathsep.join(
         [package_root, *filter(None, [environment.get("PYTHONPATH")])]
     )
-    child = subprocess.Popen(
-        [*_CHILD, repr(cpu_seconds)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=environment,
-    )
     try:
-        stdout, stderr = child.communicate(data, timeout=wall_seconds)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
+        stdout = child.run(
+            [*_CHILD, repr(cpu_seconds)], data, wall_seconds=wall_seconds, env=environment
+        ).stdout
+    except child.ChildFailed as ended:
+        raise BytecodeError(_failure(ended, cpu_seconds)) from None
+    try:
+        return stdout.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise BytecodeError(
-            f"{CANNOT_READ}: IREE's reader did not finish within {_seconds(wall_seconds)} "
-            f"of wall-clock time, the bound that goes with its CPU-time limit of "
-            f"{_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
+            f"{CANNOT_READ}: IREE printed it as text that is not valid UTF-8 "
+            f"(byte 0x{stdout[error.start]:02x})"
         ) from None
-    except BaseException:  # Ctrl-C: the child goes too, not waited for
-        child.kill()
-        child.wait()
-        raise
-    if child.returncode == 0:
-        try:
-            return stdout.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise BytecodeError(
-                f"{CANNOT_READ}: IREE printed it as text that is not valid UTF-8 "
-                f"(byte 0x{stdout[error.start]:02x})"
-            ) from None
-    errors = stderr.decode("utf-8", "replace")
-    if child.returncode == _REFUSED:
-        raise BytecodeError(_one_line(errors) or f"{CANNOT_READ}: IREE's reader refused it")
-    if child.returncode == -getattr(signal, "SIGXCPU", 0):
-        outer = _process_cpu_limit()
+
+
+def _failure(ended: child.ChildFailed, cpu_seconds: float) -> str:
+    """Why the child did not give the text: it refused the bytecode, ran past one of its
+    limits, or crashed."""
+    if ended.timed_out:
+        assert ended.wall_seconds is not None
+        return (
+            f"{CANNOT_READ}: IREE's reader did not finish within "
+            f"{_seconds(ended.wall_seconds)} of wall-clock time, the bound that goes with its "
+            f"CPU-time limit of {_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
+        )
+    if ended.status == _REFUSED:
+        return _one_line(ended.errors) or f"{CANNOT_READ}: IREE's reader refused it"
+    if ended.out_of_cpu:
+        outer = child.process_cpu_limit()
         if outer is not None and outer < cpu_seconds:
-            raise BytecodeError(
+            return (
                 f"{CANNOT_READ}: IREE's reader did not finish within the CPU-time limit of "
                 f"every process here (ulimit -t: {_seconds(outer)}); the bytecode may be "
                 "corrupted, or raise that limit"
             )
-        raise BytecodeError(
+        return (
             f"{CANNOT_READ}: IREE's reader did not finish within its CPU-time limit of "
             f"{_seconds(cpu_seconds)} ({_limit_rule()}); {_raise_it()}"
         )
-    raise BytecodeError(f"{CANNOT_READ}: {_crash(child.returncode, errors)}")
-
-
-def _process_cpu_limit() -> float | None:
-    """The CPU-time limit this process was given (`ulimit -t`; the child inherits it), if
-    any."""
-    try:
-        import resource
-    except ImportError:
-        return None
-    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    return None if hard == resource.RLIM_INFINITY else float(hard)
+    assert ended.status is not None
+    return f"{CANNOT_READ}: {_crash(ended.status, ended.errors)}"
 
 
 def _seconds(seconds: float) -> str:
@@ -205,11 +190,7 @@ def _crash(status: int, errors: str) -> str:
     if said:
         return f"IREE's reader stopped: {_one_line(said[0])}"
     if status < 0:
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
-        return f"IREE's reader crashed ({name})"
+        return f"IREE's reader crashed ({child.exit_reason(status)})"
     last = _one_line(errors.strip().splitlines()[-1]) if errors.strip() else ""
     return f"IREE's reader failed (exit status {status}{': ' + last if last else ''})"
 
@@ -297,32 +278,13 @@ def _first_message(error: Exception) -> str:
     return _one_line(message)
 
 
-def _limit_cpu(seconds: float) -> None:
-    """Let this process use ``seconds`` more CPU time: the kernel then sends SIGXCPU, which
-    ends it (no core file), and SIGKILL `_CPU_GRACE` seconds later. Nothing where the
-    `resource` module does not exist (Windows: the wall-clock limit alone applies)."""
-    try:
-        import resource
-    except ImportError:
-        return
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    soft = math.ceil(used.ru_utime + used.ru_stime + seconds)
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard == resource.RLIM_INFINITY or hard > soft + _CPU_GRACE:
-        hard = soft + _CPU_GRACE
-    else:  # a lower limit set outside (`ulimit -t`): SIGXCPU still comes first
-        soft = max(min(soft, hard - 1), 0)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
-
-
 def _child_main() -> int:
     data = sys.stdin.buffer.read()
     # IREE imported first: the limit counts the reader's time, not the import's.
     with contextlib.suppress(ImportError):
         importlib.import_module("iree.compiler.ir")
     if len(sys.argv) > 1:
-        _limit_cpu(float(sys.argv[1]))
+        child.limit_cpu(float(sys.argv[1]))
     try:
         text = _read(data)
     except BytecodeError as error:

@@ -187,11 +187,11 @@ def test_results_in_the_callers_own_classes_and_dict_order() -> None:
 
 def test_shared_symbols_and_bounds_are_checked_before_the_call() -> None:
     """The plan gives the arrays with symbolic dims and their shapes to the relations
-    (`abi_compiler.iree` checks them with `abi_compiler.frontends.dims`)."""
-    from abi_compiler.frontends.dims import DimRelations, LeafDims
+    (`abi_compiler.iree` checks them with `abi_compiler.calling.dims`)."""
+    from abi_compiler.calling.dims import DimRelations, LeafDims
 
     def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Any:
-        symbols = (("b", 1, 4),)
+        symbols = (Symbol("b", 1, 4),)
         return DimRelations(symbols, tuple(LeafDims(p, d) for p, d in leaves)).check
 
     abi = '{"a":[["ndarray","f32",1,null],["ndarray","f32",1,null]],"r":[],"v":1}'

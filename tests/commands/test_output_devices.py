@@ -413,14 +413,14 @@ def test_ctrl_c_while_reading_is_quiet(tool: list[str]) -> None:
 # is out of reach.)
 _IMPORT_INTERRUPT_SCRIPT = """
 import os, signal, sys
-from abi_compiler.commands import output
+from abi_compiler.commands import status
 
 def run():
     os.kill(os.getpid(), signal.SIGINT)
     import abi_compiler.commands.opt_main
     return 0
 
-sys.exit(output.interrupted_quietly(run))
+sys.exit(status.interrupted_quietly(run))
 """
 
 

@@ -22,12 +22,12 @@ from abi_compiler.call_model import (
     OriginalCall,
     Symbol,
 )
+from abi_compiler.calling.dims import DimRelations, LeafDims
 from abi_compiler.calling.marshal import leaf_packer, pack_call, unexpected_keyword
 from abi_compiler.calling.original_call import CallPlan
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import leaves
 from tests.calling.conftest import mlir_string, needs_iree
 from tests.calling.helpers import compile_quietly
@@ -105,18 +105,11 @@ def int_call(dtype: str, rank: int) -> OriginalCall:
 
 
 def relations_of(call: OriginalCall) -> Callable[[list[tuple[str, tuple[Dim, ...]]]], Any]:
-    """The relations of ``call``'s symbols as a loaded module checks them (its dims'
-    terms as `DimExpr`s, a symbol without a lower bound at least 0)."""
+    """The relations of ``call``'s symbols as a loaded module checks them."""
 
     def relations(found: list[tuple[str, tuple[Dim, ...]]]) -> Any:
-        return DimRelations(
-            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
-            tuple(
-                LeafDims(path, tuple(DimExpr(d) if isinstance(d, tuple) else d for d in dims))
-                for path, dims in found
-            ),
-            tuple(Constraint(DimExpr(c.terms), c.relation, c.text) for c in call.constraints),
-        ).check
+        leaves = tuple(LeafDims(path, dims) for path, dims in found)
+        return DimRelations(call.symbols, leaves, call.constraints).check
 
     return relations
 

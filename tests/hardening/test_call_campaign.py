@@ -38,11 +38,11 @@ from abi_compiler.call_model import (
     OriginalCall,
     Symbol,
 )
+from abi_compiler.calling.dims import DimRelations, LeafDims
 from abi_compiler.calling.original_call import CallPlan
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import DimExpr, DimRelations, LeafDims
 from tests.calling.conftest import mlir_string, needs_iree
 from tests.calling.helpers import compile_quietly
 
@@ -226,13 +226,7 @@ def plan_of(call: OriginalCall, ranks: list[int]) -> CallPlan:
     signature = decode_json(f'{{"a":[{roots}],"r":[],"v":1}}')
 
     def relations(found: list[tuple[str, tuple[Dim, ...]]]) -> Any:
-        return DimRelations(
-            tuple((s.name, s.low if s.low is not None else 0, s.high) for s in call.symbols),
-            tuple(
-                LeafDims(path, tuple(DimExpr(d) if isinstance(d, tuple) else d for d in dims))
-                for path, dims in found
-            ),
-        ).check
+        return DimRelations(call.symbols, tuple(LeafDims(path, dims) for path, dims in found)).check
 
     return CallPlan(
         decode_call(encode_call(call)),

@@ -5,20 +5,20 @@ export made with ``jax.export.symbolic_shape("b, …")`` on two arguments, a tor
 with one ``torch.export.Dim`` on two inputs. The compiled code trusts that relation (it
 reads both buffers with one size), so a call that breaks it must be refused before
 anything reaches the VM, as the framework refuses it. The records (`iree.abi`) only say
-``?`` for such a dim; the relation lives here, read from the framework's object by its
-frontend (`abi_compiler.frontends.jax`, `abi_compiler.frontends.torch`) and checked by
-its call adapter on every call.
+``?`` for such a dim; the relation is in the original call (`abi_compiler.call_model`:
+its `Symbol`s, each `Array`'s `Dim`s, its `DimConstraint`s), which the frontends read
+from the framework's object (`abi_compiler.frontends.jax`, `abi_compiler.frontends.torch`)
+and a loaded module's call checks on every call with `DimRelations`.
 
-`DimRelations` is plain data — no framework, no numpy, no xDSL — so that the compiled
-module can carry it and a process without the framework can check it the same way:
+A dimension is the one `abi_compiler.call_model.Dim`: an ``int`` (a static size), a
+``str`` (exactly that symbol), `Terms` (a polynomial of symbols with integer
+coefficients, such as ``2*b + 1``, written by `abi_compiler.codecs.call_json.format_terms`),
+or None (dynamic, related to nothing). `DimRelations` is plain data — no framework, no
+numpy, no xDSL — so that a process without the framework checks it the same way:
 
-* ``symbols``: each symbol's name and bounds, ``(name, low, high)`` (``high`` None:
-  unbounded);
-* ``leaves``: per array value its path as errors name it (``argument x[0]``) and one entry
-  per dimension — an ``int`` (a static size), a ``str`` (exactly that symbol), a
-  `DimExpr` (a polynomial of symbols with integer coefficients, such as ``2*b + 1``), or
-  None (dynamic, related to nothing);
-* ``constraints``: further relations, each ``expr >= 0`` or ``expr == 0`` (JAX's
+* ``symbols``: each symbol's name and bounds (a `Symbol`; no lower bound: at least 0);
+* ``leaves``: per array value its path as errors name it (``argument x[0]``) and its dims;
+* ``constraints``: further relations, each ``terms >= 0`` or ``terms == 0`` (JAX's
   ``constraints=["a >= b"]``), with the framework's text of it.
 
 `DimRelations.check(shapes)` takes the shape of each leaf, in order, and raises an
@@ -45,67 +45,56 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
-from typing import Literal
 
+from abi_compiler.call_model import Dim, DimConstraint, Symbol, Terms
 from abi_compiler.codecs.call_json import format_terms
 from abi_compiler.errors import AbiError
 
-__all__ = ["Constraint", "Dim", "DimExpr", "DimRelations", "LeafDims"]
+__all__ = ["DimRelations", "LeafDims", "evaluate", "solve", "symbols_of"]
 
 
-@dataclass(frozen=True)
-class DimExpr:
-    """A polynomial of symbols: the sum of ``coefficient * product(symbols)`` over
-    ``terms`` (a symbol repeated is a power; no symbols: a constant term)."""
+def symbols_of(terms: Terms) -> frozenset[str]:
+    """The symbols a polynomial names."""
+    return frozenset(symbol for _, symbols in terms for symbol in symbols)
 
-    terms: tuple[tuple[int, tuple[str, ...]], ...]
 
-    @property
-    def symbols(self) -> frozenset[str]:
-        return frozenset(symbol for _, symbols in self.terms for symbol in symbols)
+def evaluate(terms: Terms, values: Mapping[str, int]) -> int:
+    """The polynomial's value: the sum of ``coefficient * product(symbols)`` over its
+    terms (a symbol repeated is a power; no symbols: a constant term)."""
+    total = 0
+    for coefficient, symbols in terms:
+        product = coefficient
+        for symbol in symbols:
+            product *= values[symbol]
+        total += product
+    return total
 
-    def evaluate(self, values: Mapping[str, int]) -> int:
-        total = 0
-        for coefficient, symbols in self.terms:
-            product = coefficient
-            for symbol in symbols:
-                product *= values[symbol]
-            total += product
-        return total
 
-    def solve(self, size: int, values: Mapping[str, int]) -> tuple[str, int | None] | None:
-        """When the expression is linear in exactly one symbol not in ``values``: that
-        symbol and the whole value that makes the expression ``size`` (None: no whole
-        value does). None otherwise."""
-        unknown = self.symbols - values.keys()
-        if len(unknown) != 1:
+def solve(terms: Terms, size: int, values: Mapping[str, int]) -> tuple[str, int | None] | None:
+    """When the polynomial is linear in exactly one symbol not in ``values``: that symbol
+    and the whole value that makes the polynomial ``size`` (None: no whole value does).
+    None otherwise."""
+    unknown = symbols_of(terms) - values.keys()
+    if len(unknown) != 1:
+        return None
+    (symbol,) = unknown
+    slope = rest = 0
+    for coefficient, symbols in terms:
+        count = symbols.count(symbol)
+        if count > 1:
             return None
-        (symbol,) = unknown
-        slope = rest = 0
-        for coefficient, symbols in self.terms:
-            count = symbols.count(symbol)
-            if count > 1:
-                return None
-            product = coefficient
-            for other in symbols:
-                if other != symbol:
-                    product *= values[other]
-            if count:
-                slope += product
-            else:
-                rest += product
-        if slope == 0:
-            return None
-        value, remainder = divmod(size - rest, slope)
-        return symbol, (None if remainder else value)
-
-    def __str__(self) -> str:
-        return format_terms(self.terms)
-
-
-Dim = int | str | DimExpr | None
-"""One dimension of a leaf: a static size, a symbol, an expression of symbols, or None
-(dynamic and unrelated)."""
+        product = coefficient
+        for other in symbols:
+            if other != symbol:
+                product *= values[other]
+        if count:
+            slope += product
+        else:
+            rest += product
+    if slope == 0:
+        return None
+    value, remainder = divmod(size - rest, slope)
+    return symbol, (None if remainder else value)
 
 
 @dataclass(frozen=True)
@@ -117,25 +106,14 @@ class LeafDims:
 
 
 @dataclass(frozen=True)
-class Constraint:
-    """``expr >= 0`` (``relation`` ``">="``) or ``expr == 0``; ``text`` is the
-    framework's own spelling (``a >= b``), for messages."""
-
-    expr: DimExpr
-    relation: Literal[">=", "=="]
-    text: str
-
-
-@dataclass(frozen=True)
 class DimRelations:
     """The relations between the dynamic dimensions of a call (see the module's
-    documentation): ``symbols`` as ``(name, low, high)`` (``high`` None: unbounded),
-    ``leaves`` in the order `check` takes their shapes, ``constraints`` beyond the
-    bounds."""
+    documentation): the ``symbols`` with their bounds, ``leaves`` in the order `check`
+    takes their shapes, ``constraints`` beyond the bounds."""
 
-    symbols: tuple[tuple[str, int, int | None], ...] = ()
+    symbols: tuple[Symbol, ...] = ()
     leaves: tuple[LeafDims, ...] = ()
-    constraints: tuple[Constraint, ...] = ()
+    constraints: tuple[DimConstraint, ...] = ()
 
     @property
     def relates(self) -> bool:
@@ -154,11 +132,11 @@ class DimRelations:
                 f"the dimension relations describe {len(self.leaves)} values, got "
                 f"{len(shapes)} shapes"
             )
-        bounds = {name: (low, high) for name, low, high in self.symbols}
+        bounds = {s.name: (s.low if s.low is not None else 0, s.high) for s in self.symbols}
         values: dict[str, int] = {}
         # Where each symbol got its value: (leaf path, axis).
         source: dict[str, tuple[str, int]] = {}
-        pending: list[tuple[str, int, int, DimExpr]] = []
+        pending: list[tuple[str, int, int, Terms]] = []
         for leaf, shape in zip(self.leaves, shapes, strict=True):
             if len(shape) != len(leaf.dims):
                 raise AbiError(
@@ -206,7 +184,7 @@ def _bind(
 
 def _solve(
     bounds: Mapping[str, tuple[int, int | None]],
-    pending: list[tuple[str, int, int, DimExpr]],
+    pending: list[tuple[str, int, int, Terms]],
     values: dict[str, int],
     source: dict[str, tuple[str, int]],
 ) -> None:
@@ -217,38 +195,39 @@ def _solve(
     while progress:
         progress = False
         for path, axis, size, expr in pending:
-            solved = expr.solve(size, values)
+            solved = solve(expr, size, values)
             if solved is None:
                 continue
             symbol, value = solved
             at = f"{path}: dimension {axis} is {size}"
             if value is None:
-                raise AbiError(f"{at}, which is {expr} for no whole {symbol}")
+                raise AbiError(f"{at}, which is {format_terms(expr)} for no whole {symbol}")
             _bind(bounds, symbol, value, f"{at}, so {symbol} is {value}", values)
             source[symbol] = (path, axis)
             progress = True
     for path, axis, size, expr in pending:
-        if not expr.symbols <= values.keys():
+        if not symbols_of(expr) <= values.keys():
             continue
-        expected = expr.evaluate(values)
+        expected = evaluate(expr, values)
         if expected != size:
             bound = ", ".join(
                 f"{symbol} is {values[symbol]} from dimension {source[symbol][1]} of "
                 f"{source[symbol][0]}"
-                for symbol in sorted(expr.symbols)
+                for symbol in sorted(symbols_of(expr))
             )
             raise AbiError(
-                f"{path}: dimension {axis} is {size}, but {expr} is {expected} ({bound})"
+                f"{path}: dimension {axis} is {size}, but {format_terms(expr)} is {expected} "
+                f"({bound})"
             )
 
 
 def _check_constraint(
-    constraint: Constraint, values: dict[str, int], source: dict[str, tuple[str, int]]
+    constraint: DimConstraint, values: dict[str, int], source: dict[str, tuple[str, int]]
 ) -> None:
-    symbols = constraint.expr.symbols
+    symbols = symbols_of(constraint.terms)
     if not symbols <= values.keys():
         return  # a symbol of no value of the call: the framework's own rule
-    value = constraint.expr.evaluate(values)
+    value = evaluate(constraint.terms, values)
     if (value >= 0) if constraint.relation == ">=" else (value == 0):
         return
     # Located at the symbol bound last (the one that broke it), the others named.

@@ -1,4 +1,4 @@
-"""`abi_compiler.frontends.dims`: the relations between a call's dynamic dims, checked
+"""`abi_compiler.calling.dims`: the relations between a call's dynamic dims, checked
 without any framework (the JAX and torch frontends read them from their objects:
 test_jax.py and test_torch.py)."""
 
@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from abi_compiler.call_model import DimConstraint, Symbol, Terms
+from abi_compiler.calling.dims import DimRelations, LeafDims, evaluate, solve
+from abi_compiler.codecs.call_json import format_terms
 from abi_compiler.errors import AbiError
-from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 
-TWO_B = DimExpr(((2, ("b",)),))
-TWO_B_PLUS_1 = DimExpr(((2, ("b",)), (1, ())))
-A_TIMES_B = DimExpr(((1, ("a", "b")),))
-A_MINUS_B = DimExpr(((1, ("a",)), (-1, ("b",))))
+TWO_B: Terms = ((2, ("b",)),)
+TWO_B_PLUS_1: Terms = ((2, ("b",)), (1, ()))
+A_TIMES_B: Terms = ((1, ("a", "b")),)
+A_MINUS_B: Terms = ((1, ("a",)), (-1, ("b",)))
 
 
 def relations(*leaves: tuple[str, tuple[object, ...]], **options: object) -> DimRelations:
@@ -67,12 +69,12 @@ def test_static_dims_and_unrelated_dims() -> None:
     ],
 )
 def test_bounds(size: int, message: str | None) -> None:
-    bounded = relations(("argument x", ("b",)), symbols=(("b", 2, 10),))
+    bounded = relations(("argument x", ("b",)), symbols=(Symbol("b", 2, 10),))
     assert error_of(bounded, (size,)) == message
 
 
 def test_an_unbounded_symbol() -> None:
-    assert error_of(relations(("x", ("b",)), symbols=(("b", 0, None),)), (10**9,)) is None
+    assert error_of(relations(("x", ("b",)), symbols=(Symbol("b", 0, None),)), (10**9,)) is None
 
 
 def test_an_expression_binds_its_symbol() -> None:
@@ -86,7 +88,7 @@ def test_an_expression_binds_its_symbol() -> None:
 
 
 def test_an_expression_alone() -> None:
-    alone = relations(("argument x", (TWO_B_PLUS_1,)), symbols=(("b", 1, 4),))
+    alone = relations(("argument x", (TWO_B_PLUS_1,)), symbols=(Symbol("b", 1, 4),))
     assert error_of(alone, (7,)) is None
     assert error_of(alone, (6,)) == "argument x: dimension 0 is 6, which is 2*b + 1 for no whole b"
     assert error_of(alone, (11,)) == (
@@ -110,7 +112,7 @@ def test_a_constraint() -> None:
     constrained = relations(
         ("argument x", ("a",)),
         ("argument y", ("b",)),
-        constraints=(Constraint(A_MINUS_B, ">=", "a >= b"),),
+        constraints=(DimConstraint(A_MINUS_B, ">=", "a >= b"),),
     )
     assert error_of(constrained, (5,), (3,)) is None
     assert error_of(constrained, (3,), (3,)) is None
@@ -119,14 +121,14 @@ def test_a_constraint() -> None:
         "(a is 3 from dimension 0 of argument x)"
     )
     equal = relations(
-        ("x", ("a",)), ("y", ("b",)), constraints=(Constraint(A_MINUS_B, "==", "a == b"),)
+        ("x", ("a",)), ("y", ("b",)), constraints=(DimConstraint(A_MINUS_B, "==", "a == b"),)
     )
     assert error_of(equal, (3,), (3,)) is None
     assert error_of(equal, (4,), (3,)) is not None
 
 
 def test_a_constraint_on_a_symbol_no_value_binds_is_left_alone() -> None:
-    other = relations(("x", ("a",)), constraints=(Constraint(A_MINUS_B, ">=", "a >= b"),))
+    other = relations(("x", ("a",)), constraints=(DimConstraint(A_MINUS_B, ">=", "a >= b"),))
     assert error_of(other, (1,)) is None
 
 
@@ -140,22 +142,22 @@ def test_the_count_of_shapes() -> None:
         (TWO_B_PLUS_1, "2*b + 1"),
         (A_TIMES_B, "a*b"),
         (A_MINUS_B, "a - b"),
-        (DimExpr(((-1, ("a",)), (20, ()))), "-a + 20"),
-        (DimExpr(((1, ("b", "b")),)), "b*b"),
-        (DimExpr(()), "0"),
+        (((-1, ("a",)), (20, ())), "-a + 20"),
+        (((1, ("b", "b")),), "b*b"),
+        ((), "0"),
     ],
 )
-def test_expression_text(expr: DimExpr, text: str) -> None:
-    assert str(expr) == text
+def test_expression_text(expr: Terms, text: str) -> None:
+    assert format_terms(expr) == text
 
 
 def test_solving() -> None:
-    assert TWO_B_PLUS_1.solve(9, {}) == ("b", 4)
-    assert TWO_B_PLUS_1.solve(8, {}) == ("b", None)
-    assert A_TIMES_B.solve(6, {"a": 2}) == ("b", 3)
-    assert A_TIMES_B.solve(6, {}) is None  # two unknowns
-    assert DimExpr(((1, ("b", "b")),)).solve(4, {}) is None  # not linear
-    assert A_TIMES_B.evaluate({"a": 2, "b": 5}) == 10
+    assert solve(TWO_B_PLUS_1, 9, {}) == ("b", 4)
+    assert solve(TWO_B_PLUS_1, 8, {}) == ("b", None)
+    assert solve(A_TIMES_B, 6, {"a": 2}) == ("b", 3)
+    assert solve(A_TIMES_B, 6, {}) is None  # two unknowns
+    assert solve(((1, ("b", "b")),), 4, {}) is None  # not linear
+    assert evaluate(A_TIMES_B, {"a": 2, "b": 5}) == 10
 
 
 def test_the_relations_import_no_framework_numpy_or_xdsl() -> None:
@@ -165,10 +167,33 @@ def test_the_relations_import_no_framework_numpy_or_xdsl() -> None:
     import sys
 
     code = (
-        "import sys, abi_compiler.frontends.dims, abi_compiler.frontends.pytree\n"
+        "import sys, abi_compiler.calling.dims, abi_compiler.frontends.pytree\n"
         "print(sorted(m for m in ('xdsl', 'numpy', 'jax', 'torch', 'onnx') if m in sys.modules))"
     )
     found = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert found.strip() == "[]"
+
+
+def test_one_model_of_a_dimension() -> None:
+    # `abi_compiler.call_model.Dim` is the one dimension: the frontends write it, the
+    # caller's side checks it as it is (no second type to convert to on every load).
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "abi_compiler"
+    defined = sorted(
+        str(path.relative_to(root.parent))
+        for path in root.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if (isinstance(node, ast.ClassDef) and node.name in ("Dim", "DimExpr"))
+        or (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(
+                isinstance(target, ast.Name) and target.id == "Dim"
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        )
+    )
+    assert defined == ["abi_compiler/call_model.py"]
