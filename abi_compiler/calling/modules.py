@@ -362,6 +362,7 @@ def _plan(
     results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
 
     def leaf(array: Array) -> Callable[[Any], Any]:
+        _check_dtype(array.dtype)
         found = by_index.get(array.index)
         if found is None:
             raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
@@ -373,9 +374,11 @@ def _plan(
         # checked as if the records had its leaf.
         if node.dtype is None:
             return None
+        _check_dtype(node.dtype)
         return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
     def result(array: Array) -> Callable[[Any], Any] | None:
+        _check_dtype(array.dtype)
         found = results.get(array.index)
         return _result_leaf(array, found.type if found else None, call.tensor, module.results)
 
@@ -387,6 +390,15 @@ def _plan(
         ).check
 
     return CallPlan(call, signature, leaf, result, module.types, relations, unused)
+
+
+def _check_dtype(name: str | None) -> None:
+    """`AbiError` for a recorded dtype no array of numbers has: numpy's object and void
+    dtypes (``"O"``, ``"V8"``: their buffers hold addresses of Python objects, or no
+    numbers)."""
+    dtype = _numpy_dtype(name) if name is not None else None
+    if dtype is not None and (dtype.kind in "OV" or dtype.hasobject):
+        raise AbiError(f"abi.call: dtype {name!r} is not an array element type")
 
 
 def _leaf_converter(

@@ -37,6 +37,7 @@ from abi_compiler.call_model import (
     Unused,
 )
 from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path, value_shape
+from abi_compiler.codecs.call_json import constant_value
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
 
@@ -167,6 +168,12 @@ def _rebuilt(kind: str, name: str, fields: tuple[str, ...]) -> type:
             f if f.isidentifier() and not keyword.iskeyword(f) else f"_{i}"
             for i, f in enumerate(fields)
         ]
+        for position, (field, name_made) in enumerate(zip(fields, safe, strict=True)):
+            if name_made in safe[:position]:
+                raise AbiError(
+                    f"abi.call: {kind} {name!r}: field {field!r} would be named {name_made!r}, "
+                    "as another field is"
+                )
         made = dataclasses.make_dataclass(_identifier(name), safe, frozen=True)
     made.__qualname__ = made.__name__
     made.__module__ = "abi_compiler.calling.original_call.rebuilt"
@@ -352,7 +359,7 @@ class CallPlan:
                 return lambda flat: flat[index]
             return lambda flat: transform(flat[index])
         if isinstance(node, Constant):
-            value = node.value
+            value = constant_value(node)
             return lambda flat: value
         if not isinstance(node, Container):
             return lambda flat: None
