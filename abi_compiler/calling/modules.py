@@ -6,9 +6,11 @@ with `iree.abi`, V1 `iree.abi`, legacy `f` + `sip`, or flat) through
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -773,24 +775,54 @@ def parameter_index(parameters: Any) -> Any:
     index = _rt.ParameterIndex()
     if isinstance(parameters, (str, os.PathLike)):
         path = os.fspath(parameters)
-        with open(path, "rb"):  # a missing file or a directory: Python's own OSError
-            pass
+        _check_archive(path)
         try:
             index.load(path)
         except Exception as error:  # IREE's parser: ValueError, IndexError, …
             message = " ".join(str(error).split())
             raise AbiError(f"cannot load the parameters '{path}': {message}") from None
         return index
+    for name, array in host_parameters(parameters).items():
+        index.add_buffer(name, array)
+    return index
+
+
+def _check_archive(path: str) -> None:
+    """Python's own OSError for a missing file or a directory; an `AbiError` for a file
+    that is not a regular one (a FIFO, a device: IREE's parser would wait on it)."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(mode):
+        raise AbiError(f"cannot load the parameters '{path}': not a regular file")
+
+
+def host_parameters(parameters: Any) -> dict[str, Any]:
+    """The arrays of a mapping of parameter name → array as IREE's `ParameterIndex` takes
+    them: each a C-contiguous buffer of numbers (a strided array is copied); a `TypeError`
+    naming the parameter for anything else (a list, None, an object array)."""
     if not isinstance(parameters, Mapping):
         raise TypeError(
             f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
         )
+    found: dict[str, Any] = {}
     for name, array in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"parameter {name!r}: expected a name (str), got {_type_name(name)}")
         if getattr(getattr(array, "dtype", None), "hasobject", False):
             # (its buffer holds the addresses of Python objects)
             raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
-        index.add_buffer(name, array)
-    return index
+        try:
+            view = memoryview(array)
+        except TypeError:
+            raise TypeError(
+                f"parameter {name!r}: expected an array (a buffer of numbers), got "
+                f"{_type_name(array)}"
+            ) from None
+        if not view.c_contiguous:
+            array = np.ascontiguousarray(array)
+        found[name] = array
+    return found
 
 
 def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
@@ -907,6 +939,10 @@ def load(
         vm_module = _rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
         raise _refused(error) from None
+    if isinstance(parameters, (str, os.PathLike)):
+        _check_archive(os.fspath(parameters))  # (before a child would wait on a FIFO)
+    elif parameters is not None:
+        parameters = host_parameters(parameters)  # (copies kept alive with the module)
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
         _load_in_a_child(data, archive)
