@@ -55,7 +55,7 @@ from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.dtypes import scalar_for_numpy
+from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends.dims import Constraint, DimExpr, DimRelations, LeafDims
 from abi_compiler.model import (
@@ -495,6 +495,15 @@ def _signed_leaf(
     must be in ``wanted``'s range — the framework refuses them otherwise."""
     info = np.iinfo(wanted)
     low, high = int(info.min), int(info.max)
+    # The record's words name its signless dtype (``int8[3]``): a refusal names the
+    # framework's (``uint8[3]``), the dtype the caller knows.
+    record = numpy_dtype_name(Scalar("i", wanted.itemsize * 8))
+
+    def own_words(misfit: _Misfit) -> _Misfit:
+        if wanted.name != record and misfit.message.startswith(f"expected {record}["):
+            misfit.message = f"expected {wanted.name}{misfit.message[9 + len(record) :]}"
+            misfit.args = (misfit.message,)
+        return misfit
 
     def check(value: Any) -> Any:
         value = _host_value(value)
@@ -513,7 +522,10 @@ def _signed_leaf(
                 value = np.asarray(value).astype(wanted)
         else:
             _int_range(value, low, high, wanted.name)
-        return slow(value)
+        try:
+            return slow(value)
+        except _Misfit as misfit:
+            raise own_words(misfit) from None
 
     return check
 

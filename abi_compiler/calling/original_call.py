@@ -429,13 +429,22 @@ def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
 def _describe(node: Container) -> str:
     count = len(node.children)
     if node.kind == "dict":
-        return f"a dict with keys {sorted(map(str, node.keys))}"
+        return f"a dict with keys {_keys_text(node.keys)}"
     if node.kind in ("tuple", "list"):
         return f"a {node.kind} of {_values(count)}"
     article = "an" if (node.name or "x")[0] in "AEIOUaeiou" else "a"
     if node.keys:
         return f"{article} {node.name} with fields {list(node.keys)}"
     return f"{article} {node.name} of {_values(count)}"
+
+
+def _keys_text(keys: Iterable[Any]) -> str:
+    """``['a', 'b']``; keys that are not strings with their types, ``[1, 2] (int)``, so
+    that ``1`` and ``'1'`` are told apart."""
+    found = sorted(keys, key=str)
+    text = "[" + ", ".join(repr(key) if isinstance(key, str) else str(key) for key in found) + "]"
+    others = sorted({type(key).__name__ for key in found if not isinstance(key, str)})
+    return f"{text} ({', '.join(others)})" if others else text
 
 
 def _container(
@@ -467,7 +476,7 @@ def _container(
                 if type(value) is dict
                 else all(key in value for key in key_set)
             ):
-                raise Mismatch(f"expected {_describe(node)}, got keys {sorted(map(str, value))}")
+                raise Mismatch(f"expected {_describe(node)}, got keys {_keys_text(value)}")
             for key, child in pairs:
                 try:
                     child(value[key], flat)

@@ -225,3 +225,60 @@ def test_parameter_values(parameter_vmfb: bytes) -> None:
         assert str(caught.value) == (
             f"parameter 'w': expected an array (a buffer of numbers), got {shown}"
         )
+
+
+class ShapeRaises:
+    dtype = np.dtype("float32")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        raise RuntimeError("no shape today")
+
+
+class NanShape:
+    dtype = np.dtype("float32")
+    shape = (float("nan"), 2)
+
+
+def test_an_argument_whose_shape_is_no_shape(module: abi_iree.Module) -> None:
+    for function in (look_up(module, json.dumps(BASE)), module.main):
+        with pytest.raises(AbiError) as caught:
+            function(ShapeRaises())
+        assert str(caught.value) == (
+            "argument 0: expected float32[?,2], ShapeRaises.shape raised RuntimeError: "
+            "no shape today"
+        )
+        with pytest.raises(AbiError) as caught:
+            function(NanShape())
+        assert str(caught.value) == "argument 0: expected float32[?,2], got NanShape"
+
+
+I8_TEXT = """
+func.func @main(%x: tensor<3xi8> {abi.index_path = [0]}) -> (tensor<3xi8> {abi.index_path = []}) {
+  return %x : tensor<3xi8>
+}
+"""
+
+
+def test_messages_say_the_difference(module: abi_iree.Module) -> None:
+    """A byte order, the framework's dtype (not its signless record's), a key's type."""
+    big_endian = np.ones((2, 3), ">f4")
+    with pytest.raises(AbiError) as caught:
+        module.main(big_endian)
+    assert str(caught.value) == ("argument 0: expected float32[?,2], got big-endian float32[2,3]")
+    u8 = abi_iree.load(compiled(I8_TEXT))
+    array = {"t": "array", "i": 0, "dtype": "uint8", "dims": [3]}
+    function = look_up(u8, json.dumps({**BASE, "args": [array], "result": array}))
+    function.vm_function = u8.vm_module.lookup_function("main")
+    with pytest.raises(AbiError) as caught:
+        function(np.array([True, False, True]))
+    assert str(caught.value) == (
+        "argument 0: expected uint8[3], got bool[3] (convert=True converts it)"
+    )
+    keyed = {"t": "dict", "k": ["1", "2"], "c": [ARRAY, {"t": "none"}]}
+    function = look_up(module, json.dumps({**BASE, "args": [keyed]}))
+    with pytest.raises(AbiError) as caught:
+        function({1: np.ones((3, 2), np.float32), 2: None})
+    assert str(caught.value) == (
+        "argument 0: expected a dict with keys ['1', '2'], got keys [1, 2] (int)"
+    )
