@@ -556,8 +556,7 @@ def _shape_attribute(value: Any, expected: str) -> Any:
         return getattr(value, "shape", None)
     except Exception as error:  # whatever the object raises
         raise _Mismatch(
-            f"expected {expected}, {_type_name(value)}.shape raised {type(error).__name__}: "
-            f"{error}"
+            f"expected {expected}, {_type_name(value)}.shape raised {type(error).__name__}: {error}"
         ) from None
 
 
