@@ -47,7 +47,10 @@ __all__ = [
     "constant_value",
     "decode_call",
     "encode_call",
+    "format_bounds",
     "format_call",
+    "format_node",
+    "format_relations",
     "format_terms",
 ]
 
@@ -353,7 +356,7 @@ def _node(obj: Any, depth: int) -> CallNode:
         value = obj["value"]
         if not (value is None or isinstance(value, (bool, int, float, str))):
             _fail("const: 'value' is a JSON scalar")
-        if _is_int(value):
+        if type(value) is int:
             _bounded(value, "const")
         return Constant(value, obj["type"])
     if kind not in _CONTAINERS:
@@ -410,6 +413,28 @@ def format_call(call: OriginalCall) -> str:
         parts.append("*")
         parts += [f"{name}: {_format_node(node)}" for name, node in call.keywords]
     return f"({', '.join(parts)}) -> {_format_node(call.result)}"
+
+
+def format_node(node: CallNode) -> str:
+    """One node of the call as `format_call` writes it (``float32[b,3]``, ``None``)."""
+    return _format_node(node)
+
+
+def format_bounds(low: int | None, high: int | None) -> str:
+    """A symbol's bounds as `format_relations` writes them: ``[1, 8]``, ``[0, inf)``."""
+    return f"[{low or 0}, {'inf)' if high is None else f'{high}]'}"
+
+
+def format_relations(call: OriginalCall) -> str:
+    """The bounds of the call's symbols and its constraints, as `abi-sig show` prints
+    them after the call: ``b in [1, 8], c in [0, 64], a >= b`` (empty: none)."""
+    parts = [
+        f"{symbol.name} in {format_bounds(symbol.low, symbol.high)}"
+        for symbol in call.symbols
+        if symbol.low or symbol.high is not None
+    ]
+    parts += [constraint.text for constraint in call.constraints]
+    return ", ".join(parts)
 
 
 def format_terms(terms: Terms) -> str:
