@@ -14,6 +14,7 @@ from typing import Any
 from abi_compiler.calling.modules import Module, compiled_here, load
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
+from abi_compiler.errors import AbiError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import CompileError, run_tool
@@ -115,6 +116,7 @@ def compile_vmfb(
             text = source.encode("utf-8") if isinstance(source, str) else source
     else:
         text = lower(source, pipeline, name=name).encode("utf-8")
+    _check_function_names(text)
     try:
         from iree.compiler.tools.binaries import find_tool
     except ImportError as error:
@@ -134,6 +136,18 @@ def compile_vmfb(
     vmfb = run_tool(command, text, "iree-compile")
     compiled_here(vmfb)
     return vmfb
+
+
+def _check_function_names(text: bytes) -> None:
+    """An `AbiError` for a module (text; bytecode is not looked into) that would export a
+    function under a name IREE reserves (`reserved_name_error`)."""
+    from abi_compiler.signatures.module_signatures import reserved_functions, reserved_name_error
+
+    if text.startswith(b"ML\xefR"):
+        return
+    reserved = reserved_functions(text.decode("utf-8", "replace"))
+    if reserved:
+        raise AbiError(str(reserved_name_error(reserved[0])))
 
 
 def compile(
