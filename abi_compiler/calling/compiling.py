@@ -17,7 +17,7 @@ from abi_compiler.calling.modules import Module, compiled_here, load, save_param
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
 from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
-from abi_compiler.errors import CompileError
+from abi_compiler.errors import AbiError, CompileError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import report as _report
@@ -148,6 +148,7 @@ def compile_vmfb(
     else:
         with stages.stage("lower"):
             text = lower(source, pipeline, name=name).encode("utf-8")
+    _check_function_names(text)
     try:
         from iree.compiler.tools.binaries import find_tool
     except ImportError as error:
@@ -229,6 +230,18 @@ def _with_entry(text: bytes, key: str, value: str) -> bytes:
         return add_reflection_entry(text.decode("utf-8"), key, value).encode("utf-8")
     except (UnicodeDecodeError, carry.ScanError):
         return text
+
+
+def _check_function_names(text: bytes) -> None:
+    """An `AbiError` for a module (text; bytecode is not looked into) that would export a
+    function under a name IREE reserves (`reserved_name_error`)."""
+    from abi_compiler.signatures.module_signatures import reserved_functions, reserved_name_error
+
+    if text.startswith(b"ML\xefR"):
+        return
+    reserved = reserved_functions(text.decode("utf-8", "replace"))
+    if reserved:
+        raise AbiError(str(reserved_name_error(reserved[0])))
 
 
 def compile(

@@ -42,6 +42,7 @@ symbol was bound by):
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
@@ -190,11 +191,25 @@ def _solve(
 ) -> None:
     """Bind the symbols the expressions determine, then check every expression whose
     symbols are all bound (one with a symbol no value determines is left alone: the
-    framework's export refuses such a function)."""
-    progress = True
-    while progress:
-        progress = False
-        for path, axis, size, expr in pending:
+    framework's export refuses such a function).
+
+    Expressions are solved in passes over ``pending`` in order, as long as one binds a
+    symbol; each expression is tried once, when a single symbol of it is left unbound
+    (the work is linear in the expressions' size: an expression's unbound symbols are
+    counted down as symbols are bound)."""
+    unbound = [set(symbols_of(expr) - values.keys()) for _, _, _, expr in pending]
+    having: dict[str, list[int]] = {}
+    for position, symbols in enumerate(unbound):
+        for symbol in symbols:
+            having.setdefault(symbol, []).append(position)
+    # The expressions to try in this pass (after the one tried last) and in the next.
+    this_pass = [position for position, symbols in enumerate(unbound) if len(symbols) == 1]
+    next_pass: list[int] = []
+    while this_pass:
+        heapq.heapify(this_pass)
+        while this_pass:
+            position = heapq.heappop(this_pass)
+            path, axis, size, expr = pending[position]
             solved = solve(expr, size, values)
             if solved is None:
                 continue
@@ -204,7 +219,15 @@ def _solve(
                 raise AbiError(f"{at}, which is {format_terms(expr)} for no whole {symbol}")
             _bind(bounds, symbol, value, f"{at}, so {symbol} is {value}", values)
             source[symbol] = (path, axis)
-            progress = True
+            for other in having.pop(symbol, ()):
+                unbound[other].discard(symbol)
+                if len(unbound[other]) != 1:
+                    continue
+                if other > position:
+                    heapq.heappush(this_pass, other)
+                else:
+                    next_pass.append(other)
+        this_pass, next_pass = next_pass, []
     for path, axis, size, expr in pending:
         if not symbols_of(expr) <= values.keys():
             continue
@@ -231,8 +254,8 @@ def _check_constraint(
     if (value >= 0) if constraint.relation == ">=" else (value == 0):
         return
     # Located at the symbol bound last (the one that broke it), the others named.
-    order = list(source)
-    last = max(symbols, key=order.index)
+    order = {symbol: position for position, symbol in enumerate(source)}
+    last = max(symbols, key=order.__getitem__)
     path, axis = source[last]
     others = ", ".join(
         f"{symbol} is {values[symbol]} from dimension {source[symbol][1]} of {source[symbol][0]}"

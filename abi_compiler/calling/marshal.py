@@ -224,7 +224,9 @@ def describe_shaped(value: Any, shape: tuple[int, ...]) -> str:
             else getattr(dtype, "str", dtype)
         )
         if isinstance(text, str):
-            return f"{text}{dims}"
+            order = getattr(dtype, "byteorder", "=")
+            endian = {">": "big-endian ", "<": "little-endian "}.get(order, "")
+            return f"{endian}{text}{dims}"
         # A `dtype` that is no dtype (an object's repr would put its address in the message)
         return f"{_type_name(value)} of shape {dims}" if shape else _type_name(value)
     if isinstance(value, memoryview):
@@ -548,10 +550,20 @@ def _host_tensor(value: Any, expected: str) -> Any:
         raise _Mismatch(f"expected {expected}, got {error}") from None
 
 
+def _shape_attribute(value: Any, expected: str) -> Any:
+    """A value's ``.shape`` (None: it has none); a mismatch when reading it raises."""
+    try:
+        return getattr(value, "shape", None)
+    except Exception as error:  # whatever the object raises
+        raise _Mismatch(
+            f"expected {expected}, {_type_name(value)}.shape raised {type(error).__name__}: {error}"
+        ) from None
+
+
 def _array_shape(
     value: Any, expected: str, dims: tuple[int | None, ...] | None = None
 ) -> tuple[int, ...]:
-    shape = getattr(value, "shape", None)
+    shape = _shape_attribute(value, expected)
     if shape is not None and not isinstance(value, (list, tuple)):
         try:
             return tuple(int(dim) for dim in shape)
@@ -576,7 +588,7 @@ def _as_array(value: Any, expected: str) -> Any:
     """An object that is an array only through ``__array__`` (no ``.shape``): the array it
     gives, which is then checked and passed on (no numpy import here)."""
     if (
-        getattr(value, "shape", None) is None
+        _shape_attribute(value, expected) is None
         and not isinstance(value, (list, tuple))
         and hasattr(value, "__array__")
     ):
@@ -623,8 +635,9 @@ def _ndarray_checker(array: NDArray, dtype: Converter | None) -> Converter:
     static = tuple((axis, dim) for axis, dim in enumerate(dims) if dim is not None)
 
     def convert(value: Any) -> Any:
-        shape = getattr(value, "shape", None)
-        if type(shape) is not tuple:  # fast path for numpy: a plain tuple of ints
+        shape = _shape_attribute(value, expected)
+        # fast path for numpy: a plain tuple of ints
+        if type(shape) is not tuple or not all(type(size) is int for size in shape):
             tensor = _host_tensor(value, expected)  # a torch.Size is not a plain tuple
             if tensor is not None:
                 value = tensor

@@ -6,9 +6,11 @@ with `iree.abi`, V1 `iree.abi`, legacy `f` + `sip`, or flat) through
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import inspect
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -69,7 +71,7 @@ from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.dtypes import scalar_for_numpy
+from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -444,6 +446,7 @@ def _plan(
     results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
 
     def leaf(array: Array) -> Callable[[Any], Any]:
+        _check_dtype(array.dtype)
         found = by_index.get(array.index)
         if found is None:
             raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
@@ -455,9 +458,11 @@ def _plan(
         # checked as if the records had its leaf.
         if node.dtype is None:
             return None
+        _check_dtype(node.dtype)
         return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
     def result(array: Array) -> Callable[[Any], Any] | None:
+        _check_dtype(array.dtype)
         found = results.get(array.index)
         return _result_leaf(array, found.type if found else None, call.tensor, module.results)
 
@@ -466,6 +471,15 @@ def _plan(
         return DimRelations(call.symbols, found, call.constraints).check
 
     return CallPlan(call, signature, leaf, result, module.types, relations, unused, unflatten)
+
+
+def _check_dtype(name: str | None) -> None:
+    """`AbiError` for a recorded dtype no array of numbers has: numpy's object and void
+    dtypes (``"O"``, ``"V8"``: their buffers hold addresses of Python objects, or no
+    numbers)."""
+    dtype = _numpy_dtype(name) if name is not None else None
+    if dtype is not None and (dtype.kind in "OV" or dtype.hasobject):
+        raise AbiError(f"abi.call: dtype {name!r} is not an array element type")
 
 
 def _leaf_converter(
@@ -555,6 +569,15 @@ def _signed_leaf(
     must be in ``wanted``'s range — the framework refuses them otherwise."""
     info = np.iinfo(wanted)
     low, high = int(info.min), int(info.max)
+    # The record's words name its signless dtype (``int8[3]``): a refusal names the
+    # framework's (``uint8[3]``), the dtype the caller knows.
+    record = numpy_dtype_name(Scalar("i", wanted.itemsize * 8))
+
+    def own_words(misfit: _Misfit) -> _Misfit:
+        if wanted.name != record and misfit.message.startswith(f"expected {record}["):
+            misfit.message = f"expected {wanted.name}{misfit.message[9 + len(record) :]}"
+            misfit.args = (misfit.message,)
+        return misfit
 
     def check(value: Any) -> Any:
         value = _host_value(value)
@@ -573,7 +596,10 @@ def _signed_leaf(
                 value = np.asarray(value).astype(wanted)
         else:
             _int_range(value, low, high, wanted.name)
-        return slow(value)
+        try:
+            return slow(value)
+        except _Misfit as misfit:
+            raise own_words(misfit) from None
 
     return check
 
@@ -865,24 +891,54 @@ def parameter_index(parameters: Any) -> Any:
     index = _rt.ParameterIndex()
     if isinstance(parameters, (str, os.PathLike)):
         path = os.fspath(parameters)
-        with open(path, "rb"):  # a missing file or a directory: Python's own OSError
-            pass
+        _check_archive(path)
         try:
             index.load(path)
         except Exception as error:  # IREE's parser: ValueError, IndexError, …
             message = " ".join(str(error).split())
             raise AbiError(f"cannot load the parameters '{path}': {message}") from None
         return index
+    for name, array in host_parameters(parameters).items():
+        index.add_buffer(name, array)
+    return index
+
+
+def _check_archive(path: str) -> None:
+    """Python's own OSError for a missing file or a directory; an `AbiError` for a file
+    that is not a regular one (a FIFO, a device: IREE's parser would wait on it)."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(mode):
+        raise AbiError(f"cannot load the parameters '{path}': not a regular file")
+
+
+def host_parameters(parameters: Any) -> dict[str, Any]:
+    """The arrays of a mapping of parameter name → array as IREE's `ParameterIndex` takes
+    them: each a C-contiguous buffer of numbers (a strided array is copied); a `TypeError`
+    naming the parameter for anything else (a list, None, an object array)."""
     if not isinstance(parameters, Mapping):
         raise TypeError(
             f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
         )
+    found: dict[str, Any] = {}
     for name, array in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"parameter {name!r}: expected a name (str), got {_type_name(name)}")
         if getattr(getattr(array, "dtype", None), "hasobject", False):
             # (its buffer holds the addresses of Python objects)
             raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
-        index.add_buffer(name, array)
-    return index
+        try:
+            view = memoryview(array)
+        except TypeError:
+            raise TypeError(
+                f"parameter {name!r}: expected an array (a buffer of numbers), got "
+                f"{_type_name(array)}"
+            ) from None
+        if not view.c_contiguous:
+            array = np.ascontiguousarray(array)
+        found[name] = array
+    return found
 
 
 def parameter_archive(path: str | os.PathLike[str]) -> str:
@@ -1047,6 +1103,10 @@ def load(
         if named is not None:
             beside = os.path.join(os.path.dirname(beside), named)
             parameters = beside if os.path.isfile(beside) else None
+    if isinstance(parameters, (str, os.PathLike)):
+        _check_archive(os.fspath(parameters))  # (before a child would wait on a FIFO)
+    elif parameters is not None:
+        parameters = host_parameters(parameters)  # (copies kept alive with the module)
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
         _load_in_a_child(data, archive)

@@ -41,6 +41,7 @@ from abi_compiler.call_model import (
     Unused,
 )
 from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path, value_shape
+from abi_compiler.codecs.call_json import constant_value
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
 
@@ -173,6 +174,12 @@ def _rebuilt(kind: str, name: str, fields: tuple[str, ...]) -> type:
             f if f.isidentifier() and not keyword.iskeyword(f) else f"_{i}"
             for i, f in enumerate(fields)
         ]
+        for position, (field, name_made) in enumerate(zip(fields, safe, strict=True)):
+            if name_made in safe[:position]:
+                raise AbiError(
+                    f"abi.call: {kind} {name!r}: field {field!r} would be named {name_made!r}, "
+                    "as another field is"
+                )
         made = dataclasses.make_dataclass(_identifier(name), safe, frozen=True)
     made.__qualname__ = made.__name__
     made.__module__ = "abi_compiler.calling.original_call.rebuilt"
@@ -461,7 +468,7 @@ class CallPlan:
                 return lambda flat: flat[index]
             return lambda flat: transform(flat[index])
         if isinstance(node, Constant):
-            value = node.value
+            value = constant_value(node)
             return lambda flat: value
         if not isinstance(node, Container):
             return lambda flat: None
@@ -549,7 +556,7 @@ def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
 def _describe(node: Container) -> str:
     count = len(node.children)
     if node.kind == "dict":
-        return f"a dict with keys {sorted(map(str, node.keys))}"
+        return f"a dict with keys {_keys_text(node.keys)}"
     if node.kind == "model_output":
         keys = [
             key
@@ -563,6 +570,15 @@ def _describe(node: Container) -> str:
     if node.keys:
         return f"{article} {node.name} with fields {list(node.keys)}"
     return f"{article} {node.name} of {_values(count)}"
+
+
+def _keys_text(keys: Iterable[Any]) -> str:
+    """``['a', 'b']``; keys that are not strings with their types, ``[1, 2] (int)``, so
+    that ``1`` and ``'1'`` are told apart."""
+    found = sorted(keys, key=str)
+    text = "[" + ", ".join(repr(key) if isinstance(key, str) else str(key) for key in found) + "]"
+    others = sorted({type(key).__name__ for key in found if not isinstance(key, str)})
+    return f"{text} ({', '.join(others)})" if others else text
 
 
 def _container(
@@ -594,7 +610,7 @@ def _container(
                 if type(value) is dict
                 else all(key in value for key in key_set)
             ):
-                raise Mismatch(f"expected {_describe(node)}, got keys {sorted(map(str, value))}")
+                raise Mismatch(f"expected {_describe(node)}, got keys {_keys_text(value)}")
             for key, child in pairs:
                 try:
                     child(value[key], flat)

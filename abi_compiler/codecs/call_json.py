@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, NoReturn
 
 from abi_compiler.call_model import (
@@ -41,7 +42,18 @@ from abi_compiler.call_model import (
 )
 from abi_compiler.errors import AbiError
 
-__all__ = ["VERSION", "constant", "decode_call", "encode_call", "format_call", "format_terms"]
+__all__ = [
+    "VERSION",
+    "constant",
+    "constant_value",
+    "decode_call",
+    "encode_call",
+    "format_bounds",
+    "format_call",
+    "format_node",
+    "format_relations",
+    "format_terms",
+]
 
 VERSION = 1
 _TENSORS = ("numpy", "torch", "jax", "tf")
@@ -49,6 +61,16 @@ _CONTAINERS = ("tuple", "list", "dict", "namedtuple", "dataclass", "model_output
 _TYPED = ("namedtuple", "dataclass", "model_output")
 # Bound on nesting, as for `iree.abi` (keeps decoding away from the recursion limit).
 _MAX_DEPTH = 256
+# Bounds on the numbers of dims and symbols: every recorded int (a size, a coefficient, a
+# bound, a leaf index, a fixed value) is below 2**63 in magnitude, and a term of a
+# polynomial dim has at most `_MAX_DEGREE` symbols, so that no size a call computes from
+# them is beyond what Python prints (its int-to-string limit) or slow to compute.
+_MAX_INT = 2**63
+_MAX_DEGREE = 8
+# A dtype is a numpy name (``float32``, ``bfloat16``, ``float8_e4m3fn``).
+_DTYPE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+# Field names Python keeps for itself: a rebuilt namedtuple or dataclass cannot have them.
+_SPECIAL = re.compile(r"__\w*__")
 
 # ------------------------------------------------------------------------------------
 # Encoding.
@@ -126,6 +148,17 @@ def constant(value: Any) -> Constant:
     return Constant(None, type_name, repr(value))
 
 
+def constant_value(node: Constant) -> Any:
+    """The value of a specialized constant as the framework gave it: its JSON ``value``,
+    or for a float JSON cannot hold (``nan``, ``inf``, ``-inf``), that float; None for
+    another value kept only by its ``repr``."""
+    if node.text is None:
+        return node.value
+    if node.type == "float" and node.text in ("nan", "inf", "-inf"):
+        return float(node.text)
+    return None
+
+
 # ------------------------------------------------------------------------------------
 # Decoding.
 # ------------------------------------------------------------------------------------
@@ -138,13 +171,14 @@ def _fail(message: str) -> NoReturn:
 def decode_call(text: str | bytes) -> OriginalCall:
     """The `OriginalCall` of an `abi.call` JSON text; `AbiError` when it is not one."""
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=_object)
     except (ValueError, RecursionError) as error:
         _fail(f"not JSON: {error}")
     if not isinstance(obj, dict):
         _fail(f"expected a JSON object, got {type(obj).__name__}")
-    if obj.get("v") != VERSION:
-        _fail(f"unsupported version {obj.get('v')!r} (this reader knows {VERSION})")
+    version = obj.get("v")
+    if not (_is_int(version) and version == VERSION):
+        _fail(f"unsupported version {version!r} (this reader knows {VERSION})")
     allowed = {
         "v",
         "args",
@@ -187,11 +221,15 @@ def decode_call(text: str | bytes) -> OriginalCall:
             and all(_is_int_or_none(x) for x in item[1:])
         ):
             _fail("symbols: expected [name, low, high] triples")
+        for bound in item[1:]:
+            _bounded(bound, "symbols")
         symbols.append(Symbol(item[0], item[1], item[2]))
     fixed = []
     for item in _list(obj.get("fixed", []), "fixed"):
         if not (isinstance(item, list) and len(item) == 2 and all(_is_int(x) for x in item)):
             _fail("fixed: expected [leaf index, value] pairs")
+        _bounded(item[0], "fixed")
+        _bounded(item[1], "fixed")
         fixed.append((item[0], item[1]))
     constraints = []
     for item in _list(obj.get("constraints", []), "constraints"):
@@ -227,8 +265,27 @@ def _terms(value: Any) -> Terms:
             and all(isinstance(symbol, str) for symbol in term[1])
         ):
             _fail("terms: expected [coefficient, [symbol, ...]] pairs")
+        _bounded(term[0], "terms")
+        if len(term[1]) > _MAX_DEGREE:
+            _fail(f"terms: a term has more than {_MAX_DEGREE} symbols")
         terms.append((term[0], tuple(term[1])))
     return tuple(terms)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose members are distinct (`json` keeps the last of a repeated one)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        names = [name for name, _ in pairs]
+        repeated = next(name for name in names if names.count(name) > 1)
+        _fail(f"member {repeated!r} is repeated")
+    return found
+
+
+def _bounded(value: int | None, where: str) -> None:
+    """`AbiError` for an int beyond the bounds of a recorded one (see `_MAX_INT`)."""
+    if value is not None and not -_MAX_INT < value < _MAX_INT:
+        _fail(f"{where}: an int of {len(str(abs(value)))} digits (at most 2**63 - 1)")
 
 
 def _is_int(value: Any) -> bool:
@@ -252,7 +309,10 @@ def _dims(value: Any, where: str) -> tuple[Dim, ...] | None:
     for item in _list(value, where):
         if isinstance(item, list):
             found.append(_terms(item))
-        elif item is None or isinstance(item, str) or _is_int(item):
+        elif item is None or isinstance(item, str):
+            found.append(item)
+        elif _is_int(item):
+            _bounded(item, where)
             found.append(item)
         else:
             _fail(f"{where}: a dim is an int, a symbol, terms or null")
@@ -260,9 +320,15 @@ def _dims(value: Any, where: str) -> tuple[Dim, ...] | None:
 
 
 def _dtype(value: Any) -> str | None:
-    if value is not None and not isinstance(value, str):
-        _fail("dtype: expected a name or null")
+    if value is not None and not (isinstance(value, str) and _DTYPE_NAME.fullmatch(value)):
+        _fail(f"dtype: expected a numpy dtype name or null, got {_shown(value)}")
     return value
+
+
+def _shown(value: Any) -> str:
+    """A recorded value in a message: ASCII, at most 60 characters."""
+    text = ascii(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _node(obj: Any, depth: int) -> CallNode:
@@ -274,7 +340,7 @@ def _node(obj: Any, depth: int) -> CallNode:
     if kind == "array":
         _members(obj, {"t", "i", "dtype", "dims"}, {"t", "i"})
         index = obj["i"]
-        if not _is_int(index) or index < 0:
+        if not _is_int(index) or not 0 <= index < _MAX_INT:
             _fail("array: 'i' is a leaf index")
         return Array(index, _dtype(obj.get("dtype")), _dims(obj.get("dims"), "dims"))
     if kind == "unused":
@@ -294,6 +360,8 @@ def _node(obj: Any, depth: int) -> CallNode:
         value = obj["value"]
         if not (value is None or isinstance(value, (bool, int, float, str))):
             _fail("const: 'value' is a JSON scalar")
+        if type(value) is int:
+            _bounded(value, "const")
         return Constant(value, obj["type"])
     if kind not in _CONTAINERS:
         _fail(f"unknown node kind {kind!r}")
@@ -307,6 +375,13 @@ def _node(obj: Any, depth: int) -> CallNode:
         _fail(f"{kind}: one distinct key per child")
     if kind in _TYPED and not all(isinstance(key, str) for key in keys):
         _fail(f"{kind}: fields are strings")
+    if kind in ("namedtuple", "dataclass", "node"):
+        for key in keys:
+            if isinstance(key, str) and _SPECIAL.fullmatch(key):
+                _fail(
+                    f"{kind} {_shown(obj.get('name'))}: field {_shown(key)} is a name Python "
+                    "reserves"
+                )
     name = obj.get("name")
     if name is not None and not isinstance(name, str):
         _fail("name: expected a string")
@@ -356,6 +431,28 @@ def format_call(call: OriginalCall) -> str:
         parts.append("*")
         parts += [f"{name}: {_format_node(node)}" for name, node in call.keywords]
     return f"({', '.join(parts)}) -> {_format_node(call.result)}"
+
+
+def format_node(node: CallNode) -> str:
+    """One node of the call as `format_call` writes it (``float32[b,3]``, ``None``)."""
+    return _format_node(node)
+
+
+def format_bounds(low: int | None, high: int | None) -> str:
+    """A symbol's bounds as `format_relations` writes them: ``[1, 8]``, ``[0, inf)``."""
+    return f"[{low or 0}, {'inf)' if high is None else f'{high}]'}"
+
+
+def format_relations(call: OriginalCall) -> str:
+    """The bounds of the call's symbols and its constraints, as `abi-sig show` prints
+    them after the call: ``b in [1, 8], c in [0, 64], a >= b`` (empty: none)."""
+    parts = [
+        f"{symbol.name} in {format_bounds(symbol.low, symbol.high)}"
+        for symbol in call.symbols
+        if symbol.low or symbol.high is not None
+    ]
+    parts += [constraint.text for constraint in call.constraints]
+    return ", ".join(parts)
 
 
 def format_terms(terms: Terms) -> str:

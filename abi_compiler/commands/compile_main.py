@@ -361,9 +361,14 @@ def _text(
     name and bytes, `<NAME>/<name>` for a clash); None: every weight stays in the text."""
     from abi_compiler.errors import AbiError
     from abi_compiler.frontends.entries import Entry, link, merge_parameters
+    from abi_compiler.signatures.module_signatures import reserved_functions, reserved_name_error
 
     if signatures and not any(item.kind == "tf" for item in inputs):
         raise UsageError("--signature applies to a SavedModel input, and there is none")
+    for item in inputs:
+        reserved = None if item.name is None else reserved_name_error(item.name)
+        if reserved is not None:
+            raise UsageError(f"'{item.name}={item.path}': {reserved}")
     programs = []
     for item in inputs:
         with stages.stage(f"import {item.path}" if item.kind != "mlir" else f"read {item.path}"):
@@ -375,17 +380,22 @@ def _text(
         programs.append(program)
     if len(inputs) == 1 and inputs[0].name is None:
         with stages.stage("lower"):
-            return _lower(programs[0], inputs[0].path)
-    entries = []
-    for item, program in zip(inputs, programs, strict=True):
-        function = None if isinstance(program, str) else program.function
-        with stages.stage(f"lower {item.path}"):
-            lowered = _lower(program, item.path)
-        entries.append(Entry(item.name, lowered, function, item.path))
-    try:
-        return link(entries)
-    except AbiError as error:
-        raise UsageError(str(error)) from None
+            text = _lower(programs[0], inputs[0].path)
+    else:
+        entries = []
+        for item, program in zip(inputs, programs, strict=True):
+            function = None if isinstance(program, str) else program.function
+            with stages.stage(f"lower {item.path}"):
+                lowered = _lower(program, item.path)
+            entries.append(Entry(item.name, lowered, function, item.path))
+        try:
+            text = link(entries)
+        except AbiError as error:
+            raise UsageError(str(error)) from None
+    reserved_names = reserved_functions(text)
+    if reserved_names:
+        raise UsageError(f"'{inputs[0].path}': {reserved_name_error(reserved_names[0])}")
+    return text
 
 
 def run(argv: Sequence[str] | None) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from abi_compiler.call_model import OriginalCall
-from abi_compiler.codecs.call_json import format_call
+from abi_compiler.codecs.call_json import format_call, format_relations
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import format_provenance
@@ -45,7 +45,7 @@ from abi_compiler.signatures.module_signatures import (
     is_vmfb,
     read_module,
 )
-from abi_compiler.signatures.signature_diff import Finding, diff_calls, diff_modules
+from abi_compiler.signatures.signature_diff import Finding, diff_functions
 from abi_compiler.versions import package_version
 
 PROG = "abi-sig"
@@ -175,6 +175,11 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
         "declaration": format_declaration(function.signature),
         **signature_to_json(function.signature),
         **({"call": format_call(function.call)} if function.call is not None else {}),
+        **(
+            {"where": format_relations(function.call)}
+            if function.call is not None and format_relations(function.call)
+            else {}
+        ),
     }
 
 
@@ -208,6 +213,9 @@ def _show(args: argparse.Namespace) -> int:
                 lines.append(function.line())
                 if function.call is not None:
                     lines.append(f"  called as {function.name}{format_call(function.call)}")
+                    relations = format_relations(function.call)
+                    if relations:
+                        lines.append(f"  where {relations}")
             if args.provenance:
                 lines += _provenance_lines(functions)
         text = "".join(printable(line) + "\n" for line in lines)
@@ -302,12 +310,7 @@ def _diff(args: argparse.Namespace) -> int:
         for line in errors:
             output.write_stderr(line)
         return 2
-    findings = diff_modules(modules[0], modules[1], strict=args.strict)
-    # The original calls, where both versions have one: what the records cannot say.
-    for name, call in calls[0].items():
-        if name in calls[1]:
-            findings += diff_calls(name, call, calls[1][name])
-    findings.sort(key=lambda finding: not finding.breaking)
+    findings = diff_functions(modules[0], modules[1], calls[0], calls[1], strict=args.strict)
     breaking = any(finding.breaking for finding in findings)
     information = _provenance_changes(read[0], read[1])
     if args.format == "json":

@@ -126,6 +126,39 @@ def caller_visible(name: str) -> bool:
     )
 
 
+# A public function's definition in MLIR text: its name, bare or quoted.
+_PUBLIC_FUNCTION = re.compile(
+    r'^\s*(?:func\.func|util\.func)\s+(?:public\s+)?@("(?:[^"\\]|\\.)*"|[\w$.-]+)', re.MULTILINE
+)
+
+
+def reserved_name_error(name: str) -> str | None:
+    """Why a module cannot export a function ``name`` (None: it can): the names that
+    `caller_visible` says are IREE's own. A module exporting one does not load (the VM's
+    life-cycle functions) or exports a function no caller reaches."""
+    if caller_visible(name):
+        return None
+    return (
+        f"the function name '{name}' is one IREE reserves (the VM's __init, __deinit and "
+        "__notify, a function's $async variant, a global's global$<name>$get/$set "
+        "accessors): the module would not load, or nobody could call the function; give "
+        "it another name"
+    )
+
+
+def reserved_functions(text: str) -> list[str]:
+    """The public functions of MLIR ``text`` whose names IREE reserves
+    (`reserved_name_error`), in order."""
+    found = []
+    for match in _PUBLIC_FUNCTION.finditer(text):
+        name = match.group(1)
+        if name.startswith('"'):
+            name = name[1:-1]
+        if not caller_visible(name):
+            found.append(name)
+    return found
+
+
 class ReadError(Exception):
     """A module that cannot be read. ``position`` is ``file:line:col`` or ``file`` (None
     for a problem with no input position: the diagnostic then starts with the tool's

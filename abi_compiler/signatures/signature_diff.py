@@ -34,17 +34,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from abi_compiler.call_model import (
     Array,
     CallNode,
     Constant,
     Container,
+    Dim,
     NoneLeaf,
     OriginalCall,
+    Terms,
     Unused,
 )
+from abi_compiler.codecs.call_json import format_bounds, format_node, format_terms
 from abi_compiler.codecs.json_abi import (
     format_leaf_type,
     format_value,
@@ -81,6 +84,9 @@ What = Literal[
     "rank",
     "shape",
     "value",
+    "relation",
+    "bounds",
+    "constraint",
 ]
 
 
@@ -117,6 +123,9 @@ class Finding:
         """The finding as `abi-sig diff` prints it:
         ``breaking: main: argument params['dense']['kernel']: shape 4x3 -> 4x5``."""
         severity = "breaking" if self.breaking else "compatible"
+        if self.what == "constraint":
+            change = f"added {self.new}" if self.old is None else f"removed {self.old}"
+            return f"{severity}: {self.function}: constraint {change}"
         if self.side is None:
             return f"{severity}: {self.function}: function {self.what}"
         if self.what in ("added", "removed"):
@@ -362,19 +371,50 @@ def _dims_break(side: Side, old: tuple[int | None, ...], new: tuple[int | None, 
 # --------------------------------------------------------------------------------------
 
 
+def diff_functions(
+    old: Mapping[str, Signature],
+    new: Mapping[str, Signature],
+    old_calls: Mapping[str, OriginalCall],
+    new_calls: Mapping[str, OriginalCall],
+    *,
+    strict: bool = False,
+) -> list[Finding]:
+    """`abi-sig diff`: the records' findings (`diff_modules`) and, where both versions
+    of a function have an original call, the calls' (`diff_calls`), each change once: a
+    call's finding at the place and of the kind of a records' one is the same change
+    (the records' words are kept). Breaking ones first; ``strict``: a key added to a
+    result dict breaks too."""
+    findings = diff_modules(old, new, strict=strict)
+    seen = {(f.function, f.side, f.path, f.what) for f in findings}
+    for name, call in old_calls.items():
+        if name not in new_calls:
+            continue
+        for finding in diff_calls(name, call, new_calls[name]):
+            if (finding.function, finding.side, finding.path, finding.what) in seen:
+                continue
+            if strict and finding.what == "keys":
+                finding = dataclasses.replace(finding, breaking=True)
+            findings.append(finding)
+    return sorted(findings, key=lambda finding: not finding.breaking)  # stable
+
+
 def diff_calls(function: str, old: OriginalCall, new: OriginalCall) -> list[Finding]:
     """The differences between two original calls of ``function`` that a caller of the
     framework's call sees beyond the records: a namedtuple's or dataclass's type name or
     fields, `None` and specialized values, keyword parameters, an integer leaf's
-    signedness. Every one of them breaks that call (a renamed field is no longer found
-    on the caller's object, a rebuilt result has other fields)."""
+    signedness, the relations between the arguments' dims (`_diff_relations`). Each
+    breaks that call (a renamed field is no longer found on the caller's object, a
+    rebuilt result has other fields), but a key added to a result dict and a relation
+    loosened."""
     found: list[Finding] = []
     for position, (a, b) in enumerate(zip(old.positional, new.positional, strict=False)):
         found += _diff_call_nodes(function, "argument", (position,), a, b)
     for position in range(len(new.positional), len(old.positional)):
-        found.append(Finding(function, True, "argument", (position,), "removed", "", None))
+        removed = format_node(old.positional[position])
+        found.append(Finding(function, True, "argument", (position,), "removed", removed, None))
     for position in range(len(old.positional), len(new.positional)):
-        found.append(Finding(function, True, "argument", (position,), "added", None, ""))
+        added = format_node(new.positional[position])
+        found.append(Finding(function, True, "argument", (position,), "added", None, added))
     old_keywords, new_keywords = dict(old.keywords), dict(new.keywords)
     for name, node in old.keywords:
         if name in new_keywords:
@@ -385,6 +425,7 @@ def diff_calls(function: str, old: OriginalCall, new: OriginalCall) -> list[Find
         if name not in old_keywords:
             found.append(Finding(function, True, "argument", (name,), "added", None, "keyword"))
     found += _diff_call_nodes(function, "result", (), old.result, new.result)
+    found += _diff_relations(function, old, new)
     return found
 
 
@@ -415,7 +456,17 @@ def _diff_call_nodes(
     if old.name != new.name:
         return [finding("type", str(old.name), str(new.name))]
     if old.keys != new.keys and (old.kind != "dict" or set(old.keys) != set(new.keys)):
-        return [finding("keys", repr(list(old.keys)), repr(list(new.keys)))]
+        keys = finding("keys", repr(list(old.keys)), repr(list(new.keys)))
+        if side == "result" and old.kind == "dict" and set(old.keys) <= set(new.keys):
+            # a caller reads a dict's results by key: every old read still works
+            keys = dataclasses.replace(keys, breaking=False)
+            by_key = dict(zip(new.keys, new.children, strict=True))
+            return [keys] + [
+                found
+                for key, child in zip(old.keys, old.children, strict=True)
+                for found in _diff_call_nodes(function, side, (*path, key), child, by_key[key])
+            ]
+        return [keys]
     if len(old.children) != len(new.children):
         return [finding("arity", str(len(old.children)), str(len(new.children)))]
     found: list[Finding] = []
@@ -424,4 +475,147 @@ def _diff_call_nodes(
         key: IndexPathComponent = old.keys[position] if old.keys else position
         other = by_key[key] if old.kind == "dict" else new.children[position]
         found += _diff_call_nodes(function, side, (*path, key), child, other)
+    return found
+
+
+# A dim of an argument: the path of its array (as findings locate values) and its axis.
+_Place = tuple[tuple[IndexPathComponent, ...], int]
+
+
+def _argument_dims(call: OriginalCall) -> dict[_Place, Dim]:
+    """Every dim of the call's argument arrays (and of those the export dropped, which
+    the framework checks too) that is not a static size, by place, in call order."""
+    found: dict[_Place, Dim] = {}
+
+    def walk(node: CallNode, path: tuple[IndexPathComponent, ...]) -> None:
+        if isinstance(node, (Array, Unused)):
+            for axis, dim in enumerate(node.dims or ()):
+                if not isinstance(dim, int):
+                    found[(path, axis)] = dim
+        elif isinstance(node, Container):
+            for position, child in enumerate(node.children):
+                walk(child, (*path, node.keys[position] if node.keys else position))
+
+    for position, node in enumerate(call.positional):
+        walk(node, (position,))
+    for name, node in call.keywords:
+        walk(node, (name,))
+    return found
+
+
+def _place_text(place: _Place) -> str:
+    path, axis = place
+    return f"{Finding('', True, 'argument', path, 'relation', None, None).location} dim {axis}"
+
+
+class _Relations:
+    """One version's relations between the argument dims: each symbol named by the place
+    it first appears at (so that renaming a symbol is no change)."""
+
+    def __init__(self, call: OriginalCall) -> None:
+        self.dims = _argument_dims(call)
+        self.anchors: dict[str, _Place] = {}
+        for place, dim in self.dims.items():
+            for symbol in _symbols(dim):
+                self.anchors.setdefault(symbol, place)
+        bounds = {symbol.name: (symbol.low or 0, symbol.high) for symbol in call.symbols}
+        self.bounds = {symbol: bounds.get(symbol, (0, None)) for symbol in self.anchors}
+        self.constraints = {
+            (self._terms(c.terms), c.relation): c.text
+            for c in call.constraints
+            if all(symbol in self.anchors for _, symbols in c.terms for symbol in symbols)
+        }
+
+    def _terms(self, terms: Terms) -> tuple[tuple[int, tuple[_Place, ...]], ...]:
+        return tuple(
+            sorted((c, tuple(sorted(self.anchors[s] for s in symbols))) for c, symbols in terms)
+        )
+
+    def form(self, place: _Place) -> tuple[Any, ...] | None:
+        """What relates the dim at ``place`` to others: None when nothing does."""
+        dim = self.dims[place]
+        if dim is None or (isinstance(dim, str) and self.anchors[dim] == place):
+            return None
+        if isinstance(dim, str):
+            return ("shared", self.anchors[dim])
+        assert isinstance(dim, tuple)
+        return ("terms", self._terms(dim))
+
+    def bounds_at(self, place: _Place) -> tuple[int, int | None] | None:
+        """The bounds of the dim at ``place`` when nothing else gives them: its symbol's
+        where the symbol first appears, unbounded for a dim related to nothing; None
+        otherwise (a dim shared with another, an expression)."""
+        dim = self.dims[place]
+        if dim is None:
+            return (0, None)
+        if isinstance(dim, str) and self.anchors[dim] == place:
+            return self.bounds[dim]
+        return None
+
+    def text(self, place: _Place) -> str:
+        dim = self.dims[place]
+        axis = place[1]
+        if self.form(place) is None:
+            return f"dim {axis} free"
+        if isinstance(dim, str):
+            return f"dim {axis} = {_place_text(self.anchors[dim])}"
+        assert isinstance(dim, tuple)
+        return f"dim {axis} = {format_terms(dim)}"
+
+
+def _symbols(dim: Dim) -> list[str]:
+    if isinstance(dim, str):
+        return [dim]
+    if isinstance(dim, tuple):
+        return [symbol for _, symbols in dim for symbol in symbols]
+    return []
+
+
+def _diff_relations(function: str, old: OriginalCall, new: OriginalCall) -> list[Finding]:
+    """The changes of the relations between the arguments' dynamic dims (docs/formats.md,
+    "Comparing two versions"): a dim newly tied to another (a symbol shared, an
+    expression), bounds tightened, a constraint added break — the new function refuses
+    calls the old one took; loosened ones are compatible."""
+    before, after = _Relations(old), _Relations(new)
+    found: list[Finding] = []
+    places = [place for place in before.dims if place in after.dims]
+    for place in places:
+        was, now = before.form(place), after.form(place)
+        if was != now:
+            found.append(
+                Finding(
+                    function,
+                    now is not None,
+                    "argument",
+                    place[0],
+                    "relation",
+                    before.text(place),
+                    after.text(place),
+                )
+            )
+    # Bounds, once per symbol: where it first appears (or a free dim there).
+    for place in places:
+        was_bounds, now_bounds = before.bounds_at(place), after.bounds_at(place)
+        if was_bounds is None or now_bounds is None or was_bounds == now_bounds:
+            continue
+        (low, high), (new_low, new_high) = was_bounds, now_bounds
+        tightened = new_low > low or (new_high is not None and (high is None or new_high < high))
+        axis = place[1]
+        found.append(
+            Finding(
+                function,
+                tightened,
+                "argument",
+                place[0],
+                "bounds",
+                f"dim {axis} in {format_bounds(low, high)}",
+                f"dim {axis} in {format_bounds(new_low, new_high)}",
+            )
+        )
+    for key, text in after.constraints.items():
+        if key not in before.constraints:
+            found.append(Finding(function, True, None, (), "constraint", None, repr(text)))
+    for key, text in before.constraints.items():
+        if key not in after.constraints:
+            found.append(Finding(function, False, None, (), "constraint", repr(text), None))
     return found

@@ -166,11 +166,15 @@ def test_the_readme_example() -> None:
 
 
 def test_functions_hidden_from_function_names_are_not_reachable_by_name() -> None:
-    # IREE adds `<name>$async` for torch input; a module may export one by that name.
-    module = abi_iree.compile(
+    # IREE adds `<name>$async` for torch input; a module built elsewhere may export one by
+    # that name (`compile` refuses to: test_reserved_function_names).
+    from iree.compiler import compile_str
+
+    text = (
         'func.func @"main$async"(%a: i32) -> i32 {\n  func.return %a : i32\n}\n'
         "func.func @main(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"
     )
+    module = abi_iree.load(compile_str(text, target_backends=["llvm-cpu"]))
     assert "main$async" in module.vm_module.function_names
     assert module.function_names == ["main"] and list(module) == ["main"]
     assert "main$async" not in module and "main" in module
@@ -192,3 +196,18 @@ def test_a_crash_of_iree_compile_is_one_line_after_its_diagnostics() -> None:
     assert lines[-1].startswith("iree-compile: crashed (SIG")
     assert lines[-1].endswith("), a defect of IREE")
     assert not any("Stack dump" in line or line.startswith(" #") for line in lines)
+
+
+@pytest.mark.parametrize("name", ["__init", "__deinit", "__notify", "main$async", "global$w$get"])
+def test_reserved_function_names(name: str) -> None:
+    """A module exporting a function under a name IREE reserves does not load (the VM's
+    life-cycle functions) or has a function nobody can call: refused when it is built,
+    whether the name is the function's own or a mapping's key; renamed by a key, the
+    function compiles."""
+    text = f'func.func @"{name}"(%a: i32) -> i32 {{\n  func.return %a : i32\n}}\n'
+    message = f"the function name '{name}' is one IREE reserves (the VM's __init, __deinit"
+    for source in (text, {name: "func.func @f(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"}):
+        with pytest.raises(AbiError) as caught:
+            abi_iree.compile_vmfb(source)
+        assert str(caught.value).startswith(message)
+    assert abi_iree.compile({"main": text}).main(3) == 3

@@ -493,3 +493,34 @@ def test_a_jax_export_and_a_saved_model_signature_in_one_module(
     status, err = _run(args, capsys)
     assert status == 1
     assert err.endswith("names one function: give one --signature\n"), err
+
+
+@pytest.mark.parametrize("name", ["__init", "main$async", "global$w$set"])
+def test_reserved_function_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """`NAME=INPUT` with a name IREE reserves, or an input whose function has one: one
+    error, no output (the `.vmfb` would not load, or its function could not be called);
+    the input's own reserved name given another by `NAME=` compiles."""
+    reserved = tmp_path / "reserved.mlir"
+    reserved.write_text(
+        f'func.func @"{name}"(%a: i32) -> i32 {{\n  func.return %a : i32\n}}\n', encoding="utf-8"
+    )
+    out = tmp_path / "out.vmfb"
+    why = (
+        f"the function name '{name}' is one IREE reserves (the VM's __init, __deinit and "
+        "__notify, a function's $async variant, a global's global$<name>$get/$set accessors): "
+        "the module would not load, or nobody could call the function; give it another name\n"
+    )
+    assert _run([f"{name}={V1}", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{name}={V1}': {why}",
+    )
+    assert _run([reserved, "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: '{reserved}': {why}",
+    )
+    assert not out.exists()
+    needs_iree()
+    assert _run([f"main={reserved}", "-o", out], capsys) == (0, "")
+    assert _load(out).main(3) == 3

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -648,3 +649,139 @@ def test_diff_compares_original_calls(tmp_path: Path) -> None:
     )
     done = abi_sig("diff", "old.mlir", "const.mlir", cwd=tmp_path)
     assert done.stdout.decode() == "breaking: main: argument 2: value 2 -> 3\n"
+
+
+def _called(call: dict[str, Any], records: dict[str, Any], arguments: str, results: str) -> str:
+    """A module of one function ``main`` with records and an original call."""
+    from tests.calling.conftest import mlir_string
+
+    return (
+        f"func.func @main({arguments}) -> ({results}) attributes {{iree.abi = "
+        f'"{mlir_string(json.dumps(records, separators=(",", ":")))}", iree.reflection = '
+        f'{{abi.call = "{mlir_string(json.dumps(call, separators=(",", ":")))}"}}}}\n'
+    )
+
+
+def _array(index: int, *dims: Any) -> dict[str, Any]:
+    return {"t": "array", "i": index, "dtype": "float32", "dims": list(dims)}
+
+
+def _record(*dims: int | None) -> list[Any]:
+    return ["ndarray", "f32", len(dims), *dims]
+
+
+def _version(
+    count: int = 2,
+    second: Any = "b",
+    result_keys: tuple[str, ...] = ("y",),
+    symbols: list[Any] | None = None,
+    constraints: list[Any] | None = None,
+    first: str = "a",
+) -> str:
+    """``main(x: float32[<first>, 2], y: float32[<second>], …) -> {'y': …, …}``."""
+    args = [_array(0, first, 2), _array(1, second)] + [_array(i, 4) for i in range(2, count)]
+    result = {
+        "t": "dict",
+        "k": list(result_keys),
+        "c": [_array(i, 2) for i in range(len(result_keys))],
+    }
+    call = {"v": 1, "args": args, "kwargs": [], "result": result}
+    if symbols:
+        call["symbols"] = symbols
+    if constraints:
+        call["constraints"] = constraints
+    records = {
+        "a": [_record(None, 2), _record(None)] + [_record(4)] * (count - 2),
+        "r": [["sdict", *[[key, _record(2)] for key in sorted(result_keys)]]],
+        "v": 1,
+    }
+    arguments = ", ".join(
+        ["%x: tensor<?x2xf32>", "%y: tensor<?xf32>"]
+        + [f"%z{i}: tensor<4xf32>" for i in range(2, count)]
+    )
+    results = ", ".join("tensor<2xf32>" for _ in result_keys)
+    body = "  %r = arith.constant dense<0.0> : tensor<2xf32>\n"
+    body += f"  return {', '.join('%r' for _ in result_keys)} : {results}\n}}\n"
+    return _called(call, records, arguments, results).replace("\n", " {\n", 1) + body
+
+
+def _diff(tmp_path: Path, old: str, new: str, *options: str) -> tuple[int, str]:
+    (tmp_path / "old.mlir").write_text(old, encoding="utf-8")
+    (tmp_path / "new.mlir").write_text(new, encoding="utf-8")
+    done = abi_sig("diff", *options, "old.mlir", "new.mlir", cwd=tmp_path)
+    assert done.stderr == b""
+    return done.returncode, done.stdout.decode()
+
+
+def test_diff_says_each_change_once(tmp_path: Path) -> None:
+    """An added result key is compatible (one line, exit 0; `--strict`: breaking); an
+    added argument is one line with its value (the call's and the records' findings of
+    one change are one)."""
+    old = _version()
+    assert _diff(tmp_path, old, _version(result_keys=("y", "loss"))) == (
+        0,
+        "compatible: main: result: keys ['y'] -> ['loss', 'y']\n",
+    )
+    assert _diff(tmp_path, old, _version(result_keys=("y", "loss")), "--strict") == (
+        1,
+        "breaking: main: result: keys ['y'] -> ['loss', 'y']\n",
+    )
+    assert _diff(tmp_path, old, _version(count=3)) == (
+        1,
+        "breaking: main: argument 2: added tensor<4xf32>\n",
+    )
+    assert _diff(tmp_path, _version(count=3), old) == (
+        1,
+        "breaking: main: argument 2: removed tensor<4xf32>\n",
+    )
+
+
+def test_diff_compares_the_dims_relations(tmp_path: Path) -> None:
+    """A symbol newly shared, bounds tightened, a constraint added break (the new module
+    refuses calls the old one took); the other way they are compatible."""
+    old = _version(symbols=[["a", 1, 100]])
+    shared = _version(second="a", symbols=[["a", 1, 100]])
+    tight = _version(symbols=[["a", 1, 50]])
+    constrained = _version(
+        symbols=[["a", 1, 100]], constraints=[[[[1, ["a"]], [-1, ["b"]]], ">=", "a >= b"]]
+    )
+    assert _diff(tmp_path, old, shared) == (
+        1,
+        "breaking: main: argument 1: relation dim 0 free -> dim 0 = argument 0 dim 0\n",
+    )
+    assert _diff(tmp_path, shared, old) == (
+        0,
+        "compatible: main: argument 1: relation dim 0 = argument 0 dim 0 -> dim 0 free\n",
+    )
+    assert _diff(tmp_path, old, tight) == (
+        1,
+        "breaking: main: argument 0: bounds dim 0 in [1, 100] -> dim 0 in [1, 50]\n",
+    )
+    assert _diff(tmp_path, tight, old) == (
+        0,
+        "compatible: main: argument 0: bounds dim 0 in [1, 50] -> dim 0 in [1, 100]\n",
+    )
+    assert _diff(tmp_path, old, constrained) == (1, "breaking: main: constraint added 'a >= b'\n")
+    assert _diff(tmp_path, constrained, old) == (
+        0,
+        "compatible: main: constraint removed 'a >= b'\n",
+    )
+    # Renaming a symbol everywhere is no change.
+    renamed = _version(first="n", second="n", symbols=[["n", 1, 100]])
+    assert _diff(tmp_path, shared, renamed) == (0, "")
+
+
+def test_show_prints_bounds_and_constraints(tmp_path: Path) -> None:
+    text = _version(
+        symbols=[["a", 1, 100], ["b", 2, None]],
+        constraints=[[[[1, ["a"]], [-1, ["b"]]], ">=", "a >= b"]],
+    )
+    (tmp_path / "m.mlir").write_text(text, encoding="utf-8")
+    done = abi_sig("show", "m.mlir", cwd=tmp_path)
+    lines = done.stdout.decode().splitlines()
+    assert lines[1:] == [
+        "  called as main(float32[a,2], float32[b]) -> {'y': float32[2]}",
+        "  where a in [1, 100], b in [2, inf), a >= b",
+    ]
+    shown = json.loads(abi_sig("show", "--format", "json", "m.mlir", cwd=tmp_path).stdout)
+    assert shown["files"][0]["functions"][0]["where"] == "a in [1, 100], b in [2, inf), a >= b"
