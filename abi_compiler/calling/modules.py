@@ -476,9 +476,10 @@ def _plan(
 def _check_dtype(name: str | None) -> None:
     """`AbiError` for a recorded dtype no array of numbers has: numpy's object and void
     dtypes (``"O"``, ``"V8"``: their buffers hold addresses of Python objects, or no
-    numbers)."""
+    numbers). ml_dtypes' floats (``bfloat16``, ``float8_e4m3fn``) are of kind ``V`` too,
+    with scalar types of their own: they are numbers."""
     dtype = _numpy_dtype(name) if name is not None else None
-    if dtype is not None and (dtype.kind in "OV" or dtype.hasobject):
+    if dtype is not None and (dtype.kind == "O" or dtype.hasobject or dtype.type is np.void):
         raise AbiError(f"abi.call: dtype {name!r} is not an array element type")
 
 

@@ -339,8 +339,8 @@ def test_nested_lists_of_ints(module: Any) -> None:
         "argument 0[3]: value 1180591620717411303424 does not fit in uint64"
     )
     assert error_of(module["uint64_1"], [1.5, True, 2]) == (
-        # (the records' words: their i64 is signless, numpy's int64 names it)
-        "argument 0: expected int64[?], got float64 values (convert=True converts it)"
+        # (the framework's dtype: the records' i64 is signless)
+        "argument 0: expected uint64[?], got float64 values (convert=True converts it)"
     )
     assert module["uint64_1"]([2**64 - 1]).tolist() == [2**64 - 1]
     assert module["float32_1"]([1000]).tolist() == [1000.0]

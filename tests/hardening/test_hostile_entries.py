@@ -1,5 +1,4 @@
-"""Hostile `abi.call` entries and parameters (docs/formats.md, "The original call
-(`abi.call`)"; docs/calling.md): each is an `AbiError` (or a `TypeError` naming the
+"""Hostile `abi.call` entries and parameters (docs/formats.md, "The original call: `abi.call`"; docs/calling.md): each is an `AbiError` (or a `TypeError` naming the
 value) when the function is looked up or the module loaded, never Python's or IREE's
 own exception, a crash or a hang. The entries are looked up on one compiled function
 (``main(x: float32[b, 2]) -> float32[b, 2]``) under other reflections."""
