@@ -251,3 +251,55 @@ def test_a_saved_torch_module_with_big_weights_loads_without_torch(tmp_path: Pat
     (tmp_path / "model.irpa").unlink()
     with pytest.raises(AbiError, match=r"or keep its archive beside it as '.*model\.irpa'"):
         abi_iree.load(tmp_path / "model.vmfb")
+
+
+def test_two_transformers_models_of_one_shape_keep_their_own_weights() -> None:
+    """Two BERTs of one config (every weight of one shape and dtype in both) and a GPT-2
+    beside a BERT, in one module: each entry runs with its own weights."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+    transformers = pytest.importorskip("transformers")
+
+    config = transformers.BertConfig(
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+    )
+    models = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        models.append(transformers.BertModel(config).eval())
+    torch.manual_seed(2)
+    gpt2 = transformers.GPT2Model(
+        transformers.GPT2Config(
+            vocab_size=100, n_embd=32, n_layer=2, n_head=2, n_positions=32, use_cache=False
+        )
+    ).eval()
+    ids = torch.randint(0, 100, (1, 8))
+    extra = {
+        "position_ids": torch.arange(8)[None],
+        "attention_mask": torch.ones(1, 8, dtype=torch.long),
+    }
+    first, second = (torch.export.export(model, (ids,)) for model in models)
+    other = torch.export.export(gpt2, (ids,), extra)
+    with torch.no_grad():
+        expected = [model(ids).last_hidden_state for model in models]
+        expected_gpt2 = gpt2(ids, **extra).last_hidden_state
+    for module in (
+        abi_iree.compile({"first": first, "second": second}),
+        abi_iree.load(abi_iree.compile_vmfb({"first": first, "second": second})),
+    ):
+        for function, wanted in zip((module.first, module.second), expected, strict=True):
+            torch.testing.assert_close(
+                function(ids).last_hidden_state, wanted, rtol=1e-5, atol=1e-5
+            )
+    module = abi_iree.compile({"bert": first, "gpt2": other})
+    torch.testing.assert_close(
+        module.bert(ids).last_hidden_state, expected[0], rtol=1e-5, atol=1e-5
+    )
+    torch.testing.assert_close(
+        module.gpt2(ids, **extra).last_hidden_state, expected_gpt2, rtol=1e-5, atol=1e-5
+    )
