@@ -1,5 +1,5 @@
 """The torch frontend's rewrites of what iree-turbine imports, before IREE's torch
-lowering (`abi_compiler.frontends.torch.spell_operators_as_bitwise`; docs/calling.md,
+lowering (`abi_compiler.frontends.torch_rewrites`; docs/calling.md,
 "What the torch frontend rewrites"). Skipped without torch and iree-turbine."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ needs_iree()
 torch = pytest.importorskip("torch")
 aot = pytest.importorskip("iree.turbine.aot")
 
-from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
+from abi_compiler.frontends import torch_rewrites  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),  # torch's own pytree API
@@ -66,14 +66,14 @@ def test_the_operators_are_renamed_to_their_aten_ops() -> None:
     module = aot.export(program).mlir_module
     before = str(module)
     assert "torch.aten.__and__.Tensor" in before and '"torch.aten.__xor__.Tensor"' in before
-    assert torch_frontend.spell_operators_as_bitwise(module) == 4
+    assert torch_rewrites.spell_operators_as_bitwise(module) == 4
     after = str(module)
     assert "__and__" not in after and "__xor__" not in after
     assert after.count("torch.aten.bitwise_and.Tensor") == 3
     assert after.count("torch.aten.bitwise_xor.Tensor") == 1
     # The or was already spelled so upstream; nothing else changed.
     assert after.count("torch.aten.__or__.Tensor") == before.count("torch.aten.__or__.Tensor")
-    assert torch_frontend.spell_operators_as_bitwise(module) == 0
+    assert torch_rewrites.spell_operators_as_bitwise(module) == 0
 
 
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int32, torch.int64])
@@ -85,7 +85,7 @@ def test_compiled_operators_return_eager_values(dtype: Any) -> None:
 def test_numbers_become_0d_tensors_of_the_tensors_type() -> None:
     a = torch.tensor([1, -2, 3], dtype=torch.int8)
     module = aot.export(torch.export.export(WithNumbers(), (a,))).mlir_module
-    assert torch_frontend.spell_operators_as_bitwise(module) == 8
+    assert torch_rewrites.spell_operators_as_bitwise(module) == 8
     after = str(module)
     for operator in ("__or__", "__xor__", "__and__"):
         assert operator not in after
