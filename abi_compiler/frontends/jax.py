@@ -210,6 +210,11 @@ def _model(node: _Pruned, types: Callable[[int], tuple[ValueType, int]]) -> Node
 
 
 def _element(dtype: Any) -> ValueType:
+    if str(dtype).startswith("key<"):  # a typed PRNG key's extended dtype: not numpy's
+        raise AbiError(
+            f"a typed PRNG key array ({dtype}, as jax.random.key makes) is not supported: "
+            "export with jax.random.PRNGKey(...) or jax.random.key_data(key) instead"
+        )
     dtype = np.dtype(dtype)
     scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
     if scalar is not None:

@@ -283,6 +283,36 @@ def test_registered_dataclass_is_a_tuple_of_its_children() -> None:
     _assert_same(got.weights, expected.weights)
 
 
+@pytest.mark.parametrize("device", ["local-task", "local-sync"])
+def test_flax_train_state_init(device: str) -> None:
+    """A flax init returning a whole `TrainState` (params, adam state, the constant `step`)
+    compiles and calls like `exported.call` (docs/calling.md#compiler-flags)."""
+    linen = pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+    train_state = pytest.importorskip("flax.training.train_state")
+    model = linen.Dense(4)
+    x = f32(2, 3)
+
+    def init(rng: Any) -> Any:
+        return train_state.TrainState.create(
+            apply_fn=model.apply, params=model.init(rng, x), tx=optax.adam(1e-3)
+        )
+
+    key = jax.random.PRNGKey(0)
+    exported = export.export(jax.jit(init))(key)
+    got = _compile(exported, device=device).main(key)
+    got_leaves = jax.tree_util.tree_leaves(got)
+    expected_leaves = jax.tree_util.tree_leaves(exported.call(key))
+    assert (
+        len(got_leaves) == len(expected_leaves) == 8
+    )  # step, params (2), adam's count, mu (2), nu (2)
+    for i, (g, e) in enumerate(zip(got_leaves, expected_leaves, strict=True)):
+        _assert_same(g, e, f"leaf {i}")
+    typed = export.export(jax.jit(init))(jax.random.key(0))
+    with pytest.raises(AbiError, match=r"typed PRNG key array \(key<fry>"):
+        _compile(typed, device=device)
+
+
 def test_flax_model() -> None:
     linen = pytest.importorskip("flax.linen")
 

@@ -107,6 +107,17 @@ def test_flax_model() -> None:
     _assert_tree(_compile(text).main(variables, [x]), y)
 
 
+@pytest.mark.parametrize("device", ["local-task", "local-sync"])
+def test_flax_init_returns_params_beside_a_constant_scalar(device: str) -> None:
+    """A flax init's nested params beside a constant int32 scalar (a `TrainState`'s
+    `step`): without `--iree-hal-indirect-command-buffers=false` in `COMPILE_FLAGS`,
+    IREE 3.13 compiles it but the call fails with OUT_OF_RANGE in copy_buffer
+    (docs/calling.md#compiler-flags)."""
+    text, (rng,), (bias, kernel, step) = _load("flax_init")
+    got = _compile(text, device=device).main(rng)
+    _assert_tree(got, ({"params": {"bias": bias, "kernel": kernel}}, step))
+
+
 def test_dropped_leaf_keeps_the_flat_signature() -> None:
     """`f(x) = ((), x + 1)`: the text says `result[1]` only; the function stays flat and
     returns its one array."""

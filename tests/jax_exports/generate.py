@@ -173,6 +173,20 @@ def flax_mlp() -> None:
     case("flax_mlp", model.apply, params, x)
 
 
+def flax_init() -> None:
+    """A flax init returning its params beside a constant scalar, as a `TrainState` does
+    (its `step`): IREE's indirect command buffers failed to call it (docs/calling.md)."""
+    from flax import linen as nn
+
+    model = nn.Dense(4)
+    x = f32(2, 3)
+
+    def init(rng: jax.Array) -> Any:
+        return model.init(rng, x), jnp.zeros((), jnp.int32)
+
+    case("flax_init", init, jax.random.PRNGKey(0))
+
+
 def main() -> None:
     case(
         "train_step",
@@ -203,6 +217,7 @@ def main() -> None:
     _write("donated_step", exported, args, {}, jax.jit(donated_step)(*args))
     effect_token()
     flax_mlp()
+    flax_init()
 
 
 if __name__ == "__main__":
