@@ -21,6 +21,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 # What runs on the server: numpy and abi_compiler only (torch refused on import).
 SERVER = """
@@ -52,7 +53,7 @@ print(json.dumps(tokens))
 """
 
 
-def tiny_model(kind: str):  # type: ignore[no-untyped-def]
+def tiny_model(kind: str) -> Any:
     """A tiny `LlamaForCausalLM` or `GPT2LMHeadModel` with seeded random weights, set up
     for the static cache the export recipe needs."""
     import torch
@@ -88,7 +89,7 @@ def tiny_model(kind: str):  # type: ignore[no-untyped-def]
     return model
 
 
-def export(model, cache: int):  # type: ignore[no-untyped-def]
+def export(model: Any, cache: int) -> Any:
     """transformers' export recipe: one token and its position per call."""
     import torch
     from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
