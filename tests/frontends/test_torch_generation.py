@@ -108,6 +108,9 @@ def test_compiled_greedy_loop_gives_generates_tokens(kind: str) -> None:
     assert eager == want
     compiled = compile_quietly(program)
     assert _greedy(lambda i, p: compiled.main(input_ids=i, cache_position=p)) == want
+    # A second sequence on the same module starts again at position 0: what the first
+    # left past the current position is masked.
+    assert _greedy(lambda i, p: compiled.main(input_ids=i, cache_position=p)) == want
 
 
 def test_the_cache_is_the_modules_state() -> None:
