@@ -113,6 +113,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     if _mutates(exported):
         with quiet():
             exported = exported.run_decompositions({})
+    _refuse_mutated_inputs(exported)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
@@ -400,6 +401,24 @@ def _mutates(exported: torch.export.ExportedProgram) -> bool:
         if schema is not None and schema.is_mutable:
             return True
     return False
+
+
+def _refuse_mutated_inputs(exported: torch.export.ExportedProgram) -> None:
+    """An `AbiError` for a program that writes one of its user inputs in place (torch.export's
+    `user_inputs_to_mutate`): iree-turbine imports such an input as a `!torch.tensor`
+    IREE's torch pipeline cannot lower, and a compiled call has no way to write the new
+    values into the caller's array, so the update would be lost (docs/calling.md, "Generation
+    with a KV cache (torch)")."""
+    mutated = exported.graph_signature.user_inputs_to_mutate
+    if not mutated:
+        return
+    inputs = ", ".join(repr(name) for name in mutated.values())
+    raise AbiError(
+        f"the program updates its input(s) {inputs} in place, which a compiled call cannot "
+        "write back to the caller's array: return the new value as a result (and pass it "
+        "in on the next call), or keep it in a buffer of the module "
+        "(`register_buffer`), which the compiled module holds as its state"
+    )
 
 
 def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]:

@@ -15,6 +15,7 @@ from typing import Any
 __all__ = [
     "OPERATOR_ALIASES",
     "SCALAR_OPERATOR_ALIASES",
+    "index_copy_as_index_put",
     "rewrite",
     "spell_operators_as_bitwise",
 ]
@@ -23,7 +24,7 @@ __all__ = [
 def rewrite(module: Any) -> int:
     """Every rewrite of this module, in place, on ``module`` (iree-turbine's
     `mlir_module`). Returns how many ops were rewritten."""
-    return spell_operators_as_bitwise(module)
+    return spell_operators_as_bitwise(module) + index_copy_as_index_put(module)
 
 
 # --- Python's bitwise operators as their ATen aliases ---------------------------------
@@ -162,3 +163,90 @@ def _number_operand(operation: Any, name: str) -> tuple[str, tuple[str, str | No
 def _literal(element: str, value: int) -> tuple[str, str]:
     """A 0-d tensor literal of ``value`` (its type, its value attribute)."""
     return f"!torch.vtensor<[],{element}>", f"dense<{value}> : tensor<{element}>"
+
+
+# --- index_copy as index_put ------------------------------------------------------------
+
+# `Tensor.index_copy_(dim, index, source)`, which transformers' `StaticCache` writes a
+# step's keys and values with (torch.export's functional IR records `aten.index_copy`):
+# torch-mlir has no op for it (imported as `torch.operator "torch.aten.index_copy"`), and
+# IREE 3.13's torch pipeline refuses it (`failed to legalize operation 'torch.operator'`).
+# It is `self[:, …, :, index] = source` with ``index`` at ``dim``: `aten.index_put` with
+# `None` for the dims before, which IREE lowers to one `iree_linalg_ext.scatter` of the
+# source's elements.
+INDEX_COPY = "torch.aten.index_copy"
+_VTENSOR_SHAPE = re.compile(r"!torch\.vtensor<\[([^\]]*)\],[^>]+>")
+
+
+def index_copy_as_index_put(module: Any) -> int:
+    """Rewrite, in a torch-dialect module (iree-turbine's), each `aten.index_copy(self,
+    dim, index, source)` whose ``dim`` is a constant and whose ``index`` is 1-d as
+    `aten.index_put(self, [None] * dim + [index], source, accumulate=False)`: the same
+    result type and location. Returns how many ops were rewritten; another `index_copy`
+    stays as it is (IREE reports it)."""
+    from iree.compiler import ir
+
+    found: list[tuple[Any, int]] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name == "torch.operator" and ir.StringAttr(
+            operation.attributes["name"]
+        ).value in (INDEX_COPY, INDEX_COPY + ".default"):
+            dim = _index_copy_dim(operation)
+            if dim is not None:
+                found.append((operation, dim))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation, dim in found:
+        target, _, index, source = list(operation.operands)
+        with operation.context, operation.location:
+            at = ir.InsertionPoint(operation)
+            none = ir.Operation.create(
+                "torch.constant.none", results=[ir.Type.parse("!torch.none")], ip=at
+            )
+            indices = ir.Operation.create(
+                "torch.prim.ListConstruct",
+                results=[ir.Type.parse("!torch.list<optional<vtensor>>")],
+                operands=[none.results[0]] * dim + [index],
+                ip=at,
+            )
+            false = ir.Operation.create(
+                "torch.constant.bool",
+                results=[ir.Type.parse("!torch.bool")],
+                attributes={"value": ir.BoolAttr.get(False)},
+                ip=at,
+            )
+            put = ir.Operation.create(
+                "torch.aten.index_put",
+                results=[result.type for result in operation.results],
+                operands=[target, indices.results[0], source, false.results[0]],
+                ip=at,
+            )
+            operation.results[0].replace_all_uses_with(put.results[0])
+            operation.erase()
+    return len(found)
+
+
+def _index_copy_dim(operation: Any) -> int | None:
+    """The dim of an `index_copy` (its constant, made non-negative by the rank of
+    ``self``), or None when it is no constant, the ranks are unknown, or ``index`` is
+    not 1-d."""
+    operands = list(operation.operands)
+    if len(operands) != 4 or len(operation.results) != 1:
+        return None
+    target, dim, index, _ = operands
+    target_shape = _VTENSOR_SHAPE.fullmatch(str(target.type))
+    index_shape = _VTENSOR_SHAPE.fullmatch(str(index.type))
+    if target_shape is None or index_shape is None or "," in index_shape.group(1):
+        return None
+    if not index_shape.group(1):  # a 0-d index
+        return None
+    rank = len(target_shape.group(1).split(",")) if target_shape.group(1) else 0
+    owner = dim.owner
+    if getattr(owner, "name", None) != "torch.constant.int":
+        return None
+    value = int(str(owner.attributes["value"]).split(":")[0])
+    value = value + rank if value < 0 else value
+    return value if 0 <= value < rank else None

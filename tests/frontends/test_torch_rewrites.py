@@ -126,3 +126,67 @@ def _assert_eager(program: Any, model: Any, args: tuple[Any, ...]) -> None:
     for item, want in zip(got, expected, strict=True):
         assert item.dtype == want.dtype
         assert torch.equal(item, want), (item, want)
+
+
+class IndexCopy(torch.nn.Module):
+    """`index_copy` into a buffer the forward updates (transformers' `StaticCache` writes a
+    step's keys so), at dim 2 and at dim -1, returning the updated buffers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(1, 2, 6, 3))
+        self.register_buffer("last", torch.zeros(2, 5))
+
+    def forward(self, position: Any, key: Any, row: Any) -> Any:
+        self.cache.index_copy_(2, position, key)
+        self.last.index_copy_(-1, position, row)
+        return self.cache * 1, self.last + 0
+
+
+def test_index_copy_becomes_index_put() -> None:
+    position = torch.tensor([4, 1])
+    program = torch.export.export(
+        IndexCopy(), (position, torch.ones(1, 2, 2, 3), torch.ones(2, 2))
+    ).run_decompositions({})
+    module = aot.export(program).mlir_module
+    assert str(module).count('"torch.aten.index_copy"') == 2
+    assert torch_rewrites.index_copy_as_index_put(module) == 2
+    after = str(module)
+    assert "index_copy" not in after
+    assert after.count("torch.aten.index_put") == 2
+    assert torch_rewrites.index_copy_as_index_put(module) == 0
+
+
+def test_compiled_index_copy_updates_the_buffers_as_eager() -> None:
+    """Three calls on one compiled module: each writes into what the last left (the
+    buffers are the module's state), as eager torch does."""
+    args = (torch.tensor([4, 1]), torch.arange(12.0).reshape(1, 2, 2, 3), torch.ones(2, 2))
+    compiled = compile_quietly(torch.export.export(IndexCopy(), args))
+    eager = IndexCopy()
+    for step in range(3):
+        position = torch.tensor([step, 5 - step])
+        key = torch.arange(12.0).reshape(1, 2, 2, 3) * (step + 1)
+        row = torch.full((2, 2), float(step + 7))
+        row[1, 0] = -1.0
+        got = compiled.main(position[:2].clamp(max=4), key, row)
+        want = eager(position[:2].clamp(max=4), key, row)
+        for item, expected in zip(got, want, strict=True):
+            assert torch.equal(item, expected), (step, item, expected)
+
+
+class MutatesInput(torch.nn.Module):
+    def forward(self, cache: Any, position: Any, key: Any) -> Any:
+        cache.index_copy_(1, position, key)
+        return cache.sum(1)
+
+
+def test_a_program_that_updates_an_input_is_refused() -> None:
+    """A compiled call cannot write into the caller's array: an `AbiError` that says what
+    to export instead (not IREE's `failed to legalize 'torch.copy.to_vtensor'`)."""
+    from abi_compiler.errors import AbiError
+    from abi_compiler.frontends import torch as torch_frontend
+
+    args = (torch.zeros(2, 4, 3), torch.tensor([1]), torch.ones(2, 1, 3))
+    program = torch.export.export(MutatesInput(), args)
+    with pytest.raises(AbiError, match=r"updates its input\(s\) 'cache' in place.*register_buffer"):
+        torch_frontend.program(program)

@@ -1,0 +1,142 @@
+"""CPU time per generated token: a compiled `.vmfb` of transformers' export recipe
+(`TorchExportableModuleForDecoderOnlyLM`, a static KV cache in the module's buffers)
+stepped one token per call, against eager torch (one intra-op thread) stepping the same
+exported program (`ep.module()`), on a mid-size Llama config (4 layers, hidden 256, 4
+heads, 2 KV heads, vocab 2000) with random weights, for each cache length.
+
+Each round generates ``--tokens`` tokens greedily after a ``--prompt``-token prompt
+(one call per token, `cache_position` counting up) with each engine, the engines
+interleaved round by round; the figure is CPU time (`time.process_time`) of the whole
+loop divided by its calls, best round. The tokens of the two engines are checked equal.
+A cache copied per step would show as a ratio growing with the cache length.
+
+    python bench/bench_generate.py [--caches 256,1024] [--rounds 5] [--tokens 64]
+        [--device local-sync] [--output bench/RESULTS_generate.md]
+
+Needs torch, transformers and iree-turbine. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _model() -> Any:
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=2000,
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+    )
+    model = transformers.LlamaForCausalLM(config).eval()
+    model.generation_config.cache_implementation = "static"
+    model.generation_config.use_cache = True
+    return model
+
+
+def _greedy(step: Callable[[Any, Any], Any], prompt: list[int], tokens: int) -> list[int]:
+    out: list[int] = []
+    for position in range(len(prompt) + tokens - 1):
+        token = prompt[position] if position < len(prompt) else out[-1]
+        logits = step(np.array([[token]], dtype=np.int64), np.array([position], dtype=np.int64))
+        if position >= len(prompt) - 1:
+            out.append(int(np.asarray(logits)[0, -1].argmax()))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--caches", default="256,1024")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--prompt", type=int, default=8)
+    parser.add_argument("--device", default="local-sync")
+    parser.add_argument("--output", type=Path)
+    args = parser.parse_args()
+
+    import torch
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    from abi_compiler import iree as abi_iree
+
+    torch.set_num_threads(1)
+    model = _model()
+    prompt = [(7 * i + 3) % 2000 for i in range(args.prompt)]
+    calls = args.prompt + args.tokens - 1
+    lines = [
+        "# Per generated token: compiled `.vmfb` vs eager `ep.module()`",
+        "",
+        f"Llama 4 layers, hidden 256, 4 heads, 2 KV heads, vocab 2000; prompt {args.prompt}, "
+        f"{args.tokens} tokens; `{args.device}`, torch 1 thread; CPU time per call, best of "
+        f"{args.rounds} interleaved rounds. {platform.processor() or platform.machine()}, "
+        f"torch {torch.__version__}.",
+        "",
+        "| cache | eager ms/token | compiled ms/token | compiled / eager |",
+        "| --- | --- | --- | --- |",
+    ]
+    for cache in (int(text) for text in args.caches.split(",")):
+        program = TorchExportableModuleForDecoderOnlyLM(
+            model, batch_size=1, max_cache_len=cache
+        ).export(
+            input_ids=torch.tensor([[1]], dtype=torch.long),
+            cache_position=torch.tensor([0], dtype=torch.long),
+        )
+        eager_module = program.module()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compiled = abi_iree.compile(program, device=args.device)
+
+        def eager(i: Any, p: Any, eager_module: Any = eager_module) -> Any:
+            with torch.no_grad():
+                return eager_module(
+                    input_ids=torch.from_numpy(i), cache_position=torch.from_numpy(p)
+                ).numpy()
+
+        def iree(i: Any, p: Any, compiled: Any = compiled) -> Any:
+            return compiled.main(input_ids=i, cache_position=p)
+
+        best = {"eager": float("inf"), "compiled": float("inf")}
+        tokens: dict[str, list[int]] = {}
+        for _ in range(args.rounds):
+            for name, step in (("eager", eager), ("compiled", iree)):
+                start = time.process_time()
+                tokens[name] = _greedy(step, prompt, args.tokens)
+                best[name] = min(best[name], (time.process_time() - start) / calls)
+        if tokens["eager"] != tokens["compiled"]:
+            print(f"cache {cache}: the tokens differ", file=sys.stderr)
+            return 1
+        ratio = best["compiled"] / best["eager"]
+        line = (
+            f"| {cache} | {best['eager'] * 1e3:.2f} | {best['compiled'] * 1e3:.2f} | {ratio:.2f} |"
+        )
+        print(line, flush=True)
+        lines.append(line)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sys.exit(main())
