@@ -14,6 +14,7 @@ import stat
 import sys
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
@@ -54,6 +55,7 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
+from abi_compiler.calling.sessions import Session, StateContext
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -113,7 +115,7 @@ class Function:
         self.vm_function = vm_function
         self.name: str = vm_function.name
         self.reflection: dict[str, str] = dict(vm_function.reflection)
-        self._context = module.context
+        self._context = module._state  # (a session's copy calls in its own: calling.sessions)
         marshal = module._marshal
         self._convert = marshal.convert
         abi = self.reflection.get(IREE_ABI)
@@ -775,6 +777,11 @@ class Module:
             raise _refused(error) from None
         except Exception as error:  # e.g. an executable the module names that it lacks
             raise _refused(error) from None
+        #: The VM modules of its contexts (HAL, parameters, the module): a session's
+        #: context is made of the same ones (calling.sessions).
+        self.vm_modules = modules
+        self._state = StateContext(self.context)
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
@@ -817,6 +824,36 @@ class Module:
             for written, _ in pending:
                 if os.path.exists(written):
                     os.unlink(written)
+
+    def session(self) -> Session:
+        """The module's functions with their own state (its mutable globals), initialized
+        as the module's (docs/calling.md, "State and sessions"); the module's own functions
+        keep using its default state."""
+        return Session(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._state.context is None
+
+    def _check_open(self) -> None:
+        if self._state.context is None:
+            raise AbiError(self._state.refusal)
+
+    def close(self) -> None:
+        """Release the module's default state and its sessions' states: a call after
+        this is an `AbiError`."""
+        refusal = f"module '{self.name}' is closed"
+        self._state.close(refusal)
+        for session in list(self._sessions):
+            session._state.close(refusal)
+        self._sessions.clear()
+        self.context = None
+
+    def __enter__(self) -> Module:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def vmfb(self) -> bytes:
