@@ -1,6 +1,6 @@
-"""`abi.state` JSON ↔ `StateUse`: the module state (mutable globals) a compiled function
+"""`abi.state` JSON ↔ a list of `StateGlobal`: the module state (mutable globals) a compiled function
 reads or writes, with each global's name, MLIR type, dtype and shape (docs/formats.md,
-"The state a function uses (abi.state)")."""
+"The state a function uses")."""
 
 from __future__ import annotations
 
