@@ -113,3 +113,33 @@ def test_a_closed_module_refuses_its_functions_and_sessions(vmfb: bytes) -> None
 def test_a_session_keeps_its_module_alive(vmfb: bytes) -> None:
     session = iree.load(vmfb, device="local-sync", isolate=False).session()
     assert float(session.step(_row(1), np.int32(0))) == 16.0
+
+
+PARAMETERS = """
+util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
+util.global private mutable @total = dense<0.0> : tensor<4xf32>
+func.func @add() -> tensor<4xf32> {
+  %w = util.global.load @w : tensor<4xf32>
+  %t = util.global.load @total : tensor<4xf32>
+  %u = arith.addf %t, %w : tensor<4xf32>
+  util.global.store %u, @total : tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["mapping", "archive"])
+def test_sessions_of_a_module_with_named_parameters(kind: str, tmp_path: Path) -> None:
+    """A session's context takes the module's parameter module: the same weights."""
+    weights = {"w": np.array([1, 2, 3, 4], np.float32)}
+    source: object = weights
+    if kind == "archive":
+        source = tmp_path / "w.irpa"
+        iree.save_parameters(weights, source)
+    vmfb = iree.compile_vmfb(PARAMETERS, archive_name="w.irpa")
+    module = iree.load(vmfb, device="local-sync", isolate=False, parameters=source)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(module.add(), [1, 2, 3, 4])
+    session = module.session()
+    np.testing.assert_array_equal(session.add(), [1, 2, 3, 4])
+    np.testing.assert_array_equal(session.add(), [2, 4, 6, 8])
+    np.testing.assert_array_equal(module.add(), [2, 4, 6, 8])
