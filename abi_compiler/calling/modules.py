@@ -55,7 +55,7 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
-from abi_compiler.calling.sessions import Session, StateContext
+from abi_compiler.calling.sessions import Session, StateContext, close_module
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -826,34 +826,23 @@ class Module:
                     os.unlink(written)
 
     def session(self) -> Session:
-        """The module's functions with their own state (its mutable globals), initialized
-        as the module's (docs/calling.md, "State and sessions"); the module's own functions
-        keep using its default state."""
+        """The module's functions with state of their own (docs/calling.md, "State and
+        sessions"); the module's own functions keep its default state."""
         return Session(self)
 
     @property
     def closed(self) -> bool:
         return self._state.context is None
 
-    def _check_open(self) -> None:
-        if self._state.context is None:
-            raise AbiError(self._state.refusal)
-
     def close(self) -> None:
-        """Release the module's default state and its sessions' states: a call after
-        this is an `AbiError`."""
-        refusal = f"module '{self.name}' is closed"
-        self._state.close(refusal)
-        for session in list(self._sessions):
-            session._state.close(refusal)
-        self._sessions.clear()
-        self.context = None
+        """Release the default state and the sessions' (then a call is an `AbiError`)."""
+        close_module(self)
 
     def __enter__(self) -> Module:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        close_module(self)
 
     @property
     def vmfb(self) -> bytes:

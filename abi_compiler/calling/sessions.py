@@ -63,6 +63,16 @@ def _bound(function: Function, state: StateContext) -> Function:
     return bound
 
 
+def close_module(module: Module) -> None:
+    """Release a module's default state and its sessions' states (`Module.close`)."""
+    refusal = f"module '{module.name}' is closed"
+    module._state.close(refusal)
+    for session in list(module._sessions):
+        session._state.close(refusal)
+    module._sessions.clear()
+    module.context = None
+
+
 class Session:
     """A loaded module's functions with their own state (`Module.session`):
     ``session.<name>`` and ``session["<name>"]`` call as the module's functions do (the
@@ -71,7 +81,8 @@ class Session:
     module closes its sessions."""
 
     def __init__(self, module: Module) -> None:
-        module._check_open()
+        if module.closed:
+            raise AbiError(module._state.refusal)
         self.module = module
         self._state = StateContext(new_context(module))
         self._functions: dict[str, Function] = {}
