@@ -21,8 +21,12 @@ _GLOBAL = re.compile(
 )
 _READS = r"util\.global\.load(?:\.indirect)?|ml_program\.global_load(?:_const)?"
 _WRITES = r"util\.global\.store(?:\.indirect)?|ml_program\.global_store"
-_USE = re.compile(rf"\b({_READS}|{_WRITES}|util\.global\.address)\b[^@\n]*({_SYMBOL})")
-_CALL = re.compile(rf"\b(?:func\.call|util\.call|call)\s+({_SYMBOL})")
+# (each also matches what opens a string or a dialect body, which `outside_values` skips)
+_SKIPPED = rf"{lexer.SHORT_STRING}|\"|{lexer.DIALECT_BODY_START}"
+_USE = re.compile(
+    rf"{_SKIPPED}|\b(?P<op>{_READS}|{_WRITES}|util\.global\.address)\b[^@\n]*(?P<symbol>{_SYMBOL})"
+)
+_CALL = re.compile(rf"{_SKIPPED}|\b(?:func\.call|util\.call|call)\s+(?P<symbol>{_SYMBOL})")
 _FUNC = re.compile(rf"(?:util\.func|func\.func)\s+(?:(?:private|public|nested)\s+)?({_SYMBOL})")
 _TENSOR = re.compile(r"tensor<((?:(?:\?|\d+)x)*)([a-z]+\d+)>")
 _LOC = re.compile(r"\s*loc\(.*\)\s*$", re.S)
@@ -86,17 +90,21 @@ def function_state(text: str) -> dict[str, list[StateGlobal]]:
     for name, (start, end) in bodies.items():
         body = text[start:end]
         uses: dict[str, set[str]] = {}
-        for match in _USE.finditer(body):
-            target = _name(match.group(2))
+        for match in lexer.outside_values(_USE, body):
+            target = _name(match.group("symbol"))
             if target in mutable:
-                kind = match.group(1)
+                kind = match.group("op")
                 if kind == "util.global.address":
                     kinds = {"r", "w"}  # (loaded and stored through the address)
                 else:
                     kinds = {"r"} if re.fullmatch(_READS, kind) else {"w"}
                 uses.setdefault(target, set()).update(kinds)
         direct[name] = uses
-        calls[name] = {c for m in _CALL.finditer(body) if (c := _name(m.group(1))) in bodies}
+        calls[name] = {
+            callee
+            for m in lexer.outside_values(_CALL, body)
+            if (callee := _name(m.group("symbol"))) in bodies
+        }
     found_by_function: dict[str, list[StateGlobal]] = {}
     for name in exported:
         seen, pending, total = {name}, [name], dict[str, set[str]]()

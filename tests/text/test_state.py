@@ -76,3 +76,12 @@ def test_the_entry_round_trips() -> None:
 def test_a_malformed_entry_is_refused(text: str, message: str) -> None:
     with pytest.raises(AbiError, match=message):
         decode_state(text)
+
+
+def test_an_op_name_in_a_string_is_no_use() -> None:
+    text = """util.global private mutable @c = dense<0> : tensor<i32>
+func.func @f() attributes {note = "util.global.store %x, @c"} {
+  "test.op"() {text = "util.global.load @c : tensor<i32>"} : () -> ()
+  return
+}"""
+    assert function_state(text) == {}
