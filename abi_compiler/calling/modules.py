@@ -55,7 +55,7 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
-from abi_compiler.calling.sessions import Session, StateContext, close_module
+from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -73,6 +73,7 @@ from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.codecs.state_json import StateGlobal
 from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -229,6 +230,11 @@ class Function:
         self._input_paths = _leaf_locations(structure.inputs, len(flat.inputs))
         self._result_paths = _leaf_locations(structure.results, len(flat.results))
         self._call = self._call_legacy
+
+    @property
+    def state(self) -> list[StateGlobal] | None:
+        """The module state it reads or writes (`abi.state`), None when it records none."""
+        return state_of(self)
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         if self.convention == "flat":

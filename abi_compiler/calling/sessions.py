@@ -10,6 +10,8 @@ import copy
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from abi_compiler.attribute_names import ABI_STATE
+from abi_compiler.codecs.state_json import StateGlobal, decode_state
 from abi_compiler.errors import AbiError
 
 if TYPE_CHECKING:
@@ -61,6 +63,20 @@ def _bound(function: Function, state: StateContext) -> Function:
             setattr(bound, name, getattr(bound, value.__func__.__name__))
     bound._context = state
     return bound
+
+
+def state_of(function: Function) -> list[StateGlobal] | None:
+    """The state a function reads or writes, from its `abi.state` (docs/formats.md);
+    None without one; an `AbiError` naming the function for a malformed one."""
+    text = function.reflection.get(ABI_STATE)
+    if text is None:
+        return None
+    try:
+        return decode_state(text)
+    except AbiError as error:
+        raise AbiError(
+            f"function @{function.name}: malformed reflection '{ABI_STATE}': {error}"
+        ) from None
 
 
 def close_module(module: Module) -> None:

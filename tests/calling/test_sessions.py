@@ -143,3 +143,13 @@ def test_sessions_of_a_module_with_named_parameters(kind: str, tmp_path: Path) -
     np.testing.assert_array_equal(session.add(), [1, 2, 3, 4])
     np.testing.assert_array_equal(session.add(), [2, 4, 6, 8])
     np.testing.assert_array_equal(module.add(), [2, 4, 6, 8])
+
+
+def test_a_function_says_what_state_it_uses(module: iree.Module) -> None:
+    """`Function.state`: the module's `abi.state` as the loaded module reads it."""
+    from abi_compiler.codecs.state_json import StateGlobal
+
+    assert module.calls.state == [StateGlobal("count", "tensor<i32>", "int32", (), True, False)]
+    assert [g.name for g in module.step.state or []] == ["cache", "count"]
+    assert module.double.state is None
+    assert module.session().calls.state == module.calls.state
