@@ -153,3 +153,16 @@ def test_a_function_says_what_state_it_uses(module: iree.Module) -> None:
     assert [g.name for g in module.step.state or []] == ["cache", "count"]
     assert module.double.state is None
     assert module.session().calls.state == module.calls.state
+
+
+def test_a_malformed_state_entry_is_an_abi_error() -> None:
+    text = """func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> attributes {
+    iree.reflection = {abi.state = "{\\22v\\22:1}"}} {
+  return %x : tensor<2xf32>
+}"""
+    module = iree.load(iree.compile_vmfb(text), device="local-sync", isolate=False)
+    with pytest.raises(
+        AbiError, match=r"""^function @f: malformed reflection 'abi.state': "globals": expected"""
+    ):
+        _ = module.f.state
+    np.testing.assert_array_equal(module.f(np.ones(2, np.float32)), [1, 1])
