@@ -25,6 +25,9 @@ ABI_PROVENANCE: Final = "abi.provenance"
 #: The file name of the parameter archive a module reads its weights from, beside it
 #: (docs/formats.md), an entry of `iree.reflection` written by `abi-compile --parameters`.
 ABI_PARAMETERS: Final = "abi.parameters"
+#: The module state (mutable globals) a function reads or writes (docs/formats.md), an
+#: entry of `iree.reflection` written by `compile_vmfb` just before iree-compile.
+ABI_STATE: Final = "abi.state"
 #: Exports a function that is not public.
 MODULE_EXPORT: Final = "iree.module.export"
 #: Keeps a function out of the ABI (not exported).

@@ -17,6 +17,7 @@ from abi_compiler.calling.modules import (
     parameter_index,
     save_parameters,
 )
+from abi_compiler.calling.sessions import Session
 from abi_compiler.calling.vm import caller_visible
 from abi_compiler.errors import CompileError
 from abi_compiler.frontends.iree_tools import CompileWarning
@@ -27,6 +28,7 @@ __all__ = [
     "CompileWarning",
     "Function",
     "Module",
+    "Session",
     "caller_visible",
     "compile",
     "compile_vmfb",

@@ -12,7 +12,12 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_PARAMETERS, ABI_PROVENANCE, PARAMETER_SCOPE
+from abi_compiler.attribute_names import (
+    ABI_PARAMETERS,
+    ABI_PROVENANCE,
+    ABI_STATE,
+    PARAMETER_SCOPE,
+)
 from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode, _type_name
@@ -169,6 +174,8 @@ def compile_vmfb(
             with stages.stage("write the weights"):
                 save_parameters(parameters, archive)
             flags += _embedding_flags(archive)
+        if not text.startswith(_BYTECODE_MAGIC):
+            text = _with_state(text)
         if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
             recorded = [_recorded_flag(flag, folder) for flag in flags]
             text = _with_provenance(text, target, recorded, inputs)
@@ -232,6 +239,25 @@ def _with_entry(text: bytes, key: str, value: str) -> bytes:
 
     try:
         return add_reflection_entry(text.decode("utf-8"), key, value).encode("utf-8")
+    except (UnicodeDecodeError, carry.ScanError):
+        return text
+
+
+def _with_state(text: bytes) -> bytes:
+    """The text with `abi.state` on each exported function that uses the module's state
+    (its mutable globals: `abi_compiler.text.state`); an unreadable text as it is."""
+    from abi_compiler.codecs.state_json import encode_state
+    from abi_compiler.text import carry
+    from abi_compiler.text.reflection_entry import add_reflection_entries
+    from abi_compiler.text.state import function_state
+
+    try:
+        decoded = text.decode("utf-8")
+        used = function_state(decoded)
+        if not used:
+            return text
+        values = {name: encode_state(found) for name, found in used.items()}
+        return add_reflection_entries(decoded, ABI_STATE, values.get).encode("utf-8")
     except (UnicodeDecodeError, carry.ScanError):
         return text
 

@@ -14,6 +14,7 @@ import stat
 import sys
 import tempfile
 import threading
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
@@ -54,6 +55,7 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
+from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
@@ -71,6 +73,7 @@ from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.codecs.state_json import StateGlobal
 from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -113,7 +116,7 @@ class Function:
         self.vm_function = vm_function
         self.name: str = vm_function.name
         self.reflection: dict[str, str] = dict(vm_function.reflection)
-        self._context = module.context
+        self._context = module._state  # (a session's copy calls in its own: calling.sessions)
         marshal = module._marshal
         self._convert = marshal.convert
         abi = self.reflection.get(IREE_ABI)
@@ -227,6 +230,11 @@ class Function:
         self._input_paths = _leaf_locations(structure.inputs, len(flat.inputs))
         self._result_paths = _leaf_locations(structure.results, len(flat.results))
         self._call = self._call_legacy
+
+    @property
+    def state(self) -> list[StateGlobal] | None:
+        """The module state it reads or writes (`abi.state`), None when it records none."""
+        return state_of(self)
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         if self.convention == "flat":
@@ -775,6 +783,11 @@ class Module:
             raise _refused(error) from None
         except Exception as error:  # e.g. an executable the module names that it lacks
             raise _refused(error) from None
+        #: The VM modules of its contexts (HAL, parameters, the module): a session's
+        #: context is made of the same ones (calling.sessions).
+        self.vm_modules = modules
+        self._state = StateContext(self.context)
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
@@ -817,6 +830,25 @@ class Module:
             for written, _ in pending:
                 if os.path.exists(written):
                     os.unlink(written)
+
+    def session(self) -> Session:
+        """The module's functions with state of their own (docs/calling.md, "State and
+        sessions"); the module's own functions keep its default state."""
+        return Session(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._state.context is None
+
+    def close(self) -> None:
+        """Release the default state and the sessions' (then a call is an `AbiError`)."""
+        close_module(self)
+
+    def __enter__(self) -> Module:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        close_module(self)
 
     @property
     def vmfb(self) -> bytes:

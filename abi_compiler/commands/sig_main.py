@@ -26,6 +26,7 @@ from abi_compiler.codecs.provenance_json import format_provenance
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
+from abi_compiler.codecs.state_json import encode_state, format_state
 from abi_compiler.commands import output, status
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -180,6 +181,11 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
             if function.call is not None and format_relations(function.call)
             else {}
         ),
+        **(
+            {"state": json.loads(encode_state(list(function.state)))["globals"]}
+            if function.state is not None
+            else {}
+        ),
     }
 
 
@@ -216,6 +222,8 @@ def _show(args: argparse.Namespace) -> int:
                     relations = format_relations(function.call)
                     if relations:
                         lines.append(f"  where {relations}")
+                if function.state is not None:
+                    lines.append(f"  state: {format_state(list(function.state))}")
             if args.provenance:
                 lines += _provenance_lines(functions)
         text = "".join(printable(line) + "\n" for line in lines)

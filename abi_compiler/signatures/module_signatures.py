@@ -27,6 +27,7 @@ Importing this module imports no xDSL; reading MLIR text does (`read_functions`)
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from collections.abc import Sequence as SequenceABC
@@ -37,6 +38,7 @@ from abi_compiler.attribute_names import (
     ABI_CALL,
     ABI_DECLARATION,
     ABI_PROVENANCE,
+    ABI_STATE,
     IREE_ABI,
     RAW,
     REFLECTION,
@@ -54,6 +56,7 @@ from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import Provenance, decode_provenance
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
+from abi_compiler.codecs.state_json import StateGlobal, decode_state
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
@@ -95,6 +98,8 @@ class FunctionSignature:
     call: OriginalCall | None = None
     #: How the module was made (`abi.provenance`), when it says.
     provenance: Provenance | None = None
+    #: The module state it reads or writes (`abi.state`), when it uses any.
+    state: tuple[StateGlobal, ...] | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -249,6 +254,17 @@ def _signature_source(reflection: dict[str, str | None]) -> Source:
 def _signature(
     name: str, reflection: dict[str, str | None], types: Signature, position: str
 ) -> FunctionSignature:
+    """`_signature_of`, with the state the function uses (`abi.state`)."""
+    found = _signature_of(name, reflection, types, position)
+    if ABI_STATE not in reflection:
+        return found
+    state = tuple(_decoded(name, reflection, ABI_STATE, position))
+    return dataclasses.replace(found, state=state)
+
+
+def _signature_of(
+    name: str, reflection: dict[str, str | None], types: Signature, position: str
+) -> FunctionSignature:
     """The function's signature from its reflection (V1, else legacy), else its type
     (``types``, whose leaves also give the reflection's leaves their `Leaf.element`)."""
     made = (
@@ -344,6 +360,7 @@ def _elements_by_index(signature: Signature, types: Signature) -> Signature:
 _DECODERS: dict[str, Callable[[str], Any]] = {
     ABI_CALL: decode_call,
     ABI_PROVENANCE: decode_provenance,
+    ABI_STATE: decode_state,
     IREE_ABI: decode_json,
     RAW: decode_raw,
     SIP: decode_sip,

@@ -11,23 +11,34 @@ keeps the record of what it was made from).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from abi_compiler.attribute_names import REFLECTION
 from abi_compiler.text import carry, lexer
 
-__all__ = ["add_reflection_entry"]
+__all__ = ["add_reflection_entries", "add_reflection_entry"]
 
 
 def add_reflection_entry(text: str, key: str, value: str) -> str:
     """``text`` with ``key = "<value>"`` in the reflection of each public top-level
     `func.func` with a body (MLIR's exported functions)."""
+    return add_reflection_entries(text, key, lambda name: value)
+
+
+def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | None]) -> str:
+    """``text`` with ``key = "<value_of(name)>"`` in the reflection of each exported
+    function ``name`` for which ``value_of`` gives a value."""
     layout = carry.scan(text)
-    entry = f"{key} = {lexer.quote(value)}"
     inserts: list[tuple[int, str]] = []
     for op in layout.ops:
         if not isinstance(op, carry.FuncText) or op.body_start is None:
             continue
         if op.visibility not in (None, "public") or not op.plain:
             continue
+        value = None if op.name is None else value_of(op.name)
+        if value is None:
+            continue
+        entry = f"{key} = {lexer.quote(value)}"
         if op.attributes is None:
             inserts.append((op.signature_end, f" attributes {{{REFLECTION} = {{{entry}}}}}"))
             continue

@@ -1,0 +1,159 @@
+"""State the caller owns: a loaded module's mutable globals (its state) live in an IREE
+VM context; `Module` keeps its default state in its own context, and `Session` keeps
+another, over the same `VmModule`, HAL module and parameter module, so sessions share the
+module's code, weights and device (docs/calling.md, "State and sessions"; the choice in
+docs/design.md, "Where state lives")."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from abi_compiler.attribute_names import ABI_STATE
+from abi_compiler.codecs.state_json import StateGlobal, decode_state
+from abi_compiler.errors import AbiError
+
+if TYPE_CHECKING:
+    from abi_compiler.calling.modules import Function, Module
+
+
+class StateContext:
+    """The VM context a function calls in (its state), refused once closed: a
+    `Function` invokes through it, so a call after the close is an `AbiError` before the
+    VM (IREE would use a context whose state was released)."""
+
+    __slots__ = ("context", "refusal")
+
+    def __init__(self, context: Any) -> None:
+        self.context: Any = context
+        #: Why a call is refused once closed.
+        self.refusal = ""
+
+    def invoke(self, vm_function: Any, arguments: Any, results: Any) -> None:
+        context = self.context
+        if context is None:
+            raise AbiError(self.refusal)
+        context.invoke(vm_function, arguments, results)
+
+    def close(self, refusal: str) -> None:
+        self.context = None
+        self.refusal = refusal
+
+
+def new_context(module: Module) -> Any:
+    """A new VM context over the module's VM modules (HAL, parameters, the module): its
+    state initialized as the module's initializers set it; the weights (immutable
+    globals, named parameters) and executables are the `VmModule`'s, the parameter
+    index's and the HAL device's, not copied (docs/design.md, "Where state lives")."""
+    from abi_compiler.calling.modules import _refused, _rt
+
+    try:
+        return _rt.VmContext(module.instance, module.vm_modules)
+    except Exception as error:  # as the module's own context (it was created once)
+        raise _refused(error) from None
+
+
+def _bound(function: Function, state: StateContext) -> Function:
+    """A copy of ``function`` that calls in ``state``: its plans and converters shared,
+    its own methods (the convention's ``_call``) bound to the copy."""
+    bound = copy.copy(function)
+    for name, value in vars(function).items():
+        if getattr(value, "__self__", None) is function:
+            setattr(bound, name, getattr(bound, value.__func__.__name__))
+    bound._context = state
+    return bound
+
+
+def state_of(function: Function) -> list[StateGlobal] | None:
+    """The state a function reads or writes, from its `abi.state` (docs/formats.md);
+    None without one; an `AbiError` naming the function for a malformed one."""
+    text = function.reflection.get(ABI_STATE)
+    if text is None:
+        return None
+    try:
+        return decode_state(text)
+    except AbiError as error:
+        raise AbiError(
+            f"function @{function.name}: malformed reflection '{ABI_STATE}': {error}"
+        ) from None
+
+
+def close_module(module: Module) -> None:
+    """Release a module's default state and its sessions' states (`Module.close`)."""
+    refusal = f"module '{module.name}' is closed"
+    module._state.close(refusal)
+    for session in list(module._sessions):
+        session._state.close(refusal)
+    module._sessions.clear()
+    module.context = None
+
+
+class Session:
+    """A loaded module's functions with their own state (`Module.session`):
+    ``session.<name>`` and ``session["<name>"]`` call as the module's functions do (the
+    same marshalling and original call) in the session's context; `reset` starts the
+    state over, `close` releases it. A session keeps its module alive; closing the
+    module closes its sessions."""
+
+    def __init__(self, module: Module) -> None:
+        if module.closed:
+            raise AbiError(module._state.refusal)
+        self.module = module
+        self._state = StateContext(new_context(module))
+        self._functions: dict[str, Function] = {}
+        module._sessions.add(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._state.context is None
+
+    def _check_open(self) -> None:
+        if self._state.context is None:
+            raise AbiError(self._state.refusal)
+
+    def reset(self) -> None:
+        """Start the state over: a new context, initialized as the module's was."""
+        self._check_open()
+        self._state.context = new_context(self.module)
+
+    def close(self) -> None:
+        """Release the session's state; a call after this is an `AbiError`."""
+        self._state.close(f"this session of module '{self.module.name}' is closed")
+        self.module._sessions.discard(self)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def function_names(self) -> list[str]:
+        return self.module.function_names
+
+    def __getitem__(self, name: str) -> Function:
+        self._check_open()
+        function = self._functions.get(name)
+        if function is None:
+            function = _bound(self.module[name], self._state)
+            self._functions[name] = function
+        return function
+
+    def __getattr__(self, name: str) -> Function:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as error:
+            raise AttributeError(str(error.args[0])) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.module
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.function_names)
+
+    def __repr__(self) -> str:
+        shown = " (closed)" if self.closed else ""
+        return f"<abi_compiler.iree.Session of '{self.module.name}'{shown}>"

@@ -1,0 +1,125 @@
+"""The module state a function of MLIR text uses (`abi.state`, docs/formats.md): the
+mutable globals (`util.global … mutable @name … : type`, `ml_program.global … mutable`)
+and, for each exported function, those its body — or the body of a function it calls,
+transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
+the op names and symbol tokens of each body), without parsing bodies."""
+
+from __future__ import annotations
+
+import re
+
+from abi_compiler.codecs.state_json import StateGlobal
+from abi_compiler.dtypes import ELEMENT_TYPES, numpy_dtype_name
+from abi_compiler.text import carry, lexer
+
+__all__ = ["function_state"]
+
+_SYMBOL = r"@(?:[A-Za-z_$.\-0-9]+|\"(?:[^\"\\]|\\.)*\")"
+_GLOBAL = re.compile(
+    rf"(?:util\.global|ml_program\.global)\s+(?:(?:private|public|nested)\s+)?"
+    rf"(mutable\s+)?({_SYMBOL})"
+)
+_READS = r"util\.global\.load(?:\.indirect)?|ml_program\.global_load(?:_const)?"
+_WRITES = r"util\.global\.store(?:\.indirect)?|ml_program\.global_store"
+# (each also matches what opens a string or a dialect body, which `outside_values` skips)
+_SKIPPED = rf"{lexer.SHORT_STRING}|\"|{lexer.DIALECT_BODY_START}"
+_USE = re.compile(
+    rf"{_SKIPPED}|\b(?P<op>{_READS}|{_WRITES}|util\.global\.address)\b[^@\n]*(?P<symbol>{_SYMBOL})"
+)
+_CALL = re.compile(rf"{_SKIPPED}|\b(?:func\.call|util\.call|call)\s+(?P<symbol>{_SYMBOL})")
+_FUNC = re.compile(rf"(?:util\.func|func\.func)\s+(?:(?:private|public|nested)\s+)?({_SYMBOL})")
+_TENSOR = re.compile(r"tensor<((?:(?:\?|\d+)x)*)([a-z]+\d+)>")
+_LOC = re.compile(r"\s*loc\(.*\)\s*$", re.S)
+
+
+def _name(token: str) -> str | None:
+    return lexer.symbol_name(token)
+
+
+def _global_type(text: str) -> str:
+    """The type of a global op's text: after its last top-level ` : `."""
+    text = _LOC.sub("", text.strip())
+    _, _, written = text.rpartition(":")
+    return " ".join(written.split())
+
+
+def _scalars() -> dict[str, str]:
+    return {f"{s.kind}{s.width}": numpy_dtype_name(s) for s in ELEMENT_TYPES}
+
+
+def _described(name: str, written: str, reads: bool, writes: bool) -> StateGlobal:
+    dtypes = _scalars()
+    match = _TENSOR.fullmatch(written)
+    if match is not None:
+        dims = tuple(None if d == "?" else int(d) for d in match.group(1).split("x")[:-1])
+        dtype = dtypes.get(match.group(2))
+        return StateGlobal(name, written, dtype, dims if dtype else None, reads, writes)
+    dtype = dtypes.get(written)
+    return StateGlobal(name, written, dtype, () if dtype else None, reads, writes)
+
+
+def function_state(text: str) -> dict[str, list[StateGlobal]]:
+    """For each public top-level `func.func` with a body that uses the state, the mutable
+    globals it (or what it calls) reads or writes, in the order they are defined."""
+    layout = carry.scan(text)
+    mutable: dict[str, str] = {}
+    bodies: dict[str, tuple[int, int]] = {}
+    exported: list[str] = []
+    for op in layout.ops:
+        if isinstance(op, carry.FuncText):
+            if op.name is None or op.body_start is None or op.body_end is None:
+                continue
+            bodies[op.name] = (op.body_start, op.body_end)
+            if op.visibility in (None, "public") and op.plain:
+                exported.append(op.name)
+            continue
+        head = text[op.start : op.end]
+        found = _GLOBAL.match(head)
+        if found is not None:
+            name = _name(found.group(2))
+            if found.group(1) and name is not None:
+                mutable[name] = _global_type(head)
+            continue
+        func = _FUNC.match(head)
+        if func is not None and (name := _name(func.group(1))) is not None:
+            bodies[name] = (op.start + func.end(), op.end)
+    if not mutable:
+        return {}
+    direct: dict[str, dict[str, set[str]]] = {}
+    calls: dict[str, set[str]] = {}
+    for name, (start, end) in bodies.items():
+        body = text[start:end]
+        uses: dict[str, set[str]] = {}
+        for match in lexer.outside_values(_USE, body):
+            target = _name(match.group("symbol"))
+            if target in mutable:
+                kind = match.group("op")
+                if kind == "util.global.address":
+                    kinds = {"r", "w"}  # (loaded and stored through the address)
+                else:
+                    kinds = {"r"} if re.fullmatch(_READS, kind) else {"w"}
+                uses.setdefault(target, set()).update(kinds)
+        direct[name] = uses
+        calls[name] = {
+            callee
+            for m in lexer.outside_values(_CALL, body)
+            if (callee := _name(m.group("symbol"))) in bodies
+        }
+    found_by_function: dict[str, list[StateGlobal]] = {}
+    for name in exported:
+        seen, pending, total = {name}, [name], dict[str, set[str]]()
+        while pending:
+            current = pending.pop()
+            for target, kinds in direct[current].items():
+                total.setdefault(target, set()).update(kinds)
+            for callee in sorted(calls[current]):
+                if callee not in seen:
+                    seen.add(callee)
+                    pending.append(callee)
+        if total:
+            found_by_function[name] = [
+                _described(g, mutable[g], "r" in total[g], "w" in total[g])
+                for g in mutable
+                if g in total
+            ]
+    return found_by_function

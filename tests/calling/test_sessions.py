@@ -1,0 +1,168 @@
+"""State the caller owns (docs/calling.md, "State and sessions"): a module with mutable
+`util.global`s keeps its default state across calls; `Module.session()` gives the same
+functions with state of their own; `reset` starts it over; a closed session or module
+is an `AbiError` before the VM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from abi_compiler import iree
+from abi_compiler.errors import AbiError
+
+CACHE = Path(__file__).parent / "state" / "cache.mlir"
+
+
+@pytest.fixture(scope="module")
+def vmfb() -> bytes:
+    return iree.compile_vmfb(CACHE.read_text())
+
+
+@pytest.fixture
+def module(vmfb: bytes) -> iree.Module:
+    return iree.load(vmfb, device="local-sync", isolate=False)
+
+
+def _row(value: float) -> np.ndarray:
+    return np.full(8, value, np.float32)
+
+
+def test_the_default_state_persists_across_calls(module: iree.Module) -> None:
+    assert float(module.step(_row(1), np.int32(0))) == 16.0
+    assert float(module.step(_row(1), np.int32(1))) == 32.0
+    assert float(module.step(_row(3), np.int32(1))) == 64.0  # (row 1 overwritten)
+    assert int(module.calls()) == 3
+
+
+def test_a_session_starts_from_the_initial_state(module: iree.Module) -> None:
+    module.step(_row(1), np.int32(0))
+    session = module.session()
+    assert int(session.calls()) == 0
+    assert float(session["step"](_row(1), np.int32(2))) == 16.0
+    assert int(module.calls()) == 1 and int(session.calls()) == 1
+    # immutable globals read the same
+    np.testing.assert_array_equal(session.double(_row(1)), _row(2))
+
+
+def _steps(function_of: object, rows: list[tuple[float, int]]) -> list[float]:
+    return [float(function_of.step(_row(v), np.int32(p))) for v, p in rows]  # type: ignore[attr-defined]
+
+
+def test_two_sessions_interleaved_give_what_each_gives_alone(module: iree.Module) -> None:
+    first = [(1.0, 0), (2.0, 1), (0.5, 1), (4.0, 3)]
+    second = [(3.0, 2), (1.0, 2), (1.0, 0), (2.0, 3)]
+    alone_first = _steps(module.session(), first)
+    alone_second = _steps(module.session(), second)
+    a, b = module.session(), module.session()
+    together_a, together_b = [], []
+    for x, y in zip(first, second, strict=True):
+        together_a += _steps(a, [x])
+        together_b += _steps(b, [y])
+    assert together_a == alone_first == [16.0, 48.0, 24.0, 88.0]
+    assert together_b == alone_second
+    assert int(a.calls()) == int(b.calls()) == 4
+    assert int(module.calls()) == 0  # the default state untouched
+
+
+def test_reset_starts_the_state_over(module: iree.Module) -> None:
+    session = module.session()
+    step = session.step  # (held across the reset: it calls in the new state)
+    step(_row(1), np.int32(0))
+    step(_row(1), np.int32(1))
+    session.reset()
+    assert int(session.calls()) == 0
+    assert float(step(_row(1), np.int32(3))) == 16.0
+
+
+def test_a_closed_session_is_refused(module: iree.Module) -> None:
+    session = module.session()
+    step = session.step
+    session.close()
+    with pytest.raises(AbiError, match=r"^this session of module '\w+' is closed$"):
+        step(_row(1), np.int32(0))
+    with pytest.raises(AbiError, match="is closed"):
+        session.calls()
+    with pytest.raises(AbiError, match="is closed"):
+        session.reset()
+    assert int(module.calls()) == 0  # the module goes on
+
+
+def test_a_closed_module_refuses_its_functions_and_sessions(vmfb: bytes) -> None:
+    module = iree.load(vmfb, device="local-sync", isolate=False)
+    with module.session() as session:
+        step = session.step
+        calls = module.calls
+        module.close()
+        uses = (
+            lambda: step(_row(1), np.int32(0)),
+            calls,
+            lambda: module.calls(),
+            lambda: session.calls(),
+        )
+        for use in uses:
+            with pytest.raises(AbiError, match=r"^module '\w+' is closed$"):
+                use()
+        with pytest.raises(AbiError, match="is closed"):
+            module.session()
+    assert module.closed and session.closed
+
+
+def test_a_session_keeps_its_module_alive(vmfb: bytes) -> None:
+    session = iree.load(vmfb, device="local-sync", isolate=False).session()
+    assert float(session.step(_row(1), np.int32(0))) == 16.0
+
+
+PARAMETERS = """
+util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
+util.global private mutable @total = dense<0.0> : tensor<4xf32>
+func.func @add() -> tensor<4xf32> {
+  %w = util.global.load @w : tensor<4xf32>
+  %t = util.global.load @total : tensor<4xf32>
+  %u = arith.addf %t, %w : tensor<4xf32>
+  util.global.store %u, @total : tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["mapping", "archive"])
+def test_sessions_of_a_module_with_named_parameters(kind: str, tmp_path: Path) -> None:
+    """A session's context takes the module's parameter module: the same weights."""
+    weights = {"w": np.array([1, 2, 3, 4], np.float32)}
+    source: object = weights
+    if kind == "archive":
+        source = tmp_path / "w.irpa"
+        iree.save_parameters(weights, source)
+    vmfb = iree.compile_vmfb(PARAMETERS, archive_name="w.irpa")
+    module = iree.load(vmfb, device="local-sync", isolate=False, parameters=source)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(module.add(), [1, 2, 3, 4])
+    session = module.session()
+    np.testing.assert_array_equal(session.add(), [1, 2, 3, 4])
+    np.testing.assert_array_equal(session.add(), [2, 4, 6, 8])
+    np.testing.assert_array_equal(module.add(), [2, 4, 6, 8])
+
+
+def test_a_function_says_what_state_it_uses(module: iree.Module) -> None:
+    """`Function.state`: the module's `abi.state` as the loaded module reads it."""
+    from abi_compiler.codecs.state_json import StateGlobal
+
+    assert module.calls.state == [StateGlobal("count", "tensor<i32>", "int32", (), True, False)]
+    assert [g.name for g in module.step.state or []] == ["cache", "count"]
+    assert module.double.state is None
+    assert module.session().calls.state == module.calls.state
+
+
+def test_a_malformed_state_entry_is_an_abi_error() -> None:
+    text = """func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> attributes {
+    iree.reflection = {abi.state = "{\\22v\\22:1}"}} {
+  return %x : tensor<2xf32>
+}"""
+    module = iree.load(iree.compile_vmfb(text), device="local-sync", isolate=False)
+    with pytest.raises(
+        AbiError, match=r"""^function @f: malformed reflection 'abi.state': "globals": expected"""
+    ):
+        _ = module.f.state
+    np.testing.assert_array_equal(module.f(np.ones(2, np.float32)), [1, 1])

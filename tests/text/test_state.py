@@ -1,0 +1,87 @@
+"""`abi.state` (docs/formats.md, "The state a function uses"): which mutable globals each
+exported function of MLIR text reads or writes, directly or through what it calls, and
+the entry's JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abi_compiler.codecs.state_json import StateGlobal, decode_state, encode_state
+from abi_compiler.errors import AbiError
+from abi_compiler.text.state import function_state
+
+CACHE = Path(__file__).parent.parent / "calling" / "state" / "cache.mlir"
+
+
+def test_the_committed_module() -> None:
+    found = function_state(CACHE.read_text())
+    cache = StateGlobal("cache", "tensor<4x8xf32>", "float32", (4, 8), True, True)
+    count = StateGlobal("count", "tensor<i32>", "int32", (), True, True)
+    assert found == {
+        "step": [cache, count],
+        "calls": [StateGlobal("count", "tensor<i32>", "int32", (), True, False)],
+        "reset_count": [StateGlobal("count", "tensor<i32>", "int32", (), False, True)],
+    }
+
+
+def test_no_mutable_global_no_state() -> None:
+    text = """util.global private @w = dense<1.0> : tensor<2xf32>
+func.func @f() -> tensor<2xf32> {
+  %w = util.global.load @w : tensor<2xf32>
+  return %w : tensor<2xf32>
+}"""
+    assert function_state(text) == {}
+
+
+def test_ml_program_globals_util_funcs_and_dynamic_dims() -> None:
+    text = """ml_program.global private mutable @k(dense<0.0> : tensor<2x3xf32>) : tensor<?x3xf32>
+util.func private @helper(%x: tensor<?x3xf32>) {
+  ml_program.global_store @k = %x : tensor<?x3xf32>
+  util.return
+}
+func.func @f(%x: tensor<?x3xf32>) {
+  util.call @helper(%x) : (tensor<?x3xf32>) -> ()
+  return
+}
+func.func private @unused() {
+  %k = ml_program.global_load @k : tensor<?x3xf32>
+  return
+}"""
+    assert function_state(text) == {
+        "f": [StateGlobal("k", "tensor<?x3xf32>", "float32", (None, 3), False, True)]
+    }
+
+
+def test_the_entry_round_trips() -> None:
+    used = [
+        StateGlobal("cache", "tensor<?x8xbf16>", "bfloat16", (None, 8), True, True),
+        StateGlobal("h", "!util.list<?>", None, None, True, False),
+    ]
+    assert decode_state(encode_state(used)) == used
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[", "not JSON"),
+        ('{"v":2,"globals":[]}', 'expected an object with "v": 1'),
+        ('{"v":1}', '"globals": expected a list'),
+        ('{"v":1,"globals":[{"name":"c","type":"i32","access":"x"}]}', '"access"'),
+        ('{"v":1,"globals":[{"name":"c","type":"i32","shape":[-1],"access":"r"}]}', '"shape"'),
+        ('{"v":1,"globals":[{"name":1,"type":"i32","access":"r"}]}', '"name"'),
+    ],
+)
+def test_a_malformed_entry_is_refused(text: str, message: str) -> None:
+    with pytest.raises(AbiError, match=message):
+        decode_state(text)
+
+
+def test_an_op_name_in_a_string_is_no_use() -> None:
+    text = """util.global private mutable @c = dense<0> : tensor<i32>
+func.func @f() attributes {note = "util.global.store %x, @c"} {
+  "test.op"() {text = "util.global.load @c : tensor<i32>"} : () -> ()
+  return
+}"""
+    assert function_state(text) == {}
