@@ -174,3 +174,34 @@ def test_abi_compile_takes_the_saved_program(tmp_path: Path) -> None:
     module = abi_iree.load(tmp_path / "model.vmfb")
     got = _greedy(lambda i, p: module.main(input_ids=i.numpy(), cache_position=p.numpy()))
     assert got == _generate(model)
+
+
+def test_sessions_interleaved_give_the_tokens_each_gives_alone() -> None:
+    """Two sessions of one loaded module (docs/calling.md, "State and sessions"), stepped
+    token by token in turn on two prompts, each with its own KV cache: each gives what it
+    gives alone (the first prompt: `generate`'s tokens); `reset()` starts a cache over."""
+    model = _model("llama")
+    want = _generate(model)
+    module = compile_quietly(_export(model))
+    other = PROMPT[::-1][:2]
+
+    def run(pairs: list[tuple[Any, list[int]]]) -> list[list[int]]:
+        runs: list[list[int]] = [[] for _ in pairs]
+        for position in range(len(PROMPT) + NEW_TOKENS - 1):
+            for (session, prompt), tokens in zip(pairs, runs, strict=True):
+                if position >= len(prompt) + NEW_TOKENS - 1:
+                    continue
+                token = prompt[position] if position < len(prompt) else tokens[-1]
+                logits = session.main(
+                    input_ids=torch.tensor([[token]]), cache_position=torch.tensor([position])
+                )
+                if position >= len(prompt) - 1:
+                    tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+        return runs
+
+    alone = [run([(module.session(), PROMPT)])[0], run([(module.session(), other)])[0]]
+    assert alone[0] == want and alone[1] != want
+    first, second = module.session(), module.session()
+    assert run([(first, PROMPT), (second, other)]) == alone
+    first.reset()
+    assert run([(first, PROMPT)]) == [want]
