@@ -343,8 +343,10 @@ def test_failed_run_leaves_its_input_alone(
     source = tmp_path / "in.mlir"
     text = "func.func @f(%a: i32 {abi.index_path = [0]}, %b: i32) {\n  func.return\n}\n"
     source.write_text(text)
+    out = tmp_path / "out.mlir"
+    out.write_text("old\n")
 
-    result = run_abi_opt([str(source), "-p", "iree-abi-v1", "-o", str(source)], capsys)
+    result = run_abi_opt([str(source), "-p", "iree-abi-v1", "-o", str(out)], capsys)
 
     assert result.status == 1
     # (refused before any work: the output is the input)
@@ -358,7 +360,14 @@ def test_failed_run_leaves_its_input_alone(
         f"{source}:1:46: error: Missing argument attribute abi.index_path on argument 1\n"
     )
     assert source.read_text() == text
-    assert sorted(tmp_path.iterdir()) == [source]
+    assert out.read_text() == "old\n"
+    assert sorted(tmp_path.iterdir()) == [source, out]
+
+    # The input as the output is refused before any work (docs/abi-compile.md#options).
+    result = run_abi_opt([str(source), "-p", "iree-abi-v1", "-o", str(source)], capsys)
+    assert result.status == 1
+    assert result.stderr == f"abi-opt: error: the output '{source}' is the input\n"
+    assert source.read_text() == text
 
 
 # -- valid inputs at scale ------------------------------------------------------------------
