@@ -349,13 +349,6 @@ def test_failed_run_leaves_its_input_alone(
     result = run_abi_opt([str(source), "-p", "iree-abi-v1", "-o", str(out)], capsys)
 
     assert result.status == 1
-    # (refused before any work: the output is the input)
-    assert result.stderr == f"abi-opt: error: the output '{source}' is the input\n"
-    assert source.read_text() == text
-    result = run_abi_opt(
-        [str(source), "-p", "iree-abi-v1", "-o", str(tmp_path / "out.mlir")], capsys
-    )
-    assert result.status == 1
     assert result.stderr == (
         f"{source}:1:46: error: Missing argument attribute abi.index_path on argument 1\n"
     )
