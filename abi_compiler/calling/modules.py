@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 try:
@@ -36,20 +36,14 @@ from abi_compiler.attribute_names import (
     RAW,
     SIP,
 )
-from abi_compiler.call_model import Array, Unused
-from abi_compiler.calling.dims import DimRelations, LeafDims
+from abi_compiler.calling.call_leaves import leaves_of, plan
 from abi_compiler.calling.marshal import (
-    MAX_RANK,
-    _show_int,
-    describe_shaped,
-    leaf_packer,
     pack_call,
     pack_legacy,
     unpack,
     unpack_legacy,
 )
 from abi_compiler.calling.original_call import (
-    CallPlan,
     TypesError,
     TypeSource,
     Unflatten,
@@ -59,8 +53,6 @@ from abi_compiler.calling.sessions import Session, StateContext, close_module, s
 from abi_compiler.calling.vm import (
     ResultsMode,
     _count,
-    _element_for,
-    _host_value,
     _Marshal,
     _Misfit,
     _rt,
@@ -74,7 +66,6 @@ from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip
 from abi_compiler.codecs.state_json import StateGlobal
-from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -200,7 +191,7 @@ class Function:
         call = self.reflection.get(ABI_CALL)
         if call is not None:
             checked = self._iree_packer is not None  # else the pushers check the arrays
-            self._plan = _plan(
+            self._plan = plan(
                 decode_call(call),
                 signature,
                 marshal,
@@ -216,7 +207,7 @@ class Function:
                     root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
                 )
             self._flat_readers = [marshal.flat_reader(node) for node in roots]
-            self._result_count = sum(len(_leaves(node)) for node in signature.results)
+            self._result_count = sum(len(leaves_of(node)) for node in signature.results)
             self._call = self._call_original
 
     def _setup_legacy(
@@ -433,291 +424,6 @@ def _vm_code(record: Node | ValueType | None) -> str | None:
         if record.kind == "f" and record.width in (32, 64):
             return "f" if record.width == 32 else "F"
     return None
-
-
-def _plan(
-    call: Any,
-    signature: Signature,
-    marshal: _Marshal,
-    module: Module,
-    checked: bool,
-    unflatten: Unflatten | None = None,
-) -> CallPlan:
-    """The `CallPlan` of a function's original call: each argument leaf checked by its
-    record as `pack` would, and (``checked``: for IREE's packer) its array checked as
-    `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
-    once; each result leaf as the framework gives it, the result built by the
-    framework's own ``unflatten`` when there is one (`Module.unflatten`)."""
-    by_index = {
-        leaf.index: leaf for argument in signature.arguments for leaf in _leaves(argument.node)
-    }
-    results = {leaf.index: leaf for node in signature.results for leaf in _leaves(node)}
-
-    def leaf(array: Array) -> Callable[[Any], Any]:
-        _check_dtype(array.dtype)
-        found = by_index.get(array.index)
-        if found is None:
-            raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
-        check = marshal.checker(found) if checked else None
-        return _leaf_converter(found.type, array.dtype, marshal.convert, check)
-
-    def unused(node: Unused) -> Callable[[Any], Any] | None:
-        # JAX checks an argument it dropped as any other (dtype, rank, dims): the value is
-        # checked as if the records had its leaf.
-        if node.dtype is None:
-            return None
-        _check_dtype(node.dtype)
-        return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
-
-    def result(array: Array) -> Callable[[Any], Any] | None:
-        _check_dtype(array.dtype)
-        found = results.get(array.index)
-        return _result_leaf(array, found.type if found else None, call.tensor, module.results)
-
-    def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
-        found = tuple(LeafDims(path, dims) for path, dims in leaves)
-        return DimRelations(call.symbols, found, call.constraints).check
-
-    return CallPlan(call, signature, leaf, result, module.types, relations, unused, unflatten)
-
-
-def _check_dtype(name: str | None) -> None:
-    """`AbiError` for a recorded dtype no array of numbers has: numpy's object and void
-    dtypes (``"O"``, ``"V8"``: their buffers hold addresses of Python objects, or no
-    numbers). ml_dtypes' floats (``bfloat16``, ``float8_e4m3fn``) are of kind ``V`` too,
-    with scalar types of their own: they are numbers."""
-    dtype = _numpy_dtype(name) if name is not None else None
-    if dtype is not None and (dtype.kind == "O" or dtype.hasobject or dtype.type is np.void):
-        raise AbiError(f"abi.call: dtype {name!r} is not an array element type")
-
-
-def _leaf_converter(
-    t: ValueType | None, dtype: str | None, convert: bool, check: Callable[[Any], Any] | None
-) -> Callable[[Any], Any]:
-    """The converter of an argument leaf of record ``t`` whose framework dtype is
-    ``dtype``: as `pack` converts it, then ``check`` (IREE's packer's array check)."""
-    packer = leaf_packer(t, convert)
-    if dtype is not None and not _typed_record(t):
-        packer = _dtype_check(dtype)  # "unknown" (complex): the dtype is the call's
-    slow = packer if check is None else (lambda value: check(packer(value)))
-    wanted = _signed_dtype(dtype, t)
-    if wanted is not None:
-        slow = _signed_leaf(wanted, slow, convert)
-    return _fast_array(t, slow, wanted)
-
-
-def _unused_record(node: Unused) -> NDArray | None:
-    """The record an argument the export dropped would have: its dtype's scalar and its
-    dims (a symbolic one dynamic); None for a dtype no record names (complex)."""
-    assert node.dtype is not None
-    try:
-        dtype = np.dtype(node.dtype)
-    except TypeError:
-        return None
-    scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
-    if scalar is None:
-        return None
-    dims = node.dims
-    return NDArray(
-        scalar, None if dims is None else tuple(d if isinstance(d, int) else None for d in dims)
-    )
-
-
-def _fast_array(
-    t: ValueType | None, slow: Callable[[Any], Any], wanted: np.dtype[Any] | None = None
-) -> Callable[[Any], Any]:
-    """``slow`` behind the common case: a numpy array of the record's dtype (or one it
-    takes as it is; ``wanted``: that one only) and dims, which every check would pass
-    unchanged."""
-    element = _element_for(t.element) if isinstance(t, NDArray) else None
-    if element is None or not isinstance(t, NDArray) or t.dims is None:
-        return slow
-    dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
-    if wanted is not None:
-        dtype, accepted = wanted, frozenset({wanted})
-    static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
-
-    def fast(value: Any) -> Any:
-        if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
-            shape = value.shape
-            if len(shape) == rank and all(shape[axis] == size for axis, size in static):
-                return value
-        return slow(value)
-
-    return fast
-
-
-def _signed_dtype(dtype: str | None, t: ValueType | None) -> np.dtype[Any] | None:
-    """The framework's integer dtype of a leaf whose record is a signless integer of its
-    width (which takes either interpretation of the bits): values are checked against
-    that dtype instead. None otherwise."""
-    scalar = t.element if isinstance(t, NDArray) else t
-    if dtype is None or not isinstance(scalar, Scalar) or scalar.kind != "i" or scalar.width < 8:
-        return None
-    wanted = _numpy_dtype(dtype)
-    if wanted is None or wanted.kind not in "iu" or wanted.itemsize * 8 != scalar.width:
-        return None
-    return wanted
-
-
-def _numpy_dtype(name: Any) -> np.dtype[Any] | None:
-    """The numpy dtype of a recorded dtype name or of a value's ``dtype`` attribute; None
-    for one numpy does not know (the reflection is the file's, the value the caller's)."""
-    try:
-        return np.dtype(name)
-    except (TypeError, ValueError):  # (a lone surrogate: UnicodeEncodeError)
-        return None
-
-
-def _signed_leaf(
-    wanted: np.dtype[Any], slow: Callable[[Any], Any], convert: bool
-) -> Callable[[Any], Any]:
-    """An integer leaf of the framework's dtype ``wanted`` behind a signless record: an
-    array of the other signedness (same width) is refused (``convert=True`` casts it;
-    other dtypes are the record's business), Python ints
-    must be in ``wanted``'s range — the framework refuses them otherwise."""
-    info = np.iinfo(wanted)
-    low, high = int(info.min), int(info.max)
-    # The record's words name its signless dtype (``int8[3]``): a refusal names the
-    # framework's (``uint8[3]``), the dtype the caller knows.
-    record = numpy_dtype_name(Scalar("i", wanted.itemsize * 8))
-
-    def own_words(misfit: _Misfit) -> _Misfit:
-        if wanted.name != record and misfit.message.startswith(f"expected {record}["):
-            misfit.message = f"expected {wanted.name}{misfit.message[9 + len(record) :]}"
-            misfit.args = (misfit.message,)
-        return misfit
-
-    def check(value: Any) -> Any:
-        value = _host_value(value)
-        dtype = getattr(value, "dtype", None)
-        if dtype is not None and not isinstance(value, (list, tuple)):
-            try:
-                found = np.dtype(dtype)
-            except TypeError:  # no dtype numpy knows (a class's descriptor): the record's
-                return slow(value)  # words refuse it
-            if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
-                if not convert:
-                    got = describe_shaped(value, tuple(np.shape(value)))
-                    raise _Misfit(
-                        f"expected an array of {wanted.name}, got {got} (convert=True converts it)"
-                    )
-                value = np.asarray(value).astype(wanted)
-        else:
-            _int_range(value, low, high, wanted.name)
-        try:
-            return slow(value)
-        except _Misfit as misfit:
-            raise own_words(misfit) from None
-
-    return check
-
-
-def _int_range(value: Any, low: int, high: int, name: str) -> None:
-    """Python ints (nested lists of them) outside ``[low, high]``: the first one found.
-    A list repeated by reference is looked into once, and none deeper than `MAX_RANK`
-    (a list that holds itself): the records refuse those."""
-    seen: set[int] = set()
-
-    def walk(item: Any, depth: int) -> None:
-        if isinstance(item, (list, tuple)):
-            if depth >= MAX_RANK or id(item) in seen:
-                return
-            seen.add(id(item))
-            for position, child in enumerate(item):
-                try:
-                    walk(child, depth + 1)
-                except _Misfit as misfit:
-                    misfit.reversed_path.append(position)
-                    raise
-        elif (
-            isinstance(item, (int, np.integer))
-            and not isinstance(item, (bool, np.bool_))
-            and not low <= int(item) <= high
-        ):
-            raise _Misfit(f"value {_show_int(int(item))} does not fit in {name}")
-
-    walk(value, 0)
-
-
-def _typed_record(t: ValueType | None) -> bool:
-    return isinstance(t, Scalar) or (isinstance(t, NDArray) and isinstance(t.element, Scalar))
-
-
-def _dtype_check(dtype: str) -> Callable[[Any], Any]:
-    """An array of a dtype its record cannot name (complex): the dtype is checked."""
-
-    def check(value: Any) -> Any:
-        value = _host_value(value)
-        found = _numpy_dtype(getattr(value, "dtype", None))
-        if found is not None and found.name == dtype:
-            return value
-        got = found.name if found is not None else _type_name(value)
-        raise _Misfit(f"expected an array of {dtype}, got {got}")
-
-    return check
-
-
-def _leaves(node: Node | None) -> list[Leaf]:
-    if node is None:
-        return []
-    if isinstance(node, Leaf):
-        return [node]
-    items = node.items if isinstance(node, Sequence) else tuple(c for _, c in node.items)
-    return [found for item in items for found in _leaves(item)]
-
-
-def _result_leaf(
-    array: Array, t: ValueType | None, tensor: str, results: ResultsMode | None
-) -> Callable[[Any], Any] | None:
-    """How a result array becomes the framework's value (None: as it is): a torch tensor
-    for torch (when torch can be imported and ``results`` is not given), else the numpy
-    array in the framework's dtype (an unsigned integer keeps its dtype although its
-    record has no sign)."""
-    if results == "device":
-        return None
-    element = _element_for(t.element) if isinstance(t, NDArray) else None
-    view: np.dtype[Any] | None = None
-    if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
-        wanted = _numpy_dtype(array.dtype)
-        same_bits = wanted is not None and wanted.itemsize == element.dtype.itemsize
-        if (
-            wanted is not None
-            and wanted.kind in "iub"
-            and element.dtype.kind in "iub"
-            and same_bits
-        ):
-            view = wanted
-    if tensor == "torch" and results is None:
-        torch = _torch()
-        if torch is not None:
-            return _torch_result(torch, view, array.dtype == "bfloat16")
-    if view is None:
-        return None
-    return lambda value: value.view(view) if type(value) is np.ndarray else value
-
-
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
-
-
-def _torch_result(torch: Any, view: Any, bfloat16: bool) -> Callable[[Any], Any]:
-    from_numpy = torch.from_numpy
-
-    def to_tensor(value: Any) -> Any:
-        if type(value) is not np.ndarray:
-            return value
-        if view is not None:
-            value = value.view(view)
-        if bfloat16:
-            return from_numpy(value.view(np.int16)).view(torch.bfloat16)
-        return from_numpy(value)
-
-    return to_tensor
 
 
 def _leaf_locations(
