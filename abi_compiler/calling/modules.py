@@ -1039,9 +1039,14 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
     except child.ChildFailed as ended:
         if ended.signal is None:
             return  # IREE refused it (exit status 3): the load here reports it
+        corrupted = (
+            "the module is corrupted"
+            if archive is None
+            else f"the module or its parameters '{os.fspath(archive)}' are corrupted"
+        )
         raise AbiError(
             f"cannot load the compiled module: IREE's runtime crashed ({ended.reason}) "
-            "creating its context in a child process; the module is corrupted, or not built "
+            f"creating its context in a child process; {corrupted}, or not built "
             "for this machine (load(…, isolate=False) skips this check)"
         ) from None
 
@@ -1075,10 +1080,15 @@ def load(
 
     ``isolate``: create the module's context in a child process first, so that a module
     whose native code crashes IREE's runtime as it loads (a corrupted file) is an
-    `AbiError` here, not the end of this process (about 0.2 s). By default, for a path and
-    for bytes this process did not compile (`compile_vmfb`)."""
+    `AbiError` here, not the end of this process (about 0.2 s). By default, for a path,
+    for bytes this process did not compile (`compile_vmfb`), and for any module given a
+    parameter archive (IREE's parser of a corrupted `.irpa` can crash too)."""
     if isolate is None:
-        isolate = isinstance(module, (str, os.PathLike)) or not _compiled_here(module)
+        isolate = (
+            isinstance(module, (str, os.PathLike))
+            or isinstance(parameters, (str, os.PathLike))
+            or not _compiled_here(module)
+        )
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()
