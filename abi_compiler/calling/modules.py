@@ -1006,7 +1006,11 @@ modules = [rt.create_hal_module(instance, device)]
 try:
     if sys.argv[1]:
         index = rt.ParameterIndex()
-        index.load(sys.argv[1])
+        try:
+            index.load(sys.argv[1])
+        except Exception as error:
+            sys.stdout.write(" ".join(str(error).split()))
+            sys.exit(4)
         provider = index.create_provider(scope=sys.argv[2])
         modules.append(rt.create_io_parameters_module(instance, provider))
     modules.append(rt.VmModule.copy_buffer(instance, data))
@@ -1037,6 +1041,13 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
     try:
         child.run(command, data)
     except child.ChildFailed as ended:
+        if ended.status == 4 and archive is not None:
+            # IREE's parser refused the archive: not parsed again here (its reading of a
+            # corrupted index is not always the same: a refusal there, a crash here).
+            message = ended.stdout.decode("utf-8", "replace")
+            raise AbiError(
+                f"cannot load the parameters '{os.fspath(archive)}': {message}"
+            ) from None
         if ended.signal is None:
             return  # IREE refused it (exit status 3): the load here reports it
         corrupted = (

@@ -318,3 +318,30 @@ def test_a_corrupted_archive_is_parsed_in_a_child(parameter_vmfb: bytes, tmp_pat
         f"context in a child process; the module or its parameters '{archive}' are "
         "corrupted, or not built for this machine (load(…, isolate=False) skips this check)\n",
     )
+
+
+def test_an_archive_the_child_refuses_is_not_parsed_here(
+    parameter_vmfb: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IREE's parser reads a corrupted index differently from one run to the next (a
+    refusal in the child, then a SIGSEGV here): what the child refuses is refused with its
+    message, the archive never parsed in this process."""
+    from abi_compiler.calling import modules
+
+    archive = tmp_path / "p.irpa"
+    abi_iree.save_parameters({"w": np.arange(4, dtype=np.float32)}, archive)
+    data = bytearray(archive.read_bytes())
+    data[42:50] = b"\xff" * 8
+    archive.write_bytes(bytes(data))
+
+    def parsed_here(parameters: Any) -> Any:
+        raise AssertionError("parsed in this process")
+
+    monkeypatch.setattr(modules, "parameter_index", parsed_here)
+    with pytest.raises(AbiError) as caught:
+        abi_iree.load(parameter_vmfb, parameters=archive)
+    assert str(caught.value) == (
+        f"cannot load the parameters '{archive}': Could not parse parameter file index: "
+        "c/runtime/src/iree/io/formats/irpa/irpa_parser.c:215: OUT_OF_RANGE; entry table "
+        "truncated; insufficient bytes for sized header"
+    )
