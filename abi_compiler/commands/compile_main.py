@@ -250,6 +250,9 @@ def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
             name, path = argument.split("=", 1)
             if not name:
                 raise UsageError(f"'{argument}': the function's name before '=' is empty")
+        if "\x00" in path:  # (not from a shell; Python's os functions raise ValueError)
+            shown = path.replace("\x00", "\\x00")
+            raise UsageError(f"could not open input file '{shown}': a path has no NUL character")
         source = _spooled(path, folder)
         inputs.append(_Input(name, path, detect(source, path), source))
     return inputs

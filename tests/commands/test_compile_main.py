@@ -552,3 +552,17 @@ def test_an_indented_line_of_a_framework_message_is_a_note() -> None:
         "  ^",
         " indented after",
     ]
+
+
+def test_an_input_path_with_a_nul_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not from a shell, but `main(argv)` takes any string: a NUL in a path is a usage
+    error, not Python's ValueError reported as an internal error."""
+    out = tmp_path / "out.mlir"
+    assert _run([f"0=\x00/*={V1}", "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: could not open input file '\\x00/*={V1}': a path has no NUL "
+        "character\n",
+    )
+    assert not out.exists()
