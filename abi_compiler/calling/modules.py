@@ -744,7 +744,11 @@ modules = [rt.create_hal_module(instance, device)]
 try:
     if sys.argv[1]:
         index = rt.ParameterIndex()
-        index.load(sys.argv[1])
+        try:
+            index.load(sys.argv[1])
+        except Exception as error:
+            sys.stdout.write(" ".join(str(error).split()))
+            sys.exit(4)
         provider = index.create_provider(scope=sys.argv[2])
         modules.append(rt.create_io_parameters_module(instance, provider))
     modules.append(rt.VmModule.copy_buffer(instance, data))
@@ -775,11 +779,23 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
     try:
         child.run(command, data)
     except child.ChildFailed as ended:
+        if ended.status == 4 and archive is not None:
+            # IREE's parser refused the archive: not parsed again here (its reading of a
+            # corrupted index is not always the same: a refusal there, a crash here).
+            message = ended.stdout.decode("utf-8", "replace")
+            raise AbiError(
+                f"cannot load the parameters '{os.fspath(archive)}': {message}"
+            ) from None
         if ended.signal is None:
             return  # IREE refused it (exit status 3): the load here reports it
+        corrupted = (
+            "the module is corrupted"
+            if archive is None
+            else f"the module or its parameters '{os.fspath(archive)}' are corrupted"
+        )
         raise AbiError(
             f"cannot load the compiled module: IREE's runtime crashed ({ended.reason}) "
-            "creating its context in a child process; the module is corrupted, or not built "
+            f"creating its context in a child process; {corrupted}, or not built "
             "for this machine (load(…, isolate=False) skips this check)"
         ) from None
 
@@ -813,10 +829,15 @@ def load(
 
     ``isolate``: create the module's context in a child process first, so that a module
     whose native code crashes IREE's runtime as it loads (a corrupted file) is an
-    `AbiError` here, not the end of this process (about 0.2 s). By default, for a path and
-    for bytes this process did not compile (`compile_vmfb`)."""
+    `AbiError` here, not the end of this process (about 0.2 s). By default, for a path,
+    for bytes this process did not compile (`compile_vmfb`), and for any module given a
+    parameter archive (IREE's parser of a corrupted `.irpa` can crash too)."""
     if isolate is None:
-        isolate = isinstance(module, (str, os.PathLike)) or not _compiled_here(module)
+        isolate = (
+            isinstance(module, (str, os.PathLike))
+            or isinstance(parameters, (str, os.PathLike))
+            or not _compiled_here(module)
+        )
     if isinstance(module, (str, os.PathLike)):
         with open(module, "rb") as stream:
             data: Any = stream.read()

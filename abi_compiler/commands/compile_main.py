@@ -250,6 +250,9 @@ def _inputs(arguments: Sequence[str], folder: str) -> list[_Input]:
             name, path = argument.split("=", 1)
             if not name:
                 raise UsageError(f"'{argument}': the function's name before '=' is empty")
+        if "\x00" in path:  # (not from a shell; Python's os functions raise ValueError)
+            shown = path.replace("\x00", "\\x00")
+            raise UsageError(f"could not open input file '{shown}': a path has no NUL character")
         source = _spooled(path, folder)
         inputs.append(_Input(name, path, detect(source, path), source))
     return inputs
@@ -589,17 +592,23 @@ _DIAGNOSTIC_LINE = re.compile(r"\S.*?: (error|warning|note|remark): ")
 def _error_lines(message: str) -> list[str]:
     """The lines of an error whose message may span several (a framework's, the
     diagnostics of a frontend's tool): the first `abi-compile: error: …`; after it, a
-    diagnostic line (`file:line:col: error: …`) and a tool's source excerpt (indented)
-    as they are, any other line a note."""
+    diagnostic line (`file:line:col: error: …`) and the tool's source excerpt below it
+    (indented) as they are, any other line a note (an indented line of a framework's
+    message too: ONNX's checker breaks its sentences at a node's fields)."""
     first, *rest = message.strip("\n").splitlines() or [""]
     lines = [f"{PROG}: error: {first}"]
+    excerpt = False  # (after a diagnostic line, until a note)
     for line in rest:
         if not line.strip():
             continue
-        if _DIAGNOSTIC_LINE.match(line) or line[0].isspace():
+        if _DIAGNOSTIC_LINE.match(line):
+            excerpt = True
+            lines.append(line)
+        elif excerpt and line[0].isspace():
             lines.append(line)
         else:
-            lines.append(f"{PROG}: note: {line.removeprefix('note: ')}")
+            excerpt = False
+            lines.append(f"{PROG}: note: {line.strip().removeprefix('note: ')}")
     return lines
 
 

@@ -9,15 +9,12 @@ command line prints them (`abi_compiler.commands.opt_main`).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 Severity = Literal["error", "warning", "note", "remark"]
-
-_NEWLINE = re.compile("\n")
 
 
 class SourceFile:
@@ -26,15 +23,24 @@ class SourceFile:
     def __init__(self, name: str, text: str) -> None:
         self.name = name
         self.text = text
-        self._line_starts: list[int] | None = None
+        # Offsets already located and their line numbers, sorted: memory in the number
+        # of positions asked for, not in the text's lines (a module of millions of
+        # comment lines and a few functions keeps a few entries).
+        self._known_offsets: list[int] = [0]
+        self._known_lines: list[int] = [1]
 
     def line_col(self, offset: int) -> tuple[int, int]:
-        """1-based line and column of a character offset (the line index is built once).
-        The column counts UTF-8 bytes, as MLIR's do."""
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.text)]
-        line = bisect_right(self._line_starts, offset)
-        start = self._line_starts[line - 1]
+        """1-based line and column of a character offset. The line is counted from the
+        nearest offset located before (positions asked in order cost one pass over the
+        text). The column counts UTF-8 bytes, as MLIR's do."""
+        offset = max(0, min(offset, len(self.text)))
+        index = bisect_right(self._known_offsets, offset) - 1
+        known = self._known_offsets[index]
+        line = self._known_lines[index] + self.text.count("\n", known, offset)
+        if known != offset:
+            self._known_offsets.insert(index + 1, offset)
+            self._known_lines.insert(index + 1, line)
+        start = self.text.rfind("\n", 0, offset) + 1
         return line, len(self.text[start:offset].encode("utf-8", "surrogatepass")) + 1
 
     def position(self, offset: int) -> str:

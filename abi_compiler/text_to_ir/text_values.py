@@ -86,15 +86,15 @@ class TextValueParser(FixedParser):
         start = self.pos
         try:
             return super().parse_optional_location()
-        except ParseError:
+        except ParseError as error:
             # As an attribute, a location is a value: its dictionary keeps it as text.
             if self._attribute_depth or not self._content.startswith("loc", start):
                 raise
             paren = lexer.skip_blank(self._content, start + 3)
             try:
                 end = lexer.group_end(self._content, paren)
-            except LexError:
-                raise
+            except LexError:  # `loc(` never closed: xDSL's own diagnostic
+                raise error from None
         self.resume_at(end)
         return UnknownLoc()
 

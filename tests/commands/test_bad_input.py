@@ -70,6 +70,14 @@ CASES = [
         input="{d}/sub",
     ),
     Case("empty-file", [], "abi-opt: error: input '{d}/in.mlir' is empty", b""),
+    Case(
+        # An argument's location `loc(` never closed (a module cut short): xDSL's own
+        # diagnostic, not the lexer's internal error.
+        "unclosed-argument-location",
+        [],
+        "{d}/in.mlir:2:1: error: Unexpected location syntax.",
+        b"func.func @f(%a: i32 loc(\n",
+    ),
     Case("whitespace-only", [], "abi-opt: error: input '{d}/in.mlir' is empty", b" \n\t\r\n  \n"),
     Case(
         "comments-only",

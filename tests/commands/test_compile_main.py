@@ -524,3 +524,45 @@ def test_reserved_function_names(
     needs_iree()
     assert _run([f"main={reserved}", "-o", out], capsys) == (0, "")
     assert _load(out).main(3) == 3
+
+
+def test_an_indented_line_of_a_framework_message_is_a_note() -> None:
+    """ONNX's checker breaks a sentence at a node's fields (a line starting with a space):
+    each line is `abi-compile: note: …`; only the source excerpt below a located
+    diagnostic of a tool keeps its indentation."""
+    from abi_compiler.commands.compile_main import _error_lines
+
+    message = (
+        "'m.onnx': ONNX import failed\nNodes in a graph must be topologically sorted, "
+        "however input 'logits' of node: \nname:  OpType: Softmax\n is not output of any "
+        "previous nodes.\n"
+    )
+    assert _error_lines(message) == [
+        "abi-compile: error: 'm.onnx': ONNX import failed",
+        "abi-compile: note: Nodes in a graph must be topologically sorted, however input "
+        "'logits' of node:",
+        "abi-compile: note: name:  OpType: Softmax",
+        "abi-compile: note: is not output of any previous nodes.",
+    ]
+    located = "failed\nm.py:3:1: error: bad op\n  %0 = op\n  ^\n indented after"
+    assert _error_lines(located) == [
+        "abi-compile: error: failed",
+        "m.py:3:1: error: bad op",
+        "  %0 = op",
+        "  ^",
+        " indented after",
+    ]
+
+
+def test_an_input_path_with_a_nul_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not from a shell, but `main(argv)` takes any string: a NUL in a path is a usage
+    error, not Python's ValueError reported as an internal error."""
+    out = tmp_path / "out.mlir"
+    assert _run([f"0=\x00/*={V1}", "--emit-mlir", "-o", out], capsys) == (
+        1,
+        f"abi-compile: error: could not open input file '\\x00/*={V1}': a path has no NUL "
+        "character\n",
+    )
+    assert not out.exists()

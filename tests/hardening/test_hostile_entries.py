@@ -281,3 +281,67 @@ def test_messages_say_the_difference(module: abi_iree.Module) -> None:
     assert str(caught.value) == (
         "argument 0: expected a dict with keys ['1', '2'], got keys [1, 2] (int)"
     )
+
+
+def test_a_corrupted_archive_is_parsed_in_a_child(parameter_vmfb: bytes, tmp_path: Path) -> None:
+    """IREE's parser of a parameter archive crashes (SIGSEGV) on an entry whose offsets
+    are all ones: given an archive path, `load` first creates the context in a child
+    process even for a module this process compiled (an archive is anyone's file). Run in
+    a child process here, so that a crash fails the test instead of ending the run."""
+    archive = tmp_path / "p.irpa"
+    abi_iree.save_parameters({"w": np.arange(4, dtype=np.float32)}, archive)
+    data = bytearray(archive.read_bytes())
+    data[46:54] = b"\xff" * 8
+    archive.write_bytes(bytes(data))
+    script = (
+        "import sys, warnings\nfrom abi_compiler import iree\n"
+        "from abi_compiler.errors import AbiError\n"
+        "warnings.simplefilter('ignore')\n"
+        "from tests.hardening.test_hostile_entries import PARAMETER_TEXT\n"
+        "vmfb = iree.compile_vmfb(PARAMETER_TEXT)\n"
+        "try:\n    iree.load(vmfb, parameters=sys.argv[1])\n"
+        "except AbiError as error:\n    print(error)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(archive)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert (done.returncode, done.stdout) == (
+        0,
+        "cannot load the compiled module: IREE's runtime crashed (SIGSEGV) creating its "
+        f"context in a child process; the module or its parameters '{archive}' are "
+        "corrupted, or not built for this machine (load(…, isolate=False) skips this check)\n",
+    )
+
+
+def test_an_archive_the_child_refuses_is_not_parsed_here(
+    parameter_vmfb: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IREE's parser reads a corrupted index differently from one run to the next (a
+    refusal in the child, then a SIGSEGV here): what the child refuses is refused with its
+    message, the archive never parsed in this process."""
+    from abi_compiler.calling import modules
+
+    archive = tmp_path / "p.irpa"
+    abi_iree.save_parameters({"w": np.arange(4, dtype=np.float32)}, archive)
+    data = bytearray(archive.read_bytes())
+    data[42:50] = b"\xff" * 8
+    archive.write_bytes(bytes(data))
+
+    def parsed_here(parameters: Any) -> Any:
+        raise AssertionError("parsed in this process")
+
+    monkeypatch.setattr(modules, "parameter_index", parsed_here)
+    with pytest.raises(AbiError) as caught:
+        abi_iree.load(parameter_vmfb, parameters=archive)
+    assert str(caught.value) == (
+        f"cannot load the parameters '{archive}': Could not parse parameter file index: "
+        "c/runtime/src/iree/io/formats/irpa/irpa_parser.c:215: OUT_OF_RANGE; entry table "
+        "truncated; insufficient bytes for sized header"
+    )
