@@ -7,7 +7,7 @@ original call checks"). `plan` builds it; `abi_compiler.calling.modules` holds t
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.dims import DimRelations, LeafDims
@@ -42,9 +42,6 @@ from abi_compiler.model import (
     ValueType,
 )
 
-if TYPE_CHECKING:
-    from abi_compiler.calling.modules import Module
-
 __all__ = ["leaves_of", "plan"]
 
 
@@ -52,7 +49,7 @@ def plan(
     call: Any,
     signature: Signature,
     marshal: _Marshal,
-    module: Module,
+    module: Any,  # the loaded `Module`: its result mode and types
     checked: bool,
     unflatten: Unflatten | None = None,
 ) -> CallPlan:

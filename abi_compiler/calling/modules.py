@@ -507,6 +507,14 @@ class Module:
         self._marshal = _Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
 
+    def new_context(self) -> Any:
+        """A new VM context over this module's VM modules (`abi_compiler.calling.sessions`):
+        its own state, the weights and executables shared."""
+        try:
+            return _rt.VmContext(self.instance, self.vm_modules)
+        except Exception as error:  # as the module's own context (it was created once)
+            raise _refused(error) from None
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the `.vmfb` this module was loaded from to ``path``; a module that reads
         named parameters (the big weights of a torch program `compile` keeps beside the

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeAlias
 
 from abi_compiler.attribute_names import ABI_STATE
 from abi_compiler.codecs.state_json import StateGlobal, decode_state
 from abi_compiler.errors import AbiError
 
-if TYPE_CHECKING:
-    from abi_compiler.calling.modules import Function, Module
+# The loaded module and its functions (`abi_compiler.calling.modules`, which imports this
+# module): named loosely here, so that the two files do not import each other.
+Module: TypeAlias = Any
+Function: TypeAlias = Any
 
 
 class StateContext:
@@ -46,12 +48,7 @@ def new_context(module: Module) -> Any:
     state initialized as the module's initializers set it; the weights (immutable
     globals, named parameters) and executables are the `VmModule`'s, the parameter
     index's and the HAL device's, not copied (docs/design.md, "Where state lives")."""
-    from abi_compiler.calling.modules import _refused, _rt
-
-    try:
-        return _rt.VmContext(module.instance, module.vm_modules)
-    except Exception as error:  # as the module's own context (it was created once)
-        raise _refused(error) from None
+    return module.new_context()
 
 
 def _bound(function: Function, state: StateContext) -> Function:
