@@ -286,21 +286,10 @@ def _attribute_items(text: str) -> list[tuple[str, str]]:
     attribute)."""
     open_at = text.index("{")
     close = lexer.group_end(text, open_at) - 1
-    items: list[tuple[str, str]] = []
-    pos = open_at + 1
-    while True:
-        pos = lexer.skip_blank(text, pos, close)
-        if pos >= close:
-            return items
-        stop = lexer.value_end(text, pos, close, stops="=,")
-        key = text[pos:stop].strip()
-        value = ""
-        if text.startswith("=", stop):
-            value_start = lexer.skip_blank(text, stop + 1, close)
-            stop = lexer.value_end(text, value_start, close)
-            value = text[value_start:stop].strip()
-        items.append((key, value))
-        pos = stop + 1 if text.startswith(",", stop) else stop
+    return [
+        (key, text[start:end].strip())
+        for key, start, end in lexer.dictionary_items(text, open_at, close)
+    ]
 
 
 def _merge_attributes(per_entry: list[list[tuple[str, str]]]) -> list[tuple[str, str]]:

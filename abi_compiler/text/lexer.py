@@ -648,3 +648,23 @@ class Cursor:
         span = (self.start, close)
         self.jump(close)
         return span
+
+
+def dictionary_items(text: str, open_at: int, close: int) -> list[tuple[str, int, int]]:
+    """The items of the attribute dictionary `{…}` whose `{` is at ``open_at`` and `}` at
+    ``close``: each key as written (a quoted key keeps its quotes) and where its value
+    starts and ends (an empty range for a unit attribute)."""
+    items: list[tuple[str, int, int]] = []
+    pos = open_at + 1
+    while True:
+        pos = skip_blank(text, pos, close)
+        if pos >= close:
+            return items
+        stop = value_end(text, pos, close, stops="=,")
+        key = text[pos:stop].strip()
+        start = end = stop
+        if text.startswith("=", stop):
+            start = skip_blank(text, stop + 1, close)
+            end = stop = value_end(text, start, close)
+        items.append((key, start, end))
+        pos = stop + 1 if text.startswith(",", stop) else stop

@@ -59,36 +59,21 @@ def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | 
     return text
 
 
-def _items(text: str, open_at: int, close: int) -> list[tuple[str, int, int]]:
-    """The (key, value start, value end) items of the dictionary `{…}` whose `{` is at
-    ``open_at`` and `}` at ``close``; a unit item's value is empty."""
-    items: list[tuple[str, int, int]] = []
-    pos = open_at + 1
-    while True:
-        pos = lexer.skip_blank(text, pos, close)
-        if pos >= close:
-            return items
-        stop = lexer.value_end(text, pos, close, stops="=,")
-        key = text[pos:stop].strip()
-        if key.startswith('"'):
-            key = lexer.unquote(key) or key
-        value_start = value_end = stop
-        if text.startswith("=", stop):
-            value_start = lexer.skip_blank(text, stop + 1, close)
-            value_end = lexer.value_end(text, value_start, close)
-            stop = value_end
-        items.append((key, value_start, value_end))
-        pos = stop + 1 if text.startswith(",", stop) else stop
-
-
 def _reflection(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The range of the `iree.reflection` dictionary in the attributes ``[start, end)``."""
     open_at = text.index("{", start)
-    for key, value_start, _ in _items(text, open_at, end - 1):
-        if key == REFLECTION and text.startswith("{", value_start):
+    for key, value_start, _ in lexer.dictionary_items(text, open_at, end - 1):
+        if _unquoted(key) == REFLECTION and text.startswith("{", value_start):
             return value_start, lexer.group_end(text, value_start)
     return None
 
 
 def _has_key(text: str, start: int, end: int, key: str) -> bool:
-    return any(item == key for item, _, _ in _items(text, start, end - 1))
+    return any(
+        _unquoted(item) == key for item, _, _ in lexer.dictionary_items(text, start, end - 1)
+    )
+
+
+def _unquoted(key: str) -> str:
+    """A dictionary key as MLIR reads it (a quoted key's string)."""
+    return (lexer.unquote(key) or key) if key.startswith('"') else key
