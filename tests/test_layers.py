@@ -1,7 +1,8 @@
 """Which parts of the project may import which (docs/design.md, "Layers").
 
 From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribute_names`,
-`codecs`, `text`, `calling.marshal`, `calling.dims`) imports no xDSL; `xdsl_boundary`
+`codecs`, `text`, `calling.mismatch`, `calling.leaf_values`, `calling.marshal`,
+`calling.dims`) imports no xDSL; `xdsl_boundary`
 (what the project does with xDSL beyond its public API), `ir` (what passes and the
 pipeline share about IR objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
@@ -56,6 +57,8 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.progress",
         "abi_compiler.codecs",
         "abi_compiler.text",
+        "abi_compiler.calling.mismatch",
+        "abi_compiler.calling.leaf_values",
         "abi_compiler.calling.marshal",
         "abi_compiler.calling.dims",
         "abi_compiler.runtime",
@@ -90,6 +93,66 @@ def _imports(path: Path) -> list[str]:
         elif isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
     return found
+
+
+def _private_uses(path: Path) -> list[str]:
+    """The private names (``_name``, not dunders) ``path`` takes from another module of the
+    project: ``from abi_compiler.x import _name``, and ``x._name`` where ``x`` is a module
+    of the project it imported."""
+    tree = ast.parse(path.read_text(), str(path))
+    modules: set[str] = set()
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            if node.module.split(".")[0] != "abi_compiler":
+                continue
+            for alias in node.names:
+                if _is_private(alias.name):
+                    found.append(f"{node.module}.{alias.name}")
+                elif f"{node.module}.{alias.name}" in PROJECT_MODULES:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in PROJECT_MODULES and alias.asname:
+                    modules.add(alias.asname)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and _is_private(node.attr)
+        ):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+PROJECT_MODULES = {m for m, _ in MODULES}
+
+
+@pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])
+def test_no_private_name_of_another_module(module: str, path: Path) -> None:
+    """What modules share is public (docs/design.md, "Modules"); a ``_name`` stays in the
+    module that defines it."""
+    assert _private_uses(path) == []
+
+
+def test_private_uses_are_found(tmp_path: Path) -> None:
+    source = tmp_path / "example.py"
+    source.write_text(
+        "from abi_compiler.calling.vm import Marshal, _hidden\n"
+        "from abi_compiler.calling import vm\n"
+        "import abi_compiler.calling.marshal as marshal\n"
+        "vm._other, marshal.__doc__, marshal._plans\n"
+    )
+    assert _private_uses(source) == [
+        "abi_compiler.calling.vm._hidden",
+        "vm._other",
+        "marshal._plans",
+    ]
 
 
 @pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])

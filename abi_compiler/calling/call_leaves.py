@@ -11,25 +11,14 @@ from typing import Any
 
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.dims import DimRelations, LeafDims
-from abi_compiler.calling.marshal import (
-    MAX_RANK,
-    _show_int,
-    describe_shaped,
-    leaf_packer,
-)
+from abi_compiler.calling.leaf_values import MAX_RANK, leaf_packer
+from abi_compiler.calling.mismatch import Mismatch, describe_shaped, show_int, type_name
 from abi_compiler.calling.original_call import (
     CallPlan,
     Unflatten,
 )
-from abi_compiler.calling.vm import (
-    ResultsMode,
-    _element_for,
-    _host_value,
-    _Marshal,
-    _Misfit,
-    _type_name,
-    np,
-)
+from abi_compiler.calling.vm import Marshal, ResultsMode, np
+from abi_compiler.calling.vm_arrays import element_for, host_value
 from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -48,14 +37,14 @@ __all__ = ["leaves_of", "plan"]
 def plan(
     call: Any,
     signature: Signature,
-    marshal: _Marshal,
+    marshal: Marshal,
     module: Any,  # the loaded `Module`: its result mode and types
     checked: bool,
     unflatten: Unflatten | None = None,
 ) -> CallPlan:
     """The `CallPlan` of a function's original call: each argument leaf checked by its
     record as `pack` would, and (``checked``: for IREE's packer) its array checked as
-    `_Marshal.checker` does — a numpy array of the record's dtype and dims passes at
+    `Marshal.checker` does — a numpy array of the record's dtype and dims passes at
     once; each result leaf as the framework gives it, the result built by the
     framework's own ``unflatten`` when there is one (`Module.unflatten`)."""
     by_index = {
@@ -139,7 +128,7 @@ def _fast_array(
     """``slow`` behind the common case: a numpy array of the record's dtype (or one it
     takes as it is; ``wanted``: that one only) and dims, which every check would pass
     unchanged."""
-    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    element = element_for(t.element) if isinstance(t, NDArray) else None
     if element is None or not isinstance(t, NDArray) or t.dims is None:
         return slow
     dtype, accepted, rank = element.dtype, element.accepted, len(t.dims)
@@ -192,14 +181,14 @@ def _signed_leaf(
     # framework's (``uint8[3]``), the dtype the caller knows.
     record = numpy_dtype_name(Scalar("i", wanted.itemsize * 8))
 
-    def own_words(misfit: _Misfit) -> _Misfit:
-        if wanted.name != record and misfit.message.startswith(f"expected {record}["):
-            misfit.message = f"expected {wanted.name}{misfit.message[9 + len(record) :]}"
-            misfit.args = (misfit.message,)
-        return misfit
+    def own_words(mismatch: Mismatch) -> Mismatch:
+        if wanted.name != record and mismatch.message.startswith(f"expected {record}["):
+            mismatch.message = f"expected {wanted.name}{mismatch.message[9 + len(record) :]}"
+            mismatch.args = (mismatch.message,)
+        return mismatch
 
     def check(value: Any) -> Any:
-        value = _host_value(value)
+        value = host_value(value)
         dtype = getattr(value, "dtype", None)
         if dtype is not None and not isinstance(value, (list, tuple)):
             try:
@@ -209,7 +198,7 @@ def _signed_leaf(
             if found.kind in "iu" and found != wanted and found.itemsize == wanted.itemsize:
                 if not convert:
                     got = describe_shaped(value, tuple(np.shape(value)))
-                    raise _Misfit(
+                    raise Mismatch(
                         f"expected an array of {wanted.name}, got {got} (convert=True converts it)"
                     )
                 value = np.asarray(value).astype(wanted)
@@ -217,8 +206,8 @@ def _signed_leaf(
             _int_range(value, low, high, wanted.name)
         try:
             return slow(value)
-        except _Misfit as misfit:
-            raise own_words(misfit) from None
+        except Mismatch as mismatch:
+            raise own_words(mismatch) from None
 
     return check
 
@@ -237,15 +226,15 @@ def _int_range(value: Any, low: int, high: int, name: str) -> None:
             for position, child in enumerate(item):
                 try:
                     walk(child, depth + 1)
-                except _Misfit as misfit:
-                    misfit.reversed_path.append(position)
+                except Mismatch as mismatch:
+                    mismatch.inside(position)
                     raise
         elif (
             isinstance(item, (int, np.integer))
             and not isinstance(item, (bool, np.bool_))
             and not low <= int(item) <= high
         ):
-            raise _Misfit(f"value {_show_int(int(item))} does not fit in {name}")
+            raise Mismatch(f"value {show_int(int(item))} does not fit in {name}")
 
     walk(value, 0)
 
@@ -258,12 +247,12 @@ def _dtype_check(dtype: str) -> Callable[[Any], Any]:
     """An array of a dtype its record cannot name (complex): the dtype is checked."""
 
     def check(value: Any) -> Any:
-        value = _host_value(value)
+        value = host_value(value)
         found = _numpy_dtype(getattr(value, "dtype", None))
         if found is not None and found.name == dtype:
             return value
-        got = found.name if found is not None else _type_name(value)
-        raise _Misfit(f"expected an array of {dtype}, got {got}")
+        got = found.name if found is not None else type_name(value)
+        raise Mismatch(f"expected an array of {dtype}, got {got}")
 
     return check
 
@@ -286,7 +275,7 @@ def _result_leaf(
     record has no sign)."""
     if results == "device":
         return None
-    element = _element_for(t.element) if isinstance(t, NDArray) else None
+    element = element_for(t.element) if isinstance(t, NDArray) else None
     view: np.dtype[Any] | None = None
     if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
         wanted = _numpy_dtype(array.dtype)

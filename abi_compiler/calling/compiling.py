@@ -18,9 +18,10 @@ from abi_compiler.attribute_names import (
     ABI_STATE,
     PARAMETER_SCOPE,
 )
+from abi_compiler.calling.mismatch import type_name
 from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
-from abi_compiler.calling.vm import ResultsMode, _type_name
+from abi_compiler.calling.vm import ResultsMode
 from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
 from abi_compiler.errors import AbiError, CompileError
 from abi_compiler.frontends import frontend_name
@@ -120,13 +121,13 @@ def compile_vmfb(
     which the caller writes beside the `.vmfb` and `load` finds there."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
-        raise TypeError(f"extra_args must be a sequence of str, not {_type_name(extra_args)}")
+        raise TypeError(f"extra_args must be a sequence of str, not {type_name(extra_args)}")
     extra_args = tuple(extra_args)
     for arg in extra_args:
         if not isinstance(arg, str):
-            raise TypeError(f"extra_args must be a sequence of str, not of {_type_name(arg)}")
+            raise TypeError(f"extra_args must be a sequence of str, not of {type_name(arg)}")
     if not isinstance(target, str):
-        raise TypeError(f"target must be a str, not {_type_name(target)}")
+        raise TypeError(f"target must be a str, not {type_name(target)}")
     stages = progress_for("abi_compiler.iree", progress)
     if inputs is None:
         inputs = _records(source)
@@ -146,7 +147,7 @@ def compile_vmfb(
     if not isinstance(source, (str, bytes, os.PathLike)):
         raise TypeError(
             "expected MLIR text, bytes, a path, a mapping of them or a framework object "
-            f"(abi_compiler.frontends), got {_type_name(source)}"
+            f"(abi_compiler.frontends), got {type_name(source)}"
         )
     if pipeline is None:
         if isinstance(source, os.PathLike):

@@ -43,6 +43,7 @@ from abi_compiler.calling.marshal import (
     unpack,
     unpack_legacy,
 )
+from abi_compiler.calling.mismatch import Mismatch, plural, type_name
 from abi_compiler.calling.original_call import (
     TypesError,
     TypeSource,
@@ -50,16 +51,8 @@ from abi_compiler.calling.original_call import (
     own_types,
 )
 from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
-from abi_compiler.calling.vm import (
-    ResultsMode,
-    _count,
-    _Marshal,
-    _Misfit,
-    _rt,
-    _type_name,
-    _VmList,
-    np,
-)
+from abi_compiler.calling.vm import Marshal, ResultsMode
+from abi_compiler.calling.vm_arrays import VmList
 from abi_compiler.codecs.call_json import decode_call, format_call
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
@@ -160,7 +153,7 @@ class Function:
         lines.append(f"Records: {self.name}{self.declaration} ({self.convention})")
         return "\n\n".join(lines)
 
-    def _setup_v1(self, abi: str, signature: Signature, marshal: _Marshal) -> None:
+    def _setup_v1(self, abi: str, signature: Signature, marshal: Marshal) -> None:
         _check_arguments(self.vm_function, [argument.node for argument in signature.arguments])
         self.signature = signature
         self._abi = abi
@@ -211,7 +204,7 @@ class Function:
             self._call = self._call_original
 
     def _setup_legacy(
-        self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: _Marshal
+        self, f: str, sip: str, flat: FlatSignature, structure: SipSignature, marshal: Marshal
     ) -> None:
         _check_arguments(self.vm_function, list(flat.inputs))
         self.signature = (flat, structure)
@@ -265,10 +258,10 @@ class Function:
             for read in self._flat_readers:
                 read(results, done, flat)
                 done += 1
-        except _Misfit as misfit:
+        except Mismatch as mismatch:
             root, path = self._result_paths[done]
-            misfit.reversed_path.extend(reversed(path))
-            raise misfit.error("result", root) from None
+            mismatch.inside(*path)
+            raise mismatch.error("result", root) from None
         return plan.rebuild(flat)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
@@ -283,30 +276,30 @@ class Function:
                         if check_root is not None:
                             packed[done] = check_root(packed[done])
                         done += 1
-                except _Misfit as misfit:
-                    raise misfit.error("argument", labels[done]) from None
+                except Mismatch as mismatch:
+                    raise mismatch.error("argument", labels[done]) from None
             return packer.pack(self._invoke_context, packed, {})
-        arguments = _VmList(len(packed))
+        arguments = VmList(len(packed))
         try:
             for push, value in zip(self._pushers, packed, strict=True):
                 push(arguments, value)
                 done += 1
-        except _Misfit as misfit:
-            raise misfit.error("argument", labels[done]) from None
+        except Mismatch as mismatch:
+            raise mismatch.error("argument", labels[done]) from None
         return arguments
 
     def _call_legacy(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         flat = pack_legacy(self._f, self._sip, *args, convert=self._convert, **kwargs)
-        arguments = _VmList(len(flat))
+        arguments = VmList(len(flat))
         done = 0
         try:
             for push, value in zip(self._pushers, flat, strict=True):
                 push(arguments, value)
                 done += 1
-        except _Misfit as misfit:
+        except Mismatch as mismatch:
             root, path = self._input_paths[done]
-            misfit.reversed_path.extend(reversed(path))
-            raise misfit.error("argument", root) from None
+            mismatch.inside(*path)
+            raise mismatch.error("argument", root) from None
         results = self._invoke(arguments, len(self._readers))
         return unpack_legacy(self._f, self._sip, self._read(results))
 
@@ -317,29 +310,29 @@ class Function:
                 f"argument {name!r}: unexpected keyword argument (@{self.name} has no "
                 "reflection: arguments are positional)"
             )
-        arguments = _VmList(len(args))
+        arguments = VmList(len(args))
         for position, value in enumerate(args):
             try:
                 self._push_any(arguments, value)
-            except _Misfit as misfit:
-                raise misfit.error("argument", position) from None
+            except Mismatch as mismatch:
+                raise mismatch.error("argument", position) from None
         results = self._invoke(arguments, None)
         values = []
         for index in range(len(results)):
             try:
                 values.append(self._read_any(results, index))
-            except _Misfit as misfit:  # pragma: no cover - dynamic reads do not misfit
-                raise misfit.error("result", index) from None
+            except Mismatch as mismatch:  # pragma: no cover - dynamic reads do not mismatch
+                raise mismatch.error("result", index) from None
         if not values:
             return None
         return values[0] if len(values) == 1 else tuple(values)
 
     def _invoke(self, arguments: Any, expected: int | None) -> Any:
-        results = _VmList(expected or 1)
+        results = VmList(expected or 1)
         self._context.invoke(self.vm_function, arguments, results)
         if expected is not None and len(results) != expected:
             raise AbiError(
-                f"@{self.name}: the VM returned {_count(len(results), 'result')}, its "
+                f"@{self.name}: the VM returned {plural(len(results), 'result')}, its "
                 f"reflection describes {expected}"
             )
         return results
@@ -349,10 +342,10 @@ class Function:
         try:
             for index, read in enumerate(self._readers):
                 values.append(read(results, index))
-        except _Misfit as misfit:
+        except Mismatch as mismatch:
             root, path = self._result_paths[len(values)]
-            misfit.reversed_path.extend(reversed(path))
-            raise misfit.error("result", root) from None
+            mismatch.inside(*path)
+            raise mismatch.error("result", root) from None
         return values
 
 
@@ -393,7 +386,7 @@ def _check_arguments(vm_function: Any, described: list[Node | ValueType | None])
     codes = inputs.replace("v", "")
     if len(codes) != len(described):
         raise AbiError(
-            f"the records describe {_count(len(described), 'argument')}, the VM function "
+            f"the records describe {plural(len(described), 'argument')}, the VM function "
             f"takes {len(codes)}"
         )
     for position, (record, code) in enumerate(zip(described, codes, strict=True)):
@@ -504,7 +497,7 @@ class Module:
         #: export's ``out_tree``, which `compile(exported)` gives): the result is built by
         #: it instead of from the recorded structure. Set before the function is looked up.
         self.unflatten: dict[str, Unflatten] = {}
-        self._marshal = _Marshal(device, convert, results or "numpy")
+        self._marshal = Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
 
     def new_context(self) -> Any:
@@ -666,12 +659,12 @@ def host_parameters(parameters: Any) -> dict[str, Any]:
     naming the parameter for anything else (a list, None, an object array)."""
     if not isinstance(parameters, Mapping):
         raise TypeError(
-            f"expected an .irpa path or a mapping of names to arrays, got {_type_name(parameters)}"
+            f"expected an .irpa path or a mapping of names to arrays, got {type_name(parameters)}"
         )
     found: dict[str, Any] = {}
     for name, array in parameters.items():
         if not isinstance(name, str):
-            raise TypeError(f"parameter {name!r}: expected a name (str), got {_type_name(name)}")
+            raise TypeError(f"parameter {name!r}: expected a name (str), got {type_name(name)}")
         if getattr(getattr(array, "dtype", None), "hasobject", False):
             # (its buffer holds the addresses of Python objects)
             raise TypeError(f"parameter {name!r}: expected an array of numbers, got {array.dtype}")
@@ -680,7 +673,7 @@ def host_parameters(parameters: Any) -> dict[str, Any]:
         except TypeError:
             raise TypeError(
                 f"parameter {name!r}: expected an array (a buffer of numbers), got "
-                f"{_type_name(array)}"
+                f"{type_name(array)}"
             ) from None
         if not view.c_contiguous:
             array = np.ascontiguousarray(array)
@@ -852,7 +845,7 @@ def load(
     elif isinstance(module, (bytes, bytearray, memoryview)):
         data = bytes(module)
     else:
-        raise TypeError(f"expected a .vmfb path or bytes, got {_type_name(module)}")
+        raise TypeError(f"expected a .vmfb path or bytes, got {type_name(module)}")
     beside = None
     if parameters is None and isinstance(module, (str, os.PathLike)):
         # The archive `Module.save` wrote beside the module, when it reads one (IREE's

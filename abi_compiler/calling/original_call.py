@@ -40,7 +40,15 @@ from abi_compiler.call_model import (
     OriginalCall,
     Unused,
 )
-from abi_compiler.calling.marshal import Field, Label, Mismatch, format_path, value_shape
+from abi_compiler.calling.marshal import value_shape
+from abi_compiler.calling.mismatch import (
+    Field,
+    Label,
+    Mismatch,
+    format_path,
+    plural,
+    type_name,
+)
 from abi_compiler.codecs.call_json import constant_value
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence, Signature
@@ -58,14 +66,6 @@ Relations = Callable[[list[tuple[str, tuple[Dim, ...]]]], Callable[[list[tuple[i
 
 _NOT_SEQUENCES = (str, bytes, bytearray, memoryview)
 _DROP = object()
-
-
-def _type_name(value: object) -> str:
-    return "None" if value is None else type(value).__name__
-
-
-def _values(count: int) -> str:
-    return f"{count} value" if count == 1 else f"{count} values"
 
 
 # --------------------------------------------------------------------------------------
@@ -537,7 +537,7 @@ def _ignore(value: Any, flat: list[Any]) -> None:
 
 def _none(value: Any, flat: list[Any]) -> None:
     if value is not None:
-        raise Mismatch(f"expected None, got {_type_name(value)}")
+        raise Mismatch(f"expected None, got {type_name(value)}")
 
 
 def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
@@ -556,7 +556,7 @@ def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
 def _describe(node: Container) -> str:
     count = len(node.children)
     if node.kind == "dict":
-        return f"a dict with keys {_keys_text(node.keys)}"
+        return f"a dict with keys {keys_text(node.keys)}"
     if node.kind == "model_output":
         keys = [
             key
@@ -565,14 +565,14 @@ def _describe(node: Container) -> str:
         ]
         return f"a {node.name} with keys {keys}"
     if node.kind in ("tuple", "list"):
-        return f"a {node.kind} of {_values(count)}"
+        return f"a {node.kind} of {plural(count, 'value')}"
     article = "an" if (node.name or "x")[0] in "AEIOUaeiou" else "a"
     if node.keys:
         return f"{article} {node.name} with fields {list(node.keys)}"
-    return f"{article} {node.name} of {_values(count)}"
+    return f"{article} {node.name} of {plural(count, 'value')}"
 
 
-def _keys_text(keys: Iterable[Any]) -> str:
+def keys_text(keys: Iterable[Any]) -> str:
     """``['a', 'b']``; keys that are not strings with their types, ``[1, 2] (int)``, so
     that ``1`` and ``'1'`` are told apart."""
     found = sorted(keys, key=str)
@@ -596,7 +596,7 @@ def _container(
                 child(item, flat)
                 done += 1
         except Mismatch as mismatch:
-            mismatch.reversed_path.append(keys[done])
+            mismatch.inside(keys[done])
             raise
 
     if node.kind == "dict":
@@ -604,18 +604,18 @@ def _container(
 
         def mapping(value: Any, flat: list[Any]) -> None:
             if not isinstance(value, Mapping):
-                raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}")
+                raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}")
             if len(value) != count or not (
                 value.keys() == key_set
                 if type(value) is dict
                 else all(key in value for key in key_set)
             ):
-                raise Mismatch(f"expected {_describe(node)}, got keys {_keys_text(value)}")
+                raise Mismatch(f"expected {_describe(node)}, got keys {keys_text(value)}")
             for key, child in pairs:
                 try:
                     child(value[key], flat)
                 except Mismatch as mismatch:
-                    mismatch.reversed_path.append(key)
+                    mismatch.inside(key)
                     raise
 
         return mapping
@@ -629,7 +629,7 @@ def _container(
             try:
                 items = [getattr(value, name) for name in fields]
             except AttributeError:
-                raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}") from None
+                raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}") from None
             walk(items, flat)
             return
         if (
@@ -637,10 +637,10 @@ def _container(
             or isinstance(value, _NOT_SEQUENCES)
             or not isinstance(value, SequenceABC)
         ):
-            raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}")
+            raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}")
         if len(value) != count:
             raise Mismatch(
-                f"expected {_describe(node)}, got a {_type_name(value)} of {_values(len(value))}"
+                f"expected {_describe(node)}, got a {type_name(value)} of {plural(len(value), 'value')}"
             )
         walk(value, flat)
 
@@ -669,13 +669,13 @@ def _model_output_argument(
                 try:
                     child(value.get(key), flat)
                 except Mismatch as mismatch:
-                    mismatch.reversed_path.append(key)
+                    mismatch.inside(key)
                     raise
             return
         try:
             items = [getattr(value, key) for key in keys]
         except AttributeError:
-            raise Mismatch(f"expected {_describe(node)}, got {_type_name(value)}") from None
+            raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}") from None
         walk(items, flat)
 
     return model_output

@@ -1,5 +1,5 @@
 """Python values ↔ IREE VM values, by the records of a function (docs/calling.md,
-"Values"). A `_Marshal` (one per loaded module: its device, `convert`, `results`) builds
+"Values"). A `Marshal` (one per loaded module: its device, `convert`, `results`) builds
 for each record the converter that pushes its packed value (`abi_compiler.runtime.pack`'s
 output) onto a VM list, the one that reads it back from the VM's result list, and, for
 functions IREE's own argument packer can take, the one that checks its arrays first.
@@ -9,19 +9,16 @@ gap, structure, scalar, ndarray, list, unknown) in one table per direction (`PUS
 `READERS`, `FLAT_READERS`, `CHECKERS`), as IREE's `FunctionInvoker` keeps its converters
 by record type. The dtype rules (which arrays a record takes, integer ranges, float
 overflow, the HAL element types of results) are `abi_compiler.dtypes`'s. Every problem
-is the caller's side's one value-path error, `abi_compiler.calling.marshal.Mismatch`.
+is the caller's side's one value-path error, `abi_compiler.calling.mismatch.Mismatch`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal
 
 try:
-    import ml_dtypes
     import numpy as np
     from iree import runtime as _rt
     from iree.runtime import _binding
@@ -31,20 +28,30 @@ except ImportError as _error:  # pragma: no cover - exercised in a subprocess by
         "and ml_dtypes): pip install 'abi-compiler[iree]'"
     ) from _error
 
-from abi_compiler.calling.marshal import (
+from abi_compiler.calling.mismatch import (
     Mismatch,
     describe,
-    describe_shaped,
-    torch_array,
+    type_name,
+)
+from abi_compiler.calling.vm_arrays import (
+    BufferView,
+    DeviceArray,
+    Element,
+    VmList,
+    checked_view,
+    dynamic_hal_type,
+    element_for,
+    element_type_name,
+    host_array,
+    host_value,
+    record_name,
+    sub_list,
+    to_host,
+    view_at,
+    view_dtype,
 )
 from abi_compiler.dtypes import (
-    ELEMENT_TYPES,
-    NESTED_LIST_FITS,
-    ValueKind,
-    array_acceptance,
-    int_range,
     scalar_name,
-    taken_dtypes,
 )
 from abi_compiler.model import (
     Dict,
@@ -63,79 +70,6 @@ from abi_compiler.signatures.module_signatures import caller_visible
 __all__ = ["ResultsMode", "caller_visible"]
 
 ResultsMode = Literal["numpy", "device"]
-
-# The one value-path error of the caller's side (`abi_compiler.calling.marshal.Mismatch`):
-# each structure level adds its key on the way out.
-_Misfit = Mismatch
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-def _type_name(value: object) -> str:
-    return "None" if value is None else type(value).__name__
-
-
-# --------------------------------------------------------------------------------------
-# Element types: a row of `abi_compiler.dtypes.ELEMENT_TYPES` with numpy's and IREE's
-# objects for its names.
-# --------------------------------------------------------------------------------------
-
-_E = _rt.HalElementType
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-
-
-@dataclass(frozen=True, slots=True)
-class _Element:
-    """How arrays of one element type cross the boundary."""
-
-    scalar: Scalar
-    record: str  # "f32"
-    dtype: np.dtype[Any]  # host dtype: arguments are converted to it, results read as it
-    hal_type: Any  # HalElementType of argument buffers
-    accepted: frozenset[np.dtype[Any]]  # array dtypes taken as they are (`taken_dtypes`)
-    returned: frozenset[int]  # HalElementType values a result buffer may carry
-    values: ValueKind  # what nested lists must hold (`NESTED_LIST_FITS`)
-    raw: bool  # a record of the raw signature (legacy `f`): its own `taken_dtypes`
-    low: int = 0  # integer records: the values nested lists may hold (`int_range`)
-    high: int = 0
-
-
-def _numpy_dtype(name: str) -> np.dtype[Any]:
-    return _BF16 if name == "bfloat16" else np.dtype(name)
-
-
-def _make_element(scalar: Scalar, raw: bool) -> _Element:
-    row = ELEMENT_TYPES[scalar]
-    accepted = frozenset(_numpy_dtype(name) for name in taken_dtypes(scalar, raw=raw))
-    # Buffer views report their element type as a plain int.
-    returned = frozenset(int(getattr(_E, name)) for name in row.hal_results)
-    low, high = int_range(scalar) if row.values != "float" else (0, 0)
-    return _Element(
-        scalar,
-        scalar_name(scalar),
-        _numpy_dtype(row.numpy),
-        getattr(_E, row.hal),
-        accepted,
-        returned,
-        row.values,
-        raw,
-        low,
-        high,
-    )
-
-
-_ELEMENTS = {
-    (scalar, raw): _make_element(scalar, raw) for scalar in ELEMENT_TYPES for raw in (False, True)
-}
-
-
-def _element_for(t: ValueType | None, raw: bool = False) -> _Element | None:
-    """The element of an array of ``t`` (``raw``: a record of the raw signature); None
-    when numpy (or IREE) has no dtype for it."""
-    return _ELEMENTS.get((t, raw)) if isinstance(t, Scalar) else None
-
 
 # --------------------------------------------------------------------------------------
 # Record kinds: which converter a record gets.
@@ -185,9 +119,6 @@ Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
 
 _ARG_MEMORY = int(_rt.MemoryType.DEVICE_LOCAL)
 _ARG_USAGE = int(_rt.BufferUsage.DEFAULT | _rt.BufferUsage.MAPPING)  # as IREE's invoker
-_VmList = _rt.VmVariantList
-_BufferView = _rt.HalBufferView
-_DeviceArray = _rt.DeviceArray
 
 
 class _ResultArray(_rt.DeviceArray):
@@ -199,7 +130,7 @@ class _ResultArray(_rt.DeviceArray):
         return tuple(self._buffer_view.shape)
 
 
-class _Marshal:
+class Marshal:
     """The converters of one loaded module's functions: ``pusher``/``value_pusher``
     (arguments), ``reader``/``value_reader``/``flat_reader`` (results), ``checker`` and
     ``iree_packer`` (arguments through IREE's packer), each built by the table of its
@@ -298,7 +229,7 @@ class ArrayConverter:
         "returned",
     )
 
-    def __init__(self, marshal: _Marshal, element: _Element, expected: str) -> None:
+    def __init__(self, marshal: Marshal, element: Element, expected: str) -> None:
         self.element, self.expected = element, expected
         self.dtype, self.accepted = element.dtype, element.accepted
         self.hal_type, self.returned = element.hal_type, element.returned
@@ -307,17 +238,17 @@ class ArrayConverter:
 
     def push(self, lst: Any, value: Any) -> None:
         """A buffer view of the element's dtype, copied to the device (a value of another
-        dtype checked, or converted, by `_host_array`); an IREE buffer view or
+        dtype checked, or converted, by `host_array`); an IREE buffer view or
         `DeviceArray` as it is, its element type checked."""
         if type(value) is np.ndarray and (
             value.dtype is self.dtype or value.dtype in self.accepted
         ):
             array = value  # the common case, first
-        elif isinstance(value, (_BufferView, _DeviceArray)):
-            lst.push_ref(_checked_view(value, self.element, self.expected))
+        elif isinstance(value, (BufferView, DeviceArray)):
+            lst.push_ref(checked_view(value, self.element, self.expected))
             return
         else:
-            array = _host_array(value, self.element, self.convert, self.expected)
+            array = host_array(value, self.element, self.convert, self.expected)
         try:
             view = self.allocate(_ARG_MEMORY, _ARG_USAGE, self.device, array, self.hal_type)
         except ValueError:  # not C-contiguous (rare: checked only when it happens)
@@ -331,22 +262,22 @@ class ArrayConverter:
             value.dtype is self.dtype or value.dtype in self.accepted
         ):
             return value
-        if isinstance(value, (_BufferView, _DeviceArray)):
-            _checked_view(value, self.element, self.expected)
+        if isinstance(value, (BufferView, DeviceArray)):
+            checked_view(value, self.element, self.expected)
             return value
-        return _host_array(value, self.element, self.convert, self.expected)
+        return host_array(value, self.element, self.convert, self.expected)
 
     def read(self, lst: Any, index: int) -> Any:
         """A buffer view of an element type the element reads, as a host numpy array
         (mapped where it can be) or, with ``results="device"``, a `DeviceArray`."""
-        view = _view_at(lst, index, self.expected)
+        view = view_at(lst, index, self.expected)
         if view.element_type not in self.returned:
-            raise _Misfit(
+            raise Mismatch(
                 f"expected {self.expected}, the VM returned element type "
-                f"{_element_type_name(view.element_type)}"
+                f"{element_type_name(view.element_type)}"
             )
         if self.host:
-            return _to_host(view, self.dtype, self.device)
+            return to_host(view, self.dtype, self.device)
         return _ResultArray(
             self.device, view, implicit_host_transfer=True, override_dtype=self.dtype
         )
@@ -404,19 +335,19 @@ def push_gap(lst: Any, value: Any) -> None:
     """A gap (`pack` checked that it holds None). IREE's Python binding cannot append a
     null reference, so the slot gets an empty list; wrappers never read gaps
     (docs/spec.md §8.2)."""
-    lst.push_list(_VmList(0))
+    lst.push_list(VmList(0))
 
 
-def push_unsupported(marshal: _Marshal, record: str, lst: Any, value: Any) -> None:
+def push_unsupported(marshal: Marshal, record: str, lst: Any, value: Any) -> None:
     """An `ndarray` whose record does not say which element type (`"unknown"`: complex,
     index, opaque): an array goes as a buffer view of its own dtype, which the VM checks
     when the function imports it."""
-    value = _host_value(value)
-    if isinstance(value, (_BufferView, _DeviceArray, np.ndarray)):
+    value = host_value(value)
+    if isinstance(value, (BufferView, DeviceArray, np.ndarray)):
         push_dynamic(marshal, lst, value)
         return
-    raise _Misfit(
-        f"expected an array (element type {record}), got {_type_name(value)}: "
+    raise Mismatch(
+        f"expected an array (element type {record}), got {type_name(value)}: "
         "nested lists say nothing of its element type"
     )
 
@@ -425,42 +356,42 @@ def push_structure(
     keys: list[IndexPathComponent], pushers: list[Pusher], lst: Any, value: Any
 ) -> None:
     """A packed structure (a list in record order, from `pack`) → a VM list."""
-    sub = _VmList(len(pushers))
+    sub = VmList(len(pushers))
     done = 0
     try:
         for push, item in zip(pushers, value, strict=True):
             push(sub, item)
             done += 1
-    except _Misfit as misfit:
-        misfit.reversed_path.append(keys[done])
+    except Mismatch as mismatch:
+        mismatch.inside(keys[done])
         raise
     lst.push_list(sub)
 
 
 def push_list(push_element: Pusher, lst: Any, value: Any) -> None:
     """`py_homogeneous_list`: a sequence (checked by `pack`) → a VM list."""
-    sub = _VmList(len(value))
+    sub = VmList(len(value))
     done = 0
     try:
         for item in value:
             push_element(sub, item)
             done += 1
-    except _Misfit as misfit:
-        misfit.reversed_path.append(done)
+    except Mismatch as mismatch:
+        mismatch.inside(done)
         raise
     lst.push_list(sub)
 
 
-def push_dynamic(marshal: _Marshal, lst: Any, value: Any) -> None:
+def push_dynamic(marshal: Marshal, lst: Any, value: Any) -> None:
     """`"unknown"` (and untyped) values: VM lists, buffer views and VM references as
     they are; arrays as buffer views of their own dtype; Python numbers; sequences as
     VM lists of dynamic values."""
-    value = _host_value(value)
-    if isinstance(value, _VmList):
+    value = host_value(value)
+    if isinstance(value, VmList):
         lst.push_list(value)
-    elif isinstance(value, _BufferView):
+    elif isinstance(value, BufferView):
         lst.push_ref(value)
-    elif isinstance(value, _DeviceArray):
+    elif isinstance(value, DeviceArray):
         lst.push_ref(value._buffer_view)
     elif isinstance(value, _rt.VmRef):
         lst.push_ref(value)
@@ -469,67 +400,67 @@ def push_dynamic(marshal: _Marshal, lst: Any, value: Any) -> None:
     elif isinstance(value, (float, np.floating)):
         lst.push_float(float(value))
     elif isinstance(value, np.ndarray):
-        hal_type = _dynamic_hal_type(value.dtype)
+        hal_type = dynamic_hal_type(value.dtype)
         if hal_type is None:
-            raise _Misfit(f"no IREE element type for an array of {value.dtype}")
+            raise Mismatch(f"no IREE element type for an array of {value.dtype}")
         lst.push_ref(
             marshal.allocate(
                 _ARG_MEMORY, _ARG_USAGE, marshal.device, np.ascontiguousarray(value), hal_type
             )
         )
     elif isinstance(value, (list, tuple)):
-        sub = _VmList(len(value))
+        sub = VmList(len(value))
         for index, item in enumerate(value):
             try:
                 push_dynamic(marshal, sub, item)
-            except _Misfit as misfit:
-                misfit.reversed_path.append(index)
+            except Mismatch as mismatch:
+                mismatch.inside(index)
                 raise
         lst.push_list(sub)
     else:
-        raise _Misfit(
+        raise Mismatch(
             "expected a value the VM can take (a VM list, buffer view, array, number or "
-            f"sequence of those), got {_type_name(value)}"
+            f"sequence of those), got {type_name(value)}"
         )
 
 
 # The pusher of each record kind: (marshal, the record, raw) → the pusher bound to it.
 
 
-def _gap_pusher(marshal: _Marshal, node: None, raw: bool) -> Pusher:
+def _gap_pusher(marshal: Marshal, node: None, raw: bool) -> Pusher:
     return push_gap
 
 
-def _structure_pusher(marshal: _Marshal, node: Sequence | Dict, raw: bool) -> Pusher:
+def _structure_pusher(marshal: Marshal, node: Sequence | Dict, raw: bool) -> Pusher:
     items, keys = _items(node)
     return partial(push_structure, keys, [marshal.pusher(item, raw) for item in items])
 
 
-def _scalar_pusher(marshal: _Marshal, t: Scalar, raw: bool) -> Pusher:
+def _scalar_pusher(marshal: Marshal, t: Scalar, raw: bool) -> Pusher:
     return push_float if t.kind in ("f", "bf") else push_int
 
 
-def _ndarray_pusher(marshal: _Marshal, t: NDArray, raw: bool) -> Pusher:
+def _ndarray_pusher(marshal: Marshal, t: NDArray, raw: bool) -> Pusher:
     if isinstance(t.element, ListRef):
         # docs/spec.md §8.3: `pack` gives ``[values in C order, dims]``; the VM takes a
         # list of the two lists.
         values = partial(push_list, marshal.value_pusher(t.element, raw))
         return partial(push_structure, [0, 1], [values, partial(push_list, push_int)])
-    element = _element_for(t.element, raw)
+    element = element_for(t.element, raw)
     if element is None:
-        return partial(push_unsupported, marshal, _record_name(t.element))
+        return partial(push_unsupported, marshal, record_name(t.element))
     return ArrayConverter(marshal, element, describe(t)).push
 
 
-def _list_pusher(marshal: _Marshal, t: ListRef, raw: bool) -> Pusher:
+def _list_pusher(marshal: Marshal, t: ListRef, raw: bool) -> Pusher:
     return partial(push_list, marshal.value_pusher(t.element, raw))
 
 
-def _unknown_pusher(marshal: _Marshal, t: ValueType | None, raw: bool) -> Pusher:
+def _unknown_pusher(marshal: Marshal, t: ValueType | None, raw: bool) -> Pusher:
     return marshal.push_dynamic
 
 
-PUSHERS: dict[RecordKind, Callable[[_Marshal, Any, bool], Pusher]] = {
+PUSHERS: dict[RecordKind, Callable[[Marshal, Any, bool], Pusher]] = {
     "gap": _gap_pusher,
     "structure": _structure_pusher,
     "scalar": _scalar_pusher,
@@ -551,8 +482,8 @@ def check_structure(checks: list[tuple[int, IndexPathComponent, Checker]], value
     for position, key, check in checks:
         try:
             value[position] = check(value[position])
-        except _Misfit as misfit:
-            misfit.reversed_path.append(key)
+        except Mismatch as mismatch:
+            mismatch.inside(key)
             raise
     return value
 
@@ -560,23 +491,23 @@ def check_structure(checks: list[tuple[int, IndexPathComponent, Checker]], value
 # The checker of each record kind (None: nothing to check).
 
 
-def _no_checker(marshal: _Marshal, record: Any) -> Checker | None:
+def _no_checker(marshal: Marshal, record: Any) -> Checker | None:
     return None
 
 
-def _scalar_checker(marshal: _Marshal, t: Scalar) -> Checker | None:
+def _scalar_checker(marshal: Marshal, t: Scalar) -> Checker | None:
     if t.kind != "i":
         return None
     return IntConverter(t).check
 
 
-def _ndarray_checker(marshal: _Marshal, t: NDArray) -> Checker | None:
-    element = _element_for(t.element)
+def _ndarray_checker(marshal: Marshal, t: NDArray) -> Checker | None:
+    element = element_for(t.element)
     assert element is not None  # _iree_record took it
     return ArrayConverter(marshal, element, describe(t)).check
 
 
-def _structure_checker(marshal: _Marshal, node: Sequence | Dict) -> Checker | None:
+def _structure_checker(marshal: Marshal, node: Sequence | Dict) -> Checker | None:
     items, keys = _items(node)
     checks = [
         (position, keys[position], check)
@@ -586,7 +517,7 @@ def _structure_checker(marshal: _Marshal, node: Sequence | Dict) -> Checker | No
     return partial(check_structure, checks) if checks else None
 
 
-CHECKERS: dict[RecordKind, Callable[[_Marshal, Any], Checker | None]] = {
+CHECKERS: dict[RecordKind, Callable[[Marshal, Any], Checker | None]] = {
     "gap": _no_checker,
     "structure": _structure_checker,
     "scalar": _scalar_checker,
@@ -638,20 +569,20 @@ def read_variant(lst: Any, index: int) -> Any:
     return lst.get_variant(index)
 
 
-def read_dynamic(marshal: _Marshal, lst: Any, index: int) -> Any:
+def read_dynamic(marshal: Marshal, lst: Any, index: int) -> Any:
     """An `"unknown"` (or untyped) value: buffer views as arrays of their own element
     type, VM lists as lists of dynamic values, numbers and other references as they are."""
     value = lst.get_variant(index)
     if not isinstance(value, _rt.VmRef):
         return value
-    view = value.deref(_BufferView, True)
+    view = value.deref(BufferView, True)
     if view is not None:
-        dtype = _view_dtype(view)
+        dtype = view_dtype(view)
         if marshal.host and dtype is not None:
-            return _to_host(view, dtype, marshal.device)
+            return to_host(view, dtype, marshal.device)
         return _ResultArray(marshal.device, view, implicit_host_transfer=True)
-    if value.isinstance(_VmList):
-        sub = value.deref(_VmList)
+    if value.isinstance(VmList):
+        sub = value.deref(VmList)
         return [read_dynamic(marshal, sub, i) for i in range(len(sub))]
     return value
 
@@ -661,26 +592,26 @@ def read_structure(
 ) -> list[Any]:
     """A VM list of the structure's items → the packed structure (a list in record
     order, for `unpack`)."""
-    sub = _sub_list(lst, index, len(readers))
+    sub = sub_list(lst, index, len(readers))
     out: list[Any] = []
     try:
         for position, read in enumerate(readers):
             out.append(read(sub, position))
-    except _Misfit as misfit:
-        misfit.reversed_path.append(keys[len(out)])
+    except Mismatch as mismatch:
+        mismatch.inside(keys[len(out)])
         raise
     return out
 
 
 def read_list(read_element: Reader, lst: Any, index: int) -> list[Any]:
     """`py_homogeneous_list`: a VM list of any length → a list."""
-    sub = _sub_list(lst, index, None)
+    sub = sub_list(lst, index, None)
     out: list[Any] = []
     try:
         for position in range(len(sub)):
             out.append(read_element(sub, position))
-    except _Misfit as misfit:
-        misfit.reversed_path.append(len(out))
+    except Mismatch as mismatch:
+        mismatch.inside(len(out))
         raise
     return out
 
@@ -688,41 +619,41 @@ def read_list(read_element: Reader, lst: Any, index: int) -> list[Any]:
 # The reader of each record kind: (marshal, the record) → the reader bound to it.
 
 
-def _gap_reader(marshal: _Marshal, node: None) -> Reader:
+def _gap_reader(marshal: Marshal, node: None) -> Reader:
     return read_variant  # the VM holds a null reference: None
 
 
-def _structure_reader(marshal: _Marshal, node: Sequence | Dict) -> Reader:
+def _structure_reader(marshal: Marshal, node: Sequence | Dict) -> Reader:
     items, keys = _items(node)
     return partial(read_structure, [marshal.reader(item) for item in items], keys)
 
 
-def _scalar_reader(marshal: _Marshal, t: Scalar) -> Reader:
+def _scalar_reader(marshal: Marshal, t: Scalar) -> Reader:
     if t.kind in ("f", "bf") or t.width == 1:
         return read_variant
     return IntConverter(t).read
 
 
-def _ndarray_reader(marshal: _Marshal, t: NDArray) -> Reader:
+def _ndarray_reader(marshal: Marshal, t: NDArray) -> Reader:
     if isinstance(t.element, ListRef):
         # docs/spec.md §8.3: a list of [values in C order, dims].
         values = partial(read_list, marshal.value_reader(t.element))
         return partial(read_structure, [values, partial(read_list, read_variant)], [0, 1])
-    element = _element_for(t.element)
+    element = element_for(t.element)
     if element is None:
         return marshal.read_dynamic
     return ArrayConverter(marshal, element, describe(t)).read
 
 
-def _list_reader(marshal: _Marshal, t: ListRef) -> Reader:
+def _list_reader(marshal: Marshal, t: ListRef) -> Reader:
     return partial(read_list, marshal.value_reader(t.element))
 
 
-def _unknown_reader(marshal: _Marshal, t: ValueType | None) -> Reader:
+def _unknown_reader(marshal: Marshal, t: ValueType | None) -> Reader:
     return marshal.read_dynamic
 
 
-READERS: dict[RecordKind, Callable[[_Marshal, Any], Reader]] = {
+READERS: dict[RecordKind, Callable[[Marshal, Any], Reader]] = {
     "gap": _gap_reader,
     "structure": _structure_reader,
     "scalar": _scalar_reader,
@@ -762,32 +693,32 @@ def read_structure_into(
     out: list[Any],
 ) -> None:
     """A structure: each item's leaves from the VM list of its items."""
-    sub = _sub_list(lst, position, len(readers))
+    sub = sub_list(lst, position, len(readers))
     done = 0
     try:
         for read in readers:
             read(sub, done, out)
             done += 1
-    except _Misfit as misfit:
-        misfit.reversed_path.append(keys[done])
+    except Mismatch as mismatch:
+        mismatch.inside(keys[done])
         raise
 
 
-def _gap_flat_reader(marshal: _Marshal, node: None) -> FlatReader:
+def _gap_flat_reader(marshal: Marshal, node: None) -> FlatReader:
     return skip_gap
 
 
-def _structure_flat_reader(marshal: _Marshal, node: Sequence | Dict) -> FlatReader:
+def _structure_flat_reader(marshal: Marshal, node: Sequence | Dict) -> FlatReader:
     items, keys = _items(node)
     return partial(read_structure_into, [marshal.flat_reader(item) for item in items], keys)
 
 
-def _leaf_flat_reader(marshal: _Marshal, node: Leaf) -> FlatReader:
+def _leaf_flat_reader(marshal: Marshal, node: Leaf) -> FlatReader:
     return LeafInto(marshal.value_reader(node.type), node.index).read_into
 
 
 # (Given the node, not a leaf's type: a leaf's value lands at its index.)
-FLAT_READERS: dict[RecordKind, Callable[[_Marshal, Any], FlatReader]] = {
+FLAT_READERS: dict[RecordKind, Callable[[Marshal, Any], FlatReader]] = {
     "gap": _gap_flat_reader,
     "structure": _structure_flat_reader,
     "scalar": _leaf_flat_reader,
@@ -795,243 +726,3 @@ FLAT_READERS: dict[RecordKind, Callable[[_Marshal, Any], FlatReader]] = {
     "list": _leaf_flat_reader,
     "unknown": _leaf_flat_reader,
 }
-
-
-# --------------------------------------------------------------------------------------
-# Arrays: host values and buffer views checked by the element type's rules
-# (`abi_compiler.dtypes`).
-# --------------------------------------------------------------------------------------
-
-
-def _record_name(t: ValueType | None) -> str:
-    if isinstance(t, Scalar):
-        return scalar_name(t)
-    return "unknown"
-
-
-def _host_value(value: Any) -> Any:
-    """A torch tensor as the numpy array sharing its memory (`runtime.torch_array`);
-    any other value as it is."""
-    if type(value) is np.ndarray:
-        return value
-    try:
-        array = torch_array(value)
-    except TypeError as error:
-        raise _Misfit(f"expected an array, got {error}") from None
-    return value if array is None else array
-
-
-def _dunder_array(value: Any, expected: str) -> Any:
-    """``np.asarray(value)`` for a value with a dtype of its own, refused when its
-    ``__array__`` raises or gives no array, or an array of another shape than the value's
-    ``.shape`` (which `pack` checked against the record: the VM would be sent dims no
-    check saw)."""
-    try:
-        array = np.asarray(value)
-    except Exception as error:  # whatever the object's __array__ raises
-        raise _Misfit(
-            f"expected {expected}, {type(value).__name__}.__array__() raised "
-            f"{type(error).__name__}: {error}"
-        ) from None
-    shape = getattr(value, "shape", None)
-    if type(shape) is tuple and shape != array.shape:
-        raise _Misfit(
-            f"expected {expected}, got {type(value).__name__} of shape "
-            f"[{','.join(map(str, shape))}] whose __array__() is "
-            f"{describe_shaped(array, array.shape)}"
-        )
-    return array
-
-
-def _host_array(value: Any, element: _Element, convert: bool, expected: str) -> Any:
-    """A numpy array of ``element``'s dtype (or one it takes as it is) for ``value``."""
-    value = _host_value(value)
-    if isinstance(value, memoryview) or (
-        not isinstance(value, (list, tuple)) and hasattr(value, "__array__")
-    ):  # a dtype of its own (a memoryview's is its format)
-        array = _dunder_array(value, expected)
-        if array.dtype in element.accepted:
-            return array
-        got = describe_shaped(array, array.shape)
-        dtype = array.dtype
-        acceptance = array_acceptance(element.scalar, dtype.name, dtype.kind, raw=element.raw)
-        if acceptance == "refused":
-            raise _Misfit(f"expected {expected}, got {got}")
-        if convert:
-            return array.astype(element.dtype)
-        raise _Misfit(f"expected {expected}, got {got} (convert=True converts it)")
-    # Nested lists or a Python number (rank and dims already checked by `pack`).
-    try:
-        data = np.array(value)
-    except (ValueError, TypeError, OverflowError):
-        raise _Misfit(f"expected {expected}, got non-numeric values") from None
-    kind = data.dtype.kind
-    if data.size == 0:
-        return np.zeros(data.shape, element.dtype)
-    fits = NESTED_LIST_FITS.get(kind)
-    if fits is None:
-        # Ints beyond int64 (and floats with them): numbers numpy keeps as objects.
-        if kind == "O" and element.values == "float" and _all_numbers(data):
-            return _finite_floats(data, element)
-        if kind == "O" and _all_ints(data):
-            return _wide_ints(data, element)
-        raise _Misfit(f"expected {expected}, got non-numeric values")
-    if kind == "f" and element.values == "int" and _int_lists(value):
-        # Ints numpy holds as doubles: int64 and uint64 values mixed ([0, 2**64 - 1]).
-        return _wide_ints(np.array(value, dtype=object), element)
-    if convert:
-        return data.astype(element.dtype)
-    if element.values not in fits:
-        raise _Misfit(
-            f"expected {expected}, got {data.dtype.name} values (convert=True converts it)"
-        )
-    if element.values == "float":
-        return _finite_floats(data, element)
-    if kind != "b":
-        low, high = int(data.min()), int(data.max())
-        if low < element.low or high > element.high:
-            _does_not_fit(data, (data < element.low) | (data > element.high), element)
-    return data.astype(element.dtype)
-
-
-def _finite_floats(data: Any, element: _Element) -> Any:
-    """Nested-list ``data`` (numbers) in a float record's dtype: a finite value that
-    becomes infinite there does not fit (as `pack` says of a scalar, by the record's
-    `abi_compiler.dtypes.float_limit`). Checked on the converted array itself: numpy
-    converts a double to bfloat16 through float32, so a double just below bf16's limit
-    becomes infinite too."""
-    if data.dtype.kind == "O":
-        doubles = np.array([_double(item) for item in data.flat]).reshape(data.shape)
-        finite = np.array([_is_finite(item) for item in data.flat]).reshape(data.shape)
-    else:
-        doubles, finite = data, np.isfinite(data)
-    with np.errstate(over="ignore"):
-        converted = doubles.astype(element.dtype)
-    overflow = np.isinf(converted) & finite
-    if overflow.any():
-        _does_not_fit(data, overflow, element)
-    return converted
-
-
-def _double(number: Any) -> float:
-    try:
-        return float(number)
-    except OverflowError:  # an int beyond the doubles (copysign would convert it too)
-        return math.inf if number > 0 else -math.inf
-
-
-def _is_finite(number: Any) -> bool:
-    return isinstance(number, int) or math.isfinite(number)
-
-
-def _does_not_fit(data: Any, bad: Any, element: _Element) -> NoReturn:
-    """The error for the first element of the nested lists ``data`` where ``bad`` is
-    true, located at that element."""
-    position = int(np.argmax(bad))
-    value = data.flat[position]
-    if isinstance(value, (float, np.floating)):
-        shown = repr(float(value))
-    else:
-        bits = abs(int(value)).bit_length()
-        # (str() refuses an int of more than 4300 digits)
-        shown = str(int(value)) if bits < 4096 else ""
-        if not shown or len(shown) > 100:
-            shown = f"{'-' if value < 0 else ''}<an integer of {bits} bits>"
-    misfit = _Misfit(f"value {shown} does not fit in {element.record}")
-    index = [int(axis) for axis in np.unravel_index(position, data.shape)]
-    misfit.reversed_path.extend(reversed(index))
-    raise misfit
-
-
-def _wide_ints(data: Any, element: _Element) -> Any:
-    """An object array of ints (numpy has no integer dtype for all of them) for an integer
-    record: each in the record's range (a signless one: either interpretation), as the
-    record's dtype with the same bits."""
-    if element.values != "int":
-        raise _Misfit(f"expected {element.record} values, got integers")
-    outside = np.frompyfunc(lambda item: not element.low <= item <= element.high, 1, 1)(data)
-    if outside.astype(bool).any():
-        _does_not_fit(data, outside.astype(bool), element)
-    info = np.iinfo(element.dtype)
-    wrap = 1 << (8 * element.dtype.itemsize)
-    flat = [item - wrap if item > info.max else item for item in data.flat]
-    return np.array(flat, dtype=element.dtype).reshape(data.shape)
-
-
-def _int_lists(value: Any) -> bool:
-    """Whether nested lists (or a number) hold Python ints only."""
-    if isinstance(value, (list, tuple)):
-        return all(_int_lists(item) for item in value)
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _all_ints(data: Any) -> bool:
-    return all(isinstance(item, int) for item in data.flat)
-
-
-def _all_numbers(data: Any) -> bool:
-    return all(isinstance(item, (int, float)) for item in data.flat)
-
-
-def _checked_view(value: Any, element: _Element, expected: str) -> Any:
-    """A buffer view (or IREE `DeviceArray`) argument: its element type must match."""
-    view = value._buffer_view if isinstance(value, _DeviceArray) else value
-    if view.element_type not in element.returned:
-        raise _Misfit(
-            f"expected {expected}, got a buffer view of element type "
-            f"{_element_type_name(view.element_type)}"
-        )
-    return view
-
-
-def _element_type_name(element_type: int) -> str:
-    """`FLOAT_64` for a buffer view's element type (its number if IREE has no name)."""
-    try:
-        return str(_E(element_type).name)
-    except ValueError:
-        return str(element_type)
-
-
-def _dynamic_hal_type(dtype: np.dtype[Any]) -> Any:
-    from iree.runtime.dtypes import map_dtype_to_hal_element_type
-
-    return map_dtype_to_hal_element_type(dtype)
-
-
-def _view_dtype(view: Any) -> np.dtype[Any] | None:
-    try:
-        return np.dtype(_E.map_to_dtype(view.element_type))
-    except (TypeError, ValueError, KeyError, RuntimeError):
-        return None
-
-
-def _view_at(lst: Any, index: int, expected: str = "an array") -> Any:
-    try:
-        view = lst.get_as_object(index, _BufferView)
-    except ValueError:  # not a reference
-        view = None
-    if view is None:
-        raise _Misfit(f"expected {expected}, the VM returned {_type_name(lst.get_variant(index))}")
-    return view
-
-
-def _to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:
-    """The result buffer as a host numpy array: mapped where the buffer is host visible
-    (local CPU devices), copied otherwise (as IREE's `DeviceArray.to_host`)."""
-    try:
-        return view.map().asarray(view.shape, dtype)
-    except RuntimeError:
-        return _DeviceArray(
-            device, view, implicit_host_transfer=True, override_dtype=dtype
-        ).to_host()
-
-
-def _sub_list(lst: Any, index: int, count: int | None) -> Any:
-    value = lst.get_variant(index)
-    if not (isinstance(value, _rt.VmRef) and value.isinstance(_VmList)):
-        wanted = "a list" if count is None else f"a list of {_count(count, 'value')}"
-        raise _Misfit(f"expected {wanted}, the VM returned {_type_name(value)}")
-    sub = value.deref(_VmList)
-    if count is not None and len(sub) != count:
-        raise _Misfit(f"expected a list of {_count(count, 'value')}, the VM returned {len(sub)}")
-    return sub

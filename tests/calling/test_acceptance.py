@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from abi_compiler import dtypes
-from abi_compiler.calling.marshal import leaf_packer
+from abi_compiler.calling.leaf_values import leaf_packer
+from abi_compiler.calling.mismatch import Mismatch
 from abi_compiler.dtypes import ELEMENT_TYPES
 from abi_compiler.errors import AbiError
 from abi_compiler.model import NDArray, Scalar
@@ -119,11 +120,11 @@ def vm_check(scalar: Scalar, raw: bool) -> Callable[[Any, bool], Any]:
     from abi_compiler.calling import vm
 
     def check(value: Any, convert: bool) -> Any:
-        marshal = vm._Marshal(_device(), convert, "numpy")
-        lst = vm._VmList(1)
+        marshal = vm.Marshal(_device(), convert, "numpy")
+        lst = vm.VmList(1)
         try:
             marshal.value_pusher(NDArray(scalar, (2,)), raw)(lst, value)
-        except vm._Misfit as misfit:
+        except Mismatch as misfit:
             raise AbiError(misfit.message) from None
         return lst
 

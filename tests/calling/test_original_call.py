@@ -18,7 +18,7 @@ from abi_compiler.call_model import (
     Symbol,
     Unused,
 )
-from abi_compiler.calling.marshal import leaf_packer
+from abi_compiler.calling.leaf_values import leaf_packer
 from abi_compiler.calling.original_call import CallPlan
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json

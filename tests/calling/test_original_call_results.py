@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from abi_compiler.call_model import Array, Constant, Container, NoneLeaf, OriginalCall
-from abi_compiler.calling.marshal import leaf_packer
+from abi_compiler.calling.leaf_values import leaf_packer
 from abi_compiler.calling.original_call import CallPlan, TypesError
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json

@@ -42,7 +42,7 @@ from jax import export
 
 from abi_compiler import iree
 from abi_compiler.calling.modules import Function
-from abi_compiler.calling.vm import _Marshal
+from abi_compiler.calling.vm import Marshal
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import jax as jax_frontend
 from abi_compiler.signatures.module_signatures import read_functions
@@ -103,9 +103,9 @@ def _size(dim: str, values: dict[str, int]) -> int:
 
 
 @functools.cache
-def _marshal() -> _Marshal:
+def _marshal() -> Marshal:
     """What a module loaded with `load`'s defaults marshals with, on a local CPU."""
-    return _Marshal(iree_runtime.get_device("local-sync"), False, "numpy")
+    return Marshal(iree_runtime.get_device("local-sync"), False, "numpy")
 
 
 def reflected_function(exported: Any) -> Function:

@@ -23,7 +23,8 @@ from abi_compiler.call_model import (
     Symbol,
 )
 from abi_compiler.calling.dims import DimRelations, LeafDims
-from abi_compiler.calling.marshal import leaf_packer, pack_call, unexpected_keyword
+from abi_compiler.calling.leaf_values import leaf_packer
+from abi_compiler.calling.marshal import pack_call, unexpected_keyword
 from abi_compiler.calling.original_call import CallPlan
 from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.json_abi import decode_json

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
+from abi_compiler.calling.leaf_values import MAX_EMPTY_LISTS, MAX_RANK
 from abi_compiler.calling.marshal import (
-    MAX_EMPTY_LISTS,
-    MAX_RANK,
     pack,
     pack_legacy,
     unpack,
