@@ -11,13 +11,14 @@ from typing import Any
 
 from abi_compiler.call_model import Array, Unused
 from abi_compiler.calling.dims import DimRelations, LeafDims
+from abi_compiler.calling.iree_runtime import np
 from abi_compiler.calling.leaf_values import MAX_RANK, leaf_packer
 from abi_compiler.calling.mismatch import Mismatch, describe_shaped, show_int, type_name
 from abi_compiler.calling.original_call import (
     CallPlan,
     Unflatten,
 )
-from abi_compiler.calling.vm import Marshal, ResultsMode, np
+from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import element_for, host_value
 from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
 from abi_compiler.errors import AbiError

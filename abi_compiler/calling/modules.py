@@ -18,15 +18,6 @@ import weakref
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-try:
-    import numpy as np
-    from iree import runtime as _rt
-except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
-        "and ml_dtypes): pip install 'abi-compiler[iree]'"
-    ) from _error
-
 from abi_compiler import child
 from abi_compiler.attribute_names import (
     ABI_CALL,
@@ -37,6 +28,7 @@ from abi_compiler.attribute_names import (
     SIP,
 )
 from abi_compiler.calling.call_leaves import leaves_of, plan
+from abi_compiler.calling.iree_runtime import np, rt
 from abi_compiler.calling.marshal import (
     pack_call,
     pack_legacy,
@@ -465,7 +457,7 @@ class Module:
         self.vm_module = vm_module
         self.device = device
         self.instance = _instance()
-        hal_module = _rt.create_hal_module(self.instance, device)
+        hal_module = rt.create_hal_module(self.instance, device)
         # The index of the module's named parameters (`load`), and the host arrays it was
         # built from, when it was.
         self.parameters = parameters
@@ -473,9 +465,9 @@ class Module:
         modules = [hal_module, vm_module]
         if parameters is not None:
             provider = parameters.create_provider(scope=PARAMETER_SCOPE)
-            modules.insert(1, _rt.create_io_parameters_module(self.instance, provider))
+            modules.insert(1, rt.create_io_parameters_module(self.instance, provider))
         try:
-            self.context = _rt.VmContext(self.instance, modules)
+            self.context = rt.VmContext(self.instance, modules)
         except ValueError as error:
             if parameters is None and "io_parameters" in str(error):
                 raise AbiError(_READS_PARAMETERS) from None
@@ -504,7 +496,7 @@ class Module:
         """A new VM context over this module's VM modules (`abi_compiler.calling.sessions`):
         its own state, the weights and executables shared."""
         try:
-            return _rt.VmContext(self.instance, self.vm_modules)
+            return rt.VmContext(self.instance, self.vm_modules)
         except Exception as error:  # as the module's own context (it was created once)
             raise _refused(error) from None
 
@@ -621,14 +613,14 @@ def _instance() -> Any:
     global _shared_instance
     with _instance_lock:
         if _shared_instance is None:
-            _shared_instance = _rt.VmInstance()
+            _shared_instance = rt.VmInstance()
         return _shared_instance
 
 
 def parameter_index(parameters: Any) -> Any:
     """An IREE `ParameterIndex` of ``parameters``: an IREE parameter archive (an `.irpa`
     path, mapped), or a mapping of name → array (its bytes, not copied)."""
-    index = _rt.ParameterIndex()
+    index = rt.ParameterIndex()
     if isinstance(parameters, (str, os.PathLike)):
         path = os.fspath(parameters)
         _check_archive(path)
@@ -853,9 +845,9 @@ def load(
         beside = parameter_archive(module)
         if b"io_parameters" in data and os.path.isfile(beside):
             parameters = beside
-    hal_device = _rt.get_device(device) if isinstance(device, str) else device
+    hal_device = rt.get_device(device) if isinstance(device, str) else device
     try:
-        vm_module = _rt.VmModule.copy_buffer(_instance(), data)
+        vm_module = rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
         raise _refused(error) from None
     if beside is not None:

@@ -18,16 +18,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
 
-try:
-    import numpy as np
-    from iree import runtime as _rt
-    from iree.runtime import _binding
-except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
-        "and ml_dtypes): pip install 'abi-compiler[iree]'"
-    ) from _error
-
+from abi_compiler.calling.iree_runtime import binding, np, rt
 from abi_compiler.calling.mismatch import (
     Mismatch,
     describe,
@@ -117,11 +108,11 @@ Reader = Callable[[Any, int], Any]  # (VmVariantList, index) -> value
 FlatReader = Callable[[Any, int, list[Any]], None]  # (VmVariantList, index, leaves)
 Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
 
-_ARG_MEMORY = int(_rt.MemoryType.DEVICE_LOCAL)
-_ARG_USAGE = int(_rt.BufferUsage.DEFAULT | _rt.BufferUsage.MAPPING)  # as IREE's invoker
+_ARG_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
+_ARG_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)  # as IREE's invoker
 
 
-class _ResultArray(_rt.DeviceArray):
+class _ResultArray(rt.DeviceArray):
     """A device-resident result (``results="device"``): IREE's `DeviceArray`, whose
     shape is read from its buffer view instead of by a transfer to the host."""
 
@@ -155,7 +146,7 @@ class Marshal:
         self.convert = convert
         self.results = results
         self.host = results == "numpy"  # results read into host numpy arrays
-        self.invoke_context = _binding.InvokeContext(device)
+        self.invoke_context = binding.InvokeContext(device)
         #: `"unknown"` values (and every value of a function without reflection).
         self.push_dynamic: Pusher = partial(push_dynamic, self)
         self.read_dynamic: Reader = partial(read_dynamic, self)
@@ -193,7 +184,7 @@ class Marshal:
         records = [_iree_record(argument.node) for argument in signature.arguments]
         if any(record is None for record in records):
             return None
-        packer = _binding.ArgumentPacker(_binding._invoke_statics, records)
+        packer = binding.ArgumentPacker(binding._invoke_statics, records)
         return packer, [self.checker(argument.node) for argument in signature.arguments]
 
     def checker(self, node: Node | None) -> Checker | None:
@@ -393,7 +384,7 @@ def push_dynamic(marshal: Marshal, lst: Any, value: Any) -> None:
         lst.push_ref(value)
     elif isinstance(value, DeviceArray):
         lst.push_ref(value._buffer_view)
-    elif isinstance(value, _rt.VmRef):
+    elif isinstance(value, rt.VmRef):
         lst.push_ref(value)
     elif isinstance(value, (bool, int, np.integer, np.bool_)):
         lst.push_int(int(value))
@@ -573,7 +564,7 @@ def read_dynamic(marshal: Marshal, lst: Any, index: int) -> Any:
     """An `"unknown"` (or untyped) value: buffer views as arrays of their own element
     type, VM lists as lists of dynamic values, numbers and other references as they are."""
     value = lst.get_variant(index)
-    if not isinstance(value, _rt.VmRef):
+    if not isinstance(value, rt.VmRef):
         return value
     view = value.deref(BufferView, True)
     if view is not None:

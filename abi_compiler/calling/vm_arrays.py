@@ -11,16 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-try:
-    import ml_dtypes
-    import numpy as np
-    from iree import runtime as _rt
-except ImportError as _error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "abi_compiler.iree needs IREE's Python runtime (iree-base-runtime 3.13, with numpy "
-        "and ml_dtypes): pip install 'abi-compiler[iree]'"
-    ) from _error
-
+from abi_compiler.calling.iree_runtime import ml_dtypes, np, rt
 from abi_compiler.calling.leaf_values import torch_array
 from abi_compiler.calling.mismatch import (
     Mismatch,
@@ -42,9 +33,9 @@ from abi_compiler.model import (
     ValueType,
 )
 
-VmList = _rt.VmVariantList
-BufferView = _rt.HalBufferView
-DeviceArray = _rt.DeviceArray
+VmList = rt.VmVariantList
+BufferView = rt.HalBufferView
+DeviceArray = rt.DeviceArray
 
 
 # --------------------------------------------------------------------------------------
@@ -52,7 +43,7 @@ DeviceArray = _rt.DeviceArray
 # objects for its names.
 # --------------------------------------------------------------------------------------
 
-_E = _rt.HalElementType
+_E = rt.HalElementType
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
@@ -338,7 +329,7 @@ def to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:
 
 def sub_list(lst: Any, index: int, count: int | None) -> Any:
     value = lst.get_variant(index)
-    if not (isinstance(value, _rt.VmRef) and value.isinstance(VmList)):
+    if not (isinstance(value, rt.VmRef) and value.isinstance(VmList)):
         wanted = "a list" if count is None else f"a list of {plural(count, 'value')}"
         raise Mismatch(f"expected {wanted}, the VM returned {type_name(value)}")
     sub = value.deref(VmList)

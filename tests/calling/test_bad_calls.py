@@ -259,7 +259,7 @@ def bad_view(module: abi_iree.Module) -> Any:
         vm._ARG_USAGE,
         module.device,
         np.array([1, 2], np.int32),
-        vm._rt.HalElementType.SINT_32,
+        vm.rt.HalElementType.SINT_32,
     )
 
 

@@ -200,7 +200,7 @@ def test_flat_functions_without_reflection(flat: abi_iree.Module) -> None:
 def test_results_on_the_device(v1_vmfb: bytes) -> None:
     module = abi_iree.load(v1_vmfb, results="device", device="local-sync")
     got = module.nested(({"a": ([1.0, 2.5], 3), "b": 0.5}, np.array([1, 2], np.int32)))
-    assert isinstance(got[0], vm._rt.DeviceArray)
+    assert isinstance(got[0], vm.rt.DeviceArray)
     assert got[0].shape == (2,)
     same(got[0].to_host(), np.array([1, 2], np.int32))
     same(got[1]["x"][1].to_host(), np.array([2, 5], np.float32))
@@ -276,7 +276,7 @@ def test_non_contiguous_arrays(lowered: abi_iree.Module) -> None:
 
 def test_unknown_values_pass_through(v1: abi_iree.Module) -> None:
     """VM lists, buffer views and device arrays go into a `!util.list<?>` as they are."""
-    rt = vm._rt
+    rt = vm.rt
     inner = rt.VmVariantList(2)
     inner.push_int(5)
     inner.push_float(0.5)

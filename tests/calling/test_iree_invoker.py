@@ -19,7 +19,7 @@ from tests.lowering.test_iree_e2e import to_host  # noqa: E402
 
 from .test_e2e import same  # noqa: E402
 
-rt = vm._rt
+rt = vm.rt
 
 pair = np.array([1.5, -2.0], np.float32)
 
