@@ -21,17 +21,16 @@ __all__ = ["add_reflection_entries", "add_reflection_entry"]
 
 def add_reflection_entry(text: str, key: str, value: str) -> str:
     """``text`` with ``key = "<value>"`` in the reflection of each public top-level
-    `func.func` with a body (MLIR's exported functions)."""
+    `func.func` or `util.func` with a body (the functions IREE exports)."""
     return add_reflection_entries(text, key, lambda name: value)
 
 
 def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | None]) -> str:
     """``text`` with ``key = "<value_of(name)>"`` in the reflection of each exported
     function ``name`` for which ``value_of`` gives a value."""
-    layout = carry.scan(text)
     inserts: list[tuple[int, str]] = []
-    for op in layout.ops:
-        if not isinstance(op, carry.FuncText) or op.body_start is None:
+    for op in carry.functions(carry.scan(text)):
+        if op.body_start is None:
             continue
         if op.visibility not in (None, "public") or not op.plain:
             continue

@@ -1,7 +1,7 @@
 """The module state a function of MLIR text uses (`abi.state`, docs/formats.md): the
 mutable globals (`util.global … mutable @name … : type`, `ml_program.global … mutable`)
-and, for each exported function, those its body — or the body of a function it calls,
-transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
+and, for each exported function (`func.func`, or IREE's `util.func`), those its body — or
+the body of a function it calls, transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
 the op names and symbol tokens of each body), without parsing bodies."""
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ _USE = re.compile(
     rf"{_SKIPPED}|\b(?P<op>{_READS}|{_WRITES}|util\.global\.address)\b[^@\n]*(?P<symbol>{_SYMBOL})"
 )
 _CALL = re.compile(rf"{_SKIPPED}|\b(?:func\.call|util\.call|call)\s+(?P<symbol>{_SYMBOL})")
-_FUNC = re.compile(rf"(?:util\.func|func\.func)\s+(?:(?:private|public|nested)\s+)?({_SYMBOL})")
 _TENSOR = re.compile(r"tensor<((?:(?:\?|\d+)x)*)([a-z]+\d+)>")
 _LOC = re.compile(r"\s*loc\(.*\)\s*$", re.S)
 
@@ -59,32 +58,27 @@ def _described(name: str, written: str, reads: bool, writes: bool) -> StateGloba
 
 
 def function_state(text: str) -> dict[str, list[StateGlobal]]:
-    """For each public top-level `func.func` with a body that uses the state, the mutable
-    globals it (or what it calls) reads or writes, in the order they are defined."""
+    """For each public top-level function with a body (`func.func` or `util.func`) that
+    uses the state, the mutable globals it (or what it calls) reads or writes, in the
+    order they are defined."""
     layout = carry.scan(text)
     mutable: dict[str, str] = {}
-    bodies: dict[str, tuple[int, int]] = {}
-    exported: list[str] = []
     for op in layout.ops:
-        if isinstance(op, carry.FuncText):
-            if op.name is None or op.body_start is None or op.body_end is None:
-                continue
-            bodies[op.name] = (op.body_start, op.body_end)
-            if op.visibility in (None, "public") and op.plain:
-                exported.append(op.name)
-            continue
-        head = text[op.start : op.end]
-        found = _GLOBAL.match(head)
-        if found is not None:
-            name = _name(found.group(2))
-            if found.group(1) and name is not None:
+        if isinstance(op, carry.OpText):
+            head = text[op.start : op.end]
+            found = _GLOBAL.match(head)
+            if found is not None and found.group(1) and (name := _name(found.group(2))):
                 mutable[name] = _global_type(head)
-            continue
-        func = _FUNC.match(head)
-        if func is not None and (name := _name(func.group(1))) is not None:
-            bodies[name] = (op.start + func.end(), op.end)
     if not mutable:
         return {}
+    bodies: dict[str, tuple[int, int]] = {}
+    exported: list[str] = []
+    for func in carry.functions(layout):
+        if func.name is None or func.body_start is None or func.body_end is None:
+            continue
+        bodies[func.name] = (func.body_start, func.body_end)
+        if func.visibility in (None, "public") and func.plain:
+            exported.append(func.name)
     direct: dict[str, dict[str, set[str]]] = {}
     calls: dict[str, set[str]] = {}
     for name, (start, end) in bodies.items():

@@ -13,6 +13,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.text.state import function_state
 
 CACHE = Path(__file__).parent.parent / "calling" / "state" / "cache.mlir"
+UTIL_FUNCS = CACHE.with_name("util_funcs.mlir")
 
 
 def test_the_committed_module() -> None:
@@ -24,6 +25,30 @@ def test_the_committed_module() -> None:
         "calls": [StateGlobal("count", "tensor<i32>", "int32", (), True, False)],
         "reset_count": [StateGlobal("count", "tensor<i32>", "int32", (), False, True)],
     }
+
+
+def test_util_func_entry_points() -> None:
+    # IREE's `util.func` (what its torch input pipeline writes): public ones are exported,
+    # whatever their visibility is written as, and what they `util.call` counts.
+    found = function_state(UTIL_FUNCS.read_text())
+    assert found == {
+        "step": [StateGlobal("cache", "tensor<4x8xf32>", "float32", (4, 8), True, True)],
+        "calls": [StateGlobal("count", "tensor<i32>", "int32", (), True, False)],
+    }
+
+
+def test_a_util_func_with_a_tied_result() -> None:
+    text = """util.global private mutable @c = dense<0> : tensor<i32>
+util.func public @tied(%x: tensor<i32>) -> %x {
+  util.global.store %x, @c : tensor<i32>
+  util.return %x : tensor<i32>
+}
+util.func public @f(%x: tensor<i32>) {
+  %y = util.call @tied(%x) : (tensor<i32>) -> %x
+  util.return
+}"""
+    written = [StateGlobal("c", "tensor<i32>", "int32", (), False, True)]
+    assert function_state(text) == {"tied": written, "f": written}
 
 
 def test_no_mutable_global_no_state() -> None:
