@@ -56,7 +56,7 @@ from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import Provenance, decode_provenance
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.codecs.state_json import StateGlobal, decode_state
+from abi_compiler.codecs.state_json import StateGlobal, decode_state, format_state
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
@@ -98,7 +98,8 @@ class FunctionSignature:
     call: OriginalCall | None = None
     #: How the module was made (`abi.provenance`), when it says.
     provenance: Provenance | None = None
-    #: The module state it reads or writes (`abi.state`), when it uses any.
+    #: The module state it reads or writes (`abi.state`, or its `abi.call`'s), when it
+    #: uses any.
     state: tuple[StateGlobal, ...] | None = None
 
     @property
@@ -254,11 +255,19 @@ def _signature_source(reflection: dict[str, str | None]) -> Source:
 def _signature(
     name: str, reflection: dict[str, str | None], types: Signature, position: str
 ) -> FunctionSignature:
-    """`_signature_of`, with the state the function uses (`abi.state`)."""
+    """`_signature_of`, with the state the function uses: its `abi.state`, or its
+    `abi.call`'s ``state``; where both record it, they must agree."""
     found = _signature_of(name, reflection, types, position)
+    recorded = found.call.state if found.call is not None and found.call.state else None
     if ABI_STATE not in reflection:
-        return found
+        return found if recorded is None else dataclasses.replace(found, state=recorded)
     state = tuple(_decoded(name, reflection, ABI_STATE, position))
+    if recorded is not None and recorded != state:
+        raise ReadError(
+            f"@{name}: reflection '{ABI_CALL}' and '{ABI_STATE}' record different state: "
+            f"{format_state(list(recorded))}; {format_state(list(state))}",
+            position,
+        )
     return dataclasses.replace(found, state=state)
 
 

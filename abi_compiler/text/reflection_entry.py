@@ -16,7 +16,7 @@ from collections.abc import Callable
 from abi_compiler.attribute_names import REFLECTION
 from abi_compiler.text import carry, lexer
 
-__all__ = ["add_reflection_entries", "add_reflection_entry"]
+__all__ = ["add_reflection_entries", "add_reflection_entry", "update_reflection_entries"]
 
 
 def add_reflection_entry(text: str, key: str, value: str) -> str:
@@ -55,6 +55,32 @@ def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | 
         inserts.append((start + 1, entry + rest))
     for position, piece in sorted(inserts, reverse=True):
         text = text[:position] + piece + text[position:]
+    return text
+
+
+def update_reflection_entries(text: str, key: str, update: Callable[[str, str], str | None]) -> str:
+    """``text`` with the string entry ``key`` of each exported function ``name``'s
+    reflection replaced by ``update(name, value)`` where that gives a value (None: kept
+    as it is, as is an entry that is not a string MLIR reads)."""
+    replaced: list[tuple[int, int, str]] = []
+    for op in carry.functions(carry.scan(text)):
+        if op.body_start is None or op.attributes is None or op.name is None:
+            continue
+        if op.visibility not in (None, "public") or not op.plain:
+            continue
+        found = _reflection(text, *op.attributes)
+        if found is None:
+            continue
+        for item, value_start, value_end in lexer.dictionary_items(text, found[0], found[1] - 1):
+            if _unquoted(item) != key:
+                continue
+            written = text[value_start:value_end].rstrip()
+            value = lexer.unquote(written)
+            new = None if value is None else update(op.name, value)
+            if new is not None:
+                replaced.append((value_start, value_start + len(written), lexer.quote(new)))
+    for start, end, piece in sorted(replaced, reverse=True):
+        text = text[:start] + piece + text[end:]
     return text
 
 

@@ -2,17 +2,23 @@
 mutable globals (`util.global … mutable @name … : type`, `ml_program.global … mutable`)
 and, for each exported function (`func.func`, or IREE's `util.func`), those its body — or
 the body of a function it calls, transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
-the op names and symbol tokens of each body), without parsing bodies."""
+the op names and symbol tokens of each body), without parsing bodies. `with_state` writes
+it into the text: `abi.state`, and the ``state`` of the function's `abi.call`."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from abi_compiler.codecs.state_json import StateGlobal
+from abi_compiler.attribute_names import ABI_CALL, ABI_STATE
+from abi_compiler.codecs.call_json import decode_call, encode_call
+from abi_compiler.codecs.state_json import StateGlobal, encode_state
 from abi_compiler.dtypes import ELEMENT_TYPES, numpy_dtype_name
+from abi_compiler.errors import AbiError
 from abi_compiler.text import carry, lexer
+from abi_compiler.text.reflection_entry import add_reflection_entries, update_reflection_entries
 
-__all__ = ["function_state"]
+__all__ = ["function_state", "with_state"]
 
 _SYMBOL = r"@(?:[A-Za-z_$.\-0-9]+|\"(?:[^\"\\]|\\.)*\")"
 _GLOBAL = re.compile(
@@ -117,3 +123,30 @@ def function_state(text: str) -> dict[str, list[StateGlobal]]:
                 if g in total
             ]
     return found_by_function
+
+
+def with_state(text: str) -> str:
+    """``text`` with the state each exported function uses (`function_state`) recorded in
+    its reflection (docs/formats.md, "The state a function uses"): as `abi.state` (a
+    function that has one keeps it), and as the ``state`` of its original call
+    (`abi.call`) when it has one that records none (one that does not decode is left as
+    it is: the reader of the module says what is wrong with it). A function that uses no
+    state gets neither: its `abi.call` stays byte for byte as it was."""
+    used = function_state(text)
+    if not used:
+        return text
+    values = {name: encode_state(found) for name, found in used.items()}
+    text = add_reflection_entries(text, ABI_STATE, values.get)
+
+    def with_call_state(name: str, value: str) -> str | None:
+        if name not in used:
+            return None
+        try:
+            call = decode_call(value)
+        except AbiError:
+            return None
+        if call.state:
+            return None
+        return encode_call(dataclasses.replace(call, state=tuple(used[name])))
+
+    return update_reflection_entries(text, ABI_CALL, with_call_state)

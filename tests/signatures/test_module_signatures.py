@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from abi_compiler.call_model import StateGlobal
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
@@ -29,6 +30,7 @@ from abi_compiler.signatures.module_signatures import (
     read_functions,
     read_module,
 )
+from abi_compiler.text.lexer import quote
 
 I32 = Scalar("i", 32)
 F32 = Scalar("f", 32)
@@ -334,3 +336,36 @@ def test_read_error_lines() -> None:
         "abi-sig: note: elsewhere",
     ]
     assert ReadError("gone").lines("abi-sig") == ["abi-sig: error: gone"]
+
+
+# -- the state a function uses ------------------------------------------------------------
+
+_STATE = '[{"access":"r","dtype":"int32","name":"c","shape":[],"type":"tensor<i32>"}]'
+_CALL = '{"args":[],"kwargs":[],"result":{"t":"none"},"state":' + _STATE + ',"v":1}'
+_ABI = '{"a":[],"r":[],"v":1}'
+
+
+def _with_reflection(entries: dict[str, str]) -> str:
+    written = ", ".join(f"{key} = {quote(value)}" for key, value in entries.items())
+    return f"func.func @f() attributes {{iree.reflection = {{{written}}}}} {{\n  return\n}}\n"
+
+
+def test_the_state_of_the_original_call() -> None:
+    # Recorded in `abi.call` alone, or in both entries alike (docs/formats.md).
+    global_c = StateGlobal("c", "tensor<i32>", "int32", (), True, False)
+    state = '{"v":1,"globals":' + _STATE + "}"
+    for entries in (
+        {"abi.call": _CALL, "iree.abi": _ABI},
+        {"abi.call": _CALL, "abi.state": state, "iree.abi": _ABI},
+    ):
+        (function,) = read_module(_with_reflection(entries).encode(), "m.mlir")
+        assert function.state == (global_c,)
+
+
+def test_the_original_call_and_abi_state_must_agree() -> None:
+    state = '{"v":1,"globals":' + _STATE.replace('"r"', '"rw"') + "}"
+    text = _with_reflection({"abi.call": _CALL, "abi.state": state, "iree.abi": _ABI})
+    assert error_lines(text) == [
+        "m.mlir:1:1: error: @f: reflection 'abi.call' and 'abi.state' record different "
+        "state: @c int32[] (reads); @c int32[] (reads, writes)"
+    ]
