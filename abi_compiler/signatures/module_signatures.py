@@ -201,6 +201,8 @@ class HeaderFunction:
     exported: bool
     reflection: dict[str, str | None]
     types: Signature
+    #: Its symbol name, when ``name`` is another (a saved model's exported name).
+    symbol: str | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -241,7 +243,33 @@ def read_module(data: bytes, name: str) -> list[FunctionSignature]:
     ]
     if any(function.source == "type" for function in found):
         found = _with_structure(data, name, found)
+    if b"mutable" in data:
+        symbols = {f.name: f.symbol or f.name for f in functions if f.exported}
+        found = _with_text_state(data, symbols, found)
     return found
+
+
+def _with_text_state(
+    data: bytes, symbols: dict[str, str], found: list[FunctionSignature]
+) -> list[FunctionSignature]:
+    """``found`` with the state each function of MLIR text uses where its reflection
+    records none, read from the text as compiling it would record it
+    (`abi_compiler.text.state`): before `compile_vmfb`, MLIR says what a `.vmfb` of it
+    will (``symbols``: each function's symbol name, by its name). Text the scanner does
+    not read has none."""
+    from abi_compiler.text import carry, lexer
+    from abi_compiler.text.state import function_state
+
+    try:
+        used = function_state(data.decode("utf-8"))
+    except (UnicodeDecodeError, carry.ScanError, lexer.LexError):
+        return found
+    return [
+        dataclasses.replace(f, state=tuple(used[symbols[f.name]]))
+        if f.state is None and symbols.get(f.name) in used
+        else f
+        for f in found
+    ]
 
 
 def _signature_source(reflection: dict[str, str | None]) -> Source:
@@ -494,6 +522,7 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
                 structure.is_exported(func, saved_model),
                 reflection,
                 Signature(arguments, results),
+                None if symbol == func.sym_name.data else func.sym_name.data,
             )
         )
     return found

@@ -369,3 +369,36 @@ def test_the_original_call_and_abi_state_must_agree() -> None:
         "m.mlir:1:1: error: @f: reflection 'abi.call' and 'abi.state' record different "
         "state: @c int32[] (reads); @c int32[] (reads, writes)"
     ]
+
+
+def test_the_state_of_mlir_text_is_read_from_it() -> None:
+    # Where no entry records it: what compiling the text records (docs/formats.md, "The
+    # state a function uses"); a saved model's function by its symbol, shown under its
+    # exported name. An entry the function has is what it says.
+    saved_model = """
+module attributes {tf_saved_model.semantics} {
+  ml_program.global private mutable @v(dense<0.0> : tensor<4xf32>) : tensor<4xf32>
+  func.func @__inference_a(%x: tensor<4xf32> {tf_saved_model.index_path = [0]}) attributes {tf_saved_model.exported_names = ["update"]} {
+    ml_program.global_store @v = %x : tensor<4xf32>
+    return
+  }
+}
+"""
+    (update,) = read_module(saved_model.encode(), "m.mlir")
+    assert update.state == (StateGlobal("v", "tensor<4xf32>", "float32", (4,), False, True),)
+    text = """util.global private mutable @c = dense<0> : tensor<i32>
+func.func @recorded() attributes {iree.reflection = {abi.state = "{\\22v\\22:1,\\22globals\\22:[]}"}} {
+  %c = util.global.load @c : tensor<i32>
+  return
+}
+func.func @read() -> tensor<i32> {
+  %c = util.global.load @c : tensor<i32>
+  return %c : tensor<i32>
+}
+func.func @none() {
+  return
+}
+"""
+    found = {f.name: f.state for f in read_module(text.encode(), "m.mlir")}
+    read = (StateGlobal("c", "tensor<i32>", "int32", (), True, False),)
+    assert found == {"recorded": (), "read": read, "none": None}
