@@ -261,7 +261,7 @@ def _with_text_state(
     from abi_compiler.text.state import function_state
 
     try:
-        used = function_state(data.decode("utf-8"))
+        used = function_state(data.decode("utf-8").removeprefix("\ufeff"))
     except (UnicodeDecodeError, carry.ScanError, lexer.LexError):
         return found
     return [

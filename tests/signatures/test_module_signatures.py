@@ -399,6 +399,21 @@ func.func @none() {
   return
 }
 """
-    found = {f.name: f.state for f in read_module(text.encode(), "m.mlir")}
     read = (StateGlobal("c", "tensor<i32>", "int32", (), True, False),)
-    assert found == {"recorded": (), "read": read, "none": None}
+    for data in (text.encode(), ("\ufeff" + text).encode()):  # a byte order mark skipped
+        found = {f.name: f.state for f in read_module(data, "m.mlir")}
+        assert found == {"recorded": (), "read": read, "none": None}
+
+
+def test_text_the_state_reader_does_not_scan_has_no_state() -> None:
+    # A generic-form module (which the header reader parses whole) with a mutable global.
+    text = """"builtin.module"() ({
+  "util.global"() {sym_name = "c", sym_visibility = "private", is_mutable, type = tensor<i32>} : () -> ()
+  func.func @read() -> tensor<i32> {
+    %c = "util.global.load"() {global = @c} : () -> tensor<i32>
+    return %c : tensor<i32>
+  }
+}) : () -> ()
+"""
+    (function,) = read_module(text.encode(), "m.mlir")
+    assert (function.name, function.state) == ("read", None)
