@@ -372,9 +372,9 @@ def test_the_original_call_and_abi_state_must_agree() -> None:
 
 
 def test_the_state_of_mlir_text_is_read_from_it() -> None:
-    # Where no entry records it: what compiling the text records (docs/formats.md, "The
-    # state a function uses"); a saved model's function by its symbol, shown under its
-    # exported name. An entry the function has is what it says.
+    # Where no entry records it: what compiling the text records (docs/formats.md,
+    # "The state a function uses"); a saved model's function by its symbol, shown under
+    # its exported name. An entry the function has is what it says.
     saved_model = """
 module attributes {tf_saved_model.semantics} {
   ml_program.global private mutable @v(dense<0.0> : tensor<4xf32>) : tensor<4xf32>
