@@ -30,6 +30,7 @@ __all__ = [
     "DimConstraint",
     "NoneLeaf",
     "OriginalCall",
+    "StateGlobal",
     "Symbol",
     "TensorType",
     "Terms",
@@ -137,12 +138,32 @@ class DimConstraint:
 
 
 @dataclass(frozen=True, slots=True)
+class StateGlobal:
+    """One mutable global of the module (its state) a function reads or writes
+    (docs/formats.md, "The state a function uses": `abi.state`, and `abi.call`'s
+    ``state``)."""
+
+    #: Its symbol name (without `@`).
+    name: str
+    #: Its MLIR type as written (`tensor<4x8xf32>`).
+    type: str
+    #: Its element's numpy dtype name (`float32`), None when not known.
+    dtype: str | None
+    #: Its dims (None: a dynamic one); None when not known.
+    shape: tuple[int | None, ...] | None
+    reads: bool
+    writes: bool
+
+
+@dataclass(frozen=True, slots=True)
 class OriginalCall:
     """``f(*positional, **keywords) -> result`` of the framework's function.
 
     ``labels`` are the positional parameters' names, for messages (None: by position).
     ``fixed`` are leading record leaves the caller never gives (JAX's platform index): a
-    leaf index and the int it always takes."""
+    leaf index and the int it always takes. ``state``: the module's mutable globals the
+    function reads or writes (its calls change or see what other calls do), in the order
+    the module defines them; empty when it uses none, or when nobody recorded it."""
 
     positional: tuple[CallNode, ...]
     keywords: tuple[tuple[str, CallNode], ...]
@@ -152,3 +173,4 @@ class OriginalCall:
     symbols: tuple[Symbol, ...] = ()
     fixed: tuple[tuple[int, int], ...] = ()
     constraints: tuple[DimConstraint, ...] = ()
+    state: tuple[StateGlobal, ...] = ()

@@ -15,7 +15,6 @@ from typing import Any
 from abi_compiler.attribute_names import (
     ABI_PARAMETERS,
     ABI_PROVENANCE,
-    ABI_STATE,
     PARAMETER_SCOPE,
 )
 from abi_compiler.calling.mismatch import type_name
@@ -245,20 +244,16 @@ def _with_entry(text: bytes, key: str, value: str) -> bytes:
 
 
 def _with_state(text: bytes) -> bytes:
-    """The text with `abi.state` on each exported function that uses the module's state
-    (its mutable globals: `abi_compiler.text.state`); an unreadable text as it is."""
-    from abi_compiler.codecs.state_json import encode_state
+    """The text with the state each exported function uses (its mutable globals) in its
+    reflection, `abi.state` and its `abi.call`'s ``state`` (`abi_compiler.text.state`);
+    an unreadable text as it is."""
     from abi_compiler.text import carry
-    from abi_compiler.text.reflection_entry import add_reflection_entries
-    from abi_compiler.text.state import function_state
+    from abi_compiler.text.state import with_state
 
     try:
         decoded = text.decode("utf-8")
-        used = function_state(decoded)
-        if not used:
-            return text
-        values = {name: encode_state(found) for name, found in used.items()}
-        return add_reflection_entries(decoded, ABI_STATE, values.get).encode("utf-8")
+        recorded = with_state(decoded)
+        return text if recorded is decoded else recorded.encode("utf-8")
     except (UnicodeDecodeError, carry.ScanError):
         return text
 

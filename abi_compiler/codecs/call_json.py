@@ -2,8 +2,9 @@
 original call: `abi.call`").
 
 ``{"args":[<node>…],"kwargs":[["<name>",<node>]…],"result":<node>,"v":1}`` plus, when
-they say something, ``"tensor"``, ``"labels"``, ``"symbols"``, ``"fixed"`` and
-``"constraints"``. A node is
+they say something, ``"tensor"``, ``"labels"``, ``"symbols"``, ``"fixed"``,
+``"constraints"`` and ``"state"`` (the module's mutable globals the function reads or
+writes, each as an `abi.state` global: `abi_compiler.codecs.state_json`). A node is
 an object with a ``"t"`` member:
 
 * ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}`` (a dim may
@@ -40,6 +41,7 @@ from abi_compiler.call_model import (
     Terms,
     Unused,
 )
+from abi_compiler.codecs.state_json import decode_globals, encode_global
 from abi_compiler.errors import AbiError
 
 __all__ = [
@@ -97,6 +99,8 @@ def encode_call(call: OriginalCall) -> str:
         obj["constraints"] = [
             [_encode_terms(c.terms), c.relation, c.text] for c in call.constraints
         ]
+    if call.state:
+        obj["state"] = [encode_global(g) for g in call.state]
     return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
 
 
@@ -189,6 +193,7 @@ def decode_call(text: str | bytes) -> OriginalCall:
         "symbols",
         "fixed",
         "constraints",
+        "state",
     }
     extra = sorted(set(obj) - allowed)
     if extra:
@@ -241,6 +246,10 @@ def decode_call(text: str | bytes) -> OriginalCall:
         ):
             _fail("constraints: expected [terms, '>=' or '==', text] triples")
         constraints.append(DimConstraint(_terms(item[0]), item[1], item[2]))
+    try:
+        state = decode_globals(obj.get("state", []), "state")
+    except AbiError as error:
+        _fail(str(error))
     return OriginalCall(
         positional,
         tuple(keywords),
@@ -250,6 +259,7 @@ def decode_call(text: str | bytes) -> OriginalCall:
         tuple(symbols),
         tuple(fixed),
         tuple(constraints),
+        tuple(state),
     )
 
 

@@ -318,7 +318,16 @@ def _diff(args: argparse.Namespace) -> int:
         for line in errors:
             output.write_stderr(line)
         return 2
-    findings = diff_functions(modules[0], modules[1], calls[0], calls[1], strict=args.strict)
+    states = [{f.name: f.state for f in functions if f.state is not None} for functions in read]
+    findings = diff_functions(
+        modules[0],
+        modules[1],
+        calls[0],
+        calls[1],
+        strict=args.strict,
+        old_state=states[0],
+        new_state=states[1],
+    )
     breaking = any(finding.breaking for finding in findings)
     information = _provenance_changes(read[0], read[1])
     if args.format == "json":

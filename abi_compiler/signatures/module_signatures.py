@@ -56,7 +56,7 @@ from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import Provenance, decode_provenance
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip
-from abi_compiler.codecs.state_json import StateGlobal, decode_state
+from abi_compiler.codecs.state_json import StateGlobal, decode_state, format_state
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
@@ -98,7 +98,8 @@ class FunctionSignature:
     call: OriginalCall | None = None
     #: How the module was made (`abi.provenance`), when it says.
     provenance: Provenance | None = None
-    #: The module state it reads or writes (`abi.state`), when it uses any.
+    #: The module state it reads or writes (`abi.state`, or its `abi.call`'s), when it
+    #: uses any.
     state: tuple[StateGlobal, ...] | None = None
 
     @property
@@ -200,6 +201,8 @@ class HeaderFunction:
     exported: bool
     reflection: dict[str, str | None]
     types: Signature
+    #: Its symbol name, when ``name`` is another (a saved model's exported name).
+    symbol: str | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -240,7 +243,33 @@ def read_module(data: bytes, name: str) -> list[FunctionSignature]:
     ]
     if any(function.source == "type" for function in found):
         found = _with_structure(data, name, found)
+    if b"mutable" in data:
+        symbols = {f.name: f.symbol or f.name for f in functions if f.exported}
+        found = _with_text_state(data, symbols, found)
     return found
+
+
+def _with_text_state(
+    data: bytes, symbols: dict[str, str], found: list[FunctionSignature]
+) -> list[FunctionSignature]:
+    """``found`` with the state each function of MLIR text uses where its reflection
+    records none, read from the text as compiling it would record it
+    (`abi_compiler.text.state`): before `compile_vmfb`, MLIR says what a `.vmfb` of it
+    will (``symbols``: each function's symbol name, by its name). Text the scanner does
+    not read has none."""
+    from abi_compiler.text import carry, lexer
+    from abi_compiler.text.state import function_state
+
+    try:
+        used = function_state(data.decode("utf-8").removeprefix("\ufeff"))
+    except (UnicodeDecodeError, carry.ScanError, lexer.LexError):
+        return found
+    return [
+        dataclasses.replace(f, state=tuple(used[symbols[f.name]]))
+        if f.state is None and symbols.get(f.name) in used
+        else f
+        for f in found
+    ]
 
 
 def _signature_source(reflection: dict[str, str | None]) -> Source:
@@ -254,11 +283,19 @@ def _signature_source(reflection: dict[str, str | None]) -> Source:
 def _signature(
     name: str, reflection: dict[str, str | None], types: Signature, position: str
 ) -> FunctionSignature:
-    """`_signature_of`, with the state the function uses (`abi.state`)."""
+    """`_signature_of`, with the state the function uses: its `abi.state`, or its
+    `abi.call`'s ``state``; where both record it, they must agree."""
     found = _signature_of(name, reflection, types, position)
+    recorded = found.call.state if found.call is not None and found.call.state else None
     if ABI_STATE not in reflection:
-        return found
+        return found if recorded is None else dataclasses.replace(found, state=recorded)
     state = tuple(_decoded(name, reflection, ABI_STATE, position))
+    if recorded is not None and recorded != state:
+        raise ReadError(
+            f"@{name}: reflection '{ABI_CALL}' and '{ABI_STATE}' record different state: "
+            f"{format_state(list(recorded))}; {format_state(list(state))}",
+            position,
+        )
     return dataclasses.replace(found, state=state)
 
 
@@ -485,6 +522,7 @@ def read_functions(data: str | bytes, name: str) -> list[HeaderFunction]:
                 structure.is_exported(func, saved_model),
                 reflection,
                 Signature(arguments, results),
+                None if symbol == func.sym_name.data else func.sym_name.data,
             )
         )
     return found

@@ -15,6 +15,10 @@ new one, or gets results of another structure:
   dynamic one made static;
 * any of that in the results, where a static dimension made dynamic breaks too (callers
   read results by their structure).
+* in the original calls (`abi.call`), what the records cannot say (`diff_calls`), a
+  dataclass's static fields among it;
+* the module state the function uses (`diff_state`): a global added or removed, of
+  another shape, dtype or type, read or written otherwise.
 
 It is *compatible* when every old call still works: a function added, an argument's
 static dimension made dynamic, a key added to a result dict (a caller reads a dict's
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
+from collections.abc import Sequence as SequenceABC
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -44,6 +49,7 @@ from abi_compiler.call_model import (
     Dim,
     NoneLeaf,
     OriginalCall,
+    StateGlobal,
     Terms,
     Unused,
 )
@@ -54,6 +60,7 @@ from abi_compiler.codecs.json_abi import (
     format_value_type,
     record_for_type,
 )
+from abi_compiler.codecs.state_json import format_access, format_global
 from abi_compiler.model import (
     Argument,
     Dict,
@@ -68,7 +75,9 @@ from abi_compiler.model import (
     ValueType,
 )
 
-Side = Literal["argument", "result"]
+#: What a finding's path is in: an argument, the result, or the module state the
+#: function uses (the path is then the global's name).
+Side = Literal["argument", "result", "state"]
 
 #: What a finding is about; ``added``/``removed`` carry one value, the others two.
 What = Literal[
@@ -87,6 +96,8 @@ What = Literal[
     "relation",
     "bounds",
     "constraint",
+    "static",
+    "access",
 ]
 
 
@@ -97,8 +108,8 @@ class Finding:
     ``side`` is None for the function itself (``what`` ``"added"`` or ``"removed"``).
     ``path`` locates the value: for an argument its root label (the name of a named
     argument, else its position) then the keys below it; for a result the keys below
-    the result root. ``old``/``new`` are readable values (None on the side that has
-    none)."""
+    the result root; for the state (``side`` ``"state"``) the global's name. ``old``/``new``
+    are readable values (None on the side that has none)."""
 
     function: str
     breaking: bool
@@ -110,9 +121,12 @@ class Finding:
 
     @property
     def location(self) -> str:
-        """``argument params['dense']['kernel']``, ``argument 0``, ``result[1]``."""
+        """``argument params['dense']['kernel']``, ``argument 0``, ``result[1]``,
+        ``state @cache``."""
         if self.side is None:
             return "function"
+        if self.side == "state":
+            return f"state @{self.path[0]}"
         if self.side == "result":
             return "result" + format_keys(self.path)
         root, keys = self.path[0], self.path[1:]
@@ -378,12 +392,15 @@ def diff_functions(
     new_calls: Mapping[str, OriginalCall],
     *,
     strict: bool = False,
+    old_state: Mapping[str, SequenceABC[StateGlobal]] | None = None,
+    new_state: Mapping[str, SequenceABC[StateGlobal]] | None = None,
 ) -> list[Finding]:
     """`abi-sig diff`: the records' findings (`diff_modules`) and, where both versions
     of a function have an original call, the calls' (`diff_calls`), each change once: a
     call's finding at the place and of the kind of a records' one is the same change
-    (the records' words are kept). Breaking ones first; ``strict``: a key added to a
-    result dict breaks too."""
+    (the records' words are kept); then, for a function both modules have, the changes
+    of the state it uses (`diff_state`; a function missing from a state mapping uses
+    none). Breaking ones first; ``strict``: a key added to a result dict breaks too."""
     findings = diff_modules(old, new, strict=strict)
     seen = {(f.function, f.side, f.path, f.what) for f in findings}
     for name, call in old_calls.items():
@@ -395,7 +412,57 @@ def diff_functions(
             if strict and finding.what == "keys":
                 finding = dataclasses.replace(finding, breaking=True)
             findings.append(finding)
+    before, after = old_state or {}, new_state or {}
+    for name in old:
+        if name in new:
+            findings += diff_state(name, before.get(name, ()), after.get(name, ()))
     return sorted(findings, key=lambda finding: not finding.breaking)  # stable
+
+
+# --------------------------------------------------------------------------------------
+# The state a function uses (`abi.state`).
+# --------------------------------------------------------------------------------------
+
+
+def _global_text(g: StateGlobal) -> str:
+    """``float32[4, 8] (reads, writes)``: a global as `abi-sig show`'s state line says it."""
+    return f"{format_global(g)} ({format_access(g)})"
+
+
+def diff_state(
+    function: str, old: SequenceABC[StateGlobal], new: SequenceABC[StateGlobal]
+) -> list[Finding]:
+    """The changes of the module state ``function`` reads or writes (docs/formats.md,
+    "Comparing two versions"): a global it uses added or removed, a global's dtype and
+    shape (its MLIR type where they are not known) or whether the function reads or
+    writes it. Each breaks: the function's calls now change, or see, what other calls
+    do differently (a cache of another size, a function that now writes)."""
+    found: list[Finding] = []
+
+    def finding(g: StateGlobal, what: What, a: str | None, b: str | None) -> None:
+        found.append(Finding(function, True, "state", (g.name,), what, a, b))
+
+    after = {g.name: g for g in new}
+    before = {g.name for g in old}
+    for g in old:
+        h = after.get(g.name)
+        if h is None:
+            finding(g, "removed", _global_text(g), None)
+            continue
+        if g.dtype is None or g.shape is None or h.dtype is None or h.shape is None:
+            if g.type != h.type:
+                finding(g, "type", g.type, h.type)
+        else:
+            if g.dtype != h.dtype:
+                finding(g, "dtype", g.dtype, h.dtype)
+            if g.shape != h.shape:
+                finding(g, "shape", _shape(g.shape), _shape(h.shape))
+        if (g.reads, g.writes) != (h.reads, h.writes):
+            finding(g, "access", format_access(g), format_access(h))
+    for h in new:
+        if h.name not in before:
+            finding(h, "added", None, _global_text(h))
+    return found
 
 
 def diff_calls(function: str, old: OriginalCall, new: OriginalCall) -> list[Finding]:
@@ -448,8 +515,7 @@ def _diff_call_nodes(
             return [finding("dtype", str(old.dtype), str(new.dtype))]
         return []
     if isinstance(old, Constant) and isinstance(new, Constant):
-        a = old.text if old.text is not None else repr(old.value)
-        b = new.text if new.text is not None else repr(new.value)
+        a, b = _constant_text(old), _constant_text(new)
         return [] if (old.type, a) == (new.type, b) else [finding("value", a, b)]
     if not (isinstance(old, Container) and isinstance(new, Container)):
         return []
@@ -469,12 +535,42 @@ def _diff_call_nodes(
         return [keys]
     if len(old.children) != len(new.children):
         return [finding("arity", str(len(old.children)), str(len(new.children)))]
-    found: list[Finding] = []
+    found = _diff_static(function, side, path, old, new)
     by_key = dict(zip(new.keys, new.children, strict=False)) if old.kind == "dict" else {}
     for position, child in enumerate(old.children):
         key: IndexPathComponent = old.keys[position] if old.keys else position
         other = by_key[key] if old.kind == "dict" else new.children[position]
         found += _diff_call_nodes(function, side, (*path, key), child, other)
+    return found
+
+
+def _constant_text(node: Constant) -> str:
+    return node.text if node.text is not None else repr(node.value)
+
+
+def _diff_static(
+    function: str, side: Side, path: tuple[IndexPathComponent, ...], old: Container, new: Container
+) -> list[Finding]:
+    """A dataclass's static (meta) fields (`Container.static`) added, removed or of
+    another value: each breaks (the export was traced with the value, a rebuilt result
+    has it). Located at the field, as a value field is."""
+    found: list[Finding] = []
+    before, after = dict(old.static), dict(new.static)
+    for name, value in old.static:
+        where = (*path, name)
+        if name not in after:
+            text = f"static {_constant_text(value)}"
+            found.append(Finding(function, True, side, where, "removed", text, None))
+        elif (value.type, _constant_text(value)) != (
+            after[name].type,
+            _constant_text(after[name]),
+        ):
+            a, b = _constant_text(value), _constant_text(after[name])
+            found.append(Finding(function, True, side, where, "static", a, b))
+    for name, value in new.static:
+        if name not in before:
+            text = f"static {_constant_text(value)}"
+            found.append(Finding(function, True, side, (*path, name), "added", None, text))
     return found
 
 

@@ -190,6 +190,9 @@ class Layout:
 _ID_END = lexer.BARE_ID_END
 _MODULE = re.compile(rf"(?:builtin\.)?module{_ID_END}")
 _FUNC = re.compile(rf"func\.func{_ID_END}")
+# IREE's function op (`util.func`: what its input pipelines make of a `func.func`), carried
+# whole as an `OpText`; its header reads as a `func.func` header does (`functions`).
+_UTIL_FUNC = re.compile(rf"util\.func{_ID_END}")
 _GENERIC_OP = rf"{SHORT_STRING}[ \t]*\("
 # What an op starts with: its name, a generic op's quoted name, or its results.
 _OP_START = re.compile(
@@ -525,7 +528,8 @@ def _typed_values(
 
 def _function(text: str, start: int, end: int) -> FuncText:
     func = FuncText(start, end)
-    pos = skip_blank(text, start + len("func.func"), end)
+    op_name = _UTIL_FUNC.match(text, start) or _FUNC.match(text, start)
+    pos = skip_blank(text, start if op_name is None else op_name.end(), end)
     word = _WORD.match(text, pos, end)
     if word is not None and word.group() in _VISIBILITIES:
         func.visibility = word.group()
@@ -699,6 +703,20 @@ def _scan(text: str) -> Layout:
     layout = Layout(text, module, prologue, epilogue, layout_ops, type_aliases, aliases)
     layout.structured_aliases = _structured_aliases(text, aliases)
     return layout
+
+
+def functions(layout: Layout) -> list[FuncText]:
+    """The top-level functions of ``layout``, in order: each `func.func` item, and each
+    `util.func` op (IREE's function op, carried whole) read as one: its header has the
+    same parts (a tied result, `-> %x` or `-> (%x as T)`, reads as a result type);
+    one the scanner cannot read, only by its body (`FuncText.plain` is False)."""
+    found: list[FuncText] = []
+    for op in layout.ops:
+        if isinstance(op, FuncText):
+            found.append(op)
+        elif _UTIL_FUNC.match(layout.text, op.start):
+            found.append(_scan_function(layout.text, op.start, op.end))
+    return found
 
 
 def _nested_functions(text: str, start: int, end: int) -> list[FuncText]:

@@ -16,22 +16,21 @@ from collections.abc import Callable
 from abi_compiler.attribute_names import REFLECTION
 from abi_compiler.text import carry, lexer
 
-__all__ = ["add_reflection_entries", "add_reflection_entry"]
+__all__ = ["add_reflection_entries", "add_reflection_entry", "update_reflection_entries"]
 
 
 def add_reflection_entry(text: str, key: str, value: str) -> str:
     """``text`` with ``key = "<value>"`` in the reflection of each public top-level
-    `func.func` with a body (MLIR's exported functions)."""
+    `func.func` or `util.func` with a body (the functions IREE exports)."""
     return add_reflection_entries(text, key, lambda name: value)
 
 
 def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | None]) -> str:
     """``text`` with ``key = "<value_of(name)>"`` in the reflection of each exported
     function ``name`` for which ``value_of`` gives a value."""
-    layout = carry.scan(text)
     inserts: list[tuple[int, str]] = []
-    for op in layout.ops:
-        if not isinstance(op, carry.FuncText) or op.body_start is None:
+    for op in carry.functions(carry.scan(text)):
+        if op.body_start is None:
             continue
         if op.visibility not in (None, "public") or not op.plain:
             continue
@@ -56,6 +55,32 @@ def add_reflection_entries(text: str, key: str, value_of: Callable[[str], str | 
         inserts.append((start + 1, entry + rest))
     for position, piece in sorted(inserts, reverse=True):
         text = text[:position] + piece + text[position:]
+    return text
+
+
+def update_reflection_entries(text: str, key: str, update: Callable[[str, str], str | None]) -> str:
+    """``text`` with the string entry ``key`` of each exported function ``name``'s
+    reflection replaced by ``update(name, value)`` where that gives a value (None: kept
+    as it is, as is an entry that is not a string MLIR reads)."""
+    replaced: list[tuple[int, int, str]] = []
+    for op in carry.functions(carry.scan(text)):
+        if op.body_start is None or op.attributes is None or op.name is None:
+            continue
+        if op.visibility not in (None, "public") or not op.plain:
+            continue
+        found = _reflection(text, *op.attributes)
+        if found is None:
+            continue
+        for item, value_start, value_end in lexer.dictionary_items(text, found[0], found[1] - 1):
+            if _unquoted(item) != key:
+                continue
+            written = text[value_start:value_end].rstrip()
+            value = lexer.unquote(written)
+            new = None if value is None else update(op.name, value)
+            if new is not None:
+                replaced.append((value_start, value_start + len(written), lexer.quote(new)))
+    for start, end, piece in sorted(replaced, reverse=True):
+        text = text[:start] + piece + text[end:]
     return text
 
 

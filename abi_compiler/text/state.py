@@ -1,18 +1,24 @@
 """The module state a function of MLIR text uses (`abi.state`, docs/formats.md): the
 mutable globals (`util.global … mutable @name … : type`, `ml_program.global … mutable`)
-and, for each exported function, those its body — or the body of a function it calls,
-transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
-the op names and symbol tokens of each body), without parsing bodies."""
+and, for each exported function (`func.func`, or IREE's `util.func`), those its body — or
+the body of a function it calls, transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
+the op names and symbol tokens of each body), without parsing bodies. `with_state` writes
+it into the text: `abi.state`, and the ``state`` of the function's `abi.call`."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from abi_compiler.codecs.state_json import StateGlobal
+from abi_compiler.attribute_names import ABI_CALL, ABI_STATE
+from abi_compiler.codecs.call_json import decode_call, encode_call
+from abi_compiler.codecs.state_json import StateGlobal, encode_state
 from abi_compiler.dtypes import ELEMENT_TYPES, numpy_dtype_name
+from abi_compiler.errors import AbiError
 from abi_compiler.text import carry, lexer
+from abi_compiler.text.reflection_entry import add_reflection_entries, update_reflection_entries
 
-__all__ = ["function_state"]
+__all__ = ["function_state", "with_state"]
 
 _SYMBOL = r"@(?:[A-Za-z_$.\-0-9]+|\"(?:[^\"\\]|\\.)*\")"
 _GLOBAL = re.compile(
@@ -27,7 +33,6 @@ _USE = re.compile(
     rf"{_SKIPPED}|\b(?P<op>{_READS}|{_WRITES}|util\.global\.address)\b[^@\n]*(?P<symbol>{_SYMBOL})"
 )
 _CALL = re.compile(rf"{_SKIPPED}|\b(?:func\.call|util\.call|call)\s+(?P<symbol>{_SYMBOL})")
-_FUNC = re.compile(rf"(?:util\.func|func\.func)\s+(?:(?:private|public|nested)\s+)?({_SYMBOL})")
 _TENSOR = re.compile(r"tensor<((?:(?:\?|\d+)x)*)([a-z]+\d+)>")
 _LOC = re.compile(r"\s*loc\(.*\)\s*$", re.S)
 
@@ -59,32 +64,27 @@ def _described(name: str, written: str, reads: bool, writes: bool) -> StateGloba
 
 
 def function_state(text: str) -> dict[str, list[StateGlobal]]:
-    """For each public top-level `func.func` with a body that uses the state, the mutable
-    globals it (or what it calls) reads or writes, in the order they are defined."""
+    """For each public top-level function with a body (`func.func` or `util.func`) that
+    uses the state, the mutable globals it (or what it calls) reads or writes, in the
+    order they are defined."""
     layout = carry.scan(text)
     mutable: dict[str, str] = {}
-    bodies: dict[str, tuple[int, int]] = {}
-    exported: list[str] = []
     for op in layout.ops:
-        if isinstance(op, carry.FuncText):
-            if op.name is None or op.body_start is None or op.body_end is None:
-                continue
-            bodies[op.name] = (op.body_start, op.body_end)
-            if op.visibility in (None, "public") and op.plain:
-                exported.append(op.name)
-            continue
-        head = text[op.start : op.end]
-        found = _GLOBAL.match(head)
-        if found is not None:
-            name = _name(found.group(2))
-            if found.group(1) and name is not None:
+        if isinstance(op, carry.OpText):
+            head = text[op.start : op.end]
+            found = _GLOBAL.match(head)
+            if found is not None and found.group(1) and (name := _name(found.group(2))):
                 mutable[name] = _global_type(head)
-            continue
-        func = _FUNC.match(head)
-        if func is not None and (name := _name(func.group(1))) is not None:
-            bodies[name] = (op.start + func.end(), op.end)
     if not mutable:
         return {}
+    bodies: dict[str, tuple[int, int]] = {}
+    exported: list[str] = []
+    for func in carry.functions(layout):
+        if func.name is None or func.body_start is None or func.body_end is None:
+            continue
+        bodies[func.name] = (func.body_start, func.body_end)
+        if func.visibility in (None, "public") and func.plain:
+            exported.append(func.name)
     direct: dict[str, dict[str, set[str]]] = {}
     calls: dict[str, set[str]] = {}
     for name, (start, end) in bodies.items():
@@ -123,3 +123,30 @@ def function_state(text: str) -> dict[str, list[StateGlobal]]:
                 if g in total
             ]
     return found_by_function
+
+
+def with_state(text: str) -> str:
+    """``text`` with the state each exported function uses (`function_state`) recorded in
+    its reflection (docs/formats.md, "The state a function uses"): as `abi.state` (a
+    function that has one keeps it), and as the ``state`` of its original call
+    (`abi.call`) when it has one that records none (one that does not decode is left as
+    it is: the reader of the module says what is wrong with it). A function that uses no
+    state gets neither: its `abi.call` stays byte for byte as it was."""
+    used = function_state(text)
+    if not used:
+        return text
+    values = {name: encode_state(found) for name, found in used.items()}
+    text = add_reflection_entries(text, ABI_STATE, values.get)
+
+    def with_call_state(name: str, value: str) -> str | None:
+        if name not in used:
+            return None
+        try:
+            call = decode_call(value)
+        except AbiError:
+            return None
+        if call.state:
+            return None
+        return encode_call(dataclasses.replace(call, state=tuple(used[name])))
+
+    return update_reflection_entries(text, ABI_CALL, with_call_state)

@@ -16,6 +16,7 @@ from abi_compiler.call_model import (
     DimConstraint,
     NoneLeaf,
     OriginalCall,
+    StateGlobal,
     Symbol,
     Unused,
 )
@@ -68,6 +69,23 @@ def test_a_plain_call_writes_only_what_it_needs() -> None:
     assert text == (
         '{"args":[{"dims":[2],"dtype":"float32","i":0,"t":"array"}],"kwargs":[],'
         '"result":{"dims":[2],"dtype":"float32","i":0,"t":"array"},"v":1}'
+    )
+    assert decode_call(text) == call
+
+
+def test_the_state_the_function_uses() -> None:
+    # The globals are `abi.state`'s (docs/formats.md), their members sorted as every
+    # object of `abi.call`; a call that records none writes no member (as above).
+    state = (
+        StateGlobal("cache", "tensor<?x8xf32>", "float32", (None, 8), True, True),
+        StateGlobal("h", "!util.list<?>", None, None, False, True),
+    )
+    call = OriginalCall((), (), NoneLeaf(), state=state)
+    text = encode_call(call)
+    assert text == (
+        '{"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"access":"rw",'
+        '"dtype":"float32","name":"cache","shape":[null,8],"type":"tensor<?x8xf32>"},'
+        '{"access":"w","dtype":null,"name":"h","shape":null,"type":"!util.list<?>"}],"v":1}'
     )
     assert decode_call(text) == call
 
@@ -127,6 +145,38 @@ def test_decoding_imports_nothing() -> None:
         (
             '{"v":1,"args":[],"kwargs":[],"result":{"t":"array","i":0,"dims":[1.5]}}',
             "abi.call: dims: a dim is an int, a symbol, terms or null",
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":{}}',
+            'abi.call: "state": expected a list',
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[1]}',
+            "abi.call: state[0]: expected an object",
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"name":"c"}]}',
+            'abi.call: state[0]: expected a "name" and a "type" (strings)',
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"name":"c",'
+            '"type":"i32","dtype":1,"access":"r"}]}',
+            'abi.call: state[0]: "dtype": expected a string or null',
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"name":"c",'
+            '"type":"i32","shape":[true],"access":"r"}]}',
+            'abi.call: state[0]: "shape": expected a list of sizes (or null)',
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"name":"c",'
+            '"type":"i32","access":"read"}]}',
+            'abi.call: state[0]: "access": expected "r", "w" or "rw"',
+        ),
+        (
+            '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[{"name":"c",'
+            '"type":"i32","access":"r"},{"name":"c","type":"i32","access":"w"}]}',
+            "abi.call: state[1]: the global 'c' is listed twice",
         ),
     ],
 )

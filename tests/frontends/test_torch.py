@@ -20,6 +20,7 @@ pytest.importorskip("iree.turbine")
 import numpy as np  # noqa: E402
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.codecs.call_json import decode_call  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.frontends import torch as torch_frontend  # noqa: E402
 from tests.calling.helpers import compile_quietly as _compile  # noqa: E402
@@ -146,6 +147,12 @@ def test_a_mutated_buffer_is_module_state() -> None:
     compiled = _compile(torch.export.export(counter(), (torch.ones(2),)))
     assert compiled.main(torch.ones(2)).tolist() == [1.0, 1.0]
     assert compiled.main(torch.ones(2)).tolist() == [2.0, 2.0]
+    # What it reads and writes is recorded, in `abi.state` and in its original call's
+    # `state` alike (docs/formats.md, "The state a function uses").
+    (used,) = compiled.main.state or []
+    assert (used.dtype, used.shape, used.reads, used.writes) == ("float32", (1,), True, True)
+    call = decode_call(compiled.main.reflection["abi.call"])
+    assert call.state == (used,)
 
 
 class Dtypes(torch.nn.Module):  # type: ignore[name-defined,misc]

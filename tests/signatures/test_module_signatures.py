@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from abi_compiler.call_model import StateGlobal
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Argument,
@@ -29,6 +30,7 @@ from abi_compiler.signatures.module_signatures import (
     read_functions,
     read_module,
 )
+from abi_compiler.text.lexer import quote
 
 I32 = Scalar("i", 32)
 F32 = Scalar("f", 32)
@@ -334,3 +336,84 @@ def test_read_error_lines() -> None:
         "abi-sig: note: elsewhere",
     ]
     assert ReadError("gone").lines("abi-sig") == ["abi-sig: error: gone"]
+
+
+# -- the state a function uses ------------------------------------------------------------
+
+_STATE = '[{"access":"r","dtype":"int32","name":"c","shape":[],"type":"tensor<i32>"}]'
+_CALL = '{"args":[],"kwargs":[],"result":{"t":"none"},"state":' + _STATE + ',"v":1}'
+_ABI = '{"a":[],"r":[],"v":1}'
+
+
+def _with_reflection(entries: dict[str, str]) -> str:
+    written = ", ".join(f"{key} = {quote(value)}" for key, value in entries.items())
+    return f"func.func @f() attributes {{iree.reflection = {{{written}}}}} {{\n  return\n}}\n"
+
+
+def test_the_state_of_the_original_call() -> None:
+    # Recorded in `abi.call` alone, or in both entries alike (docs/formats.md).
+    global_c = StateGlobal("c", "tensor<i32>", "int32", (), True, False)
+    state = '{"v":1,"globals":' + _STATE + "}"
+    for entries in (
+        {"abi.call": _CALL, "iree.abi": _ABI},
+        {"abi.call": _CALL, "abi.state": state, "iree.abi": _ABI},
+    ):
+        (function,) = read_module(_with_reflection(entries).encode(), "m.mlir")
+        assert function.state == (global_c,)
+
+
+def test_the_original_call_and_abi_state_must_agree() -> None:
+    state = '{"v":1,"globals":' + _STATE.replace('"r"', '"rw"') + "}"
+    text = _with_reflection({"abi.call": _CALL, "abi.state": state, "iree.abi": _ABI})
+    assert error_lines(text) == [
+        "m.mlir:1:1: error: @f: reflection 'abi.call' and 'abi.state' record different "
+        "state: @c int32[] (reads); @c int32[] (reads, writes)"
+    ]
+
+
+def test_the_state_of_mlir_text_is_read_from_it() -> None:
+    # Where no entry records it: what compiling the text records (docs/formats.md,
+    # "The state a function uses"); a saved model's function by its symbol, shown under
+    # its exported name. An entry the function has is what it says.
+    saved_model = """
+module attributes {tf_saved_model.semantics} {
+  ml_program.global private mutable @v(dense<0.0> : tensor<4xf32>) : tensor<4xf32>
+  func.func @__inference_a(%x: tensor<4xf32> {tf_saved_model.index_path = [0]}) attributes {tf_saved_model.exported_names = ["update"]} {
+    ml_program.global_store @v = %x : tensor<4xf32>
+    return
+  }
+}
+"""
+    (update,) = read_module(saved_model.encode(), "m.mlir")
+    assert update.state == (StateGlobal("v", "tensor<4xf32>", "float32", (4,), False, True),)
+    text = """util.global private mutable @c = dense<0> : tensor<i32>
+func.func @recorded() attributes {iree.reflection = {abi.state = "{\\22v\\22:1,\\22globals\\22:[]}"}} {
+  %c = util.global.load @c : tensor<i32>
+  return
+}
+func.func @read() -> tensor<i32> {
+  %c = util.global.load @c : tensor<i32>
+  return %c : tensor<i32>
+}
+func.func @none() {
+  return
+}
+"""
+    read = (StateGlobal("c", "tensor<i32>", "int32", (), True, False),)
+    for data in (text.encode(), ("\ufeff" + text).encode()):  # a byte order mark skipped
+        found = {f.name: f.state for f in read_module(data, "m.mlir")}
+        assert found == {"recorded": (), "read": read, "none": None}
+
+
+def test_text_the_state_reader_does_not_scan_has_no_state() -> None:
+    # A generic-form module (which the header reader parses whole) with a mutable global.
+    text = """"builtin.module"() ({
+  "util.global"() {sym_name = "c", sym_visibility = "private", is_mutable, type = tensor<i32>} : () -> ()
+  func.func @read() -> tensor<i32> {
+    %c = "util.global.load"() {global = @c} : () -> tensor<i32>
+    return %c : tensor<i32>
+  }
+}) : () -> ()
+"""
+    (function,) = read_module(text.encode(), "m.mlir")
+    assert (function.name, function.state) == ("read", None)

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from abi_compiler.call_model import Array, Container, OriginalCall, StateGlobal
+from abi_compiler.codecs.call_json import constant
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw
 from abi_compiler.codecs.sip import decode_sip, encode_sip
@@ -23,7 +25,14 @@ from abi_compiler.model import (
     ValueType,
     signature_from_legacy,
 )
-from abi_compiler.signatures.signature_diff import Finding, diff_modules, diff_signatures
+from abi_compiler.signatures.signature_diff import (
+    Finding,
+    diff_calls,
+    diff_functions,
+    diff_modules,
+    diff_signatures,
+    diff_state,
+)
 
 
 def v1(arguments: list[Any], results: list[Any]) -> Signature:
@@ -369,3 +378,46 @@ def test_a_key_added_to_a_result_dict_is_compatible_unless_strict() -> None:
     assert lines(
         v1([["sdict", ["a", "i32"]]], []), v1([["sdict", ["a", "i32"], ["b", "i32"]]], [])
     ) == ["breaking: main: argument 0: keys ['a'] -> ['a', 'b']"]
+
+
+# -- the state a function uses, a dataclass's static fields --------------------------------
+
+
+def test_state_changes_each_break() -> None:
+    cache = StateGlobal("cache", "tensor<4x8xf32>", "float32", (4, 8), True, False)
+    handle = StateGlobal("h", "!util.list<?>", None, None, True, True)
+    wider = StateGlobal("cache", "tensor<4x?xf32>", "float32", (4, None), True, True)
+    lines = [f.line() for f in diff_state("step", [cache, handle], [wider])]
+    assert lines == [
+        "breaking: step: state @cache: shape 4x8 -> 4x?",
+        "breaking: step: state @cache: access reads -> reads, writes",
+        "breaking: step: state @h: removed !util.list<?> (reads, writes)",
+    ]
+    assert diff_state("step", [cache], [cache]) == []
+    # Only for a function both modules have (added and removed functions say it all), and
+    # a function no state mapping names uses none.
+    signature = v1([], [])
+    module = {"step": signature, "gone": signature}
+    found = diff_functions(module, {"step": signature}, {}, {}, new_state={"step": [cache]})
+    assert [f.line() for f in found] == [
+        "breaking: gone: function removed",
+        "breaking: step: state @cache: added float32[4, 8] (reads)",
+    ]
+
+
+def test_static_fields_of_a_dataclass() -> None:
+    def call(*static: tuple[str, Any]) -> OriginalCall:
+        fields = tuple((name, constant(value)) for name, value in static)
+        node = Container("dataclass", (Array(0, "float32", (4,)),), ("w",), "C", fields)
+        return OriginalCall((node,), (), node)
+
+    old, new = call(("n", 2), ("mode", "a")), call(("n", 2.0), ("extra", None))
+    assert [f.line() for f in diff_calls("f", old, new)] == [
+        "breaking: f: argument 0['n']: static 2 -> 2.0",
+        "breaking: f: argument 0['mode']: removed static 'a'",
+        "breaking: f: argument 0['extra']: added static None",
+        "breaking: f: result['n']: static 2 -> 2.0",
+        "breaking: f: result['mode']: removed static 'a'",
+        "breaking: f: result['extra']: added static None",
+    ]
+    assert diff_calls("f", old, old) == []

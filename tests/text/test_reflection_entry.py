@@ -75,3 +75,36 @@ def test_an_implicit_module() -> None:
     assert add_reflection_entry(text, "k", "v") == (
         'func.func @f() attributes {iree.reflection = {k = "v"}} {\n  func.return\n}\n'
     )
+
+
+def test_util_funcs() -> None:
+    # IREE's function op is exported as a `func.func` is: public (written or not) with a
+    # body; a tied result (`-> %x`) reads as a result type, the entry after it.
+    text = """util.func @a(%x: i32) -> i32 {
+  util.return %x : i32
+}
+util.func public @b(%x: i32) -> i32 attributes {inlining_policy = #util.inline.never} {
+  util.return %x : i32
+}
+util.func private @c(%x: i32) -> i32 {
+  util.return %x : i32
+}
+util.func private @e(%x: i32) -> i32
+util.func public @d(%x: tensor<?xi32>) -> (%x as tensor<?xi32>) {
+  util.return %x : tensor<?xi32>
+}
+"""
+    assert add_reflection_entry(text, "k", "v") == (
+        """util.func @a(%x: i32) -> i32 attributes {iree.reflection = {k = "v"}} {
+  util.return %x : i32
+}
+util.func public @b(%x: i32) -> i32 attributes {iree.reflection = {k = "v"}, inlining_policy = #util.inline.never} {
+  util.return %x : i32
+}
+"""
+        + text[text.index("util.func private @c") : text.index("util.func public @d")]
+        + """util.func public @d(%x: tensor<?xi32>) -> (%x as tensor<?xi32>) attributes {iree.reflection = {k = "v"}} {
+  util.return %x : tensor<?xi32>
+}
+"""
+    )

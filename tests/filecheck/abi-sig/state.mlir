@@ -5,6 +5,10 @@
 // RUN: abi-compile %S/../../calling/state/cache.mlir -o %t.vmfb
 // RUN: abi-sig show %t.vmfb | filecheck %s --match-full-lines --strict-whitespace
 // RUN: abi-sig show %s | filecheck %s --check-prefix=TEXT --match-full-lines --strict-whitespace
+// MLIR text says the same before it is compiled (read from the text, as compiling records
+// it), so the module and its `.vmfb` have no difference:
+// RUN: abi-sig show %S/../../calling/state/cache.mlir | filecheck %s --check-prefix=SOURCE --match-full-lines --strict-whitespace
+// RUN: abi-sig diff %S/../../calling/state/cache.mlir %t.vmfb | filecheck %s --check-prefix=SAME --allow-empty
 
 //      CHECK:step(tensor<8xf32>, tensor<i32>) -> (tensor<f32>)
 // CHECK-NEXT:  state: @cache float32[4, 8] (reads, writes), @count int32[] (reads, writes)
@@ -14,6 +18,17 @@
 // CHECK-NEXT:reset_count() -> ()
 // CHECK-NEXT:  state: @count int32[] (writes)
 // CHECK-EMPTY:
+
+//      SOURCE:step(tensor<8xf32>, tensor<i32>) -> (tensor<f32>)  (no reflection)
+// SOURCE-NEXT:  state: @cache float32[4, 8] (reads, writes), @count int32[] (reads, writes)
+// SOURCE-NEXT:calls() -> (tensor<i32>)  (no reflection)
+// SOURCE-NEXT:  state: @count int32[] (reads)
+// SOURCE-NEXT:double(tensor<8xf32>) -> (tensor<8xf32>)  (no reflection)
+// SOURCE-NEXT:reset_count() -> ()  (no reflection)
+// SOURCE-NEXT:  state: @count int32[] (writes)
+// SOURCE-EMPTY:
+
+// SAME-NOT: {{.}}
 
 // The entry as written (a dynamic dim, a type without a dtype):
 //      TEXT:step(tensor<?x8xf32>) -> ()
