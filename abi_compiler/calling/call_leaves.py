@@ -6,6 +6,7 @@ original call checks"). `plan` builds it; `abi_compiler.calling.modules` holds t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +60,10 @@ def plan(
         if found is None:
             raise AbiError(f"abi.call: the records have no argument leaf {array.index}")
         check = marshal.checker(found) if checked else None
+        if _is_key(array.dtype):
+            assert array.dtype is not None
+            data = _leaf_converter(found.type, KEY_DATA, marshal.convert, check)
+            return _key_leaf(array.dtype, data)
         return _leaf_converter(found.type, array.dtype, marshal.convert, check)
 
     def unused(node: Unused) -> Callable[[Any], Any] | None:
@@ -67,6 +72,9 @@ def plan(
         if node.dtype is None:
             return None
         _check_dtype(node.dtype)
+        if _is_key(node.dtype):
+            data = _leaf_converter(_unused_record(node), KEY_DATA, marshal.convert, None)
+            return _key_leaf(node.dtype, data)
         return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
     def result(array: Array) -> Callable[[Any], Any] | None:
@@ -111,7 +119,7 @@ def _unused_record(node: Unused) -> NDArray | None:
     dims (a symbolic one dynamic); None for a dtype no record names (complex)."""
     assert node.dtype is not None
     try:
-        dtype = np.dtype(node.dtype)
+        dtype = np.dtype(KEY_DATA if _is_key(node.dtype) else node.dtype)
     except TypeError:
         return None
     scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
@@ -276,6 +284,9 @@ def _result_leaf(
     record has no sign)."""
     if results == "device":
         return None
+    if _is_key(array.dtype):
+        assert array.dtype is not None
+        return _key_result(array.dtype)
     element = element_for(t.element) if isinstance(t, NDArray) else None
     view: np.dtype[Any] | None = None
     if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
@@ -295,6 +306,71 @@ def _result_leaf(
     if view is None:
         return None
     return lambda value: value.view(view) if type(value) is np.ndarray else value
+
+
+# --------------------------------------------------------------------------------------
+# JAX's typed PRNG keys (`jax.random.key`, dtype ``key<fry>``): the module takes and
+# returns a key array's data (`jax.random.key_data`: uint32, the key's dims and the
+# implementation's own trailing dims), the call the keys (docs/calling.md, "JAX typed PRNG keys").
+# --------------------------------------------------------------------------------------
+
+#: The dtype of key data.
+KEY_DATA = "uint32"
+
+#: The PRNG implementation of each key dtype's tag, as `jax.random.wrap_key_data` names it.
+KEY_IMPLEMENTATIONS = {"fry": "threefry2x32", "rbg": "rbg", "urbg": "unsafe_rbg"}
+
+
+def _is_key(dtype: str | None) -> bool:
+    return dtype is not None and dtype.startswith("key<")
+
+
+def _key_leaf(dtype: str, data: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """An argument recorded as a typed key of ``dtype``: a key array of that dtype is
+    passed as its data; anything else (key data, what a caller without JAX holds) is
+    checked as data by ``data``."""
+
+    def convert(value: Any) -> Any:
+        found = str(getattr(value, "dtype", ""))
+        if found.startswith("key<"):
+            if found != dtype:
+                raise Mismatch(f"expected a {dtype} key array, got a {found} one")
+            # A key array exists, so JAX is imported.
+            value = np.asarray(sys.modules["jax"].random.key_data(value))
+        return data(value)
+
+    return convert
+
+
+def _key_result(dtype: str) -> Callable[[Any], Any]:
+    """A result recorded as a typed key of ``dtype``: the key array
+    (`jax.random.wrap_key_data`) when JAX can be imported, else its data (uint32)."""
+    implementation = KEY_IMPLEMENTATIONS.get(dtype[4:-1])
+    jax = _jax() if implementation is not None else None
+    if jax is None:
+        return _as_uint32
+    wrap = jax.random.wrap_key_data
+
+    def to_key(value: Any) -> Any:
+        if type(value) is not np.ndarray:
+            return value
+        # (The record is a signless i32: its buffer reads as int32.)
+        return wrap(value.view(np.uint32), impl=implementation)
+
+    return to_key
+
+
+def _as_uint32(value: Any) -> Any:
+    """Key data as JAX holds it: uint32."""
+    return value.view(np.uint32) if type(value) is np.ndarray else value
+
+
+def _jax() -> Any:
+    try:
+        import jax
+    except ImportError:
+        return None
+    return jax
 
 
 def _torch() -> Any:

@@ -69,8 +69,9 @@ _MAX_DEPTH = 256
 # them is beyond what Python prints (its int-to-string limit) or slow to compute.
 _MAX_INT = 2**63
 _MAX_DEGREE = 8
-# A dtype is a numpy name (``float32``, ``bfloat16``, ``float8_e4m3fn``).
-_DTYPE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+# A dtype is a numpy name (``float32``, ``bfloat16``, ``float8_e4m3fn``), or a JAX typed
+# PRNG key's (``key<fry>``), whose array is its key data.
+_DTYPE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}|key<[a-z][a-z0-9_]{0,31}>")
 # Field names Python keeps for itself: a rebuilt namedtuple or dataclass cannot have them.
 _SPECIAL = re.compile(r"__\w*__")
 

@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 try:
+    import jax
     from jax import tree_util
     from jax._src.interpreters import mlir as jax_mlir
     from jax._src.lib.mlir import ir
@@ -209,12 +211,22 @@ def _model(node: _Pruned, types: Callable[[int], tuple[ValueType, int]]) -> Node
 # --------------------------------------------------------------------------------------
 
 
+def _is_key(dtype: Any) -> bool:
+    """A typed PRNG key's extended dtype (``key<fry>``, as `jax.random.key` makes): not
+    numpy's. The module holds a key array as its data (`jax.random.key_data`: ``uint32``,
+    the key's shape and the implementation's own trailing dims)."""
+    return str(dtype).startswith("key<")
+
+
+@functools.cache
+def _key_data_dims(dtype: Any) -> tuple[int, ...]:
+    """The trailing dims a key of ``dtype`` has as data: ``(2,)`` for threefry."""
+    return tuple(jax.eval_shape(jax.random.key_data, jax.ShapeDtypeStruct((), dtype)).shape)
+
+
 def _element(dtype: Any) -> ValueType:
-    if str(dtype).startswith("key<"):  # a typed PRNG key's extended dtype: not numpy's
-        raise AbiError(
-            f"a typed PRNG key array ({dtype}, as jax.random.key makes) is not supported: "
-            "export with jax.random.PRNGKey(...) or jax.random.key_data(key) instead"
-        )
+    if _is_key(dtype):
+        dtype = np.dtype(np.uint32)
     dtype = np.dtype(dtype)
     scalar = scalar_for_numpy(dtype.name, dtype.kind, dtype.itemsize)
     if scalar is not None:
@@ -227,6 +239,8 @@ def _element(dtype: Any) -> ValueType:
 def _aval_type(aval: Any) -> ValueType:
     """A `ShapedArray`'s value type: symbolic dims are dynamic."""
     dims = tuple(d if isinstance(d, int) else None for d in aval.shape)
+    if _is_key(aval.dtype):
+        dims += _key_data_dims(aval.dtype)
     return NDArray(_element(aval.dtype), dims)
 
 
@@ -497,12 +511,14 @@ def _constraints(avals: tuple[Any, ...]) -> tuple[DimConstraint, ...]:
 
 
 def _dims(aval: Any) -> tuple[Dim, ...]:
-    """An aval's dims as `abi.call` keeps them."""
-    return tuple(_dim(size) for size in aval.shape)
+    """An aval's dims as `abi.call` keeps them (a typed key's: as its data)."""
+    dims = tuple(_dim(size) for size in aval.shape)
+    return dims + _key_data_dims(aval.dtype) if _is_key(aval.dtype) else dims
 
 
 def _dtype_name(aval: Any) -> str:
-    return np.dtype(aval.dtype).name
+    """The dtype `abi.call` records: numpy's name, or a typed key's (``key<fry>``)."""
+    return str(aval.dtype) if _is_key(aval.dtype) else np.dtype(aval.dtype).name
 
 
 def _call_node(node: Any, leaf: Callable[[int], CallNode]) -> CallNode:

@@ -30,11 +30,166 @@ def for_iree(module: Any) -> list[str]:
     ``file:line:col: error: …`` lines of what `mark_nonexpanding_broadcasts` leaves as
     it is (IREE 3.13 cannot compile those)."""
     refused = mark_nonexpanding_broadcasts(module)
+    drop_replicated_shardings(module)
+    signless_main(module)
     rows_as_index_select(module)
     merges_as_collapse(module)
     flatten_dot_generals(module)
     constant_index_as_slice(module)
     return refused
+
+
+# --------------------------------------------------------------------------------------
+# Shardy's sharding constraints on one device. JAX writes `sdy.mesh @empty_mesh` and
+# `sdy.sharding_constraint %x <@empty_mesh, [{}]>` around a typed PRNG key's data
+# (`jax.random.key`, `jax.random.split`): IREE 3.13 has no `sdy` dialect (`Dialect `sdy'
+# not found for custom op 'sdy.mesh'`).
+# --------------------------------------------------------------------------------------
+
+SHARDING_CONSTRAINT = "sdy.sharding_constraint"
+MESH = "sdy.mesh"
+
+
+def drop_replicated_shardings(module: Any) -> int:
+    """Drop each `sdy.sharding_constraint` on a mesh with no axes (a value replicated on
+    the one device there is: the op returns its operand), then each `sdy.mesh` with no
+    axes once no op names one. A constraint on a mesh with axes, or any other Shardy op,
+    is left as it is (IREE refuses it: a module for several devices). Returns how many
+    constraints were dropped."""
+    constraints: list[Any] = []
+    meshes: list[Any] = []
+    others = 0
+
+    def visit(op: Any) -> Any:
+        nonlocal others
+        name = op.operation.name
+        if name == SHARDING_CONSTRAINT and _on_empty_mesh(op.operation):
+            constraints.append(op.operation)
+        elif name == MESH and _no_axes(op.operation):
+            meshes.append(op.operation)
+        elif name.startswith("sdy."):
+            others += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in constraints:
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+    if not others:
+        for op in meshes:
+            op.erase()
+    return len(constraints)
+
+
+def _on_empty_mesh(op: Any) -> bool:
+    """A constraint on a mesh with no axes (`<@empty_mesh, [{?}, {}]>` over a mesh of
+    `<[]>`): whatever its dims say, there is no axis to shard over. Read from the
+    sharding's text: jaxlib's bindings have no Shardy attribute class."""
+    sharding = str(op.attributes["sharding"])
+    match = re.match(r"#sdy\.sharding<@([\w$.]+),", sharding)
+    if match is None or op.operands[0].type != op.results[0].type:
+        return False
+    module = op
+    while module.parent is not None:
+        module = module.parent
+    for candidate in module.regions[0].blocks[0].operations:
+        if candidate.operation.name == MESH:
+            symbol = ir.StringAttr(candidate.operation.attributes["sym_name"]).value
+            if symbol == match.group(1):
+                return _no_axes(candidate.operation)
+    return False
+
+
+def _no_axes(mesh: Any) -> bool:
+    """An `sdy.mesh` of no axes (`#sdy.mesh<[]>`): one device."""
+    return str(mesh.attributes["mesh"]) == "#sdy.mesh<[]>"
+
+
+# --------------------------------------------------------------------------------------
+# Unsigned tensors at the boundary of `@main`. A structured entry point's wrapper (the V1
+# wrapper `wrap-entry-points` writes, which reads `@main`'s arguments out of lists) imports
+# each array with `hal.tensor.import … -> tensor<2xui32>`: IREE 3.13's stablehlo input
+# converts unsigned types to signless ones inside stablehlo ops but not in that op ("failed
+# to legalize operation 'hal.tensor.import' that was explicitly marked illegal"), so a dict
+# holding a `uint8` image or a flax nnx `RngCount` (`uint32`) did not compile.
+# --------------------------------------------------------------------------------------
+
+BITCAST = "stablehlo.bitcast_convert"
+
+
+def signless_main(module: Any) -> int:
+    """Make `@main` take and return signless tensors where it took unsigned ones: each
+    such argument is cast back to its unsigned type at entry and each such result to
+    signless before the return (`stablehlo.bitcast_convert`, the same bits; the records
+    are signless already and `abi.call` keeps the unsigned dtype). Returns how many
+    arguments and results changed."""
+    main = next(
+        (
+            op
+            for op in module.body.operations
+            if op.operation.name == "func.func"
+            and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"
+        ),
+        None,
+    )
+    if main is None:
+        return 0
+    main = main.operation
+    with main.location:
+        return _make_signless(main)
+
+
+def _make_signless(main: Any) -> int:
+    function_type = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    inputs, results = list(function_type.inputs), list(function_type.results)
+    block = main.regions[0].blocks[0]
+    changed = 0
+    for position, argument in enumerate(block.arguments):
+        signless = _signless(argument.type)
+        if signless is None:
+            continue
+        unsigned = argument.type
+        cast = ir.Operation.create(
+            BITCAST,
+            results=[unsigned],
+            operands=[argument],
+            ip=ir.InsertionPoint.at_block_begin(block),
+        )
+        argument.replace_all_uses_except(cast.results[0], cast)
+        argument.set_type(signless)
+        inputs[position] = signless
+        changed += 1
+    for inner in main.regions[0].blocks:
+        terminator = inner.operations[len(inner.operations) - 1].operation
+        if terminator.name != "func.return":
+            continue
+        for position, value in enumerate(terminator.operands):
+            signless = _signless(value.type)
+            if signless is None:
+                continue
+            cast = ir.Operation.create(
+                BITCAST, results=[signless], operands=[value], ip=ir.InsertionPoint(terminator)
+            )
+            terminator.operands[position] = cast.results[0]
+            results[position] = signless
+            changed += 1
+    if changed:
+        main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+    return changed
+
+
+def _signless(t: Any) -> Any:
+    """The signless type of a ranked tensor of unsigned integers; None for another type."""
+    try:
+        tensor = ir.RankedTensorType(t)
+        element = ir.IntegerType(tensor.element_type)
+    except ValueError:  # not a ranked tensor of integers
+        return None
+    if not element.is_unsigned:
+        return None
+    return ir.RankedTensorType.get(
+        tensor.shape, ir.IntegerType.get_signless(element.width), tensor.encoding
+    )
 
 
 # --------------------------------------------------------------------------------------

@@ -226,3 +226,23 @@ def test_readable_form() -> None:
         (Array(0, "float32", (((2, ("b",)), (1, ())),)),), (), Container("tuple", (NoneLeaf(),))
     )
     assert format_call(call) == "(float32[2*b + 1]) -> (None,)"
+
+
+def test_a_typed_key_dtype_round_trips() -> None:
+    """A JAX typed PRNG key's dtype (docs/formats.md, `array`): the array is its data."""
+    call = OriginalCall((Array(0, "key<fry>", (4, 2)),), (), Array(0, "key<urbg>", (4,)), "jax")
+    text = encode_call(call)
+    assert '"dtype":"key<fry>"' in text
+    assert decode_call(text) == call
+
+
+@pytest.mark.parametrize(
+    "dtype", ["key<>", "key<FRY>", "key<fry", "key<f-ry>", "key<" + "a" * 40 + ">"]
+)
+def test_a_malformed_key_dtype_is_refused(dtype: str) -> None:
+    text = encode_call(OriginalCall((Array(0, "float32", ()),), (), NoneLeaf(), "jax"))
+    with pytest.raises(AbiError) as raised:
+        decode_call(text.replace('"float32"', f'"{dtype}"'))
+    assert str(raised.value) == (
+        f"abi.call: dtype: expected a numpy dtype name or null, got {dtype!r}"
+    )
