@@ -26,6 +26,7 @@ import collections
 import dataclasses
 import functools
 import keyword
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
@@ -626,10 +627,12 @@ def _container(
 
     def sequence(value: Any, flat: list[Any]) -> None:
         if fields and (not isinstance(value, (tuple, list)) or hasattr(value, "_fields")):
-            try:
-                items = [getattr(value, name) for name in fields]
-            except AttributeError:
-                raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}") from None
+            items = _registered_children(value, fields) if node.kind == "node" else None
+            if items is None:
+                try:
+                    items = [getattr(value, name) for name in fields]
+                except AttributeError:
+                    raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}") from None
             walk(items, flat)
             return
         if (
@@ -645,6 +648,21 @@ def _container(
         walk(value, flat)
 
     return sequence
+
+
+def _registered_children(value: Any, fields: list[str]) -> list[Any] | None:
+    """The children of a JAX pytree node read as JAX flattens it, when JAX is imported and
+    its keys are ``fields`` (None otherwise: read as attributes). A flax nnx `Variable`'s
+    ``.value`` is deprecated (reading it warns on every call); its flattening is not."""
+    jax = sys.modules.get("jax")
+    if jax is None or type(value) in (dict, list, tuple):
+        return None
+    try:
+        children, _ = jax.tree_util.tree_flatten_with_path(value, is_leaf=lambda x: x is not value)
+    except Exception:  # whatever a registered flatten raises: read as attributes
+        return None
+    names = [getattr(path[0], "name", None) if len(path) == 1 else None for path, _ in children]
+    return [child for _, child in children] if names == fields else None
 
 
 def _model_output_argument(
