@@ -68,7 +68,7 @@ from abi_compiler.model import (
     leaf_paths,
     signature_from_legacy,
 )
-from abi_compiler.signatures.module_signatures import caller_visible
+from abi_compiler.signatures.module_signatures import caller_visible, not_a_module
 
 __all__ = ["PARAMETER_SCOPE", "Function", "Module", "load", "parameter_index", "save_parameters"]
 
@@ -576,7 +576,10 @@ class Module:
         if function is None:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
-                raise KeyError(f"module '{self.name}' exports no function '{name}'")
+                raise NoSuchFunction(
+                    f"module '{self.name}' exports no function '{name}' (its functions: "
+                    f"{', '.join(self.function_names) or 'none'})"
+                )
             try:
                 function = Function(self, vm_function)
             except RuntimeError as error:  # a reflection entry that is not UTF-8
@@ -589,10 +592,7 @@ class Module:
     def __getattr__(self, name: str) -> Function:
         if name.startswith("_"):
             raise AttributeError(name)
-        try:
-            return self[name]
-        except KeyError as error:
-            raise AttributeError(str(error.args[0])) from None
+        return self[name]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.function_names
@@ -710,6 +710,13 @@ def save_parameters(parameters: Mapping[str, Any], path: str | os.PathLike[str])
     """Write ``parameters`` (name → array, as `Program.parameters`) as an IREE parameter
     archive, which `load(…, parameters=path)` maps."""
     parameter_index(parameters).create_archive_file(os.fspath(path))
+
+
+class NoSuchFunction(AbiError, KeyError, AttributeError):
+    """A function the module does not export: an `AbiError`, and the `KeyError` of
+    ``module[name]`` and `AttributeError` of ``module.name`` (``hasattr`` is False)."""
+
+    __str__ = AbiError.__str__
 
 
 def _refused(error: Exception) -> AbiError:
@@ -849,6 +856,12 @@ def load(
     try:
         vm_module = rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
+        seems = not_a_module(data)
+        if seems is not None:
+            raise AbiError(
+                f"cannot load the compiled module: the file is {seems}: compile it first "
+                "(abi-compile FILE -o model.vmfb, or abi_compiler.iree.compile_vmfb)"
+            ) from None
         raise _refused(error) from None
     if beside is not None:
         # The archive the module names (`abi-compile --parameters`), beside it.

@@ -99,10 +99,10 @@ def decode_globals(items: Any, where: str) -> list[StateGlobal]:
 
 
 def format_global(g: StateGlobal) -> str:
-    """``float32[4, 8]``: a global's dtype and shape, or its MLIR type when they are not
+    """``float32[4,8]``: a global's dtype and shape, or its MLIR type when they are not
     known."""
     if g.dtype is not None and g.shape is not None:
-        dims = ", ".join("?" if d is None else str(d) for d in g.shape)
+        dims = ",".join("?" if d is None else str(d) for d in g.shape)
         return f"{g.dtype}[{dims}]"
     return g.type
 
@@ -113,6 +113,6 @@ def format_access(g: StateGlobal) -> str:
 
 
 def format_state(used: list[StateGlobal]) -> str:
-    """``@cache float32[4, 8] (reads, writes), @count int32[] (reads)``: the `state:` line
+    """``@cache float32[4,8] (reads, writes), @count int32[] (reads)``: the `state:` line
     of `abi-sig show`."""
     return ", ".join(f"@{g.name} {format_global(g)} ({format_access(g)})" for g in used)

@@ -191,14 +191,10 @@ def detect(path: str, shown: str | None = None) -> str:
 
 def _is_vmfb(head: bytes) -> bool:
     """An IREE module (`.vmfb`): a FlatBuffer with IREE's file identifier, or the ZIP
-    archive `iree-compile` wraps it in, whose first member is `module.fb` (a torch
-    archive's first member is in a folder)."""
-    if head[4:8] == b"IREE":
-        return True
-    if not head.startswith(_ZIP_MAGIC) or len(head) < 30:
-        return False
-    length = int.from_bytes(head[26:28], "little")
-    return head[30 : 30 + length] == b"module.fb"
+    archive `iree-compile` wraps it in."""
+    from abi_compiler.signatures.module_signatures import is_vmfb_archive
+
+    return head[4:8] == b"IREE" or is_vmfb_archive(head)
 
 
 def _onnx_head(head: bytes) -> bool:

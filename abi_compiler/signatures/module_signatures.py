@@ -213,7 +213,35 @@ class HeaderFunction:
 def is_vmfb(data: bytes) -> bool:
     """A compiled IREE module: a FlatBuffer with IREE's file identifier, or the ZIP
     archive `iree-compile` wraps it in."""
-    return data[4:8] == b"IREE" or data.startswith(b"PK\x03\x04")
+    return data[4:8] == b"IREE" or data.startswith(ZIP_MAGIC)
+
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def is_vmfb_archive(head: bytes) -> bool:
+    """Of ZIP archives, the one `iree-compile` wraps a module in: its first member is
+    `module.fb` (a torch archive's first member is in a folder)."""
+    if not head.startswith(ZIP_MAGIC) or len(head) < 30:
+        return False
+    length = int.from_bytes(head[26:28], "little")
+    return head[30 : 30 + length] == b"module.fb"
+
+
+def not_a_module(data: bytes) -> str | None:
+    """What a file that is no compiled module seems to be, for a message: a torch program
+    (a ZIP archive that is not IREE's), MLIR bytecode or text; None for an IREE module or
+    bytes it cannot name."""
+    if data[4:8] == b"IREE" or is_vmfb_archive(data[:64]):
+        return None
+    if data.startswith(ZIP_MAGIC):
+        return "a ZIP archive, not a compiled module (a torch.export .pt2 program?)"
+    if bytecode.is_bytecode(data):
+        return "MLIR bytecode, not a compiled module"
+    head = data[:256].lstrip()
+    if head.startswith((b"module", b"func.func", b"#loc", b"builtin.module", b"util.func")):
+        return "MLIR text, not a compiled module"
+    return None
 
 
 def read_module(data: bytes, name: str) -> list[FunctionSignature]:

@@ -425,7 +425,7 @@ def diff_functions(
 
 
 def _global_text(g: StateGlobal) -> str:
-    """``float32[4, 8] (reads, writes)``: a global as `abi-sig show`'s state line says it."""
+    """``float32[4,8] (reads, writes)``: a global as `abi-sig show`'s state line says it."""
     return f"{format_global(g)} ({format_access(g)})"
 
 

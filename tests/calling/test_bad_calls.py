@@ -334,6 +334,34 @@ def test_unknown_function(v1: abi_iree.Module) -> None:
     with pytest.raises(AttributeError, match="exports no function 'missing'"):
         _ = v1.missing
     assert "named" in v1 and "missing" not in v1
+    assert not hasattr(v1, "missing")
+    # An AbiError too, naming what the module has.
+    with pytest.raises(AbiError) as caught:
+        _ = v1.missing
+    names = ", ".join(v1.function_names)
+    assert str(caught.value) == (
+        f"module '{v1.name}' exports no function 'missing' (its functions: {names})"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "seems"),
+    [
+        (
+            b"PK\x03\x04\x14\x00" + bytes(24) + b"model/archive_format",
+            "a ZIP archive, not a compiled module (a torch.export .pt2 program?)",
+        ),
+        (b"ML\xefR\x00\x01\x02", "MLIR bytecode, not a compiled module"),
+        (b"  module {\n  func.func @f() {\n  }\n}\n", "MLIR text, not a compiled module"),
+    ],
+)
+def test_loading_a_model_instead_of_a_module(data: bytes, seems: str) -> None:
+    with pytest.raises(AbiError) as caught:
+        abi_iree.load(data)
+    assert str(caught.value) == (
+        f"cannot load the compiled module: the file is {seems}: compile it first "
+        "(abi-compile FILE -o model.vmfb, or abi_compiler.iree.compile_vmfb)"
+    )
 
 
 def test_malformed_reflection(flat: abi_iree.Module) -> None:

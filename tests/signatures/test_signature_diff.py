@@ -401,7 +401,7 @@ def test_state_changes_each_break() -> None:
     found = diff_functions(module, {"step": signature}, {}, {}, new_state={"step": [cache]})
     assert [f.line() for f in found] == [
         "breaking: gone: function removed",
-        "breaking: step: state @cache: added float32[4, 8] (reads)",
+        "breaking: step: state @cache: added float32[4,8] (reads)",
     ]
 
 

@@ -13,7 +13,7 @@
 // CHECK-NEXT:breaking: calls: state @count: access reads -> reads, writes
 // CHECK-NEXT:breaking: calls: state @scale: dtype float32 -> float16
 // CHECK-NEXT:breaking: handle: state @h: type !util.list<?> -> !util.list<f32>
-// CHECK-NEXT:breaking: pure: state @cache: added float32[8, 8] (reads)
+// CHECK-NEXT:breaking: pure: state @cache: added float32[8,8] (reads)
 // CHECK-EMPTY:
 
 //      BACK:breaking: step: state @cache: shape 8x8 -> 4x8
@@ -22,7 +22,7 @@
 // BACK-NEXT:breaking: calls: state @count: access reads, writes -> reads
 // BACK-NEXT:breaking: calls: state @scale: dtype float16 -> float32
 // BACK-NEXT:breaking: handle: state @h: type !util.list<f32> -> !util.list<?>
-// BACK-NEXT:breaking: pure: state @cache: removed float32[8, 8] (reads)
+// BACK-NEXT:breaking: pure: state @cache: removed float32[8,8] (reads)
 // BACK-EMPTY:
 
 // JSON:      "function": "step",

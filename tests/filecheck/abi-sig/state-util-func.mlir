@@ -6,7 +6,7 @@
 // RUN: abi-sig show %t.vmfb | filecheck %s --match-full-lines --strict-whitespace
 
 //      CHECK:step(tensor<4x8xf32>) -> (tensor<4x8xf32>)  (no reflection)
-// CHECK-NEXT:  state: @cache float32[4, 8] (reads, writes)
+// CHECK-NEXT:  state: @cache float32[4,8] (reads, writes)
 // CHECK-NEXT:calls() -> (tensor<i32>)  (no reflection)
 // CHECK-NEXT:  state: @count int32[] (reads)
 // CHECK-NEXT:double(tensor<4x8xf32>) -> (tensor<4x8xf32>)  (no reflection)
