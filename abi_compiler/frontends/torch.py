@@ -316,7 +316,7 @@ def _renamed(node: CallNode, names: dict[str, str]) -> CallNode:
         return node
     if isinstance(node, Array) and node.dims is not None:
         dims = tuple(_renamed_dim(dim, names) for dim in node.dims)
-        return Array(node.index, node.dtype, dims)
+        return dataclasses.replace(node, dims=dims)
     if isinstance(node, Container):
         children = tuple(_renamed(child, names) for child in node.children)
         return Container(node.kind, children, node.keys, node.name)
