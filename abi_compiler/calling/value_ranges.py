@@ -86,7 +86,6 @@ def _check_range(data: Any, found: ValueRange) -> None:
         at = np.unravel_index(flat_index, data.shape)
         where = f" at [{', '.join(str(int(i)) for i in at)}]"
     raise Mismatch(
-        f"value {int(values[first])}{where} is outside {describe_range(found)}, the values "
-        "the compiled module can index with (it does not check them: a value outside "
-        "would read or write outside a buffer)"
+        f"value {int(values[first])}{where} is outside {describe_range(found)}: the compiled "
+        "module indexes a buffer with it and does not check the index"
     )
