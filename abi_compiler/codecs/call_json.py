@@ -359,8 +359,6 @@ def _ranges(value: Any) -> tuple[ValueRange, ...]:
         low, high, elements = item
         _bounded(low, "ranges")
         _bounded(high, "ranges")
-        if low is not None and high is not None and low > high:
-            _fail(f"ranges: an empty range [{low}, {high}]")
         if elements is not None:
             if not all(_is_int(x) and 0 <= x < _MAX_INT for x in elements):
                 _fail("ranges: elements are flat indices")
