@@ -150,7 +150,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_example_generates_without_torch() -> None:
     """examples/generate_llm.py: `compile_vmfb`, then the greedy loop from the `.vmfb` in
-    a process that cannot import torch, checked against `generate`."""
+    a process that cannot import torch, checked against `generate`, and a position past
+    the cache refused."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "generate_llm.py"), "--model", "gpt2"],
         capture_output=True,
@@ -160,6 +161,11 @@ def test_the_example_generates_without_torch() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "the tokens match"
+    # The server's call past the cache was refused, from the `.vmfb`, without torch.
+    assert (
+        "a call past the cache: argument 'cache_position': value 32 at [0] is outside [0, 31]"
+        in done.stdout
+    )
 
 
 def test_abi_compile_takes_the_saved_program(tmp_path: Path) -> None:
