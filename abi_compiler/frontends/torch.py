@@ -131,7 +131,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     inputs = _Leaves(
         _user_values(exported, "inputs"),
         argument=True,
-        ranges=[ranges.get(name, ()) for name in _user_input_names(exported)],
+        ranges=[ranges.get(name or "", ()) for name in _user_input_names(exported)],
     )
     outputs = _Leaves(_user_values(exported, "outputs"), argument=False)
     args_spec, kwargs_spec = _children(in_spec)
