@@ -121,3 +121,47 @@ def test_device_arrays_are_read_back_and_checked(vmfb: bytes) -> None:
         _call(module, ids, bad)
     good = rt.asdevicearray(device, np.array([4, 0, 0], np.int64))
     np.testing.assert_array_equal(np.asarray(_call(module, ids, good)), [[5, 2, 3]])
+
+
+def _checked(ranges: tuple[ValueRange, ...], value: Any) -> Any:
+    from abi_compiler.calling.mismatch import Mismatch
+    from abi_compiler.calling.value_ranges import ranged
+
+    try:
+        return ranged(ranges, lambda v: v, None, None)(value)
+    except Mismatch as mismatch:
+        return mismatch.message.split(":")[0]
+
+
+@pytest.mark.parametrize(
+    ("ranges", "value", "verdict"),
+    [
+        # Bounds beyond the dtype: every value inside, or none.
+        ((ValueRange(-5, 300),), np.array([0, 255], np.uint8), None),
+        ((ValueRange(2**63 - 1, None),), np.array([5], np.uint64), "value 5 at [0] is outside"),
+        ((ValueRange(None, -1),), np.array([0], np.uint8), "value 0 at [0] is outside"),
+        (
+            (ValueRange(0, 3),),
+            np.array([2**64 - 1], np.uint64),
+            "value 18446744073709551615 at [0] is outside [0, 3]",
+        ),
+        # Unbounded sides; a scalar; elements past the value's end; an empty array.
+        ((ValueRange(None, 3),), np.int64(-(2**63)), None),
+        ((ValueRange(0, None),), np.int64(-1), "value -1 is outside [0, inf)"),
+        ((ValueRange(0, 3, (5,)),), np.array([9, 9]), None),
+        ((ValueRange(0, 3),), np.zeros((0, 2), np.int64), None),
+        ((ValueRange(0, 3, (1,)), ValueRange(None, 0, (0,))), [1, 2], "value 1 at [0]"),
+        # The first element outside, by its position in the row-major order.
+        ((ValueRange(0, 3),), [[0, 1], [7, 8]], "value 7 at [1, 0] is outside [0, 3]"),
+        # Not integers: left to the leaf's own checks.
+        ((ValueRange(0, 3),), np.array([9.0]), None),
+    ],
+)
+def test_the_check_at_the_edges(
+    ranges: tuple[ValueRange, ...], value: Any, verdict: str | None
+) -> None:
+    got = _checked(ranges, value)
+    if verdict is None:
+        assert got is value
+    else:
+        assert isinstance(got, str) and got.startswith(verdict)

@@ -262,3 +262,31 @@ def test_positions_outside_the_cache_are_refused_before_the_vm_runs() -> None:
             )
     # The same module generates as before.
     assert _greedy(lambda i, p: compiled.main(input_ids=i, cache_position=p)) == _generate(model)
+
+
+def test_a_step_of_several_tokens_bounds_its_first_position() -> None:
+    """The recipe exported for 3 tokens a call: the cache rows are `arange(3) +
+    cache_position[0]`, so only the first position is bounded, by the cache less 2."""
+    from abi_compiler.call_model import ValueRange
+    from abi_compiler.errors import AbiError
+    from abi_compiler.frontends import torch as torch_frontend
+
+    recipe = executorch.TorchExportableModuleForDecoderOnlyLM(
+        _model("llama"), batch_size=1, max_cache_len=CACHE
+    )
+    program = recipe.export(input_ids=torch.tensor([[1, 2, 3]]), cache_position=torch.arange(3))
+    call = torch_frontend.program(program).call
+    assert call is not None
+    ranges = {name: node.ranges for name, node in call.keywords}  # type: ignore[union-attr]
+    assert ranges["cache_position"] == (ValueRange(0, CACHE - 3, (0,)),)
+    compiled = compile_quietly(program)
+    ids = torch.tensor([[4, 5, 6]])
+    last = torch.tensor([CACHE - 3, CACHE - 2, CACHE - 1])
+    want = program.module()(input_ids=ids, cache_position=last).detach().numpy()
+    got = compiled.main(input_ids=ids, cache_position=last)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(AbiError) as caught:
+        compiled.main(input_ids=ids, cache_position=last + 1)
+    assert str(caught.value) == (
+        f"argument 'cache_position': value 30 at [0] is outside [0, 29]{OUTSIDE}"
+    )
