@@ -99,9 +99,6 @@ class _Input:
         self.name, self.positions, self.offsets = name, positions, offsets
 
 
-_Value = "_Input | torch.Tensor"  # a followed input's values, or a constant tensor
-
-
 def value_ranges(exported: torch.export.ExportedProgram) -> dict[str, tuple[ValueRange, ...]]:
     """The value ranges of the program's user inputs, by placeholder name: each input
     whose values index a buffer (directly or through `_MOVES`, `_CONVERSIONS` and the
@@ -187,8 +184,8 @@ def _transfer(node: Any, known: dict[Any, Any]) -> Any:
         or target is aten.arange.start
         or target is (aten.arange.start_step)
     ):
-        if all(type(arg) is int for arg in args):
-            return torch.arange(*args, dtype=torch.int64)
+        if all(type(arg) is int and abs(arg) <= _MAX_OFFSET for arg in args):
+            return _small(torch.arange(*args, dtype=torch.int64))
         return None
     if target in _MOVES:
         return _moved(target, args, kwargs, known)
@@ -221,16 +218,30 @@ def _transfer(node: Any, known: dict[Any, Any]) -> Any:
             positions, offsets, addend = torch.broadcast_tensors(
                 left.positions, left.offsets, right
             )
-            return _Input(left.name, positions.clone(), offsets + alpha * addend)
-        return left + alpha * right
+            return _small(_Input(left.name, positions.clone(), offsets + alpha * addend))
+        return _small(left + alpha * right)
     return None
+
+
+# Offsets and constants are followed while they stay this small: their sums never wrap
+# int64 (a bound from a wrapped sum would be wrong).
+_MAX_OFFSET = 1 << 48
+
+
+def _small(value: Any) -> Any:
+    """``value`` (a followed input or a constant), or None when a number in it is beyond
+    `_MAX_OFFSET`."""
+    numbers = value.offsets if isinstance(value, _Input) else value
+    if numbers.numel() and int(numbers.abs().max()) > _MAX_OFFSET:
+        return None
+    return value
 
 
 def _operand(arg: Any, known: dict[Any, Any]) -> Any:
     """An operand as `_transfer` knows it: a followed value, a constant tensor (an int),
     or None."""
     if type(arg) is int:
-        return torch.tensor(arg, dtype=torch.int64)
+        return torch.tensor(arg, dtype=torch.int64) if abs(arg) <= _MAX_OFFSET else None
     return known.get(arg)
 
 

@@ -104,3 +104,16 @@ def test_the_compiled_program_refuses_a_row_past_the_cache() -> None:
         "argument 1: value 14 at [0] is outside [0, 13]: the compiled module indexes a "
         "buffer with it and does not check the index"
     )
+
+
+class HugeOffset(torch.nn.Module):
+    """An index past any buffer's size but for a constant that would wrap int64 when
+    added twice: not followed, rather than bounded by a wrapped sum."""
+
+    def forward(self, table: Any, a: Any) -> Any:
+        return table[(a + 2**62) + 2**62], table[a - 1]
+
+
+def test_offsets_too_large_to_add_are_not_followed() -> None:
+    found = _ranges(HugeOffset(), torch.zeros(8), torch.tensor([1]))
+    assert found == {"a": (ValueRange(1, 8),)}
