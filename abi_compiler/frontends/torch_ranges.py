@@ -88,6 +88,11 @@ _INDEX_LISTS = {
     aten._unsafe_index.Tensor,
     aten._unsafe_index_put.default,
 }
+# Of those, the ones whose IREE lowering takes a negative index from the end, as eager
+# torch does (`table[idx]` with -1 gave the last row). IREE's `index_put` writes nothing
+# for -1 (eager torch writes the last row), and its `index_select` and `gather` crashed
+# the process for -1 (eager torch refuses it): those take [0, size) only.
+_FROM_THE_END = {aten.index.Tensor}
 
 
 class _Input:
@@ -118,10 +123,10 @@ def value_ranges(exported: torch.export.ExportedProgram) -> dict[str, tuple[Valu
             continue
         if node.op != "call_function":
             continue
-        for index, size in _indexings(node):
+        for index, lowest, highest in _indexings(node):
             found = known.get(index)
             if isinstance(found, _Input):
-                _bound(bounds.setdefault(found.name, {}), found, size)
+                _bound(bounds.setdefault(found.name, {}), found, lowest, highest)
         try:
             result = _transfer(node, known)
         except Exception:  # an op the tensors of positions cannot take: not followed
@@ -148,7 +153,17 @@ def _same_shape(result: Any, value: torch.Tensor) -> bool:
     return tuple(shape) == tuple(value.shape)
 
 
-def _indexings(node: Any) -> list[tuple[Any, int]]:
+def _indexings(node: Any) -> list[tuple[Any, int, int]]:
+    """The (index operand, lowest and highest index it may hold) triples of an indexing
+    op: ``[0, size)`` of the dim it indexes, ``[-size, size)`` where negative indices
+    count from the end (`_FROM_THE_END`)."""
+    return [
+        (index, -size if node.target in _FROM_THE_END else 0, size - 1)
+        for index, size in _indexed_dims(node)
+    ]
+
+
+def _indexed_dims(node: Any) -> list[tuple[Any, int]]:
     """The (index operand, size of the dim it indexes) pairs of an indexing op."""
     args = node.args
     spec = INDEXING.get(node.target)
@@ -272,13 +287,13 @@ def _integer_result(node: Any) -> bool:
     return _followed(node.meta.get("val"))
 
 
-def _bound(found: dict[int, list[int | None]], value: _Input, size: int) -> None:
-    """Every ``input.flat[p] + o`` of ``value`` in ``[0, size)``: ``-o <= input.flat[p]
-    <= size - 1 - o`` for each pair, narrowing what ``found`` holds."""
+def _bound(found: dict[int, list[int | None]], value: _Input, lowest: int, highest: int) -> None:
+    """Every ``input.flat[p] + o`` of ``value`` in ``[lowest, highest]``: ``lowest - o <=
+    input.flat[p] <= highest - o`` for each pair, narrowing what ``found`` holds."""
     positions = value.positions.reshape(-1).tolist()
     offsets = value.offsets.reshape(-1).tolist()
     for position, offset in zip(positions, offsets, strict=True):
-        low, high = -offset, size - 1 - offset
+        low, high = lowest - offset, highest - offset
         bound = found.setdefault(position, [None, None])
         bound[0] = low if bound[0] is None else max(bound[0], low)
         bound[1] = high if bound[1] is None else min(bound[1], high)

@@ -71,7 +71,8 @@ def test_offsets_moves_and_conversions_are_followed_and_products_are_not() -> No
         torch.tensor([0]),
         torch.tensor([1, 2]),
     )
-    assert found == {"a": (ValueRange(2, 9),), "c": (ValueRange(-1, 6),)}
+    # `table[i]` takes -8 to 7 (negative from the end, in IREE too); `gather` 0 to 7.
+    assert found == {"a": (ValueRange(-6, 9),), "c": (ValueRange(-1, 6),)}
 
 
 class TwoInputs(torch.nn.Module):
@@ -116,4 +117,40 @@ class HugeOffset(torch.nn.Module):
 
 def test_offsets_too_large_to_add_are_not_followed() -> None:
     found = _ranges(HugeOffset(), torch.zeros(8), torch.tensor([1]))
-    assert found == {"a": (ValueRange(1, 8),)}
+    assert found == {"a": (ValueRange(-7, 8),)}
+
+
+class Lookups(torch.nn.Module):
+    """Rows read by `index_select` and `table[i]`, and one written by `index_put`."""
+
+    def forward(self, table: Any, i: Any, j: Any, k: Any) -> Any:
+        written = table.index_put((k,), torch.ones(1))
+        return torch.index_select(table, 0, i), table[j], written
+
+
+def test_compiled_lookups_refuse_what_iree_would_read_or_write_past_the_table() -> None:
+    """`index_select` of -1 crashed the calling process (SIGSEGV), `index_put` at -1
+    wrote nothing (eager torch writes the last row): both refused. `table[j]` takes -1
+    as eager torch does (the last row), and refuses -9."""
+    from tests.calling.conftest import needs_iree
+    from tests.calling.helpers import compile_quietly
+
+    needs_iree()
+    pytest.importorskip("iree.turbine.aot")
+    from abi_compiler.errors import AbiError
+
+    table = torch.arange(8, dtype=torch.float32) * 10
+    one = torch.tensor([1])
+    args = (table, torch.tensor([1]), torch.tensor([2]), torch.tensor([3]))
+    module = compile_quietly(torch.export.export(Lookups(), args))
+    _, row, _ = module.main(table, one, torch.tensor([-1]), one)
+    assert row.tolist() == [70.0]
+    for i, j, k, message in [
+        (-1, 0, 0, "argument 1: value -1 at [0] is outside [0, 7]"),
+        (8, 0, 0, "argument 1: value 8 at [0] is outside [0, 7]"),
+        (0, -9, 0, "argument 2: value -9 at [0] is outside [-8, 7]"),
+        (0, 0, -1, "argument 3: value -1 at [0] is outside [0, 7]"),
+    ]:
+        with pytest.raises(AbiError) as caught:
+            module.main(table, torch.tensor([i]), torch.tensor([j]), torch.tensor([k]))
+        assert str(caught.value).startswith(message + ":")
