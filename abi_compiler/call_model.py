@@ -35,6 +35,7 @@ __all__ = [
     "TensorType",
     "Terms",
     "Unused",
+    "ValueRange",
 ]
 
 #: A polynomial of symbols: ``(coefficient, symbols)`` terms, a symbol repeated for a
@@ -52,16 +53,30 @@ ContainerKind = Literal["tuple", "list", "dict", "namedtuple", "dataclass", "mod
 
 
 @dataclass(frozen=True, slots=True)
+class ValueRange:
+    """The values an integer argument's elements may take: ``low <= value <= high`` (None:
+    unbounded on that side), for the elements at the flat (row-major) indices
+    ``elements`` (None: every element). A frontend records one where the compiled code
+    indexes with the value and nothing checks the index (a KV cache's write position,
+    an embedding's token id): a value outside would read or write outside a buffer."""
+
+    low: int | None
+    high: int | None
+    elements: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Array:
     """An array (or scalar) the compiled function takes or returns: leaf ``index`` of
     the records (arguments: over all roots in order; results: over the result records).
     ``dtype`` is the framework's numpy dtype name (``"float32"``, ``"uint8"``,
     ``"bfloat16"``, ``"complex64"``; None when it has none); ``dims`` its shape (None:
-    rank unknown)."""
+    rank unknown); ``ranges`` the values an argument's elements may take (none: any)."""
 
     index: int
     dtype: str | None
     dims: tuple[Dim, ...] | None
+    ranges: tuple[ValueRange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,8 +37,10 @@ sys.meta_path.insert(0, Refuse())
 
 import numpy as np
 from abi_compiler import iree as abi_iree
+from abi_compiler.errors import AbiError
 
 vmfb, prompt, new_tokens = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
+cache = int(sys.argv[4])
 module = abi_iree.load(vmfb)
 tokens = []
 for position in range(len(prompt) + new_tokens - 1):
@@ -49,6 +51,12 @@ for position in range(len(prompt) + new_tokens - 1):
     )
     if position >= len(prompt) - 1:
         tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+# A position past the cache is refused before the module runs (its cache write has no
+# bounds check of its own).
+try:
+    module.main(input_ids=np.array([[0]]), cache_position=np.array([cache]))
+except AbiError as error:
+    print(error, file=sys.stderr)
 print(json.dumps(tokens))
 """
 
@@ -101,11 +109,12 @@ def export(model: Any, cache: int) -> Any:
     )
 
 
-def generate_without_torch(vmfb: Path, prompt: list[int], new_tokens: int) -> list[int]:
-    """The greedy loop from the `.vmfb` in a child process that cannot import torch."""
+def generate_without_torch(vmfb: Path, prompt: list[int], new_tokens: int, cache: int) -> list[int]:
+    """The greedy loop from the `.vmfb` in a child process that cannot import torch; what
+    it says of a call past the cache is printed."""
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
-        [sys.executable, "-c", SERVER, str(vmfb), json.dumps(prompt), str(new_tokens)],
+        [sys.executable, "-c", SERVER, str(vmfb), json.dumps(prompt), str(new_tokens), str(cache)],
         capture_output=True,
         text=True,
         cwd=root,
@@ -113,6 +122,8 @@ def generate_without_torch(vmfb: Path, prompt: list[int], new_tokens: int) -> li
     )
     if done.returncode != 0:
         raise SystemExit(f"the server failed:\n{done.stderr}")
+    said = done.stderr.strip().splitlines()
+    print("a call past the cache:", said[-1] if said else "not refused")
     tokens: list[int] = json.loads(done.stdout.strip().splitlines()[-1])
     return tokens
 
@@ -149,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as directory:
         path = options.out or Path(directory) / "model.vmfb"
         path.write_bytes(vmfb)
-        got = generate_without_torch(path, prompt, options.new_tokens)
+        got = generate_without_torch(path, prompt, options.new_tokens, options.cache)
     print(f"{options.model}: .vmfb of {len(vmfb)} bytes")
     print("generate():  ", want)
     print(".vmfb, no torch:", got)

@@ -19,6 +19,7 @@ from abi_compiler.calling.original_call import (
     CallPlan,
     Unflatten,
 )
+from abi_compiler.calling.value_ranges import ranged
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import element_for, host_value
 from abi_compiler.dtypes import numpy_dtype_name, scalar_for_numpy
@@ -48,7 +49,8 @@ def plan(
     record as `pack` would, and (``checked``: for IREE's packer) its array checked as
     `Marshal.checker` does — a numpy array of the record's dtype and dims passes at
     once; each result leaf as the framework gives it, the result built by the
-    framework's own ``unflatten`` when there is one (`Module.unflatten`)."""
+    framework's own ``unflatten`` when there is one (`Module.unflatten`). An argument
+    with value ranges has its values checked too (`value_ranges.ranged`)."""
     by_index = {
         leaf.index: leaf for argument in signature.arguments for leaf in leaves_of(argument.node)
     }
@@ -64,7 +66,12 @@ def plan(
             assert array.dtype is not None
             data = _leaf_converter(found.type, KEY_DATA, marshal.convert, check)
             return _key_leaf(array.dtype, data)
-        return _leaf_converter(found.type, array.dtype, marshal.convert, check)
+        converter = _leaf_converter(found.type, array.dtype, marshal.convert, check)
+        if not array.ranges:
+            return converter
+        element = element_for(found.type.element) if isinstance(found.type, NDArray) else None
+        dtype = element.dtype if element is not None else None
+        return ranged(array.ranges, converter, dtype, marshal.device)
 
     def unused(node: Unused) -> Callable[[Any], Any] | None:
         # JAX checks an argument it dropped as any other (dtype, rank, dims): the value is

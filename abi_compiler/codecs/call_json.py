@@ -8,7 +8,9 @@ writes, each as an `abi.state` global: `abi_compiler.codecs.state_json`). A node
 an object with a ``"t"`` member:
 
 * ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}`` (a dim may
-  also be a polynomial of symbols, ``[[2,["b"]],[1,[]]]`` for ``2*b + 1``);
+  also be a polynomial of symbols, ``[[2,["b"]],[1,[]]]`` for ``2*b + 1``); an integer
+  argument whose values are bounded has ``"ranges":[[low,high,elements]…]`` (a bound or
+  ``elements`` null: unbounded, every element);
 * ``{"t":"unused"}`` (with ``dtype``/``dims`` when known); ``{"t":"none"}``;
 * ``{"t":"const","type":"int","value":3}`` (``"repr"`` instead of ``"value"`` when JSON
   cannot hold it);
@@ -40,6 +42,7 @@ from abi_compiler.call_model import (
     Symbol,
     Terms,
     Unused,
+    ValueRange,
 )
 from abi_compiler.codecs.state_json import decode_globals, encode_global
 from abi_compiler.errors import AbiError
@@ -53,6 +56,7 @@ __all__ = [
     "format_bounds",
     "format_call",
     "format_node",
+    "format_ranges",
     "format_relations",
     "format_terms",
 ]
@@ -117,7 +121,18 @@ def _encode_dims(dims: tuple[Dim, ...] | None) -> list[Any] | None:
 
 def _encode_node(node: CallNode) -> dict[str, Any]:
     if isinstance(node, Array):
-        return {"t": "array", "i": node.index, "dtype": node.dtype, "dims": _encode_dims(node.dims)}
+        array = {
+            "t": "array",
+            "i": node.index,
+            "dtype": node.dtype,
+            "dims": _encode_dims(node.dims),
+        }
+        if node.ranges:
+            array["ranges"] = [
+                [r.low, r.high, None if r.elements is None else list(r.elements)]
+                for r in node.ranges
+            ]
+        return array
     if isinstance(node, Unused):
         found: dict[str, Any] = {"t": "unused"}
         if node.dtype is not None:
@@ -330,6 +345,31 @@ def _dims(value: Any, where: str) -> tuple[Dim, ...] | None:
     return tuple(found)
 
 
+def _ranges(value: Any) -> tuple[ValueRange, ...]:
+    """``[[low, high, elements]…]``: a non-empty list of `ValueRange`s."""
+    found = []
+    for item in _list(value, "ranges"):
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and all(_is_int_or_none(x) for x in item[:2])
+            and (item[2] is None or isinstance(item[2], list))
+        ):
+            _fail("ranges: expected [low, high, elements or null] triples")
+        low, high, elements = item
+        _bounded(low, "ranges")
+        _bounded(high, "ranges")
+        if elements is not None:
+            if not all(_is_int(x) and 0 <= x < _MAX_INT for x in elements):
+                _fail("ranges: elements are flat indices")
+            if not elements or len(set(elements)) != len(elements):
+                _fail("ranges: elements are distinct, and at least one")
+        found.append(ValueRange(low, high, None if elements is None else tuple(elements)))
+    if not found:
+        _fail("ranges: expected at least one range")
+    return tuple(found)
+
+
 def _dtype(value: Any) -> str | None:
     if value is not None and not (isinstance(value, str) and _DTYPE_NAME.fullmatch(value)):
         _fail(f"dtype: expected a numpy dtype name or null, got {_shown(value)}")
@@ -349,11 +389,13 @@ def _node(obj: Any, depth: int) -> CallNode:
         _fail("expected a node (an object with a string member 't')")
     kind = obj["t"]
     if kind == "array":
-        _members(obj, {"t", "i", "dtype", "dims"}, {"t", "i"})
+        _members(obj, {"t", "i", "dtype", "dims", "ranges"}, {"t", "i"})
         index = obj["i"]
         if not _is_int(index) or not 0 <= index < _MAX_INT:
             _fail("array: 'i' is a leaf index")
-        return Array(index, _dtype(obj.get("dtype")), _dims(obj.get("dims"), "dims"))
+        dims = _dims(obj.get("dims"), "dims")
+        ranges = _ranges(obj["ranges"]) if "ranges" in obj else ()
+        return Array(index, _dtype(obj.get("dtype")), dims, ranges)
     if kind == "unused":
         _members(obj, {"t", "dtype", "dims"}, {"t"})
         return Unused(_dtype(obj.get("dtype")), _dims(obj.get("dims"), "dims"))
@@ -495,9 +537,23 @@ def _format_array(dtype: str | None, dims: tuple[Dim, ...] | None) -> str:
     return f"{dtype or 'array'}{shape}"
 
 
+def format_ranges(ranges: tuple[ValueRange, ...]) -> str:
+    """An argument's value ranges as `format_call` writes them after its type:
+    `` in [0, 31]``, `` in [0, 29] at 0``, `` in [0, 96], [0, 31] at 0`` (empty: none)."""
+    parts = []
+    for r in ranges:
+        low = "-inf" if r.low is None else str(r.low)
+        high = "inf" if r.high is None else str(r.high)
+        shown = f"{'(' if r.low is None else '['}{low}, {high}{')' if r.high is None else ']'}"
+        if r.elements is not None:
+            shown += " at " + ",".join(map(str, r.elements))
+        parts.append(shown)
+    return " in " + ", ".join(parts) if parts else ""
+
+
 def _format_node(node: CallNode) -> str:
     if isinstance(node, Array):
-        return _format_array(node.dtype, node.dims)
+        return _format_array(node.dtype, node.dims) + format_ranges(node.ranges)
     if isinstance(node, Unused):
         return f"unused {_format_array(node.dtype, node.dims)}"
     if isinstance(node, NoneLeaf):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Sequence as SequenceABC
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from abi_compiler.call_model import (
     Array,
@@ -123,7 +123,7 @@ def record_order(nodes: SequenceABC[Node]) -> dict[int, int]:
 def renumber(node: CallNode, order: Mapping[int, int]) -> CallNode:
     """``node`` with every array's index mapped through ``order``."""
     if isinstance(node, Array):
-        return Array(order[node.index], node.dtype, node.dims)
+        return replace(node, index=order[node.index])
     if isinstance(node, Container):
         children = tuple(renumber(child, order) for child in node.children)
         return Container(node.kind, children, node.keys, node.name)

@@ -49,7 +49,16 @@ except ImportError as _error:  # pragma: no cover - exercised without torch inst
     ) from _error
 
 from abi_compiler.attribute_names import PARAMETER_SCOPE
-from abi_compiler.call_model import Array, CallNode, Container, Dim, NoneLeaf, Symbol, Terms
+from abi_compiler.call_model import (
+    Array,
+    CallNode,
+    Container,
+    Dim,
+    NoneLeaf,
+    Symbol,
+    Terms,
+    ValueRange,
+)
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, quiet
@@ -61,6 +70,7 @@ from abi_compiler.frontends.iree_ir import (
     lower_torch,
 )
 from abi_compiler.frontends.pytree import original_call, structure
+from abi_compiler.frontends.torch_ranges import value_ranges
 from abi_compiler.frontends.torch_rewrites import rewrite
 
 __all__ = ["program", "to_mlir"]
@@ -117,7 +127,12 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
-    inputs = _Leaves(_user_values(exported, "inputs"), argument=True)
+    ranges = value_ranges(exported)
+    inputs = _Leaves(
+        _user_values(exported, "inputs"),
+        argument=True,
+        ranges=[ranges.get(name or "", ()) for name in _user_input_names(exported)],
+    )
     outputs = _Leaves(_user_values(exported, "outputs"), argument=False)
     args_spec, kwargs_spec = _children(in_spec)
     positional = [
@@ -316,7 +331,7 @@ def _renamed(node: CallNode, names: dict[str, str]) -> CallNode:
         return node
     if isinstance(node, Array) and node.dims is not None:
         dims = tuple(_renamed_dim(dim, names) for dim in node.dims)
-        return Array(node.index, node.dtype, dims)
+        return dataclasses.replace(node, dims=dims)
     if isinstance(node, Container):
         children = tuple(_renamed(child, names) for child in node.children)
         return Container(node.kind, children, node.keys, node.name)
@@ -440,23 +455,41 @@ def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]
     return values
 
 
-class _Leaves:
-    """The example values of one side's leaves, in flatten order; tensors numbered."""
+def _user_input_names(exported: torch.export.ExportedProgram) -> list[str | None]:
+    """The placeholder name of each user input in flatten order (None: a constant)."""
+    return [
+        getattr(spec.arg, "name", None) if not hasattr(spec.arg, "value") else None
+        for spec in exported.graph_signature.input_specs
+        if spec.kind.name == "USER_INPUT"
+    ]
 
-    def __init__(self, values: list[Any], *, argument: bool) -> None:
+
+class _Leaves:
+    """The example values of one side's leaves, in flatten order; tensors numbered, with
+    the value ranges of each (`torch_ranges.value_ranges`; arguments only)."""
+
+    def __init__(
+        self,
+        values: list[Any],
+        *,
+        argument: bool,
+        ranges: list[tuple[ValueRange, ...]] | None = None,
+    ) -> None:
         self.values = iter(values)
+        self.ranges = iter(ranges if ranges is not None else [()] * len(values))
         self.argument = argument
         self.count = 0
 
     def next(self, where: str) -> CallNode:
         example = next(self.values)
+        ranges = next(self.ranges)
         if isinstance(example, torch.Tensor):
             dtype = example.dtype
             if dtype not in SUPPORTED_DTYPES:
                 raise AbiError(f"{where}: dtype {dtype} is not supported by IREE's runtime ABI")
             dims = tuple(_dim(size) for size in example.shape)
             self.count += 1
-            return Array(self.count - 1, str(dtype).removeprefix("torch."), dims)
+            return Array(self.count - 1, str(dtype).removeprefix("torch."), dims, ranges)
         if example is None:
             return NoneLeaf()
         return constant(example)

@@ -52,8 +52,14 @@ from abi_compiler.call_model import (
     StateGlobal,
     Terms,
     Unused,
+    ValueRange,
 )
-from abi_compiler.codecs.call_json import format_bounds, format_node, format_terms
+from abi_compiler.codecs.call_json import (
+    format_bounds,
+    format_node,
+    format_ranges,
+    format_terms,
+)
 from abi_compiler.codecs.json_abi import (
     format_leaf_type,
     format_value,
@@ -98,6 +104,7 @@ What = Literal[
     "constraint",
     "static",
     "access",
+    "values",
 ]
 
 
@@ -513,6 +520,14 @@ def _diff_call_nodes(
     if isinstance(old, Array) and isinstance(new, Array):
         if old.dtype != new.dtype:  # int8 and uint8 have one record
             return [finding("dtype", str(old.dtype), str(new.dtype))]
+        if side == "argument" and old.ranges != new.ranges:
+            # An argument's values narrowed break (a call the old took is refused).
+            was, now = _ranges_text(old.ranges), _ranges_text(new.ranges)
+            return [
+                dataclasses.replace(
+                    finding("values", was, now), breaking=not _within(old.ranges, new.ranges)
+                )
+            ]
         return []
     if isinstance(old, Constant) and isinstance(new, Constant):
         a, b = _constant_text(old), _constant_text(new)
@@ -542,6 +557,37 @@ def _diff_call_nodes(
         other = by_key[key] if old.kind == "dict" else new.children[position]
         found += _diff_call_nodes(function, side, (*path, key), child, other)
     return found
+
+
+def _ranges_text(ranges: tuple[ValueRange, ...]) -> str:
+    """An argument's value ranges as `abi-sig show` writes them, ``any`` for none."""
+    return format_ranges(ranges).removeprefix(" in ") or "any"
+
+
+def _within(old: tuple[ValueRange, ...], new: tuple[ValueRange, ...]) -> bool:
+    """Whether every value ``old`` takes, ``new`` takes: each new range holds on its
+    elements wherever the old ones hold (an element no old range names has only the
+    ranges of every element)."""
+
+    def bound(element: int | None) -> tuple[int | None, int | None]:
+        low: int | None = None
+        high: int | None = None
+        for found in old:
+            if found.elements is None or (element is not None and element in found.elements):
+                if found.low is not None:
+                    low = found.low if low is None else max(low, found.low)
+                if found.high is not None:
+                    high = found.high if high is None else min(high, found.high)
+        return low, high
+
+    for found in new:
+        for element in (None,) if found.elements is None else found.elements:
+            low, high = bound(element)
+            if found.low is not None and (low is None or low < found.low):
+                return False
+            if found.high is not None and (high is None or high > found.high):
+                return False
+    return True
 
 
 def _constant_text(node: Constant) -> str:

@@ -19,6 +19,7 @@ from abi_compiler.call_model import (
     StateGlobal,
     Symbol,
     Unused,
+    ValueRange,
 )
 from abi_compiler.codecs.call_json import constant, decode_call, encode_call, format_call
 from abi_compiler.errors import AbiError
@@ -208,6 +209,58 @@ def test_polynomial_dims_and_constraints() -> None:
     assert '"dims":[[[2,["b"]],[1,[]]],"a"]' in text
     assert '"constraints":[[[[1,["a"]],[-1,["b"]]],">=","a >= b"]]' in text
     assert decode_call(text) == call
+
+
+def test_value_ranges_round_trip_and_are_absent_when_none() -> None:
+    """An array's ``ranges`` (docs/formats.md): written only when there are some."""
+    call = OriginalCall(
+        (),
+        (
+            ("input_ids", Array(0, "int64", (1, 3), (ValueRange(0, 96),))),
+            (
+                "cache_position",
+                Array(1, "int64", (3,), (ValueRange(0, 29, (0,)), ValueRange(None, 5, (1, 2)))),
+            ),
+        ),
+        Array(0, "float32", (1, 3, 97)),
+    )
+    text = encode_call(call)
+    assert text == (
+        '{"args":[],"kwargs":[["input_ids",{"dims":[1,3],"dtype":"int64","i":0,'
+        '"ranges":[[0,96,null]],"t":"array"}],["cache_position",{"dims":[3],'
+        '"dtype":"int64","i":1,"ranges":[[0,29,[0]],[null,5,[1,2]]],"t":"array"}]],'
+        '"result":{"dims":[1,3,97],"dtype":"float32","i":0,"t":"array"},"v":1}'
+    )
+    assert decode_call(text) == call
+    assert format_call(call) == (
+        "(*, input_ids: int64[1,3] in [0, 96], "
+        "cache_position: int64[3] in [0, 29] at 0, (-inf, 5] at 1,2) -> float32[1,3,97]"
+    )
+    assert '"ranges"' not in encode_call(OriginalCall((), (), Array(0, "int64", (3,))))
+
+
+@pytest.mark.parametrize(
+    ("ranges", "message"),
+    [
+        ("[]", "abi.call: ranges: expected at least one range"),
+        ("{}", "abi.call: ranges: expected a list, got dict"),
+        ("[[0,1]]", "abi.call: ranges: expected [low, high, elements or null] triples"),
+        ("[[0,1.5,null]]", "abi.call: ranges: expected [low, high, elements or null] triples"),
+        ("[[0,1,[-1]]]", "abi.call: ranges: elements are flat indices"),
+        ("[[0,1,[0,0]]]", "abi.call: ranges: elements are distinct, and at least one"),
+        ("[[0,1,[]]]", "abi.call: ranges: elements are distinct, and at least one"),
+        (f"[[0,{2**63},null]]", "abi.call: ranges: an int of 19 digits (at most 2**63 - 1)"),
+    ],
+)
+def test_malformed_value_ranges(ranges: str, message: str) -> None:
+    text = (
+        '{"v":1,"args":[{"t":"array","i":0,"dtype":"int64","dims":[1],"ranges":'
+        + ranges
+        + '}],"kwargs":[],"result":{"t":"none"}}'
+    )
+    with pytest.raises(AbiError) as error:
+        decode_call(text)
+    assert str(error.value) == message
 
 
 def test_constants() -> None:

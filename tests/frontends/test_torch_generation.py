@@ -150,7 +150,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_example_generates_without_torch() -> None:
     """examples/generate_llm.py: `compile_vmfb`, then the greedy loop from the `.vmfb` in
-    a process that cannot import torch, checked against `generate`."""
+    a process that cannot import torch, checked against `generate`, and a position past
+    the cache refused."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "generate_llm.py"), "--model", "gpt2"],
         capture_output=True,
@@ -160,6 +161,11 @@ def test_the_example_generates_without_torch() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "the tokens match"
+    # The server's call past the cache was refused, from the `.vmfb`, without torch.
+    assert (
+        "a call past the cache: argument 'cache_position': value 32 at [0] is outside [0, 31]"
+        in done.stdout
+    )
 
 
 def test_abi_compile_takes_the_saved_program(tmp_path: Path) -> None:
@@ -205,3 +211,82 @@ def test_sessions_interleaved_give_the_tokens_each_gives_alone() -> None:
     assert run([(first, PROMPT), (second, other)]) == alone
     first.reset()
     assert run([(first, PROMPT)]) == [want]
+
+
+OUTSIDE = ": the compiled module indexes a buffer with it and does not check the index"
+
+
+def test_positions_outside_the_cache_are_refused_before_the_vm_runs() -> None:
+    """A `cache_position` outside the cache, or a token id outside the vocabulary, is an
+    `AbiError` before the call (the scatter and gather IREE makes of the cache write and
+    the embedding have no bounds check: a position far past the cache crashed the
+    process); the calling process and the module carry on (docs/calling.md, "What the
+    original call checks")."""
+    from abi_compiler.call_model import ValueRange
+    from abi_compiler.errors import AbiError
+    from abi_compiler.frontends import torch as torch_frontend
+
+    model = _model("llama")
+    program = _export(model)
+    call = torch_frontend.program(program).call
+    assert call is not None
+    ranges = {name: node.ranges for name, node in call.keywords}  # type: ignore[union-attr]
+    assert ranges == {
+        "input_ids": (ValueRange(0, 96),),
+        "cache_position": (ValueRange(0, CACHE - 1),),
+    }
+    compiled = compile_quietly(program)
+
+    def refused(ids: list[list[int]], position: list[int]) -> str:
+        with pytest.raises(AbiError) as caught:
+            compiled.main(input_ids=torch.tensor(ids), cache_position=torch.tensor(position))
+        return str(caught.value)
+
+    for position in (-1, CACHE, 10**6):
+        assert refused([[1]], [position]) == (
+            f"argument 'cache_position': value {position} at [0] is outside [0, 31]{OUTSIDE}"
+        )
+    assert refused([[97]], [0]) == (
+        f"argument 'input_ids': value 97 at [0, 0] is outside [0, 96]{OUTSIDE}"
+    )
+    # A prompt longer than the cache: in one call, the program's shape refuses it; token
+    # by token, the step past the cache's last position is refused.
+    assert refused([list(range(CACHE + 8))], [0]) == (
+        "argument 'input_ids': expected int64[1,1], got int64[1,40]"
+    )
+    long_prompt = [token % 97 for token in range(CACHE + 8)]
+    with pytest.raises(AbiError, match=r"value 32 at \[0\] is outside \[0, 31\]"):
+        for position, token in enumerate(long_prompt):
+            compiled.main(
+                input_ids=torch.tensor([[token]]), cache_position=torch.tensor([position])
+            )
+    # The same module generates as before.
+    assert _greedy(lambda i, p: compiled.main(input_ids=i, cache_position=p)) == _generate(model)
+
+
+def test_a_step_of_several_tokens_bounds_its_first_position() -> None:
+    """The recipe exported for 3 tokens a call: the cache rows are `arange(3) +
+    cache_position[0]`, so only the first position is bounded, by the cache less 2."""
+    from abi_compiler.call_model import ValueRange
+    from abi_compiler.errors import AbiError
+    from abi_compiler.frontends import torch as torch_frontend
+
+    recipe = executorch.TorchExportableModuleForDecoderOnlyLM(
+        _model("llama"), batch_size=1, max_cache_len=CACHE
+    )
+    program = recipe.export(input_ids=torch.tensor([[1, 2, 3]]), cache_position=torch.arange(3))
+    call = torch_frontend.program(program).call
+    assert call is not None
+    ranges = {name: node.ranges for name, node in call.keywords}  # type: ignore[union-attr]
+    assert ranges["cache_position"] == (ValueRange(0, CACHE - 3, (0,)),)
+    compiled = compile_quietly(program)
+    ids = torch.tensor([[4, 5, 6]])
+    last = torch.tensor([CACHE - 3, CACHE - 2, CACHE - 1])
+    want = program.module()(input_ids=ids, cache_position=last).detach().numpy()
+    got = compiled.main(input_ids=ids, cache_position=last)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(AbiError) as caught:
+        compiled.main(input_ids=ids, cache_position=last + 1)
+    assert str(caught.value) == (
+        f"argument 'cache_position': value 30 at [0] is outside [0, 29]{OUTSIDE}"
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from abi_compiler.call_model import Array, Container, OriginalCall, StateGlobal
+from abi_compiler.call_model import Array, Container, OriginalCall, StateGlobal, ValueRange
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.codecs.json_abi import decode_json
 from abi_compiler.codecs.raw import decode_raw, encode_raw
@@ -403,6 +403,32 @@ def test_state_changes_each_break() -> None:
         "breaking: gone: function removed",
         "breaking: step: state @cache: added float32[4,8] (reads)",
     ]
+
+
+def test_value_ranges_narrowed_break_and_widened_do_not() -> None:
+    """An argument's value ranges (`abi.call`'s ``ranges``): a value the old function took
+    and the new refuses breaks; results have none."""
+
+    def call(*ranges: ValueRange) -> OriginalCall:
+        return OriginalCall((), (("pos", Array(0, "int64", (3,), ranges)),), Array(0, "f32", ()))
+
+    def line(old: OriginalCall, new: OriginalCall) -> list[str]:
+        return [f.line() for f in diff_calls("main", old, new)]
+
+    wide, narrow = call(ValueRange(0, 63)), call(ValueRange(0, 31))
+    assert line(wide, narrow) == ["breaking: main: argument pos: values [0, 63] -> [0, 31]"]
+    assert line(narrow, wide) == ["compatible: main: argument pos: values [0, 31] -> [0, 63]"]
+    assert line(narrow, call()) == ["compatible: main: argument pos: values [0, 31] -> any"]
+    assert line(call(), narrow) == ["breaking: main: argument pos: values any -> [0, 31]"]
+    first = call(ValueRange(0, 29, (0,)))
+    # The first element narrowed breaks; the first alone bounds no other element.
+    assert line(narrow, first) == ["breaking: main: argument pos: values [0, 31] -> [0, 29] at 0"]
+    assert line(first, narrow) == ["breaking: main: argument pos: values [0, 29] at 0 -> [0, 31]"]
+    both = call(ValueRange(0, 31), ValueRange(0, 20, (0,)))
+    assert line(both, first) == [
+        "compatible: main: argument pos: values [0, 31], [0, 20] at 0 -> [0, 29] at 0"
+    ]
+    assert line(narrow, narrow) == []
 
 
 def test_static_fields_of_a_dataclass() -> None:
