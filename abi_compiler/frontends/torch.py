@@ -152,6 +152,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
         for tensor in parameters.values():
             del tensor._turbine_external_tensor_trait
     rewrite(module)
+    _name_state(module, exported)
     module = lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
@@ -238,6 +239,83 @@ def _import(exported: torch.export.ExportedProgram) -> Any:
             return aot.export(exported).mlir_module
     except Exception as error:  # iree-turbine and torch raise their own types
         raise import_error("iree-turbine import", error) from error
+
+
+def _name_state(module: Any, exported: torch.export.ExportedProgram) -> int:
+    """Name the module's state after the buffers it holds (``key_cache_0``): iree-turbine
+    names the mutable global of each buffer the program updates after its shape and
+    dtype (``__auto.constant_1_2_32_8_torch.float32$3``), which says nothing of which
+    buffer it is (`abi-sig show` prints the names; `abi-sig diff` compares state by
+    name). The globals are made in the order of the program's buffer inputs; they are
+    renamed only when there are as many as there are updated buffers and each one's
+    shape and element width are its buffer's. Returns how many were renamed."""
+    from iree.compiler import ir
+
+    top = module.operation
+    ops = list(top.regions[0].blocks[0].operations)
+
+    signature = exported.graph_signature
+    updated = set(signature.buffers_to_mutate.values())
+    buffers = [
+        spec.target
+        for spec in signature.input_specs
+        if spec.kind.name == "BUFFER" and spec.target in updated
+    ]
+    found = [
+        op.operation
+        for op in ops
+        if op.operation.name == "util.global" and "is_mutable" in op.operation.attributes
+    ]
+    if not buffers or len(found) != len(buffers):
+        return 0
+    tensors = {**exported.state_dict, **exported.constants}
+    for op, target in zip(found, buffers, strict=True):
+        tensor = tensors.get(target)
+        held = ir.RankedTensorType(ir.TypeAttr(op.attributes["type"]).value)
+        if (
+            not isinstance(tensor, torch.Tensor)
+            or tuple(held.shape) != tuple(tensor.shape)
+            or _bits(str(held.element_type)) != _bits_of(tensor)
+        ):
+            return 0
+    taken = {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        for op in ops
+        if "sym_name" in op.operation.attributes
+    }
+    renamed = 0
+    for op, target in zip(found, buffers, strict=True):
+        old = ir.StringAttr(op.attributes["sym_name"]).value
+        new = _state_name(target, taken)
+        ir.SymbolTable.replace_all_symbol_uses(old, new, top)
+        ir.SymbolTable.set_symbol_name(op, new)
+        taken.add(new)
+        renamed += 1
+    return renamed
+
+
+def _bits(element_type: str) -> int | None:
+    """The width of an MLIR element type written ``f32``, ``bf16``, ``i1``, ``ui8``."""
+    digits = element_type.lstrip("abcdefghijklmnopqrstuvwxyzE")
+    return int(digits) if digits.isdigit() else None
+
+
+def _bits_of(tensor: torch.Tensor) -> int:
+    return 1 if tensor.dtype == torch.bool else tensor.element_size() * 8
+
+
+def _state_name(target: str, taken: set[str]) -> str:
+    """A buffer's name as a symbol of its own: its dotted path, with other characters
+    than letters, digits, ``_``, ``.`` and ``$`` as ``_``; ``$1``, ``$2`` … after one
+    already taken."""
+    name = "".join(c if c.isalnum() or c in "_.$" else "_" for c in target) or "state"
+    if not (name[0].isalpha() or name[0] == "_"):
+        name = f"_{name}"
+    found, count = name, 0
+    while found in taken:
+        count += 1
+        found = f"{name}${count}"
+    return found
 
 
 def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram:
