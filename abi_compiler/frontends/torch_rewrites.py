@@ -9,6 +9,7 @@ Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -17,6 +18,7 @@ __all__ = [
     "SCALAR_OPERATOR_ALIASES",
     "index_copy_as_index_put",
     "rewrite",
+    "single_query_attention",
     "spell_operators_as_bitwise",
 ]
 
@@ -24,7 +26,11 @@ __all__ = [
 def rewrite(module: Any) -> int:
     """Every rewrite of this module, in place, on ``module`` (iree-turbine's
     `mlir_module`). Returns how many ops were rewritten."""
-    return spell_operators_as_bitwise(module) + index_copy_as_index_put(module)
+    return (
+        spell_operators_as_bitwise(module)
+        + index_copy_as_index_put(module)
+        + single_query_attention(module)
+    )
 
 
 # --- Python's bitwise operators as their ATen aliases ---------------------------------
@@ -250,3 +256,242 @@ def _index_copy_dim(operation: Any) -> int | None:
     value = int(str(owner.attributes["value"]).split(":")[0])
     value = value + rank if value < 0 else value
     return value if 0 <= value < rank else None
+
+
+# --- attention of one query -------------------------------------------------------------
+
+# `aten.scaled_dot_product_attention` with one query row per head (a decoding step) and
+# keys and values of many positions: IREE 3.13 lowers it to `iree_linalg_ext.attention`,
+# whose llvm-cpu code for a single query runs at a fraction of the speed of the matmuls
+# it amounts to (383 us for 4 heads over a 1024-position cache, against 7 + 6 + 9 us for
+# the two batch matmuls and the softmax written out, on the same CPU); IREE's own
+# developers decompose the op before dispatch formation for CPU targets
+# (https://github.com/iree-org/iree/pull/24177). And grouped-query attention as
+# torch.export records it repeats each key and value head for its group of query heads
+# (transformers' `repeat_kv`: unsqueeze, expand, clone, view), a copy of the whole cache
+# per step, where the group's queries can instead be the rows of one head's query (what
+# transformers' own `pack_gqa` does in eager mode, not under torch.export). So such an
+# attention is rewritten as torch's math: `softmax(q @ k^T * scale + mask) @ v`, on the
+# key and value heads themselves when they are so repeated. docs/calling.md, "What the
+# torch frontend rewrites".
+SDPA = "torch.aten.scaled_dot_product_attention"
+# The ops of a repeat of heads, from the repeated tensor back to its source.
+_VIEWS = ("torch.aten._unsafe_view", "torch.aten.view", "torch.aten.reshape")
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([^\]]*)\],([^>]+)>")
+# The element types the rewrite computes in as eager torch does (its math kernel
+# upcasts half precision on the CPU).
+_ATTENTION_ELEMENTS = ("f32", "f64")
+
+
+def single_query_attention(module: Any) -> int:
+    """Rewrite, in a torch-dialect module (iree-turbine's), each
+    `aten.scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal, scale,
+    enable_gqa)` of rank-4 f32 or f64 operands with one query row (``q`` of shape
+    ``[B, H, 1, D]``), ``dropout_p`` 0, ``is_causal`` and ``enable_gqa`` false and a
+    constant or default ``scale``, as `_safe_softmax(q @ k^T * scale + mask) @ v` (a bool
+    mask is -inf where false; a row with no key gives 0, as torch's does). When ``k`` and
+    ``v`` are both ``x[:, :, None].expand(B, G, n, S, D).reshape(B, G * n, S, D)`` of
+    ``G`` heads (`repeat_kv`), the product takes ``x`` itself and ``q`` as ``[B, G, n,
+    D]`` (its ``n`` heads of a group become rows; a mask of one row per head likewise),
+    and the result is reshaped back. Returns how many ops were rewritten; any other
+    attention stays as it is."""
+    from iree.compiler import ir
+
+    found: list[tuple[Any, float]] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name == SDPA:
+            scale = _single_query_scale(operation)
+            if scale is not None:
+                found.append((operation, scale))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation, scale in found:
+        with operation.context, operation.location:
+            _write_attention(operation, scale, ir.InsertionPoint(operation))
+    return len(found)
+
+
+def _shape(value: Any) -> tuple[list[str], str] | None:
+    """The dims (as written, ``?`` for a dynamic one) and element type of a value of
+    type `!torch.vtensor`, or None."""
+    match = _VTENSOR.fullmatch(str(value.type))
+    if match is None:
+        return None
+    return (match.group(1).split(",") if match.group(1) else []), match.group(2)
+
+
+def _constant(value: Any, name: str) -> str | None:
+    """The value attribute (as text) of ``value`` made by the constant op ``name``, or
+    None."""
+    owner = value.owner
+    if getattr(owner, "name", None) != name:
+        return None
+    if name == "torch.constant.none":
+        return "none"
+    return str(owner.attributes["value"]).split(":")[0].strip()
+
+
+def _single_query_scale(operation: Any) -> float | None:
+    """The scale of an attention `single_query_attention` rewrites, or None for another."""
+    operands = list(operation.operands)
+    if len(operands) != 8 or len(operation.results) != 1:
+        return None
+    query, key, value, mask, dropout, causal, scale, gqa = operands
+    shapes = [_shape(item) for item in (query, key, value)]
+    if any(shape is None or len(shape[0]) != 4 for shape in shapes):
+        return None
+    (q_dims, element), (k_dims, k_element), (v_dims, v_element) = shapes  # type: ignore[misc]
+    if element not in _ATTENTION_ELEMENTS or {k_element, v_element} != {element}:
+        return None
+    if q_dims[2] != "1" or not q_dims[3].isdigit():
+        return None
+    # Without broadcasting between them, so that each product's shape is known.
+    if q_dims[:2] != k_dims[:2] or k_dims[:3] != v_dims[:3] or q_dims[3] != k_dims[3]:
+        return None
+    if _mask_dims(mask, element) is None:
+        return None
+    if _constant(causal, "torch.constant.bool") != "false":
+        return None
+    if _constant(gqa, "torch.constant.bool") != "false":
+        return None
+    dropout_p = _constant(dropout, "torch.constant.float")
+    if dropout_p is None or float(dropout_p) != 0.0:
+        return None
+    if _constant(scale, "torch.constant.none") is not None:
+        return 1.0 / math.sqrt(int(q_dims[3]))
+    written = _constant(scale, "torch.constant.float")
+    return None if written is None else float(written)
+
+
+def _mask_dims(mask: Any, element: str) -> list[str] | None:
+    """The dims of an attention's mask (``[]`` for none) if it is one the rewrite takes: a
+    bool or ``element`` tensor of known dims, of rank at most 4, with one query row."""
+    if _constant(mask, "torch.constant.none") is not None:
+        return []
+    shape = _shape(mask)
+    if shape is None or shape[1] not in ("i1", element):
+        return None
+    dims = shape[0]
+    if len(dims) > 4 or not all(dim.isdigit() for dim in dims):
+        return None
+    return dims if len(dims) < 2 or dims[-2] == "1" else None
+
+
+def _repeated_heads(value: Any) -> tuple[Any, int] | None:
+    """``(x, n)`` when ``value`` is ``x`` (``[B, G, S, D]``) with each head repeated ``n``
+    times, as `repeat_kv` writes it (unsqueeze at 2, expand, an optional clone, a view or
+    reshape to ``[B, G * n, S, D]``), or None. Read from the types alone: an unsqueeze
+    and an expand of a size-1 dim, and a row-major reshape, are fixed by their shapes."""
+    target = _shape(value)
+    view = value.owner
+    if target is None or getattr(view, "name", None) not in _VIEWS:
+        return None
+    expanded = view.operands[0]
+    if getattr(expanded.owner, "name", None) == "torch.aten.clone":
+        expanded = expanded.owner.operands[0]
+    if getattr(expanded.owner, "name", None) != "torch.aten.expand":
+        return None
+    unsqueezed = expanded.owner.operands[0]
+    if getattr(unsqueezed.owner, "name", None) != "torch.aten.unsqueeze":
+        return None
+    source = unsqueezed.owner.operands[0]
+    shapes = [_shape(item) for item in (expanded, unsqueezed, source)]
+    if any(shape is None for shape in shapes):
+        return None
+    (e_dims, _), (u_dims, _), (s_dims, _) = shapes  # type: ignore[misc]
+    dims = target[0]
+    if len(s_dims) != 4 or not (s_dims[1].isdigit() and e_dims[2:3] and e_dims[2].isdigit()):
+        return None
+    heads, repeats = int(s_dims[1]), int(e_dims[2])
+    if u_dims != [*s_dims[:2], "1", *s_dims[2:]] or e_dims != [*s_dims[:2], str(repeats), *s_dims[2:]]:
+        return None
+    if dims != [s_dims[0], str(heads * repeats), *s_dims[2:]]:
+        return None
+    return source, repeats
+
+
+def _write_attention(operation: Any, scale: float, at: Any) -> None:
+    """Replace the attention ``operation`` (one `_single_query_scale` took) by its math,
+    inserted at ``at``."""
+    from iree.compiler import ir
+
+    def make(name: str, result: str, operands: list[Any], **attributes: Any) -> Any:
+        created = ir.Operation.create(
+            name, results=[ir.Type.parse(result)], operands=operands, attributes=attributes, ip=at
+        )
+        return created.results[0]
+
+    def integers(*values: int | str) -> Any:
+        items = [
+            make(
+                "torch.constant.int",
+                "!torch.int",
+                [],
+                value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(item)),
+            )
+            for item in values
+        ]
+        return make("torch.prim.ListConstruct", "!torch.list<int>", items)
+
+    def number(value: float) -> Any:
+        return make("torch.constant.float", "!torch.float", [], value=ir.FloatAttr.get_f64(value))
+
+    def vtensor(dims: list[str], element: str) -> str:
+        return f"!torch.vtensor<[{','.join(dims)}],{element}>"
+
+    query, key, value, mask = list(operation.operands)[:4]
+    (q_dims, element), (k_dims, _), (v_dims, _) = (
+        _shape(query),
+        _shape(key),
+        _shape(value),
+    )  # type: ignore[misc]
+    mask_dims = _mask_dims(mask, element)
+    assert mask_dims is not None
+    batch = q_dims[0] if q_dims[0].isdigit() else "-1"
+    repeated, values = _repeated_heads(key), _repeated_heads(value)
+    packed = (
+        repeated is not None
+        and values is not None
+        and repeated[1] == values[1]
+        and q_dims[1].isdigit()
+    )
+    if packed:
+        key, repeats = repeated  # type: ignore[misc]
+        value = values[0]  # type: ignore[index]
+        heads = str(int(q_dims[1]) // repeats)
+        rows_dims = [q_dims[0], heads, str(repeats), q_dims[3]]
+        query = make("torch.aten.reshape", vtensor(rows_dims, element), [query, integers(batch, heads, repeats, q_dims[3])])
+        if len(mask_dims) >= 3 and mask_dims[-3] == q_dims[1] and mask_dims[-3] != "1":
+            new_mask = [*mask_dims[:-3], heads, str(repeats), mask_dims[-1]]
+            mask = make("torch.aten.reshape", vtensor(new_mask, _shape(mask)[1]), [mask, integers(*new_mask)])  # type: ignore[index]
+        rows, heads_dims = str(repeats), [q_dims[0], heads]
+    else:
+        rows, heads_dims = "1", q_dims[:2]
+    k_dims, _ = _shape(key)  # type: ignore[misc]
+    v_dims, _ = _shape(value)  # type: ignore[misc]
+    length = k_dims[2]
+    transposed = make(
+        "torch.aten.transpose.int",
+        vtensor([*heads_dims, k_dims[3], length], element),
+        [key, *(make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)) for d in (2, 3))],
+    )
+    scores_type = vtensor([*heads_dims, rows, length], element)
+    scores = make("torch.aten.matmul", scores_type, [query, transposed])
+    scores = make("torch.aten.mul.Scalar", scores_type, [scores, number(scale)])
+    if mask_dims:
+        if _shape(mask)[1] == "i1":  # type: ignore[index]
+            scores = make("torch.aten.where.ScalarOther", scores_type, [mask, scores, number(-math.inf)])
+        else:
+            one = make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
+            scores = make("torch.aten.add.Tensor", scores_type, [scores, mask, one])
+    last = make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 3))
+    none = make("torch.constant.none", "!torch.none", [])
+    weights = make("torch.aten._safe_softmax", scores_type, [scores, last, none])
+    result = make("torch.aten.matmul", vtensor([*heads_dims, rows, v_dims[3]], element), [weights, value])
+    if packed:
+        result = make("torch.aten.reshape", str(operation.results[0].type), [result, integers(batch, q_dims[1], 1, v_dims[3])])
+    operation.results[0].replace_all_uses_with(result)
+    operation.erase()
