@@ -473,6 +473,31 @@ def _write_attention(operation: Any, scale: float, at: Any) -> None:
     k_dims, _ = _shape(key)  # type: ignore[misc]
     v_dims, _ = _shape(value)  # type: ignore[misc]
     length = k_dims[2]
+    mask_shape = _shape(mask) if mask_dims else None
+    if mask_shape is not None and mask_shape[1] == "i1" and length.isdigit() and mask_dims[-1] == length and int(length) > 1:
+        def const_int(v: int) -> Any:
+            return make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v))
+        flat = mask
+        if len(mask_dims) > 1:
+            rows_total = math.prod(int(d) for d in mask_dims[:-1])
+            flat = make("torch.aten.reshape", vtensor([str(rows_total), length], "i1"), [mask, integers(rows_total, length)])
+            false = make("torch.constant.bool", "!torch.bool", [], value=ir.BoolAttr.get(False))
+            flat = make("torch.aten.any.dim", vtensor([length], "i1"), [flat, const_int(0), false])
+        none_ = make("torch.constant.none", "!torch.none", [])
+        ends = make("torch.aten.arange.start", vtensor([length], "si64"), [const_int(1), const_int(int(length) + 1), const_int(4), none_, none_, none_])
+        one_t = make("torch.vtensor.literal", "!torch.vtensor<[],si64>", [], value=ir.Attribute.parse("dense<1> : tensor<si64>"))
+        ends = make("torch.aten.where.self", vtensor([length], "si64"), [flat, ends, one_t])
+        end = make("torch.aten.max", "!torch.vtensor<[],si64>", [ends])
+        end = make("torch.aten.item", "!torch.int", [end])
+        def cut(x: Any, dim: int) -> Any:
+            dims, el = _shape(x)  # type: ignore[misc]
+            dims = list(dims); dims[dim] = "?"
+            return make("torch.aten.slice.Tensor", vtensor(dims, el), [x, const_int(dim), const_int(0), end, const_int(1)])
+        key, value = cut(key, 2), cut(value, 2)
+        mask = cut(mask, len(mask_dims) - 1)
+        k_dims, _ = _shape(key)  # type: ignore[misc]
+        v_dims, _ = _shape(value)  # type: ignore[misc]
+        length = "?"
     transposed = make(
         "torch.aten.transpose.int",
         vtensor([*heads_dims, k_dims[3], length], element),
