@@ -260,26 +260,31 @@ def _index_copy_dim(operation: Any) -> int | None:
 
 # --- attention of one query -------------------------------------------------------------
 
-# `aten.scaled_dot_product_attention` with one query row per head (a decoding step) and
-# keys and values of many positions: IREE 3.13 lowers it to `iree_linalg_ext.attention`,
-# whose llvm-cpu code for a single query runs at a fraction of the speed of the matmuls
-# it amounts to (383 us for 4 heads over a 1024-position cache, against 7 + 6 + 9 us for
-# the two batch matmuls and the softmax written out, on the same CPU); IREE's own
-# developers decompose the op before dispatch formation for CPU targets
-# (https://github.com/iree-org/iree/pull/24177). And grouped-query attention as
-# torch.export records it repeats each key and value head for its group of query heads
-# (transformers' `repeat_kv`: unsqueeze, expand, clone, view), a copy of the whole cache
-# per step, where the group's queries can instead be the rows of one head's query (what
-# transformers' own `pack_gqa` does in eager mode, not under torch.export). So such an
-# attention is rewritten as torch's math: `softmax(q @ k^T * scale + mask) @ v`, on the
-# key and value heads themselves when they are so repeated. docs/calling.md, "What the
-# torch frontend rewrites".
+# `aten.scaled_dot_product_attention` with one query row per head (a decoding step) over
+# the keys of a static cache, three costs that grow with the cache length, none of which
+# eager torch pays so (bench/RESULTS_generate.md):
+# * IREE 3.13 lowers the op to `iree_linalg_ext.attention`, whose llvm-cpu code for one
+#   query row is slow: 383 us for 4 heads over 1024 keys, where the two batch matmuls and
+#   the softmax written out take 7 + 6 + 9 us on the same CPU. IREE's developers decompose
+#   the op before dispatch formation for CPU targets themselves
+#   (https://github.com/iree-org/iree/pull/24177).
+# * Grouped-query attention as torch.export records it repeats each key and value head for
+#   its group of query heads (transformers' `repeat_kv`: unsqueeze, expand, clone, view), a
+#   copy of the whole cache per step, where the group's queries can be the rows of one
+#   query of the key's head instead (transformers' `pack_gqa`, which its eager mode does
+#   and torch.export's does not).
+# * The mask hides the cache past the current position, but the whole cache is multiplied.
+# So the op becomes its math, `_safe_softmax(q @ k^T * scale + mask) @ v`, on the key and
+# value heads themselves when they are so repeated, and, with a bool mask, over the keys up
+# to the last one any row of the mask allows (a length computed on the device and read by
+# the host, which then sizes the products). docs/calling.md, "What the torch frontend
+# rewrites".
 SDPA = "torch.aten.scaled_dot_product_attention"
 # The ops of a repeat of heads, from the repeated tensor back to its source.
 _VIEWS = ("torch.aten._unsafe_view", "torch.aten.view", "torch.aten.reshape")
 _VTENSOR = re.compile(r"!torch\.vtensor<\[([^\]]*)\],([^>]+)>")
-# The element types the rewrite computes in as eager torch does (its math kernel
-# upcasts half precision on the CPU).
+# The element types whose math is eager's: torch's math kernel upcasts half precision on
+# the CPU, which these ops would not.
 _ATTENTION_ELEMENTS = ("f32", "f64")
 
 
@@ -287,14 +292,18 @@ def single_query_attention(module: Any) -> int:
     """Rewrite, in a torch-dialect module (iree-turbine's), each
     `aten.scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal, scale,
     enable_gqa)` of rank-4 f32 or f64 operands with one query row (``q`` of shape
-    ``[B, H, 1, D]``), ``dropout_p`` 0, ``is_causal`` and ``enable_gqa`` false and a
-    constant or default ``scale``, as `_safe_softmax(q @ k^T * scale + mask) @ v` (a bool
-    mask is -inf where false; a row with no key gives 0, as torch's does). When ``k`` and
-    ``v`` are both ``x[:, :, None].expand(B, G, n, S, D).reshape(B, G * n, S, D)`` of
-    ``G`` heads (`repeat_kv`), the product takes ``x`` itself and ``q`` as ``[B, G, n,
-    D]`` (its ``n`` heads of a group become rows; a mask of one row per head likewise),
-    and the result is reshaped back. Returns how many ops were rewritten; any other
-    attention stays as it is."""
+    ``[B, H, 1, D]``, ``k`` and ``v`` of ``[B, H, S, D]``), ``dropout_p`` 0, ``is_causal``
+    and ``enable_gqa`` false, a constant or default ``scale`` and no mask or a bool or
+    additive one of known shape, as
+    `_safe_softmax(q @ k^T * scale + mask) @ v` (a bool mask is -inf where false; a row
+    that allows no key gives 0, as torch's does).
+
+    When ``k`` and ``v`` are both ``x[:, :, None].expand(B, G, n, S, D).reshape(B, G * n,
+    S, D)`` (`repeat_kv`), the products take ``x`` itself and ``q`` as ``[B, G, n, D]``
+    (the ``n`` heads of a group become rows of its query; a mask of one row per head
+    likewise), and the result is reshaped back. With a bool mask of ``S`` columns the
+    products stop at the last key any of its rows allows: the keys past it add exactly 0.
+    Returns how many ops were rewritten; any other attention stays as it is."""
     from iree.compiler import ir
 
     found: list[tuple[Any, float]] = []
@@ -310,22 +319,22 @@ def single_query_attention(module: Any) -> int:
     module.operation.walk(visit)
     for operation, scale in found:
         with operation.context, operation.location:
-            _write_attention(operation, scale, ir.InsertionPoint(operation))
+            _write_attention(operation, scale, _Builder(ir.InsertionPoint(operation)))
     return len(found)
 
 
-def _shape(value: Any) -> tuple[list[str], str] | None:
-    """The dims (as written, ``?`` for a dynamic one) and element type of a value of
-    type `!torch.vtensor`, or None."""
+def _shape(value: Any) -> tuple[list[str], str]:
+    """The dims (as written, ``?`` for a dynamic one) and element type of a value of type
+    `!torch.vtensor`, or ``([], "")`` for a value of another type."""
     match = _VTENSOR.fullmatch(str(value.type))
     if match is None:
-        return None
+        return [], ""
     return (match.group(1).split(",") if match.group(1) else []), match.group(2)
 
 
 def _constant(value: Any, name: str) -> str | None:
-    """The value attribute (as text) of ``value`` made by the constant op ``name``, or
-    None."""
+    """The value (as text; ``"none"`` for `torch.constant.none`) of ``value`` if the
+    constant op ``name`` makes it, or None."""
     owner = value.owner
     if getattr(owner, "name", None) != name:
         return None
@@ -340,18 +349,22 @@ def _single_query_scale(operation: Any) -> float | None:
     if len(operands) != 8 or len(operation.results) != 1:
         return None
     query, key, value, mask, dropout, causal, scale, gqa = operands
-    shapes = [_shape(item) for item in (query, key, value)]
-    if any(shape is None or len(shape[0]) != 4 for shape in shapes):
-        return None
-    (q_dims, element), (k_dims, k_element), (v_dims, v_element) = shapes  # type: ignore[misc]
+    (q_dims, element), (k_dims, k_element), (v_dims, v_element) = (
+        _shape(query),
+        _shape(key),
+        _shape(value),
+    )
     if element not in _ATTENTION_ELEMENTS or {k_element, v_element} != {element}:
         return None
-    if q_dims[2] != "1" or not q_dims[3].isdigit():
+    if not len(q_dims) == len(k_dims) == len(v_dims) == 4:
         return None
-    # Without broadcasting between them, so that each product's shape is known.
-    if q_dims[:2] != k_dims[:2] or k_dims[:3] != v_dims[:3] or q_dims[3] != k_dims[3]:
+    # One query row; no broadcasting between the operands, so every product's shape is
+    # known.
+    if q_dims[2] != "1" or not q_dims[3].isdigit() or q_dims[3] != k_dims[3]:
         return None
-    if _mask_dims(mask, element) is None:
+    if q_dims[:2] != k_dims[:2] or k_dims[:3] != v_dims[:3]:
+        return None
+    if _mask_dims(mask, element, [*q_dims[:3], k_dims[2]]) is None:
         return None
     if _constant(causal, "torch.constant.bool") != "false":
         return None
@@ -366,28 +379,28 @@ def _single_query_scale(operation: Any) -> float | None:
     return None if written is None else float(written)
 
 
-def _mask_dims(mask: Any, element: str) -> list[str] | None:
+def _mask_dims(mask: Any, element: str, scores: list[str]) -> list[str] | None:
     """The dims of an attention's mask (``[]`` for none) if it is one the rewrite takes: a
-    bool or ``element`` tensor of known dims, of rank at most 4, with one query row."""
+    bool or ``element`` tensor of known dims that broadcasts to ``scores`` (``[B, H, 1,
+    S]``) without growing it."""
     if _constant(mask, "torch.constant.none") is not None:
         return []
-    shape = _shape(mask)
-    if shape is None or shape[1] not in ("i1", element):
+    dims, mask_element = _shape(mask)
+    if mask_element not in ("i1", element) or not 0 < len(dims) <= len(scores):
         return None
-    dims = shape[0]
-    if len(dims) > 4 or not all(dim.isdigit() for dim in dims):
-        return None
-    return dims if len(dims) < 2 or dims[-2] == "1" else None
+    for dim, target in zip(reversed(dims), reversed(scores), strict=False):
+        if not dim.isdigit() or (dim != "1" and dim != target):
+            return None
+    return dims
 
 
 def _repeated_heads(value: Any) -> tuple[Any, int] | None:
     """``(x, n)`` when ``value`` is ``x`` (``[B, G, S, D]``) with each head repeated ``n``
     times, as `repeat_kv` writes it (unsqueeze at 2, expand, an optional clone, a view or
-    reshape to ``[B, G * n, S, D]``), or None. Read from the types alone: an unsqueeze
-    and an expand of a size-1 dim, and a row-major reshape, are fixed by their shapes."""
-    target = _shape(value)
+    reshape to ``[B, G * n, S, D]``), or None. Read from the types: an unsqueeze and the
+    expand of the size-1 dim it made, and a row-major reshape, are fixed by their shapes."""
     view = value.owner
-    if target is None or getattr(view, "name", None) not in _VIEWS:
+    if getattr(view, "name", None) not in _VIEWS:
         return None
     expanded = view.operands[0]
     if getattr(expanded.owner, "name", None) == "torch.aten.clone":
@@ -398,125 +411,188 @@ def _repeated_heads(value: Any) -> tuple[Any, int] | None:
     if getattr(unsqueezed.owner, "name", None) != "torch.aten.unsqueeze":
         return None
     source = unsqueezed.owner.operands[0]
-    shapes = [_shape(item) for item in (expanded, unsqueezed, source)]
-    if any(shape is None for shape in shapes):
+    dims, expanded_dims, unsqueezed_dims, source_dims = (
+        _shape(item)[0] for item in (value, expanded, unsqueezed, source)
+    )
+    if len(source_dims) != 4 or len(expanded_dims) != 5:
         return None
-    (e_dims, _), (u_dims, _), (s_dims, _) = shapes  # type: ignore[misc]
-    dims = target[0]
-    if len(s_dims) != 4 or not (s_dims[1].isdigit() and e_dims[2:3] and e_dims[2].isdigit()):
+    heads, repeats = source_dims[1], expanded_dims[2]
+    if not (heads.isdigit() and repeats.isdigit()):
         return None
-    heads, repeats = int(s_dims[1]), int(e_dims[2])
-    if u_dims != [*s_dims[:2], "1", *s_dims[2:]] or e_dims != [*s_dims[:2], str(repeats), *s_dims[2:]]:
+    batch, rest = source_dims[0], source_dims[2:]
+    if unsqueezed_dims != [batch, heads, "1", *rest]:
         return None
-    if dims != [s_dims[0], str(heads * repeats), *s_dims[2:]]:
+    if expanded_dims != [batch, heads, repeats, *rest]:
         return None
-    return source, repeats
+    if dims != [batch, str(int(heads) * int(repeats)), *rest]:
+        return None
+    return source, int(repeats)
 
 
-def _write_attention(operation: Any, scale: float, at: Any) -> None:
-    """Replace the attention ``operation`` (one `_single_query_scale` took) by its math,
-    inserted at ``at``."""
-    from iree.compiler import ir
+class _Builder:
+    """Creates torch-dialect ops at one insertion point."""
 
-    def make(name: str, result: str, operands: list[Any], **attributes: Any) -> Any:
+    def __init__(self, at: Any) -> None:
+        self.at = at
+
+    def op(self, name: str, result: str, *operands: Any, **attributes: Any) -> Any:
+        from iree.compiler import ir
+
         created = ir.Operation.create(
-            name, results=[ir.Type.parse(result)], operands=operands, attributes=attributes, ip=at
+            name,
+            results=[ir.Type.parse(result)],
+            operands=list(operands),
+            attributes=attributes,
+            ip=self.at,
         )
         return created.results[0]
 
-    def integers(*values: int | str) -> Any:
-        items = [
-            make(
-                "torch.constant.int",
-                "!torch.int",
-                [],
-                value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(item)),
-            )
-            for item in values
-        ]
-        return make("torch.prim.ListConstruct", "!torch.list<int>", items)
+    def integer(self, value: int | str) -> Any:
+        from iree.compiler import ir
 
-    def number(value: float) -> Any:
-        return make("torch.constant.float", "!torch.float", [], value=ir.FloatAttr.get_f64(value))
+        attribute = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+        return self.op("torch.constant.int", "!torch.int", value=attribute)
 
-    def vtensor(dims: list[str], element: str) -> str:
-        return f"!torch.vtensor<[{','.join(dims)}],{element}>"
+    def integers(self, *values: int | str) -> Any:
+        items = [self.integer(value) for value in values]
+        return self.op("torch.prim.ListConstruct", "!torch.list<int>", *items)
 
+    def number(self, value: float) -> Any:
+        from iree.compiler import ir
+
+        return self.op("torch.constant.float", "!torch.float", value=ir.FloatAttr.get_f64(value))
+
+    def boolean(self, value: bool) -> Any:
+        from iree.compiler import ir
+
+        return self.op("torch.constant.bool", "!torch.bool", value=ir.BoolAttr.get(value))
+
+    def none(self) -> Any:
+        return self.op("torch.constant.none", "!torch.none")
+
+    def reshape(self, value: Any, dims: list[str]) -> Any:
+        """``value`` reshaped to ``dims`` (a dynamic one as -1)."""
+        sizes = [dim if dim.isdigit() else "-1" for dim in dims]
+        return self.op(
+            "torch.aten.reshape", _vtensor(dims, _shape(value)[1]), value, self.integers(*sizes)
+        )
+
+
+def _vtensor(dims: list[str], element: str) -> str:
+    return f"!torch.vtensor<[{','.join(dims)}],{element}>"
+
+
+def _write_attention(operation: Any, scale: float, build: _Builder) -> None:
+    """Replace the attention ``operation`` (one `_single_query_scale` took) by its math."""
     query, key, value, mask = list(operation.operands)[:4]
-    (q_dims, element), (k_dims, _), (v_dims, _) = (
-        _shape(query),
-        _shape(key),
-        _shape(value),
-    )  # type: ignore[misc]
-    mask_dims = _mask_dims(mask, element)
+    q_dims, element = _shape(query)
+    batch, heads, _, depth = q_dims
+    mask_dims = _mask_dims(mask, element, [*q_dims[:3], _shape(key)[0][2]])
     assert mask_dims is not None
-    batch = q_dims[0] if q_dims[0].isdigit() else "-1"
-    repeated, values = _repeated_heads(key), _repeated_heads(value)
+    mask_element = _shape(mask)[1] if mask_dims else ""
+    rows = "1"
+    repeated_keys, repeated_values = _repeated_heads(key), _repeated_heads(value)
     packed = (
-        repeated is not None
-        and values is not None
-        and repeated[1] == values[1]
-        and q_dims[1].isdigit()
+        repeated_keys is not None
+        and repeated_values is not None
+        and repeated_keys[1] == repeated_values[1]
+        and heads.isdigit()
     )
     if packed:
-        key, repeats = repeated  # type: ignore[misc]
-        value = values[0]  # type: ignore[index]
-        heads = str(int(q_dims[1]) // repeats)
-        rows_dims = [q_dims[0], heads, str(repeats), q_dims[3]]
-        query = make("torch.aten.reshape", vtensor(rows_dims, element), [query, integers(batch, heads, repeats, q_dims[3])])
-        if len(mask_dims) >= 3 and mask_dims[-3] == q_dims[1] and mask_dims[-3] != "1":
-            new_mask = [*mask_dims[:-3], heads, str(repeats), mask_dims[-1]]
-            mask = make("torch.aten.reshape", vtensor(new_mask, _shape(mask)[1]), [mask, integers(*new_mask)])  # type: ignore[index]
-        rows, heads_dims = str(repeats), [q_dims[0], heads]
-    else:
-        rows, heads_dims = "1", q_dims[:2]
-    k_dims, _ = _shape(key)  # type: ignore[misc]
-    v_dims, _ = _shape(value)  # type: ignore[misc]
-    length = k_dims[2]
-    mask_shape = _shape(mask) if mask_dims else None
-    if mask_shape is not None and mask_shape[1] == "i1" and length.isdigit() and mask_dims[-1] == length and int(length) > 1:
-        def const_int(v: int) -> Any:
-            return make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v))
-        flat = mask
-        if len(mask_dims) > 1:
-            rows_total = math.prod(int(d) for d in mask_dims[:-1])
-            flat = make("torch.aten.reshape", vtensor([str(rows_total), length], "i1"), [mask, integers(rows_total, length)])
-            false = make("torch.constant.bool", "!torch.bool", [], value=ir.BoolAttr.get(False))
-            flat = make("torch.aten.any.dim", vtensor([length], "i1"), [flat, const_int(0), false])
-        none_ = make("torch.constant.none", "!torch.none", [])
-        ends = make("torch.aten.arange.start", vtensor([length], "si64"), [const_int(1), const_int(int(length) + 1), const_int(4), none_, none_, none_])
-        one_t = make("torch.vtensor.literal", "!torch.vtensor<[],si64>", [], value=ir.Attribute.parse("dense<1> : tensor<si64>"))
-        ends = make("torch.aten.where.self", vtensor([length], "si64"), [flat, ends, one_t])
-        end = make("torch.aten.max", "!torch.vtensor<[],si64>", [ends])
-        end = make("torch.aten.item", "!torch.int", [end])
-        def cut(x: Any, dim: int) -> Any:
-            dims, el = _shape(x)  # type: ignore[misc]
-            dims = list(dims); dims[dim] = "?"
-            return make("torch.aten.slice.Tensor", vtensor(dims, el), [x, const_int(dim), const_int(0), end, const_int(1)])
-        key, value = cut(key, 2), cut(value, 2)
-        mask = cut(mask, len(mask_dims) - 1)
-        k_dims, _ = _shape(key)  # type: ignore[misc]
-        v_dims, _ = _shape(value)  # type: ignore[misc]
-        length = "?"
-    transposed = make(
+        assert repeated_keys is not None and repeated_values is not None
+        (key, repeats), value = repeated_keys, repeated_values[0]
+        heads, rows = str(int(heads) // repeats), str(repeats)
+        query = build.reshape(query, [batch, heads, rows, depth])
+        if len(mask_dims) >= 3 and mask_dims[-3] != "1":  # one mask row per query head
+            mask_dims = [*mask_dims[:-3], heads, rows, mask_dims[-1]]
+            mask = build.reshape(mask, mask_dims)
+    length = _shape(key)[0][2]
+    if mask_element == "i1" and length.isdigit() and int(length) > 1 and mask_dims[-1] == length:
+        key, value, mask, length = _allowed_keys(build, key, value, mask, mask_dims)
+    value_depth = _shape(value)[0][3]
+    scores_type = _vtensor([batch, heads, rows, length], element)
+    transposed = build.op(
         "torch.aten.transpose.int",
-        vtensor([*heads_dims, k_dims[3], length], element),
-        [key, *(make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)) for d in (2, 3))],
+        _vtensor([batch, heads, depth, length], element),
+        key,
+        build.integer(2),
+        build.integer(3),
     )
-    scores_type = vtensor([*heads_dims, rows, length], element)
-    scores = make("torch.aten.matmul", scores_type, [query, transposed])
-    scores = make("torch.aten.mul.Scalar", scores_type, [scores, number(scale)])
-    if mask_dims:
-        if _shape(mask)[1] == "i1":  # type: ignore[index]
-            scores = make("torch.aten.where.ScalarOther", scores_type, [mask, scores, number(-math.inf)])
-        else:
-            one = make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
-            scores = make("torch.aten.add.Tensor", scores_type, [scores, mask, one])
-    last = make("torch.constant.int", "!torch.int", [], value=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 3))
-    none = make("torch.constant.none", "!torch.none", [])
-    weights = make("torch.aten._safe_softmax", scores_type, [scores, last, none])
-    result = make("torch.aten.matmul", vtensor([*heads_dims, rows, v_dims[3]], element), [weights, value])
+    scores = build.op("torch.aten.matmul", scores_type, query, transposed)
+    scores = build.op("torch.aten.mul.Scalar", scores_type, scores, build.number(scale))
+    if mask_element == "i1":
+        scores = build.op(
+            "torch.aten.where.ScalarOther", scores_type, mask, scores, build.number(-math.inf)
+        )
+    elif mask_element:
+        scores = build.op("torch.aten.add.Tensor", scores_type, scores, mask, build.integer(1))
+    weights = build.op(
+        "torch.aten._safe_softmax", scores_type, scores, build.integer(3), build.none()
+    )
+    result = build.op(
+        "torch.aten.matmul", _vtensor([batch, heads, rows, value_depth], element), weights, value
+    )
     if packed:
-        result = make("torch.aten.reshape", str(operation.results[0].type), [result, integers(batch, q_dims[1], 1, v_dims[3])])
+        result = build.reshape(result, [*q_dims[:3], value_depth])
     operation.results[0].replace_all_uses_with(result)
     operation.erase()
+
+
+def _allowed_keys(
+    build: _Builder, key: Any, value: Any, mask: Any, mask_dims: list[str]
+) -> tuple[Any, Any, Any, str]:
+    """``key``, ``value`` and the bool ``mask`` cut (on the keys' dim) after the last key
+    any row of the mask allows (at least one key), and their length (``?``): the scores of
+    the keys past it are -inf in every row, which add exactly 0 to each softmax."""
+    length = mask_dims[-1]
+    allowed = mask
+    if len(mask_dims) > 1:
+        rows = math.prod(int(dim) for dim in mask_dims[:-1])
+        allowed = build.reshape(mask, [str(rows), length])
+        allowed = build.op(
+            "torch.aten.any.dim",
+            _vtensor([length], "i1"),
+            allowed,
+            build.integer(0),
+            build.boolean(False),
+        )
+    none = build.none()
+    ends = build.op(
+        "torch.aten.arange.start",
+        _vtensor([length], "si64"),
+        build.integer(1),
+        build.integer(int(length) + 1),
+        build.integer(4),  # torch.int64
+        none,
+        none,
+        none,
+    )
+    one = build.op(
+        "torch.vtensor.literal",
+        "!torch.vtensor<[],si64>",
+        value=_parse_attribute("dense<1> : tensor<si64>"),
+    )
+    ends = build.op("torch.aten.where.self", _vtensor([length], "si64"), allowed, ends, one)
+    end = build.op("torch.aten.max", "!torch.vtensor<[],si64>", ends)
+    end = build.op("torch.aten.item", "!torch.int", end)
+
+    def cut(tensor: Any, dim: int) -> Any:
+        dims, element = _shape(tensor)
+        dims = [*dims[:dim], "?", *dims[dim + 1 :]]
+        return build.op(
+            "torch.aten.slice.Tensor",
+            _vtensor(dims, element),
+            tensor,
+            build.integer(dim),
+            build.integer(0),
+            end,
+            build.integer(1),
+        )
+
+    return cut(key, 2), cut(value, 2), cut(mask, len(mask_dims) - 1), "?"
+
+
+def _parse_attribute(text: str) -> Any:
+    from iree.compiler import ir
+
+    return ir.Attribute.parse(text)
