@@ -266,9 +266,9 @@ def _index_copy_dim(operation: Any) -> int | None:
 # eager torch pays so (bench/RESULTS_generate.md):
 # * IREE 3.13 lowers the op to `iree_linalg_ext.attention`, whose llvm-cpu code for one
 #   query row is slow: 383 us for 4 heads over 1024 keys, where the two batch matmuls and
-#   the softmax written out take 7 + 6 + 9 us on the same CPU. IREE's developers decompose
-#   the op before dispatch formation for CPU targets themselves
-#   (https://github.com/iree-org/iree/pull/24177).
+#   the softmax written out take 7 + 6 + 9 us on the same CPU (decomposing the op before
+#   dispatch formation for CPU targets is what a review of
+#   https://github.com/iree-org/iree/pull/24177 reports doing).
 # * Grouped-query attention as torch.export records it repeats each key and value head for
 #   its group of query heads (transformers' `repeat_kv`: unsqueeze, expand, clone, view), a
 #   copy of the whole cache per step, where the group's queries can be the rows of one
