@@ -8,9 +8,10 @@ Each round generates ``--tokens`` tokens greedily after a ``--prompt``-token pro
 (one call per token, `cache_position` counting up) with each engine, the engines
 interleaved round by round; the figure is CPU time (`time.process_time`) of the whole
 loop divided by its calls, best round. The tokens of the two engines are checked equal.
-A cache copied per step would show as a ratio growing with the cache length.
+A cache copied per step, or attention over all of it, would show as a ratio growing
+with the cache length (the positions reached are the same for every cache).
 
-    python bench/bench_generate.py [--caches 256,1024] [--rounds 5] [--tokens 64]
+    python bench/bench_generate.py [--caches 256,1024,2048] [--rounds 5] [--tokens 64]
         [--device local-sync] [--output bench/RESULTS_generate.md]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
@@ -64,7 +65,7 @@ def _greedy(step: Callable[[Any, Any], Any], prompt: list[int], tokens: int) -> 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--caches", default="256,1024")
+    parser.add_argument("--caches", default="256,1024,2048")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--prompt", type=int, default=8)

@@ -1,14 +1,16 @@
 """Rewrites of the torch-dialect module iree-turbine imports, before IREE's torch lowering
 (`abi_compiler.frontends.iree_ir.lower_torch`): each spells an op that IREE 3.13's torch
 pipeline (torch-mlir) refuses or lowers to other numbers as ops it lowers and that give
-eager torch's values. One section per rewrite, each naming the upstream gap;
-`rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
+eager torch's values; `single_query_attention` spells a decoding step's attention as
+ops IREE runs faster, with eager's values. One section per rewrite, each naming the
+upstream gap; `rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
 
 Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -17,6 +19,7 @@ __all__ = [
     "SCALAR_OPERATOR_ALIASES",
     "index_copy_as_index_put",
     "rewrite",
+    "single_query_attention",
     "spell_operators_as_bitwise",
 ]
 
@@ -24,7 +27,11 @@ __all__ = [
 def rewrite(module: Any) -> int:
     """Every rewrite of this module, in place, on ``module`` (iree-turbine's
     `mlir_module`). Returns how many ops were rewritten."""
-    return spell_operators_as_bitwise(module) + index_copy_as_index_put(module)
+    return (
+        spell_operators_as_bitwise(module)
+        + index_copy_as_index_put(module)
+        + single_query_attention(module)
+    )
 
 
 # --- Python's bitwise operators as their ATen aliases ---------------------------------
@@ -250,3 +257,343 @@ def _index_copy_dim(operation: Any) -> int | None:
     value = int(str(owner.attributes["value"]).split(":")[0])
     value = value + rank if value < 0 else value
     return value if 0 <= value < rank else None
+
+
+# --- attention of one query -------------------------------------------------------------
+
+# `aten.scaled_dot_product_attention` with one query row per head (a decoding step) over
+# the keys of a static cache, three costs that grow with the cache length, none of which
+# eager torch pays so (bench/RESULTS_generate.md):
+# * IREE 3.13 lowers the op to `iree_linalg_ext.attention`, whose llvm-cpu code for one
+#   query row is slow: 383 us for 4 heads over 1024 keys, where the two batch matmuls and
+#   the softmax written out take 7 + 6 + 9 us on the same CPU (decomposing the op before
+#   dispatch formation for CPU targets is what a review of
+#   https://github.com/iree-org/iree/pull/24177 reports doing).
+# * Grouped-query attention as torch.export records it repeats each key and value head for
+#   its group of query heads (transformers' `repeat_kv`: unsqueeze, expand, clone, view), a
+#   copy of the whole cache per step, where the group's queries can be the rows of one
+#   query of the key's head instead (transformers' `pack_gqa`, which its eager mode does
+#   and torch.export's does not).
+# * The mask hides the cache past the current position, but the whole cache is multiplied.
+# So the op becomes its math, `_safe_softmax(q @ k^T * scale + mask) @ v`, on the key and
+# value heads themselves when they are so repeated, and, with a bool mask, over the keys up
+# to the last one any row of the mask allows (a length computed on the device and read by
+# the host, which then sizes the products). docs/calling.md, "What the torch frontend
+# rewrites".
+SDPA = "torch.aten.scaled_dot_product_attention"
+# The ops of a repeat of heads, from the repeated tensor back to its source.
+_VIEWS = ("torch.aten._unsafe_view", "torch.aten.view", "torch.aten.reshape")
+_VTENSOR = re.compile(r"!torch\.vtensor<\[([^\]]*)\],([^>]+)>")
+# The element types whose math is eager's: torch's math kernel upcasts half precision on
+# the CPU, which these ops would not.
+_ATTENTION_ELEMENTS = ("f32", "f64")
+
+
+def single_query_attention(module: Any) -> int:
+    """Rewrite, in a torch-dialect module (iree-turbine's), each
+    `aten.scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal, scale,
+    enable_gqa)` of rank-4 f32 or f64 operands with one query row (``q`` of shape
+    ``[B, H, 1, D]``, ``k`` and ``v`` of ``[B, H, S, D]``), ``dropout_p`` 0, ``is_causal``
+    and ``enable_gqa`` false, a constant or default ``scale`` and no mask or a bool or
+    additive one of known shape, as
+    `_safe_softmax(q @ k^T * scale + mask) @ v` (a bool mask is -inf where false; a row
+    that allows no key gives 0, as torch's does).
+
+    When ``k`` and ``v`` are both ``x[:, :, None].expand(B, G, n, S, D).reshape(B, G * n,
+    S, D)`` (`repeat_kv`), the products take ``x`` itself and ``q`` as ``[B, G, n, D]``
+    (the ``n`` heads of a group become rows of its query; a mask of one row per head
+    likewise), and the result is reshaped back. With a bool mask of ``S`` columns the
+    products stop at the last key any of its rows allows: the keys past it add exactly 0.
+    Returns how many ops were rewritten; any other attention stays as it is."""
+    from iree.compiler import ir
+
+    found: list[tuple[Any, float]] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name == SDPA:
+            scale = _single_query_scale(operation)
+            if scale is not None:
+                found.append((operation, scale))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation, scale in found:
+        with operation.context, operation.location:
+            _write_attention(operation, scale, _Builder(ir.InsertionPoint(operation)))
+    return len(found)
+
+
+def _shape(value: Any) -> tuple[list[str], str]:
+    """The dims (as written, ``?`` for a dynamic one) and element type of a value of type
+    `!torch.vtensor`, or ``([], "")`` for a value of another type."""
+    match = _VTENSOR.fullmatch(str(value.type))
+    if match is None:
+        return [], ""
+    return (match.group(1).split(",") if match.group(1) else []), match.group(2)
+
+
+def _constant(value: Any, name: str) -> str | None:
+    """The value (as text; ``"none"`` for `torch.constant.none`) of ``value`` if the
+    constant op ``name`` makes it, or None."""
+    owner = value.owner
+    if getattr(owner, "name", None) != name:
+        return None
+    if name == "torch.constant.none":
+        return "none"
+    return str(owner.attributes["value"]).split(":")[0].strip()
+
+
+def _single_query_scale(operation: Any) -> float | None:
+    """The scale of an attention `single_query_attention` rewrites, or None for another."""
+    operands = list(operation.operands)
+    if len(operands) != 8 or len(operation.results) != 1:
+        return None
+    query, key, value, mask, dropout, causal, scale, gqa = operands
+    (q_dims, element), (k_dims, k_element), (v_dims, v_element) = (
+        _shape(query),
+        _shape(key),
+        _shape(value),
+    )
+    if element not in _ATTENTION_ELEMENTS or {k_element, v_element} != {element}:
+        return None
+    if not len(q_dims) == len(k_dims) == len(v_dims) == 4:
+        return None
+    # One query row; no broadcasting between the operands, so every product's shape is
+    # known.
+    if q_dims[2] != "1" or not q_dims[3].isdigit() or q_dims[3] != k_dims[3]:
+        return None
+    if q_dims[:2] != k_dims[:2] or k_dims[:3] != v_dims[:3]:
+        return None
+    if _mask_dims(mask, element, [*q_dims[:3], k_dims[2]]) is None:
+        return None
+    if _constant(causal, "torch.constant.bool") != "false":
+        return None
+    if _constant(gqa, "torch.constant.bool") != "false":
+        return None
+    dropout_p = _constant(dropout, "torch.constant.float")
+    if dropout_p is None or float(dropout_p) != 0.0:
+        return None
+    if _constant(scale, "torch.constant.none") is not None:
+        return 1.0 / math.sqrt(int(q_dims[3]))
+    written = _constant(scale, "torch.constant.float")
+    return None if written is None else float(written)
+
+
+def _mask_dims(mask: Any, element: str, scores: list[str]) -> list[str] | None:
+    """The dims of an attention's mask (``[]`` for none) if it is one the rewrite takes: a
+    bool or ``element`` tensor of known dims that broadcasts to ``scores`` (``[B, H, 1,
+    S]``) without growing it."""
+    if _constant(mask, "torch.constant.none") is not None:
+        return []
+    dims, mask_element = _shape(mask)
+    if mask_element not in ("i1", element) or not 0 < len(dims) <= len(scores):
+        return None
+    for dim, target in zip(reversed(dims), reversed(scores), strict=False):
+        if not dim.isdigit() or (dim != "1" and dim != target):
+            return None
+    return dims
+
+
+def _repeated_heads(value: Any) -> tuple[Any, int] | None:
+    """``(x, n)`` when ``value`` is ``x`` (``[B, G, S, D]``) with each head repeated ``n``
+    times, as `repeat_kv` writes it (unsqueeze at 2, expand, an optional clone, a view or
+    reshape to ``[B, G * n, S, D]``), or None. Read from the types: an unsqueeze and the
+    expand of the size-1 dim it made, and a row-major reshape, are fixed by their shapes."""
+    view = value.owner
+    if getattr(view, "name", None) not in _VIEWS:
+        return None
+    expanded = view.operands[0]
+    if getattr(expanded.owner, "name", None) == "torch.aten.clone":
+        expanded = expanded.owner.operands[0]
+    if getattr(expanded.owner, "name", None) != "torch.aten.expand":
+        return None
+    unsqueezed = expanded.owner.operands[0]
+    if getattr(unsqueezed.owner, "name", None) != "torch.aten.unsqueeze":
+        return None
+    source = unsqueezed.owner.operands[0]
+    dims, expanded_dims, unsqueezed_dims, source_dims = (
+        _shape(item)[0] for item in (value, expanded, unsqueezed, source)
+    )
+    if len(source_dims) != 4 or len(expanded_dims) != 5:
+        return None
+    heads, repeats = source_dims[1], expanded_dims[2]
+    if not (heads.isdigit() and repeats.isdigit()):
+        return None
+    batch, rest = source_dims[0], source_dims[2:]
+    if unsqueezed_dims != [batch, heads, "1", *rest]:
+        return None
+    if expanded_dims != [batch, heads, repeats, *rest]:
+        return None
+    if dims != [batch, str(int(heads) * int(repeats)), *rest]:
+        return None
+    return source, int(repeats)
+
+
+class _Builder:
+    """Creates torch-dialect ops at one insertion point."""
+
+    def __init__(self, at: Any) -> None:
+        self.at = at
+
+    def op(self, name: str, result: str, *operands: Any, **attributes: Any) -> Any:
+        from iree.compiler import ir
+
+        created = ir.Operation.create(
+            name,
+            results=[ir.Type.parse(result)],
+            operands=list(operands),
+            attributes=attributes,
+            ip=self.at,
+        )
+        return created.results[0]
+
+    def integer(self, value: int | str) -> Any:
+        from iree.compiler import ir
+
+        attribute = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+        return self.op("torch.constant.int", "!torch.int", value=attribute)
+
+    def integers(self, *values: int | str) -> Any:
+        items = [self.integer(value) for value in values]
+        return self.op("torch.prim.ListConstruct", "!torch.list<int>", *items)
+
+    def number(self, value: float) -> Any:
+        from iree.compiler import ir
+
+        return self.op("torch.constant.float", "!torch.float", value=ir.FloatAttr.get_f64(value))
+
+    def boolean(self, value: bool) -> Any:
+        from iree.compiler import ir
+
+        return self.op("torch.constant.bool", "!torch.bool", value=ir.BoolAttr.get(value))
+
+    def none(self) -> Any:
+        return self.op("torch.constant.none", "!torch.none")
+
+    def reshape(self, value: Any, dims: list[str]) -> Any:
+        """``value`` reshaped to ``dims`` (a dynamic one as -1)."""
+        sizes = [dim if dim.isdigit() else "-1" for dim in dims]
+        return self.op(
+            "torch.aten.reshape", _vtensor(dims, _shape(value)[1]), value, self.integers(*sizes)
+        )
+
+
+def _vtensor(dims: list[str], element: str) -> str:
+    return f"!torch.vtensor<[{','.join(dims)}],{element}>"
+
+
+def _write_attention(operation: Any, scale: float, build: _Builder) -> None:
+    """Replace the attention ``operation`` (one `_single_query_scale` took) by its math."""
+    query, key, value, mask = list(operation.operands)[:4]
+    q_dims, element = _shape(query)
+    batch, heads, _, depth = q_dims
+    mask_dims = _mask_dims(mask, element, [*q_dims[:3], _shape(key)[0][2]])
+    assert mask_dims is not None
+    mask_element = _shape(mask)[1] if mask_dims else ""
+    rows = "1"
+    repeated_keys, repeated_values = _repeated_heads(key), _repeated_heads(value)
+    packed = (
+        repeated_keys is not None
+        and repeated_values is not None
+        and repeated_keys[1] == repeated_values[1]
+        and heads.isdigit()
+    )
+    if packed:
+        assert repeated_keys is not None and repeated_values is not None
+        (key, repeats), value = repeated_keys, repeated_values[0]
+        heads, rows = str(int(heads) // repeats), str(repeats)
+        query = build.reshape(query, [batch, heads, rows, depth])
+        if len(mask_dims) >= 3 and mask_dims[-3] != "1":  # one mask row per query head
+            mask_dims = [*mask_dims[:-3], heads, rows, mask_dims[-1]]
+            mask = build.reshape(mask, mask_dims)
+    length = _shape(key)[0][2]
+    if mask_element == "i1" and length.isdigit() and int(length) > 1 and mask_dims[-1] == length:
+        key, value, mask, length = _allowed_keys(build, key, value, mask, mask_dims)
+    value_depth = _shape(value)[0][3]
+    scores_type = _vtensor([batch, heads, rows, length], element)
+    transposed = build.op(
+        "torch.aten.transpose.int",
+        _vtensor([batch, heads, depth, length], element),
+        key,
+        build.integer(2),
+        build.integer(3),
+    )
+    scores = build.op("torch.aten.matmul", scores_type, query, transposed)
+    scores = build.op("torch.aten.mul.Scalar", scores_type, scores, build.number(scale))
+    if mask_element == "i1":
+        scores = build.op(
+            "torch.aten.where.ScalarOther", scores_type, mask, scores, build.number(-math.inf)
+        )
+    elif mask_element:
+        scores = build.op("torch.aten.add.Tensor", scores_type, scores, mask, build.integer(1))
+    weights = build.op(
+        "torch.aten._safe_softmax", scores_type, scores, build.integer(3), build.none()
+    )
+    result = build.op(
+        "torch.aten.matmul", _vtensor([batch, heads, rows, value_depth], element), weights, value
+    )
+    if packed:
+        result = build.reshape(result, [*q_dims[:3], value_depth])
+    operation.results[0].replace_all_uses_with(result)
+    operation.erase()
+
+
+def _allowed_keys(
+    build: _Builder, key: Any, value: Any, mask: Any, mask_dims: list[str]
+) -> tuple[Any, Any, Any, str]:
+    """``key``, ``value`` and the bool ``mask`` cut (on the keys' dim) after the last key
+    any row of the mask allows (at least one key), and their length (``?``): the scores of
+    the keys past it are -inf in every row, which add exactly 0 to each softmax."""
+    length = mask_dims[-1]
+    allowed = mask
+    if len(mask_dims) > 1:
+        rows = math.prod(int(dim) for dim in mask_dims[:-1])
+        allowed = build.reshape(mask, [str(rows), length])
+        allowed = build.op(
+            "torch.aten.any.dim",
+            _vtensor([length], "i1"),
+            allowed,
+            build.integer(0),
+            build.boolean(False),
+        )
+    none = build.none()
+    ends = build.op(
+        "torch.aten.arange.start",
+        _vtensor([length], "si64"),
+        build.integer(1),
+        build.integer(int(length) + 1),
+        build.integer(4),  # torch.int64
+        none,
+        none,
+        none,
+    )
+    one = build.op(
+        "torch.vtensor.literal",
+        "!torch.vtensor<[],si64>",
+        value=_parse_attribute("dense<1> : tensor<si64>"),
+    )
+    ends = build.op("torch.aten.where.self", _vtensor([length], "si64"), allowed, ends, one)
+    end = build.op("torch.aten.max", "!torch.vtensor<[],si64>", ends)
+    end = build.op("torch.aten.item", "!torch.int", end)
+
+    def cut(tensor: Any, dim: int) -> Any:
+        dims, element = _shape(tensor)
+        dims = [*dims[:dim], "?", *dims[dim + 1 :]]
+        return build.op(
+            "torch.aten.slice.Tensor",
+            _vtensor(dims, element),
+            tensor,
+            build.integer(dim),
+            build.integer(0),
+            end,
+            build.integer(1),
+        )
+
+    return cut(key, 2), cut(value, 2), cut(mask, len(mask_dims) - 1), "?"
+
+
+def _parse_attribute(text: str) -> Any:
+    from iree.compiler import ir
+
+    return ir.Attribute.parse(text)

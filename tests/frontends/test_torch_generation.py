@@ -113,6 +113,19 @@ def test_compiled_greedy_loop_gives_generates_tokens(kind: str) -> None:
     assert _greedy(lambda i, p: compiled.main(input_ids=i, cache_position=p)) == want
 
 
+def test_a_steps_attention_reads_the_cache_heads_once() -> None:
+    """Each step's attention is written out on the 2 key and value heads themselves, the
+    2 query heads of a group as rows (no copy of the cache per group, no
+    `iree_linalg_ext.attention`), over the keys the mask allows (a length known at run
+    time): docs/calling.md, "What the torch frontend rewrites"."""
+    from abi_compiler.frontends import torch as torch_frontend
+
+    text = torch_frontend.program(_export(_model("llama"))).mlir
+    assert "iree_linalg_ext.attention" not in text
+    assert f"tensor<1x4x{CACHE}x8xf32>" not in text  # a repeated cache
+    assert "tensor<1x2x2x?xf32>" in text  # the scores of a layer
+
+
 def test_the_cache_is_the_modules_state() -> None:
     """The mutated buffers are mutable globals the calls load and store (not constants,
     not dropped): a second loop on the same loaded module starts from the first's cache,

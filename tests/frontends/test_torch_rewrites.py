@@ -190,3 +190,98 @@ def test_a_program_that_updates_an_input_is_refused() -> None:
     program = torch.export.export(MutatesInput(), args)
     with pytest.raises(AbiError, match=r"updates its input\(s\) 'cache' in place.*register_buffer"):
         torch_frontend.program(program)
+
+
+class GroupedAttention(torch.nn.Module):
+    """One query row for each of 4 heads against 2 key and value heads of 6 positions,
+    repeated for their groups as transformers' `repeat_kv` writes it (``groups=False``:
+    4 key and value heads, no repeat)."""
+
+    def __init__(self, scale: float | None = None, groups: bool = True) -> None:
+        super().__init__()
+        self.scale, self.groups = scale, groups
+
+    def forward(self, q: Any, k: Any, v: Any, mask: Any = None) -> Any:
+        if self.groups:
+            k = k[:, :, None, :, :].expand(1, 2, 2, 6, 8).reshape(1, 4, 6, 8)
+            v = v[:, :, None, :, :].expand(1, 2, 2, 6, 8).reshape(1, 4, 6, 8)
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, scale=self.scale
+        )
+
+
+def _attention_args(mask: Any, groups: bool = True) -> tuple[Any, ...]:
+    generator = torch.Generator().manual_seed(0)
+    heads = 2 if groups else 4
+    q, k, v = (
+        torch.randn(shape, generator=generator)
+        for shape in ((1, 4, 1, 8), (1, heads, 6, 8), (1, heads, 6, 8))
+    )
+    return (q, k, v) if mask is None else (q, k, v, mask)
+
+
+def _masks() -> dict[str, Any]:
+    """Masks of one query row: a static cache's (keys past position 3 hidden), one row
+    per head (the last head allowed no key: torch gives 0 there), an additive one."""
+    cache = torch.arange(6) <= 3
+    per_head = torch.ones(1, 4, 1, 6, dtype=torch.bool)
+    per_head[0, 1, 0, 2:] = False
+    per_head[0, 3] = False
+    additive = torch.zeros(1, 1, 1, 6)
+    additive[..., 4:] = float("-inf")
+    additive[..., 0] = -1.5
+    return {
+        "cache": cache.reshape(1, 1, 1, 6),
+        "per_head": per_head,
+        "additive": additive,
+        "none": None,
+    }
+
+
+def test_single_query_attention_becomes_its_math_on_the_kv_heads() -> None:
+    mask = _masks()["cache"]
+    program = torch.export.export(GroupedAttention(), _attention_args(mask))
+    module = aot.export(program).mlir_module
+    assert str(module).count("torch.aten.scaled_dot_product_attention") == 1
+    assert torch_rewrites.single_query_attention(module) == 1
+    after = str(module)
+    assert "scaled_dot_product_attention" not in after
+    # The group's 2 query heads are the rows of the key's head's query; the keys are cut
+    # after the last one the mask allows (a length the products take at run time).
+    assert "-> !torch.vtensor<[1,2,2,8],f32>" in after
+    assert "-> !torch.vtensor<[1,2,2,?],f32>" in after
+    assert after.count("torch.aten.slice.Tensor") == 3
+    assert torch_rewrites.single_query_attention(module) == 0
+
+
+class Prefill(torch.nn.Module):
+    def forward(self, q: Any, k: Any, v: Any) -> Any:
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def test_attention_of_several_query_rows_stays() -> None:
+    q = torch.ones(1, 4, 3, 8)
+    program = torch.export.export(Prefill(), (q, q, q))
+    module = aot.export(program).mlir_module
+    assert torch_rewrites.single_query_attention(module) == 0
+    assert "torch.aten.scaled_dot_product_attention" in str(module)
+
+
+@pytest.mark.parametrize("mask", list(_masks()))
+@pytest.mark.parametrize("scale", [None, 0.3])
+def test_compiled_single_query_attention_returns_eager_values(
+    mask: str, scale: float | None
+) -> None:
+    args = _attention_args(_masks()[mask])
+    model = GroupedAttention(scale)
+    compiled = compile_quietly(torch.export.export(model, args))
+    torch.testing.assert_close(compiled.main(*args), model(*args), rtol=1e-5, atol=1e-6)
+
+
+def test_compiled_attention_without_repeated_heads_returns_eager_values() -> None:
+    args = _attention_args(_masks()["per_head"], groups=False)
+    model = GroupedAttention(groups=False)
+    compiled = compile_quietly(torch.export.export(model, args))
+    got = compiled.main(*args)
+    torch.testing.assert_close(got, model(*args), rtol=1e-5, atol=1e-6)
+    assert torch.equal(got[0, 3], torch.zeros(1, 8))  # a head that allows no key
