@@ -43,6 +43,7 @@ from abi_compiler.calling.original_call import (
     own_types,
 )
 from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
+from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import VmList
 from abi_compiler.codecs.call_json import decode_call, format_call
@@ -242,7 +243,10 @@ class Function:
     def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The original call (`abi.call`): the plan checks every leaf as it packs it."""
         plan = self._plan
-        packed = plan.arguments(args, kwargs)
+        packed, targets = plan.bind(args, kwargs)
+        updates = plan.call.updates
+        if len(targets) > 1:
+            check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
         results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
@@ -254,6 +258,8 @@ class Function:
             root, path = self._result_paths[done]
             mismatch.inside(*path)
             raise mismatch.error("result", root) from None
+        for target, (argument, written) in zip(targets, updates, strict=True):
+            write_back(target, flat[written], plan.updated_paths[argument])
         return plan.rebuild(flat)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
