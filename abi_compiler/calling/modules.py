@@ -46,7 +46,7 @@ from abi_compiler.calling.sessions import Session, StateContext, close_module, s
 from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import VmList
-from abi_compiler.codecs.call_json import decode_call, format_call
+from abi_compiler.codecs.call_json import decode_call, format_call, format_updates
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
@@ -143,6 +143,8 @@ class Function:
         plan = getattr(self, "_plan", None)
         if plan is not None:
             lines.append(f"Called as {self.name}{format_call(plan.call)}")
+            if plan.call.updates:
+                lines.append(f"Updates in place: {format_updates(plan.call)}")
         lines.append(f"Records: {self.name}{self.declaration} ({self.convention})")
         return "\n\n".join(lines)
 
