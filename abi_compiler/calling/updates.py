@@ -44,13 +44,13 @@ def update_target(value: Any, converted: Any, dtype: Any, device_results: bool) 
             )
         return value
     if isinstance(value, np.ndarray):
+        if not value.flags.writeable:
+            raise Mismatch(f"got a read-only numpy array, which the call cannot update ({_WHY})")
         if not _same_memory(converted, _interface(value), value.shape, value.strides):
             raise Mismatch(
                 f"expected an array of dtype {dtype} the call can write into ({_WHY}), got "
                 f"{value.dtype.name}: the call would send a converted copy"
             )
-        if not value.flags.writeable:
-            raise Mismatch(f"got a read-only numpy array, which the call cannot update ({_WHY})")
         return value
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.Tensor):
