@@ -244,3 +244,35 @@ def test_one_array_for_two_updated_inputs_is_refused() -> None:
         "place: pass separate arrays"
     )
     assert a.tolist() == [2.0] * 3
+
+
+class NestedUpdates(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any, state: Any, *, scale: Any) -> Any:
+        state["k"].mul_(scale)
+        state["v"][0].add_(x)
+        return x * 2, None
+
+
+def test_updates_inside_a_structure_through_abi_compile(tmp_path: Any) -> None:
+    """Inputs inside a dict and a list, a keyword beside them, the program saved as a
+    `.pt2` and compiled by `abi-compile`: each updated leaf is written, the others not."""
+    from abi_compiler.commands.compile_main import main
+
+    state = {"k": torch.ones(2), "v": [torch.zeros(3), torch.ones(1)]}
+    program = torch.export.export(
+        NestedUpdates(), (torch.ones(3), state), {"scale": torch.tensor(3.0)}
+    )
+    archive, vmfb = tmp_path / "model.pt2", tmp_path / "model.vmfb"
+    torch.export.save(program, archive)
+    assert main([str(archive), "-o", str(vmfb)]) == 0
+    module = abi_iree.load(vmfb)
+    assert "Updates in place: args[1]['k'], args[1]['v'][0]" in (module.main.__doc__ or "")
+    given = {"k": np.ones(2, np.float32), "v": [np.zeros(3, np.float32), np.ones(1, np.float32)]}
+    eager = {"k": torch.ones(2), "v": [torch.zeros(3), torch.ones(1)]}
+    for _ in range(2):
+        got = module.main(np.ones(3, np.float32), given, scale=np.float32(3))
+        want = NestedUpdates()(torch.ones(3), eager, scale=torch.tensor(3.0))
+        assert torch.equal(got[0], want[0]) and got[1] is None
+        np.testing.assert_array_equal(given["k"], eager["k"].numpy())
+        np.testing.assert_array_equal(given["v"][0], eager["v"][0].numpy())
+    assert given["v"][1].tolist() == [1.0]
