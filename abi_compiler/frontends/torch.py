@@ -11,7 +11,9 @@ The MLIR comes from iree-turbine (`iree.turbine.aot.export(program)`): one funct
 `@main` whose arguments are the program's tensor inputs in flatten order, with the lifted
 parameters and buffers inside the module (constants, and globals for mutated buffers),
 never arguments; `program` leaves those of `EXTERNAL_BYTES` or more out of the text, as
-named parameters the module reads (`Program.parameters`). Operators IREE cannot lower
+named parameters the module reads (`Program.parameters`). The new value of an input the
+program updates in place is one more result, after the program's own, which the call
+writes back into the caller's array (`abi.call`'s ``updates``: `_returned_updates`). Operators IREE cannot lower
 are rewritten first (`abi_compiler.frontends.torch_rewrites`). Its torch-dialect body is lowered to builtin tensors with IREE's own
 torch pipeline (`iree_ir.lower_torch`), and the structure of the program's input and
 output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure`):

@@ -276,3 +276,25 @@ def test_updates_inside_a_structure_through_abi_compile(tmp_path: Any) -> None:
         np.testing.assert_array_equal(given["k"], eager["k"].numpy())
         np.testing.assert_array_equal(given["v"][0], eager["v"][0].numpy())
     assert given["v"][1].tolist() == [1.0]
+
+
+class ReturnsIt(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any, y: Any) -> Any:
+        x.add_(y)
+        return x
+
+
+class ReturnsNothing(torch.nn.Module):  # type: ignore[name-defined,misc]
+    def forward(self, x: Any, y: Any) -> None:
+        x.add_(y)
+
+
+@pytest.mark.parametrize("model", [ReturnsIt, ReturnsNothing])
+def test_the_updated_input_returned_or_nothing_returned(model: Any) -> None:
+    """The updated input is also the program's result (a separate array, equal to the
+    updated one), or the program returns None: the update still reaches the caller."""
+    module = compile_quietly(torch.export.export(model(), (torch.zeros(3), torch.ones(3))))
+    x = np.zeros(3, np.float32)
+    got = module.main(x, np.ones(3, np.float32))
+    assert x.tolist() == [1.0] * 3
+    assert got is None if model is ReturnsNothing else got.tolist() == [1.0] * 3
