@@ -75,6 +75,7 @@ from abi_compiler.frontends.iree_ir import (
     import_error,
     leaf_types,
     lower_torch,
+    write_outputs,
 )
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
@@ -173,17 +174,26 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     result = _renamed(result, names)
     symbols = tuple(Symbol(names.get(s.name, s.name), s.low, s.high) for s in _symbols(exported))
     call = original_call(positional, keywords, result, found, "torch", symbols)
-    if updated:
-        leaves = _tensor_inputs(exported)
+    # The updated inputs: their positions among @main's arguments and results (flatten
+    # order), and as leaves of the records (which sort dict keys).
+    inputs_at = _tensor_inputs(exported)
+    outputs = {
+        inputs_at[name]: array.index
+        for name, array in zip(updated, written, strict=True)
+        if isinstance(array, Array)
+    }
+    if outputs:
         call = dataclasses.replace(
             call,
             updates=tuple(
-                (found.argument_order[leaves[name]], found.result_order[array.index])
-                for name, array in zip(updated, written, strict=True)
-                if isinstance(array, Array)
+                (found.argument_order[argument], found.result_order[result])
+                for argument, result in outputs.items()
             ),
         )
     annotate(main, found, call)
+    # Each updated input's buffer takes its new value (`hal.tensor.alias`, written by
+    # `wrap-entry-points`): a device array passed for it is written in place.
+    write_outputs(main, outputs)
     return Program(
         str(module),
         "main",

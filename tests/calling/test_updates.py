@@ -33,7 +33,7 @@ CALL = OriginalCall(
     updates=((0, 1),),
 )
 TEXT = f"""
-func.func @step(%cache: tensor<2x3xf32> {{abi.index_path = [0]}},
+func.func @step(%cache: tensor<2x3xf32> {{abi.index_path = [0], iree.abi.output = 1 : index}},
                 %delta: tensor<2x3xf32> {{abi.index_path = [1]}})
     -> (tensor<2x3xf32> {{abi.index_path = [0]}}, tensor<2x3xf32> {{abi.index_path = [1]}})
     attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(CALL))}"}}}} {{
@@ -73,15 +73,18 @@ def test_a_strided_view_is_written_through_its_strides(vmfb: bytes) -> None:
     assert not wide[:, 1::2].any()
 
 
-def test_a_device_array_is_rebound_to_the_new_value(vmfb: bytes) -> None:
-    """With ``results="device"``, a `DeviceArray` given for the updated argument is the
-    same object afterwards, over the new value's buffer."""
+def test_a_device_array_is_written_in_place(vmfb: bytes) -> None:
+    """With ``results="device"``, IREE writes the new value into the buffer of the
+    `DeviceArray` given for the updated argument (`iree.abi.output`: the wrapper's
+    `hal.tensor.alias`): the same object, and a host view of it taken before the call,
+    show it."""
     module = abi_iree.load(vmfb, results="device")
     state = module.step(np.zeros((2, 3), np.float32), delta(0))  # delta(0) * 2
-    kept = state
+    kept, before = state, state.to_host()
     module.step(state, delta(1))
     assert state is kept
     np.testing.assert_array_equal(state.to_host(), delta(0) * 2 + delta(1))
+    np.testing.assert_array_equal(before, delta(0) * 2 + delta(1))
     # A host array given to the same module is written from the device result.
     cache = np.ones((2, 3), np.float32)
     module.step(cache, delta(2))
