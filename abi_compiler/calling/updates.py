@@ -12,7 +12,9 @@ passed, so that the call behaves as the program does:
 * `check_targets` refuses two updated arguments given one memory;
 * `write_back`, after the call: a host array gets the values (`np.copyto`; a torch
   tensor through the numpy array sharing its memory); a `DeviceArray` is rebound to the
-  result's buffer, without a copy (the same object holds the new values).
+  result's buffer view, without a copy (the same object holds the new values) — the
+  buffer it already had when the module aliases the result into the argument
+  (`iree.abi.output`, written by the torch frontend: IREE wrote it in place).
 """
 
 from __future__ import annotations
