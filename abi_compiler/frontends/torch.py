@@ -177,23 +177,23 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     # The updated inputs: their positions among @main's arguments and results (flatten
     # order), and as leaves of the records (which sort dict keys).
     inputs_at = _tensor_inputs(exported)
-    outputs = {
+    aliased = {
         inputs_at[name]: array.index
         for name, array in zip(updated, written, strict=True)
         if isinstance(array, Array)
     }
-    if outputs:
+    if aliased:
         call = dataclasses.replace(
             call,
             updates=tuple(
                 (found.argument_order[argument], found.result_order[result])
-                for argument, result in outputs.items()
+                for argument, result in aliased.items()
             ),
         )
     annotate(main, found, call)
     # Each updated input's buffer takes its new value (`hal.tensor.alias`, written by
     # `wrap-entry-points`): a device array passed for it is written in place.
-    write_outputs(main, outputs)
+    write_outputs(main, aliased)
     return Program(
         str(module),
         "main",
