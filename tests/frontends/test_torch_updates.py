@@ -255,11 +255,12 @@ class NestedUpdates(torch.nn.Module):  # type: ignore[name-defined,misc]
 
 
 def test_updates_inside_a_structure_through_abi_compile(tmp_path: Any) -> None:
-    """Inputs inside a dict and a list, a keyword beside them, the program saved as a
+    """Inputs inside a dict (its keys not in sorted order: the records' leaves differ from
+    the program's flatten order) and a list, a keyword beside them, the program saved as a
     `.pt2` and compiled by `abi-compile`: each updated leaf is written, the others not."""
     from abi_compiler.commands.compile_main import main
 
-    state = {"k": torch.ones(2), "v": [torch.zeros(3), torch.ones(1)]}
+    state = {"v": [torch.zeros(3), torch.ones(1)], "k": torch.ones(2)}
     program = torch.export.export(
         NestedUpdates(), (torch.ones(3), state), {"scale": torch.tensor(3.0)}
     )
@@ -267,9 +268,9 @@ def test_updates_inside_a_structure_through_abi_compile(tmp_path: Any) -> None:
     torch.export.save(program, archive)
     assert main([str(archive), "-o", str(vmfb)]) == 0
     module = abi_iree.load(vmfb)
-    assert "Updates in place: args[1]['k'], args[1]['v'][0]" in (module.main.__doc__ or "")
-    given = {"k": np.ones(2, np.float32), "v": [np.zeros(3, np.float32), np.ones(1, np.float32)]}
-    eager = {"k": torch.ones(2), "v": [torch.zeros(3), torch.ones(1)]}
+    assert "Updates in place: args[1]['v'][0], args[1]['k']" in (module.main.__doc__ or "")
+    given = {"v": [np.zeros(3, np.float32), np.ones(1, np.float32)], "k": np.ones(2, np.float32)}
+    eager = {"v": [torch.zeros(3), torch.ones(1)], "k": torch.ones(2)}
     for _ in range(2):
         got = module.main(np.ones(3, np.float32), given, scale=np.float32(3))
         want = NestedUpdates()(torch.ones(3), eager, scale=torch.tensor(3.0))
