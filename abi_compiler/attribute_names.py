@@ -34,6 +34,9 @@ MODULE_EXPORT: Final = "iree.module.export"
 ABI_NONE: Final = "iree.abi.none"
 #: Marks a function whose ABI is already the one IREE calls (a wrapper).
 ABI_STUB: Final = "iree.abi.stub"
+#: On an argument: the index of the result whose value is stored into the argument's
+#: buffer (IREE's native ABI; `wrap-entry-points` writes the `hal.tensor.alias`).
+ABI_OUTPUT: Final = "iree.abi.output"
 #: IREE's own declaration of a function it gave its ABI (a compiled module's reflection).
 ABI_DECLARATION: Final = "iree.abi.declaration"
 

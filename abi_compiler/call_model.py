@@ -178,7 +178,11 @@ class OriginalCall:
     ``fixed`` are leading record leaves the caller never gives (JAX's platform index): a
     leaf index and the int it always takes. ``state``: the module's mutable globals the
     function reads or writes (its calls change or see what other calls do), in the order
-    the module defines them; empty when it uses none, or when nobody recorded it."""
+    the module defines them; empty when it uses none, or when nobody recorded it.
+    ``updates``: the arguments the function updates in place (a torch program's
+    `user_inputs_to_mutate`), each an argument leaf and the result leaf that holds its
+    new value (a result leaf ``result`` does not show): the caller writes that value
+    into the array it passed."""
 
     positional: tuple[CallNode, ...]
     keywords: tuple[tuple[str, CallNode], ...]
@@ -189,3 +193,4 @@ class OriginalCall:
     fixed: tuple[tuple[int, int], ...] = ()
     constraints: tuple[DimConstraint, ...] = ()
     state: tuple[StateGlobal, ...] = ()
+    updates: tuple[tuple[int, int], ...] = ()

@@ -10,6 +10,7 @@ byte for byte as IREE 3.13 does; the generic forms differ from IREE's (which car
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     IndexType,
@@ -21,6 +22,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
     base,
     irdl_attr_definition,
     irdl_op_definition,
@@ -216,4 +218,44 @@ class BufferViewDimOp(IRDLOperation):
             raise VerifyException(f"dimension index {self.index.value.data} is negative")
 
 
-Hal = Dialect("hal", [TensorImportOp, TensorExportOp, BufferViewDimOp], [BufferViewType])
+@irdl_op_definition
+class TensorAliasOp(IRDLOperation):
+    """Stores a tensor into the buffer of a buffer view.
+
+    The result is the source's value, held in ``storage``'s buffer: the V1 wrapper aliases
+    the new value of an argument the function updates in place (`iree.abi.output` on the
+    implementation's argument) into the buffer view the caller passed for it, so that
+    IREE writes it there. The source's dynamic dims are passed explicitly, one index per
+    `?`, in order.
+    """
+
+    name = "hal.tensor.alias"
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    source = operand_def(T)
+    source_dims = var_operand_def(IndexTypeConstr)
+    storage = operand_def(BufferViewType)
+    result = result_def(T)
+
+    custom_directives = (ShapedTypeWithDims,)
+    assembly_format = (
+        "$source `:` custom<ShapedTypeWithDims>(type($source), $source_dims) `to` $storage `:`"
+        " type($storage) attr-dict"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue | Operation,
+        storage: SSAValue | Operation,
+        source_dims: Sequence[SSAValue | Operation] = (),
+    ) -> None:
+        value = SSAValue.get(source)
+        super().__init__(operands=[source, source_dims, storage], result_types=[value.type])
+
+    def verify_(self) -> None:
+        _verify_dims(self.source.type, self.source_dims, "source")
+
+
+Hal = Dialect(
+    "hal", [TensorImportOp, TensorExportOp, TensorAliasOp, BufferViewDimOp], [BufferViewType]
+)

@@ -43,6 +43,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from abi_compiler.attribute_names import (
     ABI_INDEX_PATH,
     ABI_NAME,
+    ABI_OUTPUT,
     ABI_STUB,
     ALIASING_OUTPUT,
     IREE_ABI,
@@ -59,6 +60,7 @@ from abi_compiler.codecs.raw import encode_raw
 from abi_compiler.dialects.abi import RefArrayFromListsOp, RefArrayToListsOp
 from abi_compiler.dialects.hal import (
     BufferViewDimOp,
+    TensorAliasOp,
     TensorExportOp,
     TensorImportOp,
 )
@@ -146,6 +148,8 @@ class _Plan:
     reflection: dict[str, Attribute] = field(default_factory=dict)
     arg_names: list[str | None] = field(default_factory=list)
     recompute_legacy: bool = False  # iree-abi-legacy's entries for the flat function
+    #: Implementation argument → the result stored into its buffer (`iree.abi.output`).
+    outputs: dict[int, int] = field(default_factory=dict)
 
 
 def _plan(func: FuncOp) -> _Plan:
@@ -297,6 +301,8 @@ class WrapperOps(Protocol[V]):
 
     def tensor_export(self, value: V, dims: list[V]) -> V: ...
 
+    def tensor_alias(self, value: V, view: V, dims: list[V]) -> V: ...
+
     def call(self, callee: str, operands: list[V], types: list[Attribute]) -> list[V]: ...
 
     def return_(self, values: list[V]) -> None: ...
@@ -307,12 +313,18 @@ class _WrapperBody(Generic[V]):
     results packed. One `arith.constant` per distinct index, at its first use."""
 
     def __init__(
-        self, ops: WrapperOps[V], impl_inputs: list[Attribute], impl_outputs: list[Attribute]
+        self,
+        ops: WrapperOps[V],
+        impl_inputs: list[Attribute],
+        impl_outputs: list[Attribute],
+        outputs: dict[int, int] | None = None,
     ) -> None:
         self.ops = ops
         self.impl_inputs = impl_inputs
         self.impl_outputs = impl_outputs
         self.constants: dict[int, V] = {}
+        self.outputs = outputs or {}  # argument leaf → the result stored into its buffer
+        self.storage: dict[int, V] = {}  # argument leaf → the buffer view it came in
 
     def index(self, value: int) -> V:
         found = self.constants.get(value)
@@ -325,17 +337,34 @@ class _WrapperBody(Generic[V]):
     def boundary_arg_type(self, node: Node) -> Attribute:
         if isinstance(node, Leaf):
             type = self.impl_inputs[node.index]
+            if node.index in self.outputs:
+                return BUFFER_VIEW  # its buffer takes a result (`hal.tensor.alias`)
             return VARIANT_LIST if is_ref_array_type(type) else type
         return VARIANT_LIST
 
     def unpack_root(self, value: V, node: Node, leaves: dict[int, V]) -> None:
         if isinstance(node, Leaf):
             type = self.impl_inputs[node.index]
+            if node.index in self.outputs:
+                leaves[node.index] = self.import_view(value, type, node.index)
+                return
             if is_ref_array_type(type):
                 value = self.ops.ref_array_from_lists(value, type)
             leaves[node.index] = value
             return
         self.unpack_structure(value, node, leaves)
+
+    def import_view(self, view: V, type: Attribute, leaf: int | None = None) -> V:
+        """The tensor of a buffer view (its dynamic dims read from it); ``leaf``: kept
+        as the storage of that argument when a result is stored into it."""
+        dims: list[V] = []
+        if isinstance(type, TensorType):
+            for axis, size in enumerate(type.get_shape()):
+                if size < 0:
+                    dims.append(self.ops.buffer_view_dim(view, axis))
+        if leaf is not None and leaf in self.outputs:
+            self.storage[leaf] = view
+        return self.ops.tensor_import(view, type, dims)
 
     def unpack_structure(self, lst: V, node: Node, leaves: dict[int, V]) -> None:
         for slot, (_, child) in enumerate(slots(node)):
@@ -343,24 +372,37 @@ class _WrapperBody(Generic[V]):
                 continue  # gaps and empty structures carry no value to read
             index = self.index(slot)
             if isinstance(child, Leaf):
-                leaves[child.index] = self.read_leaf(lst, index, self.impl_inputs[child.index])
+                type = self.impl_inputs[child.index]
+                leaves[child.index] = self.read_leaf(lst, index, type, child.index)
             else:
                 sub = self.ops.list_get(lst, index, VARIANT_LIST)
                 self.unpack_structure(sub, child, leaves)
 
-    def read_leaf(self, lst: V, index: V, type: Attribute) -> V:
+    def read_leaf(self, lst: V, index: V, type: Attribute, leaf: int | None = None) -> V:
         ops = self.ops
         if is_ref_array_type(type):
             return ops.ref_array_from_lists(ops.list_get(lst, index, VARIANT_LIST), type)
         if isinstance(type, (TensorType, UnrankedTensorType)):
-            view = ops.list_get(lst, index, BUFFER_VIEW)
+            return self.import_view(ops.list_get(lst, index, BUFFER_VIEW), type, leaf)
+        return ops.list_get(lst, index, type)
+
+    def alias_results(self, results: SequenceABC[V]) -> list[V]:
+        """``results`` with each one an argument takes stored into that argument's buffer
+        view (`hal.tensor.alias`, in argument order)."""
+        found = list(results)
+        for leaf, result in sorted(self.outputs.items()):
+            view = self.storage.get(leaf)
+            if view is None:
+                continue
+            value = found[result]
             dims: list[V] = []
+            type = self.ops.type_of(value)
             if isinstance(type, TensorType):
                 for axis, size in enumerate(type.get_shape()):
                     if size < 0:
-                        dims.append(ops.buffer_view_dim(view, axis))
-            return ops.tensor_import(view, type, dims)
-        return ops.list_get(lst, index, type)
+                        dims.append(self.ops.tensor_dim(value, self.index(axis)))
+            found[result] = self.ops.tensor_alias(value, view, dims)
+        return found
 
     # -- results -----------------------------------------------------------------------
 
@@ -411,7 +453,10 @@ def write_wrapper(
     the `AbiError` `no value at result path <path>`, at ``impl``."""
     signature = plan.signature
     body = _WrapperBody(
-        ops, list(impl.function_type.inputs.data), list(impl.function_type.outputs.data)
+        ops,
+        list(impl.function_type.inputs.data),
+        list(impl.function_type.outputs.data),
+        plan.outputs,
     )
     arg_types = [body.boundary_arg_type(arg.node) for arg in signature.arguments]
     args = ops.arguments(arg_types, plan.arg_names)
@@ -419,7 +464,7 @@ def write_wrapper(
     for arg, value in zip(signature.arguments, args, strict=True):
         body.unpack_root(value, arg.node, leaves)
     operands = [leaves[i] for i in range(len(body.impl_inputs))]
-    results = ops.call(impl.sym_name.data, operands, body.impl_outputs)
+    results = body.alias_results(ops.call(impl.sym_name.data, operands, body.impl_outputs))
     try:
         if signature.inlined_result:
             returned = []
@@ -491,6 +536,9 @@ class _IrOps:
 
     def tensor_export(self, value: SSAValue, dims: list[SSAValue]) -> SSAValue:
         return self._add(TensorExportOp(value, dims))
+
+    def tensor_alias(self, value: SSAValue, view: SSAValue, dims: list[SSAValue]) -> SSAValue:
+        return self._add(TensorAliasOp(value, view, dims))
 
     def call(self, callee: str, operands: list[SSAValue], types: list[Attribute]) -> list[SSAValue]:
         call = CallOp(callee, operands, types)
@@ -581,6 +629,40 @@ def _make_private_impl(plan: _Plan, taken: set[str]) -> str:
             ]
             setattr(func, attrs_name, compact_value_attrs(ArrayAttr(kept)))
     return impl_name
+
+
+def take_outputs(func: FuncOp) -> dict[int, int]:
+    """The arguments of the (flattened) implementation ``func`` whose buffer takes a result
+    (`iree.abi.output = <result>`: an argument a torch program updates in place), each
+    → that result; the attribute is removed (the wrapper writes the `hal.tensor.alias`).
+    An argument and result that are not ranked tensors of one type are an `AbiError`."""
+    attrs = func.arg_attrs
+    if attrs is None or not any(ABI_OUTPUT in a.data for a in attrs.data):
+        return {}
+    inputs, results = func.function_type.inputs.data, func.function_type.outputs.data
+    found: dict[int, int] = {}
+    kept: list[DictionaryAttr] = []
+    for position, a in enumerate(attrs.data):
+        output = a.data.get(ABI_OUTPUT)
+        if output is None:
+            kept.append(a)
+            continue
+        result = output.value.data if isinstance(output, IntegerAttr) else -1
+        if not (
+            0 <= result < len(results)
+            and isinstance(inputs[position], TensorType)
+            and results[result] == inputs[position]
+            and result not in found.values()
+        ):
+            raise AbiError(
+                f"argument {position}: {ABI_OUTPUT} must name a result of its tensor type "
+                "that no other argument names",
+                op=func,
+            )
+        found[position] = result
+        kept.append(DictionaryAttr({k: v for k, v in a.data.items() if k != ABI_OUTPUT}))
+    func.arg_attrs = compact_value_attrs(ArrayAttr(kept))
+    return found
 
 
 def drop_result_aliasing(func: FuncOp) -> None:
@@ -675,6 +757,8 @@ class WrapEntryPointsPass(AbiPass):
             renames.append((plan.func, _make_private_impl(plan, taken)))
         rename_functions(op, renames)
         decompose_module(op)
+        for plan in plans:
+            plan.outputs.update(take_outputs(plan.func))
         return DeferredWrappers({plan.func: plan for plan in plans}, as_text=not self.ir_wrappers)
 
 
@@ -724,5 +808,6 @@ class DeferredWrappers:
             tuple(plan.reflection.items()),
             tuple(plan.arg_names),
             plan.recompute_legacy,
+            tuple(sorted(plan.outputs.items())),
         )
         return shape, plan.name, plan.func.sym_name.data

@@ -152,6 +152,14 @@ class TextOps:
             self._buffer_view,
         )
 
+    def tensor_alias(self, value: Value, view: Value, dims: list[Value]) -> Value:
+        return self._result(
+            value.type,
+            f"hal.tensor.alias {value.name} : {value.text}{self._dims(dims)} to "
+            f"{view.name} : {view.text}",
+            value.text,
+        )
+
     def call(self, callee: str, operands: list[Value], types: list[Attribute]) -> list[Value]:
         results = [self._number(type) for type in types]
         names = ", ".join(value.name for value in results)

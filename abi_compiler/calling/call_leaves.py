@@ -19,6 +19,7 @@ from abi_compiler.calling.original_call import (
     CallPlan,
     Unflatten,
 )
+from abi_compiler.calling.updates import update_target
 from abi_compiler.calling.value_ranges import ranged
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import element_for, host_value
@@ -93,7 +94,13 @@ def plan(
         found = tuple(LeafDims(path, dims) for path, dims in leaves)
         return DimRelations(call.symbols, found, call.constraints).check
 
-    return CallPlan(call, signature, leaf, result, module.types, relations, unused, unflatten)
+    def target(array: Array) -> Callable[[Any, Any], Any]:
+        device = module.results == "device"
+        return lambda value, converted: update_target(value, converted, array.dtype, device)
+
+    return CallPlan(
+        call, signature, leaf, result, module.types, relations, unused, unflatten, target
+    )
 
 
 def _check_dtype(name: str | None) -> None:

@@ -43,9 +43,10 @@ from abi_compiler.calling.original_call import (
     own_types,
 )
 from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
+from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import VmList
-from abi_compiler.codecs.call_json import decode_call, format_call
+from abi_compiler.codecs.call_json import decode_call, format_call, format_updates
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
@@ -142,6 +143,8 @@ class Function:
         plan = getattr(self, "_plan", None)
         if plan is not None:
             lines.append(f"Called as {self.name}{format_call(plan.call)}")
+            if plan.call.updates:
+                lines.append(f"Updates in place: {format_updates(plan.call)}")
         lines.append(f"Records: {self.name}{self.declaration} ({self.convention})")
         return "\n\n".join(lines)
 
@@ -242,7 +245,10 @@ class Function:
     def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The original call (`abi.call`): the plan checks every leaf as it packs it."""
         plan = self._plan
-        packed = plan.arguments(args, kwargs)
+        packed, targets = plan.bind(args, kwargs)
+        updates = plan.call.updates
+        if len(targets) > 1:
+            check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
         results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
@@ -254,6 +260,8 @@ class Function:
             root, path = self._result_paths[done]
             mismatch.inside(*path)
             raise mismatch.error("result", root) from None
+        for target, (argument, written) in zip(targets, updates, strict=True):
+            write_back(target, flat[written], plan.updated_paths[argument])
         return plan.rebuild(flat)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:

@@ -297,7 +297,11 @@ class CallPlan:
     caller's own classes for results; ``relations(leaves)`` gives the check of the
     dynamic dims of the arrays ``leaves`` (their paths and dims, in call order), which
     takes their shapes; ``unused(node)`` the check of a value for an argument the export
-    dropped (None: any value), whose result is not passed on."""
+    dropped (None: any value), whose result is not passed on. ``target(array)`` gives, for
+    an argument the call updates in place (``call.updates``), the function of the value
+    given and what its converter made of it that returns the array the new value is
+    written into (raising `Mismatch` when there is none:
+    `abi_compiler.calling.updates.update_target`)."""
 
     def __init__(
         self,
@@ -309,8 +313,17 @@ class CallPlan:
         relations: Relations | None = None,
         unused: Callable[[Unused], Converter | None] | None = None,
         unflatten: Unflatten | None = None,
+        target: Callable[[Array], Callable[[Any, Any], Any]] | None = None,
     ) -> None:
         self.call = call
+        self._target = target
+        self._updated = {argument for argument, _ in call.updates}
+        #: The path of each argument leaf the call updates (``argument 'cache'``).
+        self.updated_paths: dict[int, str] = {}
+        if self._updated and target is None:
+            raise AbiError(
+                "abi.call: the call updates arguments in place, which this caller cannot"
+            )
         self._unused = unused
         self._types = own_types(types)
         self._leaf = leaf
@@ -347,6 +360,7 @@ class CallPlan:
             self._check_shapes = relations([(path, dims) for _, path, dims in self._related])
         result_leaves: list[int] = []
         self._rebuild = self._result(call.result, result_leaves)
+        result_leaves += [written for _, written in call.updates]
         if sorted(result_leaves) != list(range(self._result_count)):
             raise AbiError(
                 f"abi.call: its results are leaves {sorted(result_leaves)}, the records have "
@@ -360,6 +374,11 @@ class CallPlan:
     def arguments(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
         """The packed roots (as `abi_compiler.runtime.pack` gives them) of the original
         call ``f(*args, **kwargs)``."""
+        return self.bind(args, kwargs)[0]
+
+    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+        """`arguments`, and per entry of ``call.updates`` the array its new value is
+        written into (the ``target`` of the value given)."""
         count = len(self._positional)
         if len(args) > count:
             extra = args[count:]
@@ -398,7 +417,8 @@ class CallPlan:
                 raise mismatch.error("argument", name) from None
         if self._check_shapes is not None:
             self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
-        return [_fill(template, flat) for template in self._roots]
+        targets = [flat[argument] for argument, _ in self.call.updates]
+        return [_fill(template, flat) for template in self._roots], targets
 
     def _argument(
         self, node: CallNode, root: IndexPathComponent, given: list[int]
@@ -417,6 +437,16 @@ class CallPlan:
                 assert node.dims is not None
                 where = format_path("argument", path[0], path[1:])
                 self._related.append((index, where, node.dims))
+
+            if index in self._updated:
+                assert self._target is not None
+                target = self._target(node)
+                self.updated_paths[index] = format_path("argument", path[0], path[1:])
+
+                def updated(value: Any, flat: list[Any]) -> None:
+                    flat[index] = target(value, convert(value))
+
+                return updated
 
             def array(value: Any, flat: list[Any]) -> None:
                 flat[index] = convert(value)

@@ -3,8 +3,10 @@ original call: `abi.call`").
 
 ``{"args":[<node>…],"kwargs":[["<name>",<node>]…],"result":<node>,"v":1}`` plus, when
 they say something, ``"tensor"``, ``"labels"``, ``"symbols"``, ``"fixed"``,
-``"constraints"`` and ``"state"`` (the module's mutable globals the function reads or
-writes, each as an `abi.state` global: `abi_compiler.codecs.state_json`). A node is
+``"constraints"``, ``"state"`` (the module's mutable globals the function reads or
+writes, each as an `abi.state` global: `abi_compiler.codecs.state_json`) and
+``"updates"`` (``[argument leaf, result leaf]`` per argument the call updates in place,
+a torch program's mutated input: the result leaf holds its new value). A node is
 an object with a ``"t"`` member:
 
 * ``{"t":"array","i":<leaf index>,"dtype":"float32","dims":[2,"b",null]}`` (a dim may
@@ -59,6 +61,7 @@ __all__ = [
     "format_ranges",
     "format_relations",
     "format_terms",
+    "format_updates",
 ]
 
 VERSION = 1
@@ -106,6 +109,8 @@ def encode_call(call: OriginalCall) -> str:
         ]
     if call.state:
         obj["state"] = [encode_global(g) for g in call.state]
+    if call.updates:
+        obj["updates"] = [list(item) for item in call.updates]
     return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
 
 
@@ -210,6 +215,7 @@ def decode_call(text: str | bytes) -> OriginalCall:
         "fixed",
         "constraints",
         "state",
+        "updates",
     }
     extra = sorted(set(obj) - allowed)
     if extra:
@@ -266,17 +272,64 @@ def decode_call(text: str | bytes) -> OriginalCall:
         state = decode_globals(obj.get("state", []), "state")
     except AbiError as error:
         _fail(str(error))
+    result = _node(obj["result"], 0)
+    updates = _updates(obj.get("updates", []), positional, keywords, result)
     return OriginalCall(
         positional,
         tuple(keywords),
-        _node(obj["result"], 0),
+        result,
         tensor,
         labels,
         tuple(symbols),
         tuple(fixed),
         tuple(constraints),
         tuple(state),
+        updates,
     )
+
+
+def _updates(
+    value: Any,
+    positional: tuple[CallNode, ...],
+    keywords: list[tuple[str, CallNode]],
+    result: CallNode,
+) -> tuple[tuple[int, int], ...]:
+    """The ``updates`` member: ``[argument leaf, result leaf]`` pairs, each argument leaf
+    an array of the call's arguments and each result leaf one its ``result`` does not
+    give, neither named twice."""
+    arguments = {
+        array.index
+        for node in (*positional, *(node for _, node in keywords))
+        for array in _arrays(node)
+    }
+    shown = {array.index for array in _arrays(result)}
+    found: list[tuple[int, int]] = []
+    for position, item in enumerate(_list(value, "updates")):
+        where = f"updates[{position}]"
+        if not (isinstance(item, list) and len(item) == 2 and all(_is_int(x) for x in item)):
+            _fail(f"{where}: expected [argument leaf, result leaf]")
+        argument, written = item
+        _bounded(argument, where)
+        _bounded(written, where)
+        if argument not in arguments:
+            _fail(f"{where}: argument leaf {argument} is not an array of the call's arguments")
+        if written < 0 or written in shown:
+            _fail(f"{where}: result leaf {written} is not one the call's result leaves out")
+        if any(argument == a for a, _ in found):
+            _fail(f"{where}: argument leaf {argument} is updated twice")
+        if any(written == w for _, w in found):
+            _fail(f"{where}: result leaf {written} updates two arguments")
+        found.append((argument, written))
+    return tuple(found)
+
+
+def _arrays(node: CallNode) -> list[Array]:
+    """The arrays below ``node``, depth first."""
+    if isinstance(node, Array):
+        return [node]
+    if isinstance(node, Container):
+        return [array for child in node.children for array in _arrays(child)]
+    return []
 
 
 def _terms(value: Any) -> Terms:
@@ -484,6 +537,36 @@ def format_call(call: OriginalCall) -> str:
         parts.append("*")
         parts += [f"{name}: {_format_node(node)}" for name, node in call.keywords]
     return f"({', '.join(parts)}) -> {_format_node(call.result)}"
+
+
+def format_updates(call: OriginalCall) -> str:
+    """The arguments the call updates in place, as `abi-sig show` prints them after the
+    call: ``cache, state['k']`` (an argument without a name is ``args[0]``); empty:
+    none."""
+    if not call.updates:
+        return ""
+    labels = call.labels or (None,) * len(call.positional)
+    paths: dict[int, str] = {}
+    for position, (label, node) in enumerate(zip(labels, call.positional, strict=True)):
+        _leaf_paths(node, label if label is not None else f"args[{position}]", paths)
+    for name, node in call.keywords:
+        _leaf_paths(node, name, paths)
+    return ", ".join(paths.get(argument, f"leaf {argument}") for argument, _ in call.updates)
+
+
+def _leaf_paths(node: CallNode, path: str, out: dict[int, str]) -> None:
+    if isinstance(node, Array):
+        out[node.index] = path
+    elif isinstance(node, Container):
+        for position, child in enumerate(node.children):
+            keyed = node.kind not in ("tuple", "list") and position < len(node.keys)
+            key = node.keys[position] if keyed else None
+            if node.kind in ("dict", "model_output") and key is not None:
+                _leaf_paths(child, f"{path}[{key!r}]", out)
+            elif key is not None:
+                _leaf_paths(child, f"{path}.{key}", out)
+            else:
+                _leaf_paths(child, f"{path}[{position}]", out)
 
 
 def format_node(node: CallNode) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from abi_compiler.call_model import OriginalCall
-from abi_compiler.codecs.call_json import format_call, format_relations
+from abi_compiler.codecs.call_json import format_call, format_relations, format_updates
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import format_provenance
@@ -182,6 +182,11 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
             else {}
         ),
         **(
+            {"updates": format_updates(function.call)}
+            if function.call is not None and function.call.updates
+            else {}
+        ),
+        **(
             {"state": json.loads(encode_state(list(function.state)))["globals"]}
             if function.state is not None
             else {}
@@ -222,6 +227,8 @@ def _show(args: argparse.Namespace) -> int:
                     relations = format_relations(function.call)
                     if relations:
                         lines.append(f"  where {relations}")
+                    if function.call.updates:
+                        lines.append(f"  updates in place: {format_updates(function.call)}")
                 if function.state is not None:
                     lines.append(f"  state: {format_state(list(function.state))}")
             if args.provenance:

@@ -20,7 +20,14 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_CALL, ABI_INDEX_PATH, ABI_STUB, IREE_ABI, REFLECTION
+from abi_compiler.attribute_names import (
+    ABI_CALL,
+    ABI_INDEX_PATH,
+    ABI_OUTPUT,
+    ABI_STUB,
+    IREE_ABI,
+    REFLECTION,
+)
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import encode_call
 from abi_compiler.errors import AbiError, CompileError
@@ -46,6 +53,7 @@ __all__ = [
     "lower_torch",
     "write_call",
     "write_index_paths",
+    "write_outputs",
 ]
 
 # `torch-func-backend-type-conversion` gives the functions builtin tensors at their
@@ -171,6 +179,24 @@ def write_index_paths(
     with func.context:
         func.attributes["arg_attrs"] = _with_paths(func, "arg_attrs", argument_paths)
         func.attributes["res_attrs"] = _with_paths(func, "res_attrs", result_paths)
+
+
+def write_outputs(func: Any, outputs: dict[int, int]) -> None:
+    """`iree.abi.output = <result>` on each argument of ``func`` in ``outputs`` (argument
+    → the result stored into its buffer: `wrap-entry-points` writes the
+    `hal.tensor.alias`); other attributes kept."""
+    if not outputs:
+        return
+    with func.context:
+        existing = ir.ArrayAttr(func.attributes["arg_attrs"])
+        index = ir.IndexType.get()
+        dicts = []
+        for position in range(len(existing)):
+            entries = {attr.name: attr.attr for attr in ir.DictAttr(existing[position])}
+            if position in outputs:
+                entries[ABI_OUTPUT] = ir.IntegerAttr.get(index, outputs[position])
+            dicts.append(ir.DictAttr.get(entries))
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get(dicts)
 
 
 def _with_paths(func: Any, name: str, paths: tuple[IndexPath, ...]) -> Any:

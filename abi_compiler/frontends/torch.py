@@ -11,7 +11,9 @@ The MLIR comes from iree-turbine (`iree.turbine.aot.export(program)`): one funct
 `@main` whose arguments are the program's tensor inputs in flatten order, with the lifted
 parameters and buffers inside the module (constants, and globals for mutated buffers),
 never arguments; `program` leaves those of `EXTERNAL_BYTES` or more out of the text, as
-named parameters the module reads (`Program.parameters`). Operators IREE cannot lower
+named parameters the module reads (`Program.parameters`). The new value of an input the
+program updates in place is one more result, after the program's own, which the call
+writes back into the caller's array (`abi.call`'s ``updates``: `_returned_updates`). Operators IREE cannot lower
 are rewritten first (`abi_compiler.frontends.torch_rewrites`). Its torch-dialect body is lowered to builtin tensors with IREE's own
 torch pipeline (`iree_ir.lower_torch`), and the structure of the program's input and
 output tree specs — ``(args, kwargs)`` — is written on it (`pytree.structure`):
@@ -40,7 +42,12 @@ from typing import Any
 try:
     import torch
     from iree.turbine import aot
-    from torch.export.graph_signature import ConstantArgument, ExportGraphSignature
+    from torch.export.graph_signature import (
+        ConstantArgument,
+        ExportGraphSignature,
+        OutputKind,
+        OutputSpec,
+    )
     from torch.utils import _pytree as pytree_utils
 except ImportError as _error:  # pragma: no cover - exercised without torch installed
     raise ImportError(
@@ -68,6 +75,7 @@ from abi_compiler.frontends.iree_ir import (
     import_error,
     leaf_types,
     lower_torch,
+    write_outputs,
 )
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
@@ -123,7 +131,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     if _mutates(exported):
         with quiet():
             exported = exported.run_decompositions({})
-    _refuse_mutated_inputs(exported)
+    exported, updated = _returned_updates(exported)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
         raise AbiError("the exported program has no input or output tree spec")
@@ -144,6 +152,9 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
         for name, spec in zip(kwargs_spec.context, _children(kwargs_spec), strict=True)
     }
     result = _tree(out_spec, outputs, "result")
+    # The new values of the inputs the program updates: results after the program's own.
+    written = [outputs.next(f"input {name!r}") for name in updated]
+    records_result = Container("tuple", (result, *written)) if written else result
 
     parameters = _external_parameters(exported, external_bytes)
     try:
@@ -156,14 +167,33 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     module = lower_torch(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
-    found = structure(positional, keywords, result, argument_types, result_types)
+    found = structure(positional, keywords, records_result, argument_types, result_types)
     names = _user_names(exported)
     positional = [_renamed(node, names) for node in positional]
     keywords = {key: _renamed(node, names) for key, node in keywords.items()}
     result = _renamed(result, names)
     symbols = tuple(Symbol(names.get(s.name, s.name), s.low, s.high) for s in _symbols(exported))
     call = original_call(positional, keywords, result, found, "torch", symbols)
+    # The updated inputs: their positions among @main's arguments and results (flatten
+    # order), and as leaves of the records (which sort dict keys).
+    inputs_at = _tensor_inputs(exported)
+    aliased = {
+        inputs_at[name]: array.index
+        for name, array in zip(updated, written, strict=True)
+        if isinstance(array, Array)
+    }
+    if aliased:
+        call = dataclasses.replace(
+            call,
+            updates=tuple(
+                (found.argument_order[argument], found.result_order[result])
+                for argument, result in aliased.items()
+            ),
+        )
     annotate(main, found, call)
+    # Each updated input's buffer takes its new value (`hal.tensor.alias`, written by
+    # `wrap-entry-points`): a device array passed for it is written in place.
+    write_outputs(main, aliased)
     return Program(
         str(module),
         "main",
@@ -496,22 +526,64 @@ def _mutates(exported: torch.export.ExportedProgram) -> bool:
     return False
 
 
-def _refuse_mutated_inputs(exported: torch.export.ExportedProgram) -> None:
-    """An `AbiError` for a program that writes one of its user inputs in place (torch.export's
-    `user_inputs_to_mutate`): iree-turbine imports such an input as a `!torch.tensor`
-    IREE's torch pipeline cannot lower, and a compiled call has no way to write the new
-    values into the caller's array, so the update would be lost (docs/calling.md, "Generation
-    with a KV cache (torch)")."""
-    mutated = exported.graph_signature.user_inputs_to_mutate
-    if not mutated:
-        return
-    inputs = ", ".join(repr(name) for name in mutated.values())
-    raise AbiError(
-        f"the program updates its input(s) {inputs} in place, which a compiled call cannot "
-        "write back to the caller's array: return the new value as a result (and pass it "
-        "in on the next call), or keep it in a buffer of the module "
-        "(`register_buffer`), which the compiled module holds as its state"
+def _returned_updates(
+    exported: torch.export.ExportedProgram,
+) -> tuple[torch.export.ExportedProgram, list[str]]:
+    """``exported`` with the new value of each user input it updates in place (torch.export's
+    `user_inputs_to_mutate`, an output of kind ``USER_INPUT_MUTATION``) made a user output,
+    after the program's own outputs; and the names of those inputs, in that order.
+
+    iree-turbine imports an updated input as a `!torch.tensor` written by
+    `torch.overwrite.tensor.contents`, which IREE's torch pipeline only lowers in a
+    function it turns into its own ABI (never in one `wrap-entry-points` wraps): as an
+    output, the input is a plain value tensor and the new value a result, which the call
+    writes back into the caller's array (`abi.call`'s ``updates``, docs/calling.md,
+    "Inputs the program updates in place")."""
+    specs = exported.graph_signature.output_specs
+    updates = [
+        position for position, spec in enumerate(specs) if spec.kind.name == "USER_INPUT_MUTATION"
+    ]
+    if not updates:
+        return exported, []
+    order = [position for position in range(len(specs)) if position not in updates] + updates
+    graph_module = copy.deepcopy(exported.graph_module)
+    output = next(node for node in graph_module.graph.nodes if node.op == "output")
+    values = output.args[0]
+    output.args = (tuple(values[position] for position in order),)
+    graph_module.recompile()
+    output_specs = [
+        specs[position]
+        if position not in updates
+        else OutputSpec(OutputKind.USER_OUTPUT, specs[position].arg, None)
+        for position in order
+    ]
+    signature = ExportGraphSignature(
+        input_specs=list(exported.graph_signature.input_specs), output_specs=output_specs
     )
+    names = [str(specs[position].target) for position in updates]
+    return torch.export.ExportedProgram(
+        root=graph_module,
+        graph=graph_module.graph,
+        graph_signature=signature,
+        state_dict=exported.state_dict,
+        range_constraints=exported.range_constraints,
+        module_call_graph=copy.deepcopy(exported.module_call_graph),
+        example_inputs=exported.example_inputs,
+        constants=exported.constants,
+        verifiers=exported.verifiers,
+    ), names
+
+
+def _tensor_inputs(exported: torch.export.ExportedProgram) -> dict[str, int]:
+    """The name of each tensor user input → its position among them (its array index)."""
+    nodes = {node.name: node for node in exported.graph.nodes}
+    found: dict[str, int] = {}
+    for spec in exported.graph_signature.input_specs:
+        if spec.kind.name != "USER_INPUT" or not hasattr(spec.arg, "name"):
+            continue
+        if isinstance(nodes[spec.arg.name].meta.get("val"), torch.Tensor):
+            found[spec.arg.name] = len(found)
+    return found
 
 
 def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]:

@@ -3,6 +3,7 @@ back, and what a malformed one is told."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -21,7 +22,13 @@ from abi_compiler.call_model import (
     Unused,
     ValueRange,
 )
-from abi_compiler.codecs.call_json import constant, decode_call, encode_call, format_call
+from abi_compiler.codecs.call_json import (
+    constant,
+    decode_call,
+    encode_call,
+    format_call,
+    format_updates,
+)
 from abi_compiler.errors import AbiError
 
 CALL = OriginalCall(
@@ -91,6 +98,28 @@ def test_the_state_the_function_uses() -> None:
     assert decode_call(text) == call
 
 
+def test_the_arguments_the_call_updates() -> None:
+    """``updates``: [argument leaf, result leaf] per argument the call writes in place (a
+    torch program's mutated input); a call that updates none writes no member, so every
+    other call's text is as before. `format_updates` names them by their paths."""
+    call = OriginalCall(
+        (Array(0, "float32", (2, 8)), Container("dict", (Array(1, "int64", ()),), ("n",))),
+        (("key", Array(2, "float32", (2,))),),
+        Array(0, "float32", (2,)),
+        labels=("cache", None),
+        updates=((0, 1), (2, 2)),
+    )
+    text = encode_call(call)
+    assert text.endswith(',"updates":[[0,1],[2,2]],"v":1}')
+    assert decode_call(text) == call
+    assert format_updates(call) == "cache, key"
+    assert format_updates(dataclasses.replace(call, labels=(), updates=((1, 1),))) == (
+        "args[1]['n']"
+    )
+    assert '"updates"' not in encode_call(dataclasses.replace(call, updates=()))
+    assert format_updates(dataclasses.replace(call, updates=())) == ""
+
+
 def test_decoding_imports_nothing() -> None:
     """The codec needs neither numpy nor a framework, and a name in the file is data."""
     code = (
@@ -150,6 +179,38 @@ def test_decoding_imports_nothing() -> None:
         (
             '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":{}}',
             'abi.call: "state": expected a list',
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":{}}',
+            "abi.call: updates: expected a list, got dict",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0]]}',
+            "abi.call: updates[0]: expected [argument leaf, result leaf]",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0,true]]}',
+            "abi.call: updates[0]: expected [argument leaf, result leaf]",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[2,1]]}',
+            "abi.call: updates[0]: argument leaf 2 is not an array of the call's arguments",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0,0]]}',
+            "abi.call: updates[0]: result leaf 0 is not one the call's result leaves out",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0,-1]]}',
+            "abi.call: updates[0]: result leaf -1 is not one the call's result leaves out",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0,1],[0,2]]}',
+            "abi.call: updates[1]: argument leaf 0 is updated twice",
+        ),
+        (
+            '{"v":1,"args":[{"t":"array","i":0},{"t":"array","i":1}],"kwargs":[],"result":{"t":"array","i":0},"updates":[[0,1],[1,1]]}',
+            "abi.call: updates[1]: result leaf 1 updates two arguments",
         ),
         (
             '{"v":1,"args":[],"kwargs":[],"result":{"t":"none"},"state":[1]}',

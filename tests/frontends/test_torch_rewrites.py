@@ -174,24 +174,6 @@ def test_compiled_index_copy_updates_the_buffers_as_eager() -> None:
             assert torch.equal(item, expected), (step, item, expected)
 
 
-class MutatesInput(torch.nn.Module):
-    def forward(self, cache: Any, position: Any, key: Any) -> Any:
-        cache.index_copy_(1, position, key)
-        return cache.sum(1)
-
-
-def test_a_program_that_updates_an_input_is_refused() -> None:
-    """A compiled call cannot write into the caller's array: an `AbiError` that says what
-    to export instead (not IREE's `failed to legalize 'torch.copy.to_vtensor'`)."""
-    from abi_compiler.errors import AbiError
-    from abi_compiler.frontends import torch as torch_frontend
-
-    args = (torch.zeros(2, 4, 3), torch.tensor([1]), torch.ones(2, 1, 3))
-    program = torch.export.export(MutatesInput(), args)
-    with pytest.raises(AbiError, match=r"updates its input\(s\) 'cache' in place.*register_buffer"):
-        torch_frontend.program(program)
-
-
 class GroupedAttention(torch.nn.Module):
     """One query row for each of 4 heads against 2 key and value heads of 6 positions,
     repeated for their groups as transformers' `repeat_kv` writes it (``groups=False``:

@@ -40,6 +40,7 @@ from abi_compiler.codecs.json_abi import decode_json, encode_json
 from abi_compiler.codecs.raw import decode_raw
 from abi_compiler.codecs.sip import decode_sip, encode_sip
 from abi_compiler.dialects import tf_saved_model
+from abi_compiler.dialects.hal import BufferViewType
 from abi_compiler.dialects.util import ListType
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
@@ -347,6 +348,8 @@ def check_wrapper_boundary(wrapper: FuncOp, signature: Signature) -> None:
     name = wrapper.sym_name.data
 
     def boundary(node: Node | None, t: Attribute) -> None:
+        if isinstance(node, Leaf) and isinstance(node.type, NDArray) and t == BufferViewType():
+            return  # an array whose buffer takes a result (`iree.abi.output`): its view
         if isinstance(node, Leaf) and not is_ref_array(node.type):
             assert json_type(value_type(t)) == json_type(node.type), f"@{name}: {t}"
         else:

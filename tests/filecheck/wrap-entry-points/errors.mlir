@@ -63,3 +63,12 @@ func.func @external(tuple<i32, f32>) -> i32
 func.func @flat_bound(%v: tensor<f32> {tf_saved_model.bound_input = @v}) {
   func.return
 }
+
+// -----
+
+// An iree.abi.output that names no result of the argument's type.
+// expected-error @+1 {{argument 0: iree.abi.output must name a result of its tensor type that no other argument names}}
+func.func @bad_output(%c: tensor<4xf32> {abi.index_path = [0], iree.abi.output = 1 : index})
+    -> (tensor<4xf32> {abi.index_path = [0]}) {
+  func.return %c : tensor<4xf32>
+}
