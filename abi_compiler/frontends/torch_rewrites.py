@@ -278,8 +278,8 @@ def _index_copy_dim(operation: Any) -> int | None:
 # So the op becomes its math, `_safe_softmax(q @ k^T * scale + mask) @ v`, on the key and
 # value heads themselves when they are so repeated, and, with a bool mask, over the keys up
 # to the last one any row of the mask allows (a length computed on the device and read by
-# the host, which then sizes the products). docs/calling.md, "What the torch frontend
-# rewrites".
+# the host, which then sizes the products).
+# docs/calling.md, "What the torch frontend rewrites".
 SDPA = "torch.aten.scaled_dot_product_attention"
 # The ops of a repeat of heads, from the repeated tensor back to its source.
 _VIEWS = ("torch.aten._unsafe_view", "torch.aten.view", "torch.aten.reshape")
