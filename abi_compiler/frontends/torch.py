@@ -371,9 +371,16 @@ def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.expor
     values = output.args[0]
     output.args = (tuple(values[position] for position in kept),)
     graph_module.recompile()
+    return _with_outputs(exported, graph_module, [specs[position] for position in kept])
+
+
+def _with_outputs(
+    exported: torch.export.ExportedProgram, graph_module: Any, output_specs: list[Any]
+) -> torch.export.ExportedProgram:
+    """``exported`` with ``graph_module`` (a copy of its graph module, its output node
+    changed) and those ``output_specs``; its inputs, state and constants as they are."""
     signature = ExportGraphSignature(
-        input_specs=list(exported.graph_signature.input_specs),
-        output_specs=[specs[position] for position in kept],
+        input_specs=list(exported.graph_signature.input_specs), output_specs=output_specs
     )
     return torch.export.ExportedProgram(
         root=graph_module,
@@ -557,21 +564,8 @@ def _returned_updates(
         else OutputSpec(OutputKind.USER_OUTPUT, specs[position].arg, None)
         for position in order
     ]
-    signature = ExportGraphSignature(
-        input_specs=list(exported.graph_signature.input_specs), output_specs=output_specs
-    )
     names = [str(specs[position].target) for position in updates]
-    return torch.export.ExportedProgram(
-        root=graph_module,
-        graph=graph_module.graph,
-        graph_signature=signature,
-        state_dict=exported.state_dict,
-        range_constraints=exported.range_constraints,
-        module_call_graph=copy.deepcopy(exported.module_call_graph),
-        example_inputs=exported.example_inputs,
-        constants=exported.constants,
-        verifiers=exported.verifiers,
-    ), names
+    return _with_outputs(exported, graph_module, output_specs), names
 
 
 def _tensor_inputs(exported: torch.export.ExportedProgram) -> dict[str, int]:
