@@ -105,6 +105,7 @@ What = Literal[
     "static",
     "access",
     "values",
+    "updates",
 ]
 
 
@@ -500,6 +501,43 @@ def diff_calls(function: str, old: OriginalCall, new: OriginalCall) -> list[Find
             found.append(Finding(function, True, "argument", (name,), "added", None, "keyword"))
     found += _diff_call_nodes(function, "result", (), old.result, new.result)
     found += _diff_relations(function, old, new)
+    found += _diff_updates(function, old, new)
+    return found
+
+
+def _diff_updates(function: str, old: OriginalCall, new: OriginalCall) -> list[Finding]:
+    """An argument the call now updates in place, or no longer does: breaking either way
+    (the caller's array is changed by a call that did not change it, a read-only one is
+    refused; or the new value a caller read back is gone)."""
+    before, after = _updated_paths(old), _updated_paths(new)
+    found = []
+    for path in before:
+        if path not in after:
+            found.append(Finding(function, True, "argument", path, "updates", "yes", "no"))
+    for path in after:
+        if path not in before:
+            found.append(Finding(function, True, "argument", path, "updates", "no", "yes"))
+    return found
+
+
+def _updated_paths(call: OriginalCall) -> list[tuple[IndexPathComponent, ...]]:
+    """The paths of the arguments the call updates in place, in call order."""
+    updated = {argument for argument, _ in call.updates}
+    found: list[tuple[IndexPathComponent, ...]] = []
+
+    def walk(node: CallNode, path: tuple[IndexPathComponent, ...]) -> None:
+        if isinstance(node, Array):
+            if node.index in updated:
+                found.append(path)
+        elif isinstance(node, Container):
+            for position, child in enumerate(node.children):
+                walk(child, (*path, node.keys[position] if node.keys else position))
+
+    if updated:
+        for position, node in enumerate(call.positional):
+            walk(node, (position,))
+        for name, node in call.keywords:
+            walk(node, (name,))
     return found
 
 

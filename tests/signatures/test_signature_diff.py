@@ -447,3 +447,22 @@ def test_static_fields_of_a_dataclass() -> None:
         "breaking: f: result['extra']: added static None",
     ]
     assert diff_calls("f", old, old) == []
+
+
+def test_an_argument_updated_in_place_or_no_longer() -> None:
+    """`abi.call`'s ``updates``: an argument the call now writes back into, or no longer
+    does, breaks its callers either way (docs/formats.md, "Comparing two versions")."""
+    cache = Container("dict", (Array(1, "float32", (4,)),), ("k",))
+    result = Array(0, "float32", (4,))
+
+    def call(*updates: tuple[int, int]) -> OriginalCall:
+        return OriginalCall(
+            (Array(0, "float32", (4,)),), (("cache", cache),), result, updates=updates
+        )
+
+    def line(old: OriginalCall, new: OriginalCall) -> list[str]:
+        return [f.line() for f in diff_calls("step", old, new)]
+
+    assert line(call(), call((1, 1))) == ["breaking: step: argument cache['k']: updates no -> yes"]
+    assert line(call((1, 1)), call()) == ["breaking: step: argument cache['k']: updates yes -> no"]
+    assert line(call((1, 1)), call((1, 1))) == []
