@@ -2,7 +2,8 @@
 transformers' own recipe (`TorchExportableModuleForDecoderOnlyLM`: a static KV cache in
 the module's buffers, updated by each call), compile it to a `.vmfb`, then generate from
 the `.vmfb` alone in a child process where torch cannot be imported: one call per token,
-`cache_position` counting up, the cache kept inside the module between calls. The tokens
+`cache_position` counting up, the cache kept inside the module between calls (in a session:
+`module.session()`, one cache per conversation, the weights shared). The tokens
 are checked against `model.generate(..., do_sample=False)`. A tiny model with seeded
 random weights (nothing downloaded); with transformers and iree-turbine installed:
 
@@ -42,15 +43,17 @@ from abi_compiler.errors import AbiError
 vmfb, prompt, new_tokens = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
 cache = int(sys.argv[4])
 module = abi_iree.load(vmfb)
+conversation = module.session()  # a KV cache of its own (one per conversation), weights shared
 tokens = []
 for position in range(len(prompt) + new_tokens - 1):
     token = prompt[position] if position < len(prompt) else tokens[-1]
-    logits = module.main(
+    logits = conversation.main(
         input_ids=np.array([[token]], dtype=np.int64),
         cache_position=np.array([position], dtype=np.int64),
     )
     if position >= len(prompt) - 1:
         tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+conversation.close()
 # A position past the cache is refused before the module runs (its cache write has no
 # bounds check of its own).
 try:
