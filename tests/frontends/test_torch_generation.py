@@ -6,6 +6,7 @@ updated by each call), compiled: one call per token, `cache_position` counting u
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -29,40 +30,27 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::UserWarning"),
 ]
 
+ROOT = Path(__file__).resolve().parents[2]
 CACHE = 32
 PROMPT = [3, 14, 15, 9, 26]
 NEW_TOKENS = 16
 
 
+def _example() -> Any:
+    """examples/generate_llm.py as a module: its tiny models are the ones tested here."""
+    spec = importlib.util.spec_from_file_location(
+        "generate_llm", ROOT / "examples" / "generate_llm.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _model(kind: str) -> Any:
-    torch.manual_seed(0)
-    if kind == "llama":
-        config = transformers.LlamaConfig(
-            vocab_size=97,
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=64,
-        )
-        model = transformers.LlamaForCausalLM(config)
-    else:
-        config = transformers.GPT2Config(
-            vocab_size=97,
-            n_embd=32,
-            n_layer=2,
-            n_head=4,
-            n_positions=64,
-            initializer_range=0.3,
-            bos_token_id=0,
-            eos_token_id=0,
-        )
-        model = transformers.GPT2LMHeadModel(config)
-    model.eval()
-    model.generation_config.cache_implementation = "static"
-    model.generation_config.use_cache = True
-    return model
+    """A tiny `LlamaForCausalLM` or `GPT2LMHeadModel` with seeded random weights, set up
+    for the recipe's static cache (the example's)."""
+    return _example().tiny_model(kind)
 
 
 def _export(model: Any) -> Any:
@@ -156,9 +144,6 @@ def test_the_cache_is_the_modules_state() -> None:
     want = eager(input_ids=torch.tensor([[5]]), cache_position=torch.tensor([1])).detach().numpy()
     np.testing.assert_allclose(after, want, rtol=1e-4, atol=1e-5)
     assert not np.allclose(other, first)
-
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_example_generates_without_torch() -> None:
