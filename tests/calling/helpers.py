@@ -37,3 +37,14 @@ def compile_quietly(source: Any, *args: Any, vmfb: bool = False, **options: Any)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
         return compile_(source, *args, **options)
+
+
+# A function that reads one named parameter, `w` (4 floats) of scope `model`.
+PARAMETER_TEXT = """
+util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = util.global.load @w : tensor<4xf32>
+  %r = arith.addf %x, %w : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""

@@ -18,6 +18,7 @@ from abi_compiler.calling import vm  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 
 from .conftest import CountingContext  # noqa: E402
+from .helpers import PARAMETER_TEXT  # noqa: E402
 
 ones = np.ones((2, 3), np.float32)
 pair = np.ones(2, np.float32)
@@ -438,16 +439,6 @@ def test_a_buffer_view_fills_any_array_slot(flat: abi_iree.Module) -> None:
     view = bad_view(flat)  # i32 data, passed as they are to an i4 slot
     got = flat.i4_array(view)
     assert got.dtype == np.int32 and got.tolist() == [1, 2]
-
-
-PARAMETER_TEXT = """
-util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
-func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %w = util.global.load @w : tensor<4xf32>
-  %r = arith.addf %x, %w : tensor<4xf32>
-  return %r : tensor<4xf32>
-}
-"""
 
 
 def test_a_module_of_named_parameters_loaded_without_them() -> None:

@@ -24,18 +24,11 @@ import numpy as np  # noqa: E402
 from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.calling.modules import Function  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
+from tests.calling.helpers import PARAMETER_TEXT  # noqa: E402
 
 TEXT = """
 func.func @main(%x: tensor<?x2xf32> {abi.index_path = [0]}) -> (tensor<?x2xf32> {abi.index_path = []}) {
   return %x : tensor<?x2xf32>
-}
-"""
-PARAMETER_TEXT = """
-util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<4xf32>
-func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %w = util.global.load @w : tensor<4xf32>
-  %r = arith.addf %x, %w : tensor<4xf32>
-  return %r : tensor<4xf32>
 }
 """
 ARRAY = {"t": "array", "i": 0, "dtype": "float32", "dims": ["b", 2]}
