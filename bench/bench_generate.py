@@ -12,7 +12,12 @@ A cache copied per step, or attention over all of it, would show as a ratio grow
 with the cache length (the positions reached are the same for every cache).
 
     python bench/bench_generate.py [--caches 256,1024,2048] [--rounds 5] [--tokens 64]
-        [--device local-sync] [--output bench/RESULTS_generate.md]
+        [--device local-sync] [--output bench/RESULTS_generate.md] [--index-checks]
+
+With ``--index-checks`` the two engines are the compiled step with the bounds checks the
+module runs itself (`abi_compiler.frontends.index_checks`) and the same step compiled
+without them (the frontend's `insert_index_checks` replaced for that compile only): what
+the checks cost per token.
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -63,6 +68,19 @@ def _greedy(step: Callable[[Any, Any], Any], prompt: list[int], tokens: int) -> 
     return out
 
 
+def _without_index_checks(program: Any, device: str) -> Any:
+    """``program`` compiled without the bounds checks the module runs itself."""
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import torch as torch_frontend
+
+    checks = torch_frontend.insert_index_checks
+    torch_frontend.insert_index_checks = lambda *_: 0  # type: ignore[assignment]
+    try:
+        return abi_iree.compile(program, device=device)
+    finally:
+        torch_frontend.insert_index_checks = checks
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--caches", default="256,1024,2048")
@@ -71,6 +89,7 @@ def main() -> int:
     parser.add_argument("--prompt", type=int, default=8)
     parser.add_argument("--device", default="local-sync")
     parser.add_argument("--output", type=Path)
+    parser.add_argument("--index-checks", action="store_true")
     args = parser.parse_args()
 
     import torch
@@ -90,7 +109,9 @@ def main() -> int:
         f"{args.rounds} interleaved rounds. {platform.processor() or platform.machine()}, "
         f"torch {torch.__version__}.",
         "",
-        "| cache | eager ms/token | compiled ms/token | compiled / eager |",
+        "| cache | eager ms/token | compiled ms/token | compiled / eager |"
+        if not args.index_checks
+        else "| cache | unchecked ms/token | checked ms/token | checked / unchecked |",
         "| --- | --- | --- | --- |",
     ]
     for cache in (int(text) for text in args.caches.split(",")):
@@ -104,8 +125,13 @@ def main() -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compiled = abi_iree.compile(program, device=args.device)
+            unchecked = _without_index_checks(program, args.device) if args.index_checks else None
 
-        def eager(i: Any, p: Any, eager_module: Any = eager_module) -> Any:
+        def eager(
+            i: Any, p: Any, eager_module: Any = eager_module, unchecked: Any = unchecked
+        ) -> Any:
+            if unchecked is not None:
+                return unchecked.main(input_ids=i, cache_position=p)
             with torch.no_grad():
                 return eager_module(
                     input_ids=torch.from_numpy(i), cache_position=torch.from_numpy(p)
