@@ -140,10 +140,15 @@ class _Check:
 
 
 def _check_block(block: Any, argument_names: list[str]) -> int:
-    """The checks of one block's indexing ops, merged per group."""
+    """The checks of one block's indexing ops, merged per group: an op joins the group
+    before it when its indices are computed before the group's first op, or can be (a
+    few pure ops, moved there: `_hoisted`)."""
     operations = list(block.operations)
     position = {_key(operation): at for at, operation in enumerate(operations)}
-    groups: list[tuple[Any, list[_Check]]] = []
+    groups: list[tuple[Any, list[_Check], list[Any]]] = []
+    normalized: list[tuple[Any, _Indexing]] = []
+    moved: set[Any] = set()
+    # The IR is read first, then written (an op's hash changes with its operands).
     for operation in operations:
         operation = operation.operation
         indexing = INDEXING_OPS.get(_op_name(operation))
@@ -151,17 +156,95 @@ def _check_block(block: Any, argument_names: list[str]) -> int:
             continue
         checks = _checks(operation, indexing, argument_names)
         if indexing.normalize:
-            _normalize(operation, indexing)
+            normalized.append((operation, indexing))
         if not checks:
             continue
-        if groups and _defined_before(checks, groups[-1][0], block, position):
-            groups[-1][1].extend(checks)
-        else:
-            groups.append((operation, checks))
-    for anchor, checks in groups:
+        hoisted = _hoisted(checks, groups[-1][0], block, position, moved) if groups else None
+        if hoisted is None:
+            groups.append((operation, checks, []))
+            continue
+        anchor, group, moving = groups[-1]
+        moving.extend(hoisted)
+        moved.update(_key(op) for op in hoisted)
+        # The same index of the same bounds, for the same message, is checked once.
+        group.extend(check for check in checks if not _known(check, group))
+    for anchor, checks, moving in groups:
+        for op in sorted(moving, key=lambda op: position[_key(op)]):
+            op.move_before(anchor)
         for start in range(0, len(checks), _MAX_MERGED):
             _write_checks(anchor, checks[start : start + _MAX_MERGED])
-    return sum(len(checks) for _, checks in groups)
+    for operation, indexing in normalized:
+        _normalize(operation, indexing)
+    return sum(len(checks) for _, checks, _ in groups)
+
+
+# Ops moved before a group's first indexing op, at most, for one more index.
+_MAX_HOISTED = 64
+# Ops with effects or a draw of random numbers, which are never moved.
+_NOT_MOVED = ("rand", "bernoulli", "normal", "uniform", "dropout", "exponential", "multinomial")
+
+
+def _hoisted(
+    checks: list[_Check], anchor: Any, block: Any, position: dict[Any, int], moved: set[Any]
+) -> list[Any] | None:
+    """The ops of ``block`` after ``anchor`` that compute the values the checks read
+    (their indices, a buffer whose size is dynamic), when they can all be moved before it
+    (`_movable`, at most `_MAX_HOISTED`): the empty list when the values are there
+    already, None when they cannot be."""
+    limit = position[_key(anchor)]
+    found: list[Any] = []
+    seen: set[Any] = set()
+    stack = [
+        value
+        for check in checks
+        # A static size reads nothing of the buffer.
+        for value in ((check.index,) if check.size is not None else (check.index, check.buffer))
+    ]
+    while stack:
+        owner = stack.pop().owner
+        if not hasattr(owner, "name"):  # a block argument
+            continue
+        operation = owner.operation
+        key = _key(operation)
+        if operation.block != block or key in seen or key in moved:
+            continue
+        if position.get(key, limit) < limit:
+            continue
+        seen.add(key)
+        if len(seen) > _MAX_HOISTED or not _movable(operation):
+            return None
+        found.append(operation)
+        stack.extend(operation.operands)
+    return found
+
+
+def _movable(operation: Any) -> bool:
+    """An op of values only (no region, no `!torch.tensor`, ATen or a constant), which
+    computes the same wherever it runs, and indexes nothing."""
+    name = str(operation.name)
+    if operation.regions and len(operation.regions):
+        return False
+    if not (
+        name.startswith(("torch.aten.", "torch.constant.", "torch.prim.ListConstruct"))
+        or name in ("torch.vtensor.literal", "torch.prim.NumToTensor.Scalar")
+    ):
+        return False
+    if any(word in name for word in _NOT_MOVED) or name.endswith("_"):
+        return False
+    if _op_name(operation) in INDEXING_OPS:  # it would run before its own check
+        return False
+    types = [*(v.type for v in operation.operands), *(v.type for v in operation.results)]
+    return not any(str(t).startswith("!torch.tensor") for t in types)
+
+
+def _known(check: _Check, checks: list[_Check]) -> bool:
+    return any(
+        check.index == other.index
+        and check.message == other.message
+        and check.size is not None
+        and check.size == other.size
+        for other in checks
+    )
 
 
 def _key(operation: Any) -> Any:
@@ -176,24 +259,6 @@ def _op_name(operation: Any) -> str:
         name = ir.StringAttr(operation.attributes["name"]).value
         name = name.removesuffix(".default")
     return name
-
-
-def _defined_before(
-    checks: list[_Check], anchor: Any, block: Any, position: dict[Any, int]
-) -> bool:
-    """Whether every value the checks read is defined before ``anchor`` (in an enclosing
-    block, or earlier in ``block``)."""
-    limit = position[_key(anchor)]
-    for check in checks:
-        for value in (check.index, check.buffer):
-            owner = value.owner
-            if not hasattr(owner, "name"):  # a block argument
-                continue
-            if owner.operation.block != block:
-                continue
-            if position.get(_key(owner), limit) >= limit:
-                return False
-    return True
 
 
 def _checks(operation: Any, indexing: _Indexing, argument_names: list[str]) -> list[_Check]:
@@ -233,8 +298,8 @@ def _check(
     if _VTENSOR.fullmatch(str(index.type)) is None:
         return None  # not an integer tensor (a mask), or of unknown rank
     size = shape[dim]
-    high = str(size) if size is not None else f"size of dim {dim}"
-    low = "0" if not indexing.negatives else f"-{high}" if size is not None else f"-({high})"
+    high = str(size) if size is not None else "size"
+    low = f"-{high}" if indexing.negatives else "0"
     message = (
         f"{INDEX_CHECK_MARK}: {name} got an index outside [{low}, {high}) for dim {dim}"
         f"{_sources(index, argument_names)}"
@@ -394,6 +459,12 @@ class _Builder:
             )
         return self.ints[value]
 
+    def int64(self, value: Any) -> Any:
+        """A 0-d integer tensor converted to int64 (`aten.to.dtype`, dtype 4)."""
+        false = self.op("torch.constant.bool", "!torch.bool", [], value=self.ir.BoolAttr.get(False))
+        none = self.op("torch.constant.none", "!torch.none", [])
+        return self.op("torch.aten.to.dtype", _CODE, [value, self.int(4), false, false, none])
+
     def size(self, check: _Check) -> Any:
         if check.size is not None:
             return self.int(check.size)
@@ -434,6 +505,9 @@ def _write_checks(anchor: Any, checks: list[_Check]) -> None:
             scalar = f"!torch.vtensor<[],{element.group(2)}>"
             smallest = build.op("torch.aten.min", scalar, [index])
             largest = build.op("torch.aten.max", scalar, [index])
+            if element.group(2) != "si64":  # compared with an int as int64 (IREE's lowering
+                # compares a narrower tensor's element with the i64 number as it is)
+                smallest, largest = build.int64(smallest), build.int64(largest)
             above = build.op("torch.aten.ge.Scalar", _BOOL, [smallest, build.low(check)])
             below = build.op("torch.aten.lt.Scalar", _BOOL, [largest, build.size(check)])
             fine.append(build.op("torch.aten.logical_and", _BOOL, [above, below]))

@@ -1,0 +1,241 @@
+"""The bounds checks a compiled module runs itself (`abi_compiler.frontends.index_checks`,
+docs/calling.md "What the original call checks"): the checks written into a torch-dialect
+module, and ONNX programs whose `Gather` index is out of the table (IREE 3.13's gather
+read outside it: wrong numbers, or a crash of the caller) refused with an `AbiError`
+naming the op and the argument, the module usable after it. Needs IREE's compiler (and
+onnx for the ONNX programs), no framework: CI runs it. The campaign over index forms of
+torch, JAX and ONNX programs is tests/hardening/test_index_campaign.py."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from abi_compiler.calling.value_ranges import index_check_failure
+from abi_compiler.errors import AbiError
+from tests.calling.conftest import needs_iree
+
+TORCH_TEXT = """
+func.func @main(%arg0: !torch.vtensor<[2],si64>, %arg1: !torch.vtensor<[?,4],f32>) -> (!torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int3 = torch.constant.int 3
+  %false = torch.constant.bool false
+  %t = torch.vtensor.literal(dense<1.0> : tensor<10x4xf32>) : !torch.vtensor<[10,4],f32>
+  %i = torch.aten.rsub.Scalar %arg0, %int3, %int1 : !torch.vtensor<[2],si64>, !torch.int, !torch.int -> !torch.vtensor<[2],si64>
+  %0 = torch.aten.index_select %t, %int0, %i : !torch.vtensor<[10,4],f32>, !torch.int, !torch.vtensor<[2],si64> -> !torch.vtensor<[2,4],f32>
+  %1 = torch.aten.embedding %arg1, %arg0, %int0, %false, %false : !torch.vtensor<[?,4],f32>, !torch.vtensor<[2],si64>, !torch.int, !torch.bool, !torch.bool -> !torch.vtensor<[2,4],f32>
+  return %0, %1 : !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32>
+}
+"""
+
+
+def _checked(text: str, names: list[str] | None = None) -> tuple[int, list[str]]:
+    """The checks written into ``text`` (a torch-dialect module): how many, and the
+    module's lines after, stripped."""
+    needs_iree()
+    from iree.compiler import ir
+
+    from abi_compiler.frontends.index_checks import insert_index_checks
+
+    module = ir.Module.parse(text, ir.Context())
+    count = insert_index_checks(module, names)
+    module.operation.verify()
+    return count, [line.strip() for line in str(module).splitlines()]
+
+
+def _ops(lines: list[str]) -> list[str]:
+    """The op name of each line of a function body (``torch.aten.min``)."""
+    found = []
+    for line in lines:
+        words = line.split(" = ", 1)[-1].split()
+        if words and words[0].startswith("torch."):
+            found.append(words[0])
+    return found
+
+
+def test_checks_merged_before_the_first_indexing_op() -> None:
+    count, lines = _checked(TORCH_TEXT, ["ids", "table"])
+    assert count == 2
+    ops = _ops(lines)
+    first = ops.index("torch.aten.index_select")
+    # Both indices exist before the first op: one read-back (`item`) for the two checks,
+    # the table's dynamic size read with `size.int`.
+    assert ops[ops.index("torch.aten.rsub.Scalar") + 1 : first] == [
+        "torch.aten.min",
+        "torch.aten.max",
+        "torch.constant.int",
+        "torch.aten.ge.Scalar",
+        "torch.constant.int",
+        "torch.aten.lt.Scalar",
+        "torch.aten.logical_and",
+        "torch.aten.min",
+        "torch.aten.max",
+        "torch.aten.ge.Scalar",
+        "torch.aten.size.int",
+        "torch.aten.lt.Scalar",
+        "torch.aten.logical_and",
+        "torch.constant.int",
+        "torch.aten.where.Scalar",
+        "torch.constant.int",
+        "torch.aten.where.Scalar",
+        "torch.aten.minimum",
+        "torch.aten.item",
+        "torch.aten.ne.int",
+        "torch.runtime.assert",
+        "torch.aten.ne.int",
+        "torch.runtime.assert",
+    ]
+    asserts = [line for line in lines if line.startswith("torch.runtime.assert")]
+    assert [line.split(", ", 1)[1] for line in asserts] == [
+        '"index out of bounds: aten.index_select got an index outside [0, 10) for dim 0, '
+        "computed from argument 'ids'\"",
+        '"index out of bounds: aten.embedding got an index outside [0, size) for dim 0, '
+        "computed from argument 'ids'\"",
+    ]
+    assert "%int10 = torch.constant.int 10" in lines
+
+
+def test_an_index_computed_later_is_checked_there() -> None:
+    # The embedding's index is computed by hoisted arithmetic (one read-back for all)
+    # unless it comes from an op that indexes (which runs after its own check).
+    text = TORCH_TEXT.replace(
+        "%1 = torch.aten.embedding %arg1, %arg0,",
+        "%j = torch.aten.mul.Scalar %arg0, %int1 : !torch.vtensor<[2],si64>, !torch.int -> "
+        "!torch.vtensor<[2],si64>\n  %1 = torch.aten.embedding %arg1, %j,",
+    )
+    count, lines = _checked(text)
+    ops = _ops(lines)
+    assert count == 2 and ops.count("torch.aten.item") == 1
+    assert ops.index("torch.aten.mul.Scalar") < ops.index("torch.aten.item")
+    later = TORCH_TEXT.replace(
+        "%1 = torch.aten.embedding %arg1, %arg0,",
+        "%k = torch.aten.index_select %arg0, %int0, %i : !torch.vtensor<[2],si64>, !torch.int,"
+        " !torch.vtensor<[2],si64> -> !torch.vtensor<[2],si64>\n"
+        "  %1 = torch.aten.embedding %arg1, %k,",
+    )
+    count, lines = _checked(later)
+    ops = _ops(lines)
+    assert count == 3
+    # index_select's two checks at the first; the embedding's after the second.
+    assert ops.count("torch.aten.item") == 1 and ops.count("torch.aten.Bool.Tensor") == 1
+    selects = [at for at, op in enumerate(ops) if op == "torch.aten.index_select"]
+    assert ops.index("torch.aten.item") < selects[0] < selects[1]
+    assert selects[1] < ops.index("torch.aten.Bool.Tensor") < ops.index("torch.aten.embedding")
+    asserts = [line for line in lines if line.startswith("torch.runtime.assert")]
+    assert [line.split('"')[1] for line in asserts] == [
+        "index out of bounds: aten.index_select got an index outside [0, 10) for dim 0, "
+        "computed from argument 0",
+        "index out of bounds: aten.index_select got an index outside [0, 2) for dim 0, "
+        "computed from argument 0",
+        "index out of bounds: aten.embedding got an index outside [0, size) for dim 0, "
+        "computed from argument 0",
+    ]
+
+
+def test_constant_indices_are_not_checked() -> None:
+    text = TORCH_TEXT.replace(
+        "%i = torch.aten.rsub.Scalar %arg0,", "%i = torch.aten.rsub.Scalar %c,"
+    ).replace(
+        "%t = torch.vtensor.literal",
+        "%c = torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>\n"
+        "  %t = torch.vtensor.literal",
+    )
+    count, lines = _checked(text)
+    assert count == 1  # the embedding's, from the argument
+    assert sum(line.startswith("torch.runtime.assert") for line in lines) == 1
+
+
+def test_index_put_counts_negative_indices_from_the_end() -> None:
+    text = """
+func.func @main(%arg0: !torch.vtensor<[1],si64>) -> !torch.vtensor<[10,4],f32> {
+  %false = torch.constant.bool false
+  %t = torch.vtensor.literal(dense<1.0> : tensor<10x4xf32>) : !torch.vtensor<[10,4],f32>
+  %v = torch.vtensor.literal(dense<5.0> : tensor<f32>) : !torch.vtensor<[],f32>
+  %l = torch.prim.ListConstruct %arg0 : (!torch.vtensor<[1],si64>) -> !torch.list<optional<vtensor>>
+  %0 = torch.aten.index_put %t, %l, %v, %false : !torch.vtensor<[10,4],f32>, !torch.list<optional<vtensor>>, !torch.vtensor<[],f32>, !torch.bool -> !torch.vtensor<[10,4],f32>
+  return %0 : !torch.vtensor<[10,4],f32>
+}
+"""
+    count, lines = _checked(text, ["position"])
+    assert count == 1
+    assert (
+        'torch.runtime.assert %8, "index out of bounds: aten.index_put got an index outside '
+        "[-10, 10) for dim 0, computed from argument 'position'\"" in lines
+    )
+    # The op takes `index + 10` where the index is negative (IREE's lowering wrote nothing
+    # for -1, where torch writes the last row).
+    put = next(line for line in lines if "torch.aten.index_put" in line)
+    assert put.startswith("%13 = torch.aten.index_put %0, %12, %1, %false")
+    assert any(line.startswith("%12 = torch.prim.ListConstruct %11 :") for line in lines)
+    assert any(line.startswith("%11 = torch.aten.where.self %9, %10, %arg0") for line in lines)
+
+
+def test_a_failed_check_is_found_in_ireess_error() -> None:
+    error = RuntimeError(
+        "Error invoking function: <vm>:0: FAILED_PRECONDITION; index out of bounds: "
+        "aten.embedding got an index outside [0, 10) for dim 0, computed from argument "
+        "'ids'; \n[ 0] bytecode module@2:69 -"
+    )
+    assert index_check_failure(error) == (
+        "index out of bounds: aten.embedding got an index outside [0, 10) for dim 0, "
+        "computed from argument 'ids'"
+    )
+    assert index_check_failure(RuntimeError("<vm>:0: FAILED_PRECONDITION; other")) is None
+
+
+TABLE = np.arange(40, dtype=np.float32).reshape(10, 4)
+
+
+def _gather_model() -> Any:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    node = helper.make_node("Gather", ["table", "i"], ["out"])
+    graph = helper.make_graph(
+        [node],
+        "main",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(TABLE, "table")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    return model
+
+
+@pytest.fixture(scope="module", params=["numpy", "device"])
+def gather(request: pytest.FixtureRequest) -> Any:
+    needs_iree()
+    model = _gather_model()
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        return abi_iree.compile(model, results=request.param)
+
+
+def _host(value: Any) -> Any:
+    return value.to_host() if hasattr(value, "to_host") else np.asarray(value)
+
+
+@pytest.mark.parametrize("indices", [[0, 9], [3, -1], [-10, 5]])
+def test_onnx_gather_in_range(gather: Any, indices: list[int]) -> None:
+    got = _host(gather.main(i=np.array(indices, dtype=np.int64))["out"])
+    np.testing.assert_array_equal(got, TABLE[indices])
+
+
+@pytest.mark.parametrize("indices", [[0, 10], [-11, 0], [100000, 1], [2**40, 0], [-(2**62), 0]])
+def test_onnx_gather_out_of_range(gather: Any, indices: list[int]) -> None:
+    with pytest.raises(AbiError) as caught:
+        gather.main(i=np.array(indices, dtype=np.int64))
+    assert str(caught.value) == (
+        "@main: index out of bounds: onnx.Gather got an index outside [-10, 10) for dim 0, "
+        "computed from argument 'i'"
+    )
+    # The module, and the process, go on.
+    got = _host(gather.main(i=np.array([2, -2], dtype=np.int64))["out"])
+    np.testing.assert_array_equal(got, TABLE[[2, -2]])
