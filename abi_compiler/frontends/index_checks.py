@@ -279,10 +279,10 @@ def _checks(operation: Any, indexing: _Indexing, argument_names: list[str]) -> l
     elif indexing.nd:
         found.extend(_nd_checks(operation, name, operands, shape, indexing, argument_names))
     else:
-        dim = _dim(operation, indexing, len(shape))
-        if dim is not None:
+        axis = _dim(operation, indexing, len(shape))
+        if axis is not None:
             index = operands[indexing.index]
-            found.append(_check(name, index, buffer, shape, dim, indexing, argument_names))
+            found.append(_check(name, index, buffer, shape, axis, indexing, argument_names))
     return [check for check in found if check is not None and _from_caller(check.index)]
 
 
@@ -317,6 +317,7 @@ def _listed(value: Any) -> list[Any]:
 
 def _dim(operation: Any, indexing: _Indexing, rank: int) -> int | None:
     """The dim an op indexes, made non-negative; None when it is not a constant."""
+    dim: int | None
     if indexing.dim is None:
         dim = 0
     elif isinstance(indexing.dim, str):
@@ -561,8 +562,8 @@ def _normalize(operation: Any, indexing: _Indexing) -> None:
         if indexing.nd:
             made = _non_negative_nd(build, operation, index, shape, indexing)
         else:
-            dim = _dim(operation, indexing, len(shape))
-            made = None if dim is None else _non_negative(build, index, shape, dim)
+            axis = _dim(operation, indexing, len(shape))
+            made = None if axis is None else _non_negative(build, index, shape, axis)
         if made is not None:
             operation.operands[indexing.index] = made
 

@@ -78,7 +78,7 @@ def torch_campaign() -> tuple[int, int]:
         "index": {
             "rsub": lambda p: table[3 - (3 - p)],
             "mul": lambda p: table[p * 1],
-            "neg": lambda p: table[-(-p)],
+            "neg": lambda p: table[-(0 - p)],
             "flip": lambda p: table[p.flip(0)],
             "slice_add": lambda p: table[p + p[0:1] * 0],
             "floordiv": lambda p: table[(p * 2) // 2],
@@ -103,7 +103,7 @@ def torch_campaign() -> tuple[int, int]:
         },
         "scatter": {
             "scatter": lambda p: table.scatter(0, row(p * 1), ones),
-            "scatter_add": lambda p: table.scatter_add(0, row(-(-p)), ones),
+            "scatter_add": lambda p: table.scatter_add(0, row(-(0 - p)), ones),
         },
         "index_put": {
             "set": lambda p: table.index_put((p * 1,), torch.tensor(-1.0)),
@@ -152,19 +152,25 @@ def torch_campaign() -> tuple[int, int]:
         forms = ",".join(groups.get(name, {"index_copy_,index_put_": None}))
         for value in VALUES:
             args = arguments(value)
-            with torch.no_grad():
-                expected = _outcome(lambda args=args: _numpy(eager(*args)))
-            got = _outcome(lambda args=args: compiled.main(*(a.numpy() for a in args)))
             cases += 1
-            failures += not _judge(f"torch.{name}[{forms}]", value, expected, got)
+            failures += not _judge(
+                f"torch.{name}[{forms}]", value, *_torch_call(eager, compiled, args)
+            )
         # The module stays usable after a refused call.
         cases += 1
-        after = _outcome(lambda: compiled.main(*(a.numpy() for a in arguments(1))))
-        with torch.no_grad():
-            failures += not _judge(
-                f"torch.{name}.after", 1, _outcome(lambda: _numpy(eager(*arguments(1)))), after
-            )
+        failures += not _judge(
+            f"torch.{name}.after", 1, *_torch_call(eager, compiled, arguments(1))
+        )
     return cases, failures
+
+
+def _torch_call(eager: Any, compiled: Any, args: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The eager module's outcome and the compiled module's, on ``args``."""
+    import torch
+
+    with torch.no_grad():
+        expected = _outcome(lambda: _numpy(eager(*args)))
+    return expected, _outcome(lambda: compiled.main(*(a.numpy() for a in args)))
 
 
 def _numpy(value: Any) -> Any:
@@ -185,7 +191,7 @@ def jax_campaign() -> tuple[int, int]:
     forms: dict[str, Callable[[Any], Any]] = {
         "mul": lambda p: table[p * 1],
         "rsub": lambda p: table[3 - (3 - p)],
-        "neg": lambda p: table[-(-p)],
+        "neg": lambda p: table[-(0 - p)],
         "flip": lambda p: table[jnp.flip(p)],
         "slice_add": lambda p: table[p + p[0:1] * 0],
         "scalar": lambda p: table[p[0]],
@@ -281,11 +287,14 @@ def onnx_campaign() -> tuple[int, int]:
             feeds = {"i": make(value).astype(np.int64)}
             if name.startswith("Scatter"):
                 feeds["u"] = np.full((1, 4), -5.0, dtype=np.float32)
-            expected = _outcome(lambda feeds=feeds: session.run(None, feeds)[0])
-            got = _outcome(lambda feeds=feeds: np.asarray(compiled.main(**feeds)["out"]))
             cases += 1
-            failures += not _judge(f"onnx.{name}", value, expected, got)
+            failures += not _judge(f"onnx.{name}", value, *_onnx_call(session, compiled, feeds))
     return cases, failures
+
+
+def _onnx_call(session: Any, compiled: Any, feeds: dict[str, Any]) -> tuple[Any, Any]:
+    expected = _outcome(lambda: session.run(None, feeds)[0])
+    return expected, _outcome(lambda: np.asarray(compiled.main(**feeds)["out"]))
 
 
 CAMPAIGNS = {"torch": torch_campaign, "jax": jax_campaign, "onnx": onnx_campaign}
