@@ -239,3 +239,17 @@ def test_onnx_gather_out_of_range(gather: Any, indices: list[int]) -> None:
     # The module, and the process, go on.
     got = _host(gather.main(i=np.array([2, -2], dtype=np.int64))["out"])
     np.testing.assert_array_equal(got, TABLE[[2, -2]])
+
+
+def test_onnx_gather_device_array_index(gather: Any) -> None:
+    """A device array for the index (what `results="device"` passes on) is checked by the
+    module itself: no read-back on the caller's side, the same refusal."""
+    from iree import runtime as rt
+
+    inside = rt.asdevicearray(gather.device, np.array([1, -1], dtype=np.int64))
+    got = _host(gather.main(i=inside)["out"])
+    np.testing.assert_array_equal(got, TABLE[[1, -1]])
+    outside = rt.asdevicearray(gather.device, np.array([0, 2**40], dtype=np.int64))
+    with pytest.raises(AbiError, match=r"^@main: index out of bounds: onnx\.Gather got an index"):
+        gather.main(i=outside)
+    np.testing.assert_array_equal(_host(gather.main(i=inside)["out"]), TABLE[[1, -1]])
