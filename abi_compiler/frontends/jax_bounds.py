@@ -21,13 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
-try:
-    from jax._src.lib.mlir import ir
-except ImportError as _error:  # pragma: no cover - as abi_compiler.frontends.jax
-    raise ImportError(
-        "abi_compiler.frontends.jax_bounds needs JAX (jax and jaxlib, 0.4.14 or newer): "
-        "pip install 'abi-compiler[jax]'"
-    ) from _error
+# Imported by `abi_compiler.frontends.jax` only, after its own check that JAX is there.
+from jax._src.lib.mlir import ir
 
 __all__ = ["bound_indexing"]
 
@@ -214,18 +209,14 @@ def _pad(value: Any, pads: list[int], at: Any) -> Any:
         ip=at,
     ).results[0]
     shape = [size + pad for size, pad in zip(value_type.shape, pads, strict=True)]
-    rank = len(shape)
-    return ir.Operation.create(
+    zeros = [0] * len(shape)
+    return _shaped(
         "stablehlo.pad",
-        results=[ir.RankedTensorType.get(shape, element)],
-        operands=[value, zero],
-        attributes={
-            "edge_padding_low": ir.DenseI64ArrayAttr.get([0] * rank),
-            "edge_padding_high": ir.DenseI64ArrayAttr.get(pads),
-            "interior_padding": ir.DenseI64ArrayAttr.get([0] * rank),
-        },
-        ip=at,
-    ).results[0]
+        [value, zero],
+        ir.RankedTensorType.get(shape, element),
+        {"edge_padding_low": zeros, "edge_padding_high": pads, "interior_padding": zeros},
+        at,
+    )
 
 
 def _zero(element: Any) -> str:
@@ -237,17 +228,23 @@ def _zero(element: Any) -> str:
 
 
 def _slice(value: Any, shape: list[int], result_type: Any, at: Any) -> Any:
-    rank = len(shape)
     if list(ir.RankedTensorType(value.type).shape) == shape:
         return value
-    return ir.Operation.create(
+    starts, strides = [0] * len(shape), [1] * len(shape)
+    return _shaped(
         "stablehlo.slice",
-        results=[result_type],
-        operands=[value],
-        attributes={
-            "start_indices": ir.DenseI64ArrayAttr.get([0] * rank),
-            "limit_indices": ir.DenseI64ArrayAttr.get(shape),
-            "strides": ir.DenseI64ArrayAttr.get([1] * rank),
-        },
-        ip=at,
+        [value],
+        result_type,
+        {"start_indices": starts, "limit_indices": shape, "strides": strides},
+        at,
+    )
+
+
+def _shaped(
+    name: str, operands: list[Any], result: Any, dims: dict[str, list[int]], at: Any
+) -> Any:
+    """One op ``name`` whose attributes are lists of dims (`DenseI64ArrayAttr`)."""
+    attributes = {key: ir.DenseI64ArrayAttr.get(values) for key, values in dims.items()}
+    return ir.Operation.create(
+        name, results=[result], operands=operands, attributes=attributes, ip=at
     ).results[0]
