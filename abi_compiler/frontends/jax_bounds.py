@@ -244,7 +244,9 @@ def _shaped(
     name: str, operands: list[Any], result: Any, dims: dict[str, list[int]], at: Any
 ) -> Any:
     """One op ``name`` whose attributes are lists of dims (`DenseI64ArrayAttr`)."""
-    attributes = {key: ir.DenseI64ArrayAttr.get(values) for key, values in dims.items()}
+    attributes: dict[str, Any] = {
+        key: ir.DenseI64ArrayAttr.get(values) for key, values in dims.items()
+    }
     return ir.Operation.create(
         name, results=[result], operands=operands, attributes=attributes, ip=at
     ).results[0]
