@@ -253,3 +253,74 @@ def test_onnx_gather_device_array_index(gather: Any) -> None:
     with pytest.raises(AbiError, match=r"^@main: index out of bounds: onnx\.Gather got an index"):
         gather.main(i=outside)
     np.testing.assert_array_equal(_host(gather.main(i=inside)["out"]), TABLE[[1, -1]])
+
+
+def test_torch_device_results_and_device_index() -> None:
+    """A torch program with `results="device"`, its index a device array: the module's own
+    check refuses `t[p * 1]` out of the table (no recorded range bounds a product)."""
+    needs_iree()
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+    from iree import runtime as rt
+
+    from tests.calling.helpers import compile_quietly
+
+    table = torch.arange(40, dtype=torch.float32).reshape(10, 4)
+
+    class Rows(torch.nn.Module):
+        def forward(self, p: Any) -> Any:
+            return table[p * 1] * 2
+
+    exported = torch.export.export(Rows(), (torch.tensor([2]),))
+    module = compile_quietly(exported, results="device")
+    outside = rt.asdevicearray(module.device, np.array([100000], dtype=np.int64))
+    with pytest.raises(AbiError) as caught:
+        module.main(outside)
+    assert str(caught.value) == (
+        "@main: index out of bounds: aten.index.Tensor got an index outside [-10, 10) for "
+        "dim 0, computed from argument 'p'"
+    )
+    inside = rt.asdevicearray(module.device, np.array([-1], dtype=np.int64))
+    np.testing.assert_array_equal(_host(module.main(inside)), TABLE[[-1]] * 2)
+
+
+JAX_TEXT = """
+func.func @main(%t: tensor<10x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<10x4xf32>) {
+  %0 = "stablehlo.gather"(%t, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>
+  %1 = "stablehlo.scatter"(%t, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) : (tensor<10x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<10x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<10x4xf32>
+}
+"""
+
+
+def test_jax_gathers_clamp_and_scatters_pad() -> None:
+    pytest.importorskip("jax")
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib.mlir import ir
+
+    from abi_compiler.frontends.jax_bounds import bound_indexing
+
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(JAX_TEXT)
+        assert bound_indexing(module) == 2
+        module.operation.verify()
+        lines = [line.strip() for line in str(module).splitlines()]
+    text = "\n".join(lines)
+    # The gather reads rows [0, 9]; the scatter's window of one row goes to row 10 of a
+    # padded operand when its index is outside [0, 9], and the result is rows 0..9.
+    assert "stablehlo.constant dense<9> : tensor<2x1xi32>" in text
+    assert "stablehlo.constant dense<10> : tensor<2x1xi32>" in text
+    assert "stablehlo.clamp %c, %arg1, %c_0 : tensor<2x1xi32>" in text
+    assert (
+        "stablehlo.pad %arg0, %cst, low = [0, 0], high = [1, 0], interior = [0, 0] : "
+        "(tensor<10x4xf32>, tensor<f32>) -> tensor<11x4xf32>"
+    ) in text
+    assert (
+        "stablehlo.slice %" in text
+        and "[0:10, 0:4] : (tensor<11x4xf32>) -> tensor<10x4xf32>" in text
+    )
+    gather = next(line for line in lines if "stablehlo.gather" in line)
+    assert '"stablehlo.gather"(%arg0, %0)' in gather
