@@ -85,3 +85,10 @@ TF_BOUND_INPUT: Final = "tf_saved_model.bound_input"
 #: The scope of the parameters a frontend leaves out of the text, which a module reads as
 #: `#flow.parameter.named<"model"::"<name>">` and `load` provides (docs/calling.md, "Big weights").
 PARAMETER_SCOPE: Final = "model"
+
+# -- Index checks --------------------------------------------------------------------------------
+
+#: The start of the message of a bounds check a frontend writes into a module (an index out of
+#: the buffer it indexes); the caller's side raises a call failing with it as an `AbiError`
+#: (docs/calling.md, "What the original call checks").
+INDEX_CHECK_MARK: Final = "index out of bounds"

@@ -12,7 +12,15 @@ A cache copied per step, or attention over all of it, would show as a ratio grow
 with the cache length (the positions reached are the same for every cache).
 
     python bench/bench_generate.py [--caches 256,1024,2048] [--rounds 5] [--tokens 64]
-        [--device local-sync] [--output bench/RESULTS_generate.md]
+        [--device local-sync] [--output bench/RESULTS_generate.md] [--index-checks]
+
+With ``--index-checks`` the two engines are the compiled step with the bounds checks the
+module runs itself (`abi_compiler.frontends.index_checks`) and the same step compiled
+without them (the frontend's `insert_index_checks` replaced for that compile only): what
+the checks cost per token. The two are interleaved call by call (each position of each
+round calls both, in alternating order, with the same inputs), and the figure is the sum
+over positions of each call's best CPU time over the rounds, per call: the load of a
+shared machine moves both alike.
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -63,6 +71,48 @@ def _greedy(step: Callable[[Any, Any], Any], prompt: list[int], tokens: int) -> 
     return out
 
 
+def _paired(
+    first: Any, second: Any, prompt: list[int], tokens: int, rounds: int
+) -> tuple[float, float] | None:
+    """Two compiled steps called position by position with the same inputs (the first's
+    greedy tokens), in alternating order: the sum over positions of each one's best CPU
+    time over ``rounds``, per call; None when their tokens differ."""
+    calls = len(prompt) + tokens - 1
+    best = [[float("inf")] * calls, [float("inf")] * calls]
+    engines = (first, second)
+    for round_number in range(rounds):
+        out: list[int] = []
+        for position in range(calls):
+            token = prompt[position] if position < len(prompt) else out[-1]
+            ids = np.array([[token]], dtype=np.int64)
+            at = np.array([position], dtype=np.int64)
+            picked: list[int] = []
+            order = (0, 1) if (position + round_number) % 2 == 0 else (1, 0)
+            for which in order:
+                start = time.process_time()
+                logits = engines[which].main(input_ids=ids, cache_position=at)
+                best[which][position] = min(best[which][position], time.process_time() - start)
+                picked.append(int(np.asarray(logits)[0, -1].argmax()))
+            if picked[0] != picked[1]:
+                return None
+            if position >= len(prompt) - 1:
+                out.append(picked[0])
+    return sum(best[0]) / calls, sum(best[1]) / calls
+
+
+def _without_index_checks(program: Any, device: str) -> Any:
+    """``program`` compiled without the bounds checks the module runs itself."""
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import torch as torch_frontend
+
+    checks = torch_frontend.insert_index_checks
+    torch_frontend.insert_index_checks = lambda *_: 0  # type: ignore[assignment]
+    try:
+        return abi_iree.compile(program, device=device)
+    finally:
+        torch_frontend.insert_index_checks = checks
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--caches", default="256,1024,2048")
@@ -71,6 +121,7 @@ def main() -> int:
     parser.add_argument("--prompt", type=int, default=8)
     parser.add_argument("--device", default="local-sync")
     parser.add_argument("--output", type=Path)
+    parser.add_argument("--index-checks", action="store_true")
     args = parser.parse_args()
 
     import torch
@@ -90,7 +141,9 @@ def main() -> int:
         f"{args.rounds} interleaved rounds. {platform.processor() or platform.machine()}, "
         f"torch {torch.__version__}.",
         "",
-        "| cache | eager ms/token | compiled ms/token | compiled / eager |",
+        "| cache | eager ms/token | compiled ms/token | compiled / eager |"
+        if not args.index_checks
+        else "| cache | unchecked ms/token | checked ms/token | checked / unchecked |",
         "| --- | --- | --- | --- |",
     ]
     for cache in (int(text) for text in args.caches.split(",")):
@@ -104,8 +157,13 @@ def main() -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compiled = abi_iree.compile(program, device=args.device)
+            unchecked = _without_index_checks(program, args.device) if args.index_checks else None
 
-        def eager(i: Any, p: Any, eager_module: Any = eager_module) -> Any:
+        def eager(
+            i: Any, p: Any, eager_module: Any = eager_module, unchecked: Any = unchecked
+        ) -> Any:
+            if unchecked is not None:
+                return unchecked.main(input_ids=i, cache_position=p)
             with torch.no_grad():
                 return eager_module(
                     input_ids=torch.from_numpy(i), cache_position=torch.from_numpy(p)
@@ -114,6 +172,17 @@ def main() -> int:
         def iree(i: Any, p: Any, compiled: Any = compiled) -> Any:
             return compiled.main(input_ids=i, cache_position=p)
 
+        if unchecked is not None:
+            both = _paired(unchecked, compiled, prompt, args.tokens, args.rounds)
+            if both is None:
+                print(f"cache {cache}: the tokens differ", file=sys.stderr)
+                return 1
+            line = (
+                f"| {cache} | {both[0] * 1e3:.3f} | {both[1] * 1e3:.3f} | {both[1] / both[0]:.3f} |"
+            )
+            print(line, flush=True)
+            lines.append(line)
+            continue
         best = {"eager": float("inf"), "compiled": float("inf")}
         tokens: dict[str, list[int]] = {}
         for _ in range(args.rounds):

@@ -44,6 +44,7 @@ from abi_compiler.calling.original_call import (
 )
 from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
 from abi_compiler.calling.updates import check_targets, write_back
+from abi_compiler.calling.value_ranges import index_check_failure
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import VmList
 from abi_compiler.codecs.call_json import decode_call, format_call, format_updates
@@ -329,7 +330,13 @@ class Function:
 
     def _invoke(self, arguments: Any, expected: int | None) -> Any:
         results = VmList(expected or 1)
-        self._context.invoke(self.vm_function, arguments, results)
+        try:
+            self._context.invoke(self.vm_function, arguments, results)
+        except RuntimeError as error:  # the module's own index check (frontends.index_checks)
+            failed = index_check_failure(error)
+            if failed is None:
+                raise
+            raise AbiError(f"@{self.name}: {failed}") from None
         if expected is not None and len(results) != expected:
             raise AbiError(
                 f"@{self.name}: the VM returned {plural(len(results), 'result')}, its "

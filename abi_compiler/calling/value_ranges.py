@@ -2,19 +2,23 @@
 ``ranges`` of an `abi.call` array): the values a compiled module indexes a buffer with,
 checked on the host before the call (docs/calling.md, "What the original call checks").
 IREE's gathers and scatters have no bounds check, so an index outside the buffer would
-read or write outside it: wrong numbers, or a crash of the calling process."""
+read or write outside it: wrong numbers, or a crash of the calling process. The bounds
+checks a frontend writes into the module itself (`abi_compiler.frontends.index_checks`)
+fail the call with a message `index_check_failure` finds."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
+from abi_compiler.attribute_names import INDEX_CHECK_MARK
 from abi_compiler.call_model import ValueRange
 from abi_compiler.calling.iree_runtime import np, rt
 from abi_compiler.calling.mismatch import Mismatch
 from abi_compiler.calling.vm_arrays import host_value, to_host
 
-__all__ = ["describe_range", "ranged"]
+__all__ = ["describe_range", "index_check_failure", "ranged"]
 
 
 def ranged(
@@ -87,5 +91,17 @@ def _check_range(data: Any, found: ValueRange) -> None:
         where = f" at [{', '.join(str(int(i)) for i in at)}]"
     raise Mismatch(
         f"value {int(values[first])}{where} is outside {describe_range(found)}: the compiled "
-        "module indexes a buffer with it and does not check the index"
+        "module indexes a buffer with it"
     )
+
+
+# The message of a failed check in IREE's error text (``<vm>:0: FAILED_PRECONDITION;
+# index out of bounds: …; [ 0] bytecode module@…``): up to the next "; ".
+_FAILED_CHECK = re.compile(re.escape(INDEX_CHECK_MARK) + r"[^;]*")
+
+
+def index_check_failure(error: Exception) -> str | None:
+    """The message of a module's own bounds check that failed the call ``error`` reports
+    (docs/calling.md, "What the original call checks"), or None for another failure."""
+    found = _FAILED_CHECK.search(str(error))
+    return found.group(0).rstrip() if found else None

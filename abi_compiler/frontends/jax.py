@@ -91,6 +91,7 @@ from abi_compiler.codecs.json_abi import encode_json
 from abi_compiler.dtypes import scalar_for_numpy
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program
+from abi_compiler.frontends.jax_bounds import bound_indexing
 from abi_compiler.frontends.jax_rewrites import for_iree, mark_nonexpanding_broadcasts
 from abi_compiler.frontends.pytree import record_order
 from abi_compiler.model import (
@@ -371,6 +372,7 @@ def _rewrite(
     with jax_mlir.make_ir_context():
         module = ir.Module.parse(text)
         found = for_iree(module)
+        bound_indexing(module)
         if refused is not None:
             refused.extend(found)
         main = _main_function(module)

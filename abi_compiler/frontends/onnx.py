@@ -38,6 +38,7 @@ except ImportError as _error:  # pragma: no cover - exercised without onnx insta
 
 from abi_compiler.call_model import Array, CallNode, Container
 from abi_compiler.frontends import Program, quiet
+from abi_compiler.frontends.index_checks import insert_index_checks
 from abi_compiler.frontends.iree_ir import (
     annotate,
     find_function,
@@ -78,6 +79,7 @@ def program(model: ModelSource) -> Program:
             imported.verify()
     except Exception as error:  # the importer raises its own types, and MLIRError
         raise import_error("ONNX import", error) from error
+    insert_index_checks(imported, list(graph.input_map))
     module = lower_torch(imported, onnx=True)
 
     name = proto.graph.name

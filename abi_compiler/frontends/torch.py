@@ -69,6 +69,7 @@ from abi_compiler.call_model import (
 from abi_compiler.codecs.call_json import constant
 from abi_compiler.errors import AbiError
 from abi_compiler.frontends import Program, quiet
+from abi_compiler.frontends.index_checks import insert_index_checks
 from abi_compiler.frontends.iree_ir import (
     annotate,
     find_function,
@@ -162,6 +163,8 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     finally:
         for tensor in parameters.values():
             del tensor._turbine_external_tensor_trait
+    # Before `rewrite`: an `index_copy` is checked as one (it refuses negative indices).
+    insert_index_checks(module, [name for name in _user_input_names(exported) if name])
     rewrite(module)
     _name_state(module, exported)
     module = lower_torch(module)

@@ -3,9 +3,11 @@ program indexes a buffer with an input's values (an `index_copy` into a KV cache
 ``arange(n) + cache_position[0]``, an `embedding` of ``input_ids``), the values that stay
 inside the buffer. IREE 3.13 lowers those indexings to gathers and scatters with no bounds
 check (eager torch refuses an index out of range; the compiled module read or wrote outside
-the buffer: wrong numbers, or a crash of the calling process), so the frontend records the
-ranges in the original call (`abi_compiler.call_model.ValueRange`) and a call checks them
-before the VM runs (docs/calling.md, "What the original call checks").
+the buffer: wrong numbers, or a crash of the calling process). The module checks every
+index itself (`abi_compiler.frontends.index_checks`); where an input bounds one, the
+frontend also records the ranges in the original call (`abi_compiler.call_model.ValueRange`)
+and a call checks them before the VM runs, for a message that names the value (docs/calling.md,
+"What the original call checks").
 
 The analysis follows each integer input through the ops that move its values or add a
 constant to them, exactly: every integer tensor it reaches is known as

@@ -211,7 +211,7 @@ def test_sessions_interleaved_give_the_tokens_each_gives_alone() -> None:
     assert run([(first, PROMPT)]) == [want]
 
 
-OUTSIDE = ": the compiled module indexes a buffer with it and does not check the index"
+OUTSIDE = ": the compiled module indexes a buffer with it"
 
 
 def test_positions_outside_the_cache_are_refused_before_the_vm_runs() -> None:
