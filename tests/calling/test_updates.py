@@ -176,3 +176,124 @@ def test_show_says_what_the_call_updates(
     ]
     assert sig_main.main(["show", "--format", "json", str(path)]) == 0
     assert '"updates": "cache"' in capsys.readouterr().out
+
+
+# two(a, b, x) -> (a + x) + (b + x), and a += x, b += x in place; dup(a) -> (a, a).
+TWO_CALL = OriginalCall(
+    (Array(0, F, (3,)), Array(1, F, (3,)), Array(2, F, (3,))),
+    (),
+    Array(0, F, (3,)),
+    labels=("a", "b", "x"),
+    updates=((0, 1), (1, 2)),
+)
+TWO_TEXT = f"""
+func.func @two(%a: tensor<3xf32> {{abi.index_path = [0], iree.abi.output = 1 : index}},
+               %b: tensor<3xf32> {{abi.index_path = [1], iree.abi.output = 2 : index}},
+               %x: tensor<3xf32> {{abi.index_path = [2]}})
+    -> (tensor<3xf32> {{abi.index_path = [0]}}, tensor<3xf32> {{abi.index_path = [1]}},
+        tensor<3xf32> {{abi.index_path = [2]}})
+    attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(TWO_CALL))}"}}}} {{
+  %na = arith.addf %a, %x : tensor<3xf32>
+  %nb = arith.addf %b, %x : tensor<3xf32>
+  %s = arith.addf %na, %nb : tensor<3xf32>
+  return %s, %na, %nb : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}}
+func.func @dup(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {{
+  return %a, %a : tensor<3xf32>, tensor<3xf32>
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def two_vmfb() -> bytes:
+    return compile_quietly(TWO_TEXT, vmfb=True)
+
+
+def ones() -> Any:
+    return np.ones(3, np.float32)
+
+
+OVERLAPPING = (
+    "got an array whose elements share memory (byte strides [0] for shape [3]: a "
+    "broadcast or overlapping view), which the call cannot update (the program updates "
+    "this input in place): pass an array of its own, e.g. a copy"
+)
+
+
+def test_an_array_whose_elements_share_memory_is_refused(two_vmfb: bytes) -> None:
+    """Three elements over one float: the call would write three new values into it."""
+    module = abi_iree.load(two_vmfb)
+    base = np.zeros(1, np.float32)
+    broadcast = np.lib.stride_tricks.as_strided(base, (3,), (0,))
+    assert broadcast.flags.writeable
+    assert error(module.two, broadcast, np.zeros(3, np.float32), ones()) == (
+        f"argument a: {OVERLAPPING}"
+    )
+    assert not base.any()
+    # Strides that meet without a 0: elements 0 and 2 of a (3,) view stepping 1.5 floats
+    # (6 bytes) do not, but a (2, 2) view with strides (4, 4) shares element [0, 1]/[1, 0].
+    square = np.lib.stride_tricks.as_strided(np.zeros(3, np.float32), (3,), (4,))
+    module.two(square, np.zeros(3, np.float32), ones())  # its own memory: accepted
+    np.testing.assert_array_equal(square, ones())
+
+
+def test_strides_that_meet_are_found_by_listing_addresses() -> None:
+    from abi_compiler.calling.updates import _elements_overlap
+
+    floats = np.zeros(16, np.float32)
+    # Axes that interleave (strides 12 and 8 bytes over 2 x 3 elements): 0, 8, 16, 12,
+    # 20, 28 — disjoint, though the larger stride does not step past the smaller's span.
+    assert not _elements_overlap(np.lib.stride_tricks.as_strided(floats, (2, 3), (12, 8)))
+    # 0, 8, 16, 8, 16, 24: two elements at 8.
+    assert _elements_overlap(np.lib.stride_tricks.as_strided(floats, (2, 3), (8, 8)))
+    assert _elements_overlap(np.lib.stride_tricks.as_strided(floats, (2,), (2,)))  # halves
+    assert not _elements_overlap(floats.reshape(4, 4)[:, ::-2])
+    assert not _elements_overlap(np.broadcast_to(floats[:1], (1, 1)))
+
+
+def test_a_broadcast_torch_tensor_is_refused(two_vmfb: bytes) -> None:
+    torch = pytest.importorskip("torch")
+    module = abi_iree.load(two_vmfb)
+    expanded = torch.zeros(1).expand(3)
+    assert error(module.two, expanded, torch.zeros(3), torch.ones(3)) == (
+        f"argument a: {OVERLAPPING}"
+    )
+    assert expanded.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_two_updated_inputs_over_one_memory_are_refused(two_vmfb: bytes) -> None:
+    module = abi_iree.load(two_vmfb)
+    base = np.zeros(6, np.float32)
+    same = (
+        "argument b: the same memory as argument a, and the program updates both in "
+        "place: pass separate arrays"
+    )
+    assert error(module.two, base[:3], base[:3], ones()) == same
+    assert error(module.two, base[:3], base[2:5], ones()) == same  # one shared element
+    assert error(module.two, base[1:6:2], base[::-2], ones()) == same  # reversed
+    assert not base.any()
+    # Views of one base that share no element are separate memory.
+    module.two(base[0:6:2], base[1:6:2], ones())
+    np.testing.assert_array_equal(base, np.ones(6, np.float32))
+
+
+def test_two_device_arrays_over_one_buffer_are_refused(two_vmfb: bytes) -> None:
+    """A function returning its input twice gives two `DeviceArray`s over one buffer:
+    the program's two updates would land in it, and one would be lost."""
+    module = abi_iree.load(two_vmfb, results="device")
+    first, second = module.dup(np.arange(3, dtype=np.float32))
+    assert first is not second
+    assert error(module.two, first, second, ones()) == (
+        "argument b: the same memory as argument a, and the program updates both in "
+        "place: pass separate arrays"
+    )
+    # A host view of a DeviceArray's memory is that memory too.
+    assert error(module.two, first, first.to_host(), ones()) == (
+        "argument b: the same memory as argument a, and the program updates both in "
+        "place: pass separate arrays"
+    )
+    np.testing.assert_array_equal(first.to_host(), [0, 1, 2])
+    other = module.dup(np.arange(3, dtype=np.float32))[0]
+    module.two(first, other, ones())
+    np.testing.assert_array_equal(first.to_host(), [1, 2, 3])
+    np.testing.assert_array_equal(other.to_host(), [1, 2, 3])
