@@ -692,9 +692,16 @@ def parameter_archive(path: str | os.PathLike[str]) -> str:
 def _named_archive(vm_module: Any) -> str | None:
     """The file name of the parameter archive the module names (`abi.parameters`, written
     by `abi-compile --parameters`); an `AbiError` for a name that is not a plain file
-    name (a module is data: it never points elsewhere)."""
-    for name in vm_module.function_names:
-        value = dict(vm_module.lookup_function(name).reflection).get(ABI_PARAMETERS)
+    name (a module is data: it never points elsewhere), or for a name or reflection entry
+    that is not UTF-8 (as `Module` says of one)."""
+    try:
+        found = [
+            (name, dict(vm_module.lookup_function(name).reflection).get(ABI_PARAMETERS))
+            for name in vm_module.function_names
+        ]
+    except RuntimeError as error:  # nanobind's "conversion error" of a string
+        raise _refused(error) from None
+    for name, value in found:
         if value is None:
             continue
         if value in ("", ".", "..") or os.path.basename(value) != value or "/" in value:

@@ -48,6 +48,7 @@ from abi_compiler.calling.mismatch import (
     Mismatch,
     format_path,
     plural,
+    show_value,
     type_name,
 )
 from abi_compiler.codecs.call_json import constant_value
@@ -572,14 +573,17 @@ def _none(value: Any, flat: list[Any]) -> None:
 
 
 def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
-    shown = node.text if node.text is not None else repr(node.value)
+    shown = node.text if node.text is not None else show_value(node.value)
 
     def constant(value: Any, flat: list[Any]) -> None:
         if type(value).__name__ == node.type and (
-            repr(value) == node.text if node.text is not None else value == node.value
+            show_value(value) == node.text if node.text is not None else value == node.value
         ):
             return
-        raise Mismatch(f"expected {shown} (the value the program was exported with), got {value!r}")
+        raise Mismatch(
+            f"expected {shown} (the value the program was exported with), got "
+            f"{show_value(value)}"
+        )
 
     return constant
 
@@ -606,8 +610,9 @@ def _describe(node: Container) -> str:
 def keys_text(keys: Iterable[Any]) -> str:
     """``['a', 'b']``; keys that are not strings with their types, ``[1, 2] (int)``, so
     that ``1`` and ``'1'`` are told apart."""
-    found = sorted(keys, key=str)
-    text = "[" + ", ".join(repr(key) if isinstance(key, str) else str(key) for key in found) + "]"
+    shown = {key: key if isinstance(key, str) else show_value(key) for key in keys}
+    found = sorted(shown, key=shown.__getitem__)
+    text = "[" + ", ".join(repr(key) if isinstance(key, str) else shown[key] for key in found) + "]"
     others = sorted({type(key).__name__ for key in found if not isinstance(key, str)})
     return f"{text} ({', '.join(others)})" if others else text
 
