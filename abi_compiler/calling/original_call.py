@@ -581,8 +581,7 @@ def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
         ):
             return
         raise Mismatch(
-            f"expected {shown} (the value the program was exported with), got "
-            f"{show_value(value)}"
+            f"expected {shown} (the value the program was exported with), got {show_value(value)}"
         )
 
     return constant

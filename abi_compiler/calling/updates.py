@@ -102,7 +102,9 @@ def _elements_overlap(array: Any) -> bool:
     view numpy or torch makes (each axis, in order of stride, steps past everything the
     smaller ones span); other strides are answered by listing the addresses."""
     axes = sorted(
-        (abs(stride), size) for size, stride in zip(array.shape, array.strides) if size > 1
+        (abs(stride), size)
+        for size, stride in zip(array.shape, array.strides, strict=True)
+        if size > 1
     )
     span = array.itemsize  # the bytes the axes so far cover
     for stride, size in axes:
@@ -114,7 +116,7 @@ def _elements_overlap(array: Any) -> bool:
     if array.size > _LISTED_ELEMENTS:
         return True
     offsets = np.zeros((), np.int64)
-    for size, stride in zip(array.shape, array.strides):
+    for size, stride in zip(array.shape, array.strides, strict=True):
         offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride)
     ordered = np.sort(offsets, axis=None)
     return bool((np.diff(ordered) < array.itemsize).any())
