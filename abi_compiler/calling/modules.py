@@ -487,6 +487,8 @@ class Module:
         self.vm_modules = modules
         self._state = StateContext(self.context)
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        #: Held while a session is made or reset and while the module closes (calling.sessions).
+        self._sessions_lock = threading.Lock()
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).

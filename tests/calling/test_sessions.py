@@ -5,6 +5,7 @@ is an `AbiError` before the VM."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,109 @@ def test_a_malformed_state_entry_is_an_abi_error() -> None:
     ):
         _ = module.f.state
     np.testing.assert_array_equal(module.f(np.ones(2, np.float32)), [1, 1])
+
+
+def test_a_session_made_while_the_module_closes_is_closed_or_refused(
+    vmfb: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Module.close` in another thread while `module.session()` makes the session's
+    context (was: the close went between the check and the session's registration, and
+    left an open session of a closed module whose calls ran). The close waits for the
+    session, then closes it; the wait below is bounded, and the outcome is the same
+    whichever thread goes first."""
+    import threading
+
+    from abi_compiler.calling import sessions
+
+    module = iree.load(vmfb, device="local-sync", isolate=False)
+    made = sessions.new_context
+
+    def closing_meanwhile(of: iree.Module) -> object:
+        closer = threading.Thread(target=module.close)
+        closer.start()
+        closer.join(timeout=0.5)  # (finished here before the fix)
+        return made(of)
+
+    monkeypatch.setattr(sessions, "new_context", closing_meanwhile)
+    session = module.session()
+    monkeypatch.setattr(sessions, "new_context", made)
+    for _ in range(100):  # the close runs once the session is made
+        if module.closed:
+            break
+        threading.Event().wait(0.05)
+    assert module.closed and session.closed
+    with pytest.raises(AbiError, match=r"^module '\w+' is closed$"):
+        session.calls()
+
+
+def test_sessions_racing_a_close_in_threads(vmfb: bytes) -> None:
+    """Threads making sessions while another closes the module: each session is closed
+    once the module is, or was refused; none calls after the close."""
+    import threading
+
+    for _ in range(10):
+        module = iree.load(vmfb, device="local-sync", isolate=False)
+        start = threading.Barrier(4)
+        made: list[object] = []
+
+        def make(module: iree.Module = module, start: threading.Barrier = start) -> None:
+            start.wait(timeout=10)
+            for _ in range(5):
+                try:
+                    made.append(module.session())
+                except AbiError as error:
+                    made.append(str(error))
+
+        def close(module: iree.Module = module, start: threading.Barrier = start) -> None:
+            start.wait(timeout=10)
+            module.close()
+
+        threads = [threading.Thread(target=make) for _ in range(3)]
+        threads.append(threading.Thread(target=close))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert module.closed and len(made) == 15
+        for outcome in made:
+            if isinstance(outcome, str):
+                assert re.fullmatch(r"module '\w+' is closed", outcome)
+            else:
+                with pytest.raises(AbiError, match=r"^module '\w+' is closed$"):
+                    outcome.calls()  # type: ignore[attr-defined]
+
+
+def test_a_session_without_the_function_says_what_the_module_says(module: iree.Module) -> None:
+    """``session.nope`` is the `NoSuchFunction` `AbiError` of ``module.nope`` (was a
+    plain AttributeError)."""
+    from abi_compiler.calling.modules import NoSuchFunction
+
+    session = module.session()
+    with pytest.raises(NoSuchFunction) as from_session:
+        session.nope
+    with pytest.raises(NoSuchFunction) as from_module:
+        module.nope
+    assert str(from_session.value) == str(from_module.value)
+    assert str(from_session.value).startswith(
+        f"module '{module.name}' exports no function 'nope' (its functions: "
+    )
+    assert not hasattr(session, "nope")
+    with pytest.raises(NoSuchFunction):
+        session["nope"]
+
+
+def test_a_session_nobody_refers_to_is_freed(vmfb: bytes) -> None:
+    """The module holds its sessions weakly: a session dropped without `close` is freed
+    (its state with it) while the module lives on."""
+    import gc
+    import weakref
+
+    module = iree.load(vmfb, device="local-sync", isolate=False)
+    session = module.session()
+    session.step(_row(1), np.int32(0))
+    gone = weakref.ref(session)
+    del session
+    gc.collect()
+    assert gone() is None
+    assert len(module._sessions) == 0
+    assert int(module.calls()) == 0
