@@ -202,34 +202,41 @@ def test_a_session_made_while_the_module_closes_is_closed_or_refused(
         session.calls()
 
 
+def _race(module: iree.Module) -> list[object]:
+    """Three threads making five sessions each while a fourth closes ``module``: what
+    each ``module.session()`` gave (a session, or the message of its refusal)."""
+    import threading
+
+    start = threading.Barrier(4)
+    made: list[object] = []
+
+    def make() -> None:
+        start.wait(timeout=10)
+        for _ in range(5):
+            try:
+                made.append(module.session())
+            except AbiError as error:
+                made.append(str(error))
+
+    def close() -> None:
+        start.wait(timeout=10)
+        module.close()
+
+    threads = [threading.Thread(target=make) for _ in range(3)]
+    threads.append(threading.Thread(target=close))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return made
+
+
 def test_sessions_racing_a_close_in_threads(vmfb: bytes) -> None:
     """Threads making sessions while another closes the module: each session is closed
     once the module is, or was refused; none calls after the close."""
-    import threading
-
     for _ in range(10):
         module = iree.load(vmfb, device="local-sync", isolate=False)
-        start = threading.Barrier(4)
-        made: list[object] = []
-
-        def make(module: iree.Module = module, start: threading.Barrier = start) -> None:
-            start.wait(timeout=10)
-            for _ in range(5):
-                try:
-                    made.append(module.session())
-                except AbiError as error:
-                    made.append(str(error))
-
-        def close(module: iree.Module = module, start: threading.Barrier = start) -> None:
-            start.wait(timeout=10)
-            module.close()
-
-        threads = [threading.Thread(target=make) for _ in range(3)]
-        threads.append(threading.Thread(target=close))
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=30)
+        made = _race(module)
         assert module.closed and len(made) == 15
         for outcome in made:
             if isinstance(outcome, str):
@@ -246,9 +253,9 @@ def test_a_session_without_the_function_says_what_the_module_says(module: iree.M
 
     session = module.session()
     with pytest.raises(NoSuchFunction) as from_session:
-        session.nope
+        _ = session.nope
     with pytest.raises(NoSuchFunction) as from_module:
-        module.nope
+        _ = module.nope
     assert str(from_session.value) == str(from_module.value)
     assert str(from_session.value).startswith(
         f"module '{module.name}' exports no function 'nope' (its functions: "
