@@ -7,6 +7,7 @@ before the call. No framework needed."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -297,3 +298,52 @@ def test_two_device_arrays_over_one_buffer_are_refused(two_vmfb: bytes) -> None:
     module.two(first, other, ones())
     np.testing.assert_array_equal(first.to_host(), [1, 2, 3])
     np.testing.assert_array_equal(other.to_host(), [1, 2, 3])
+
+
+# step as a pure function (no update in place), and the in-place one without its abi.call.
+PURE_CALL = dataclasses.replace(CALL, updates=())
+PURE_TEXT = f"""
+func.func @step(%cache: tensor<2x3xf32> {{abi.index_path = [0]}},
+                %delta: tensor<2x3xf32> {{abi.index_path = [1]}})
+    -> (tensor<2x3xf32> {{abi.index_path = []}})
+    attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(PURE_CALL))}"}}}} {{
+  %new = arith.addf %cache, %delta : tensor<2x3xf32>
+  %twice = arith.addf %new, %new : tensor<2x3xf32>
+  return %twice : tensor<2x3xf32>
+}}
+"""
+NO_CALL_TEXT = TEXT.replace(
+    f'attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(CALL))}"}}}} ', ""
+)
+
+
+def test_diff_says_what_changed_once(
+    vmfb: bytes, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`abi-sig diff` of the in-place and the pure version: the update, once (was also
+    `result: kind tuple -> tensor`: the caller of the original call receives the
+    result alone either way); of the version without its `abi.call`: breaking (was
+    identical, exit 0), as its result is now the records' tuple."""
+    from abi_compiler.commands import sig_main
+
+    assert "abi.call" not in NO_CALL_TEXT
+    (tmp_path / "step.vmfb").write_bytes(vmfb)
+    (tmp_path / "pure.vmfb").write_bytes(compile_quietly(PURE_TEXT, vmfb=True))
+    (tmp_path / "bare.vmfb").write_bytes(compile_quietly(NO_CALL_TEXT, vmfb=True))
+    capsys.readouterr()
+
+    def diff(old: str, new: str) -> tuple[int, list[str]]:
+        status = sig_main.main(["diff", str(tmp_path / old), str(tmp_path / new)])
+        return status, capsys.readouterr().out.splitlines()
+
+    assert diff("step.vmfb", "pure.vmfb") == (1, ["breaking: step: argument 0: updates yes -> no"])
+    assert diff("pure.vmfb", "step.vmfb") == (1, ["breaking: step: argument 0: updates no -> yes"])
+    assert diff("step.vmfb", "bare.vmfb") == (
+        1,
+        [
+            "breaking: step: result: kind tensor<2x3xf32> -> tuple",
+            "breaking: step: original call removed (cache: float32[2,3], delta: "
+            "float32[2,3]) -> float32[2,3], updating cache in place",
+        ],
+    )
+    assert diff("step.vmfb", "step.vmfb") == (0, [])
