@@ -445,6 +445,10 @@ _READS_PARAMETERS = (
 )
 
 
+# The name IREE gives a module whose MLIR does not name it.
+_DEFAULT_NAME = "module"
+
+
 class Module:
     """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
     are its exported functions (`Function`)."""
@@ -501,6 +505,8 @@ class Module:
         self.unflatten: dict[str, Unflatten] = {}
         self._marshal = Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
+        #: The name of the file it was loaded from (`load`), for messages.
+        self.file_name: str | None = None
 
     def new_context(self) -> Any:
         """A new VM context over this module's VM modules (`abi_compiler.calling.sessions`):
@@ -571,6 +577,17 @@ class Module:
         return str(self.vm_module.name)
 
     @property
+    def described(self) -> str:
+        """What messages call the module: ``module 'model.vmfb'`` (the file it was loaded
+        from), ``module 'jit_f'`` (its own name), or ``the module`` (one IREE named by
+        default, ``module``, as every module of MLIR text without a name is)."""
+        if self.file_name is not None:
+            return f"module {self.file_name!r}"
+        if self.name != _DEFAULT_NAME:
+            return f"module {self.name!r}"
+        return "the module"
+
+    @property
     def function_names(self) -> list[str]:
         """The functions a caller calls: the exports without those IREE's compiler adds
         for itself (`caller_visible`), which are not reachable by name either
@@ -587,7 +604,7 @@ class Module:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise NoSuchFunction(
-                    f"module '{self.name}' exports no function '{name}' (its functions: "
+                    f"{self.described} exports no function '{name}' (its functions: "
                     f"{', '.join(self.function_names) or 'none'})"
                 )
             try:
@@ -910,6 +927,8 @@ def load(
         raise AbiError(
             f"{error}, or keep its archive beside it as '{beside}' (Module.save writes both)"
         ) from None
+    if isinstance(module, (str, os.PathLike)):
+        loaded.file_name = os.path.basename(os.fspath(module))
     # The module reads its parameters from these host arrays (not copied) while it lives.
     loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
     return loaded

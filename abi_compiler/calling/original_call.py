@@ -394,6 +394,16 @@ class CallPlan:
                     raise AbiError(f"argument {name!r}: given both positionally and by keyword")
             kwargs = {**dict(zip(self._names, extra, strict=False)), **kwargs}
             args = args[:count]
+        unexpected = [name for name in kwargs if name not in self._keywords]
+        if unexpected:
+            # A keyword no parameter has comes before a missing value (`f(x=…, z=…)`
+            # names `z`, not the positional `x`).
+            unknown = [name for name in unexpected if name not in self._labels]
+            if unknown or len(args) >= count:
+                names = ", ".join(repr(n) for n in self._names)
+                takes = f"keywords: {names}" if names else "it takes no keywords"
+                name = (unknown or unexpected)[0]
+                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
         if len(args) < count:
             raise AbiError(f"{format_path('argument', self._labels[len(args)], ())}: missing value")
         flat: list[Any] = [None] * self._count
@@ -404,11 +414,6 @@ class CallPlan:
                 convert(value, flat)
             except Mismatch as mismatch:
                 raise mismatch.error("argument", label) from None
-        for name in kwargs:
-            if name not in self._keywords:
-                names = ", ".join(repr(n) for n in self._names)
-                takes = f"keywords: {names}" if names else "it takes no keywords"
-                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
         for name, convert in self._keywords.items():
             if name not in kwargs:
                 raise AbiError(f"argument {name!r}: missing value")

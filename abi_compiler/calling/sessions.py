@@ -35,7 +35,7 @@ class StateContext:
     def invoke(self, vm_function: Any, arguments: Any, results: Any) -> None:
         context = self.context
         if context is None:
-            raise AbiError(self.refusal)
+            raise AbiError(f"@{vm_function.name}: {self.refusal}")
         context.invoke(vm_function, arguments, results)
 
     def close(self, refusal: str) -> None:
@@ -80,7 +80,7 @@ def close_module(module: Module) -> None:
     """Release a module's default state and its sessions' states (`Module.close`): under
     the module's lock, so that a session made at the same time is either closed here or
     refused (never an open session of a closed module)."""
-    refusal = f"module '{module.name}' is closed"
+    refusal = f"{module.described} is closed"
     with module._sessions_lock:
         module._state.close(refusal)
         for session in list(module._sessions):
@@ -123,7 +123,7 @@ class Session:
     def close(self) -> None:
         """Release the session's state; a call after this is an `AbiError`."""
         with self.module._sessions_lock:  # (not reopened by a reset racing it)
-            self._state.close(f"this session of module '{self.module.name}' is closed")
+            self._state.close(f"this session of {self.module.described} is closed")
             self.module._sessions.discard(self)
 
     def __enter__(self) -> Session:
