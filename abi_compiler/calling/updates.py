@@ -178,7 +178,8 @@ def _share(first: Any, second: Any) -> bool:
     if not isinstance(first, np.ndarray) or not isinstance(second, np.ndarray):
         return False  # device memory the host cannot map, and a host array
     try:
-        return bool(np.shares_memory(first, second, max_work=_OVERLAP_WORK))
+        # (numpy's stubs allow only its two special values; it takes any work bound)
+        return bool(np.shares_memory(first, second, max_work=_OVERLAP_WORK))  # type: ignore[arg-type]
     except np.exceptions.TooHardError:
         return True
 
