@@ -111,8 +111,20 @@ def show_int(number: int) -> str:
     return str(number)
 
 
+def show_value(value: object) -> str:
+    """A caller's value for a message: its ``repr``, an int of more than 4300 digits by
+    `show_int`, and a value whose ``repr`` Python refuses (one holding such an int) by
+    its type."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return show_int(value)
+    try:
+        return repr(value)
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return f"a {type_name(value)} (too long to show)"
+
+
 def keys_text(keys: SequenceABC[object]) -> str:
-    return ", ".join(repr(key) for key in keys)
+    return ", ".join(show_value(key) for key in keys)
 
 
 # The most keys a message lists (a dict of thousands of keys would flood it).
@@ -121,7 +133,7 @@ KEYS_SHOWN = 16
 
 def keys_list(keys: SequenceABC[object]) -> str:
     """``['bias', 'kernel']``; a long list is cut (``…, and 990 more``)."""
-    shown = ", ".join(repr(key) for key in keys[:KEYS_SHOWN])
+    shown = ", ".join(show_value(key) for key in keys[:KEYS_SHOWN])
     if len(keys) > KEYS_SHOWN:
         shown += f", … and {len(keys) - KEYS_SHOWN} more"
     return f"[{shown}]"

@@ -452,6 +452,10 @@ _READS_PARAMETERS = (
 )
 
 
+# The name IREE gives a module whose MLIR does not name it.
+_DEFAULT_NAME = "module"
+
+
 class Module:
     """A compiled module loaded on a device: ``module.<name>`` and ``module["<name>"]``
     are its exported functions (`Function`)."""
@@ -494,6 +498,8 @@ class Module:
         self.vm_modules = modules
         self._state = StateContext(self.context)
         self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        #: Held while a session is made or reset and while the module closes (calling.sessions).
+        self._sessions_lock = threading.Lock()
         #: None: results as the framework gives them (`abi.call`), numpy arrays otherwise.
         self.results = results
         #: The caller's own classes for rebuilt results (`load(…, types=…)`).
@@ -506,6 +512,8 @@ class Module:
         self.unflatten: dict[str, Unflatten] = {}
         self._marshal = Marshal(device, convert, results or "numpy")
         self._functions: dict[str, Function] = {}
+        #: The name of the file it was loaded from (`load`), for messages.
+        self.file_name: str | None = None
 
     def new_context(self) -> Any:
         """A new VM context over this module's VM modules (`abi_compiler.calling.sessions`):
@@ -576,6 +584,17 @@ class Module:
         return str(self.vm_module.name)
 
     @property
+    def described(self) -> str:
+        """What messages call the module: ``module 'model.vmfb'`` (the file it was loaded
+        from), ``module 'jit_f'`` (its own name), or ``the module`` (one IREE named by
+        default, ``module``, as every module of MLIR text without a name is)."""
+        if self.file_name is not None:
+            return f"module {self.file_name!r}"
+        if self.name != _DEFAULT_NAME:
+            return f"module {self.name!r}"
+        return "the module"
+
+    @property
     def function_names(self) -> list[str]:
         """The functions a caller calls: the exports without those IREE's compiler adds
         for itself (`caller_visible`), which are not reachable by name either
@@ -592,7 +611,7 @@ class Module:
             vm_function = self.vm_module.lookup_function(name) if caller_visible(name) else None
             if vm_function is None:
                 raise NoSuchFunction(
-                    f"module '{self.name}' exports no function '{name}' (its functions: "
+                    f"{self.described} exports no function '{name}' (its functions: "
                     f"{', '.join(self.function_names) or 'none'})"
                 )
             try:
@@ -699,9 +718,16 @@ def parameter_archive(path: str | os.PathLike[str]) -> str:
 def _named_archive(vm_module: Any) -> str | None:
     """The file name of the parameter archive the module names (`abi.parameters`, written
     by `abi-compile --parameters`); an `AbiError` for a name that is not a plain file
-    name (a module is data: it never points elsewhere)."""
-    for name in vm_module.function_names:
-        value = dict(vm_module.lookup_function(name).reflection).get(ABI_PARAMETERS)
+    name (a module is data: it never points elsewhere), or for a name or reflection entry
+    that is not UTF-8 (as `Module` says of one)."""
+    try:
+        found = [
+            (name, dict(vm_module.lookup_function(name).reflection).get(ABI_PARAMETERS))
+            for name in vm_module.function_names
+        ]
+    except RuntimeError as error:  # nanobind's "conversion error" of a string
+        raise _refused(error) from None
+    for name, value in found:
         if value is None:
             continue
         if value in ("", ".", "..") or os.path.basename(value) != value or "/" in value:
@@ -908,6 +934,8 @@ def load(
         raise AbiError(
             f"{error}, or keep its archive beside it as '{beside}' (Module.save writes both)"
         ) from None
+    if isinstance(module, (str, os.PathLike)):
+        loaded.file_name = os.path.basename(os.fspath(module))
     # The module reads its parameters from these host arrays (not copied) while it lives.
     loaded.parameter_buffers = parameters if isinstance(parameters, Mapping) else None
     return loaded

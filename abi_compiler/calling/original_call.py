@@ -48,6 +48,7 @@ from abi_compiler.calling.mismatch import (
     Mismatch,
     format_path,
     plural,
+    show_value,
     type_name,
 )
 from abi_compiler.codecs.call_json import constant_value
@@ -393,6 +394,16 @@ class CallPlan:
                     raise AbiError(f"argument {name!r}: given both positionally and by keyword")
             kwargs = {**dict(zip(self._names, extra, strict=False)), **kwargs}
             args = args[:count]
+        unexpected = [name for name in kwargs if name not in self._keywords]
+        if unexpected:
+            # A keyword no parameter has comes before a missing value (`f(x=…, z=…)`
+            # names `z`, not the positional `x`).
+            unknown = [name for name in unexpected if name not in self._labels]
+            if unknown or len(args) >= count:
+                names = ", ".join(repr(n) for n in self._names)
+                takes = f"keywords: {names}" if names else "it takes no keywords"
+                name = (unknown or unexpected)[0]
+                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
         if len(args) < count:
             raise AbiError(f"{format_path('argument', self._labels[len(args)], ())}: missing value")
         flat: list[Any] = [None] * self._count
@@ -403,11 +414,6 @@ class CallPlan:
                 convert(value, flat)
             except Mismatch as mismatch:
                 raise mismatch.error("argument", label) from None
-        for name in kwargs:
-            if name not in self._keywords:
-                names = ", ".join(repr(n) for n in self._names)
-                takes = f"keywords: {names}" if names else "it takes no keywords"
-                raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
         for name, convert in self._keywords.items():
             if name not in kwargs:
                 raise AbiError(f"argument {name!r}: missing value")
@@ -572,14 +578,16 @@ def _none(value: Any, flat: list[Any]) -> None:
 
 
 def _constant(node: Constant) -> Callable[[Any, list[Any]], None]:
-    shown = node.text if node.text is not None else repr(node.value)
+    shown = node.text if node.text is not None else show_value(node.value)
 
     def constant(value: Any, flat: list[Any]) -> None:
         if type(value).__name__ == node.type and (
-            repr(value) == node.text if node.text is not None else value == node.value
+            show_value(value) == node.text if node.text is not None else value == node.value
         ):
             return
-        raise Mismatch(f"expected {shown} (the value the program was exported with), got {value!r}")
+        raise Mismatch(
+            f"expected {shown} (the value the program was exported with), got {show_value(value)}"
+        )
 
     return constant
 
@@ -606,8 +614,9 @@ def _describe(node: Container) -> str:
 def keys_text(keys: Iterable[Any]) -> str:
     """``['a', 'b']``; keys that are not strings with their types, ``[1, 2] (int)``, so
     that ``1`` and ``'1'`` are told apart."""
-    found = sorted(keys, key=str)
-    text = "[" + ", ".join(repr(key) if isinstance(key, str) else str(key) for key in found) + "]"
+    shown = {key: key if isinstance(key, str) else show_value(key) for key in keys}
+    found = sorted(shown, key=shown.__getitem__)
+    text = "[" + ", ".join(repr(key) if isinstance(key, str) else shown[key] for key in found) + "]"
     others = sorted({type(key).__name__ for key in found if not isinstance(key, str)})
     return f"{text} ({', '.join(others)})" if others else text
 

@@ -35,7 +35,7 @@ class StateContext:
     def invoke(self, vm_function: Any, arguments: Any, results: Any) -> None:
         context = self.context
         if context is None:
-            raise AbiError(self.refusal)
+            raise AbiError(f"@{vm_function.name}: {self.refusal}")
         context.invoke(vm_function, arguments, results)
 
     def close(self, refusal: str) -> None:
@@ -77,13 +77,16 @@ def state_of(function: Function) -> list[StateGlobal] | None:
 
 
 def close_module(module: Module) -> None:
-    """Release a module's default state and its sessions' states (`Module.close`)."""
-    refusal = f"module '{module.name}' is closed"
-    module._state.close(refusal)
-    for session in list(module._sessions):
-        session._state.close(refusal)
-    module._sessions.clear()
-    module.context = None
+    """Release a module's default state and its sessions' states (`Module.close`): under
+    the module's lock, so that a session made at the same time is either closed here or
+    refused (never an open session of a closed module)."""
+    refusal = f"{module.described} is closed"
+    with module._sessions_lock:
+        module._state.close(refusal)
+        for session in list(module._sessions):
+            session._state.close(refusal)
+        module._sessions.clear()
+        module.context = None
 
 
 class Session:
@@ -91,15 +94,17 @@ class Session:
     ``session.<name>`` and ``session["<name>"]`` call as the module's functions do (the
     same marshalling and original call) in the session's context; `reset` starts the
     state over, `close` releases it. A session keeps its module alive; closing the
-    module closes its sessions."""
+    module closes its sessions. The module holds its sessions weakly: one nobody refers
+    to is freed with its state."""
 
     def __init__(self, module: Module) -> None:
-        if module.closed:
-            raise AbiError(module._state.refusal)
         self.module = module
-        self._state = StateContext(new_context(module))
         self._functions: dict[str, Function] = {}
-        module._sessions.add(self)
+        with module._sessions_lock:  # (`close_module`)
+            if module.closed:
+                raise AbiError(module._state.refusal)
+            self._state = StateContext(new_context(module))
+            module._sessions.add(self)
 
     @property
     def closed(self) -> bool:
@@ -111,13 +116,15 @@ class Session:
 
     def reset(self) -> None:
         """Start the state over: a new context, initialized as the module's was."""
-        self._check_open()
-        self._state.context = new_context(self.module)
+        with self.module._sessions_lock:  # (not reopened by a reset racing a close)
+            self._check_open()
+            self._state.context = new_context(self.module)
 
     def close(self) -> None:
         """Release the session's state; a call after this is an `AbiError`."""
-        self._state.close(f"this session of module '{self.module.name}' is closed")
-        self.module._sessions.discard(self)
+        with self.module._sessions_lock:  # (not reopened by a reset racing it)
+            self._state.close(f"this session of {self.module.described} is closed")
+            self.module._sessions.discard(self)
 
     def __enter__(self) -> Session:
         return self
@@ -140,10 +147,7 @@ class Session:
     def __getattr__(self, name: str) -> Function:
         if name.startswith("_"):
             raise AttributeError(name)
-        try:
-            return self[name]
-        except KeyError as error:
-            raise AttributeError(str(error.args[0])) from None
+        return self[name]  # (`NoSuchFunction`, as ``module.<name>``: an AttributeError too)
 
     def __contains__(self, name: object) -> bool:
         return name in self.module

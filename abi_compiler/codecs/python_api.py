@@ -23,7 +23,9 @@ What the annotations say:
 
 from __future__ import annotations
 
+import builtins
 import keyword
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -97,8 +99,15 @@ _PYTHON_NUMBER = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "compl
 
 
 def is_identifier(name: object) -> bool:
-    """Whether ``name`` can be a Python attribute, parameter or class name."""
-    return isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+    """Whether ``name`` can be a Python attribute, parameter or class name written as it
+    is: an identifier, not a keyword, and in the form Python reads it in (NFKC: Python
+    reads ``ｃａｓｔ`` as ``cast``, so a stub that wrote it would name another thing)."""
+    return (
+        isinstance(name, str)
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and unicodedata.normalize("NFKC", name) == name
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +231,8 @@ class PythonApi:
             key_types = _union(sorted({type(key).__name__ for key in node.keys})) or "Any"
             return f"dict[{key_types}, {_union(children)}]"
         fields = [str(key) for key in node.keys]
-        name = (node.name or "Record").rsplit(".", 1)[-1]
+        # (the class's own name is free: `load` finds it by its recorded name)
+        name = unicodedata.normalize("NFKC", (node.name or "Record").rsplit(".", 1)[-1])
         if not fields:  # a registered node with children by position
             return f"tuple[{', '.join(children)}]" if children else "tuple[()]"
         if not is_identifier(name) or not all(is_identifier(f) for f in fields):
@@ -334,7 +344,7 @@ class PythonApi:
         protocol = self._fresh("CompiledModule")
         types = [c for c in self.classes if c.recorded is not None]
         lines = [
-            f'"""Typed API of the compiled module {source!r}.',
+            f'"""{_docstring(f"Typed API of the compiled module {source!r}.")}',
             "",
             f"Written by `abi-sig stub` (abi-compiler {version}); write it anew when the",
             "module changes. `load()` loads the module with `abi_compiler.iree.load`: every",
@@ -358,7 +368,7 @@ class PythonApi:
         for cls in self.classes:
             lines += ["", *cls.lines, ""]
         lines += ["", f"class {protocol}(Protocol):"]
-        lines += [f'    """The functions of {source!r}."""', ""]
+        lines += [f'    """{_docstring(f"The functions of {source!r}.")}"""', ""]
         for method in methods:
             lines += [*method, ""]
         lines += [
@@ -384,8 +394,12 @@ class PythonApi:
         return _tidy(lines)
 
 
+# The names the stub binds besides its classes (its imports, ``TYPES``, ``load``), and
+# the builtins its annotations name: a class is never given one of them.
 _RESERVED = frozenset(
     {
+        "__all__",
+        "annotations",  # (`from __future__ import annotations` binds it)
         "Any",
         "KeysView",
         "Literal",
@@ -398,8 +412,15 @@ _RESERVED = frozenset(
         "load",
         "numpy",
         "os",
+        *dir(builtins),
     }
 )
+
+
+def _docstring(text: str) -> str:
+    """``text`` as the contents of a triple-quoted string whose value is ``text``: a
+    backslash and a quote escaped (a file named ``m\"\"\"x.vmfb`` would end it)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[str]:
@@ -473,7 +494,7 @@ def _union(items: Iterable[str]) -> str:
 
 def _camel(name: str) -> str:
     words = "".join(c if c.isalnum() else " " for c in name).split()
-    text = "".join(word[:1].upper() + word[1:] for word in words)
+    text = unicodedata.normalize("NFKC", "".join(word[:1].upper() + word[1:] for word in words))
     if not text or not text.isidentifier():
         return "X" + text if (("X" + text).isidentifier()) else "X"
     return text
@@ -488,13 +509,19 @@ def _parameter_name(label: str | None, position: int) -> str:
     return label if label is not None and is_identifier(label) else f"arg{position}"
 
 
-def _unique(parameters: list[Parameter]) -> list[Parameter]:
-    """Parameters whose names are distinct (a later duplicate takes ``<name>_<n>``)."""
-    seen: set[str] = {"self"}
+def _unique(parameters: list[Parameter]) -> list[Parameter] | None:
+    """Parameters whose names are distinct: a positional one whose name is taken takes
+    ``<name>_<n>`` (a caller never spells it); a keyword one is called by its name, so
+    one that cannot be written as it is (not an identifier, not in the form Python reads
+    it in, ``self``) makes the parameters unknown (``(*args, **kwargs)``)."""
+    keywords = {p.name for p in parameters if p.kind == "keyword"}
+    if "self" in keywords or not all(is_identifier(name) for name in keywords):
+        return None
+    seen: set[str] = {"self", *keywords}
     found: list[Parameter] = []
     for parameter in parameters:
         name, count = parameter.name, 1
-        while name in seen:
+        while parameter.kind == "positional" and name in seen:
             count += 1
             name = f"{parameter.name}_{count}"
         seen.add(name)

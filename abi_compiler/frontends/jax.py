@@ -437,12 +437,52 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
                 if len(found) == count:
                     locations = found
                 break
+        wrapped = next(
+            (
+                item
+                for item in layout.ops
+                if isinstance(item, carry.FuncText) and item.name == _WRAPPED_MAIN
+            ),
+            None,
+        )
+        if wrapped is not None:
+            # A shape-polymorphic export's `@main` (its arguments `loc(unknown)`) calls the
+            # function with the names after the dimension variables it computes.
+            for position, argument in enumerate(_wrapped_call_arguments(main)):
+                if argument is not None and locations[argument] is None:
+                    at = wrapped.arg_locs[position] if position < len(wrapped.arg_locs) else None
+                    if at is not None:
+                        locations[argument] = location_name(text, at[0], aliases)
     names: list[str | None] = []
     for attrs, location in zip(main.arg_attrs, locations, strict=True):
         entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
         info = entries.get(JAX_ARG_INFO)
         names.append(ir.StringAttr(info).value if info is not None else location)
     return tuple(names)
+
+
+# The function a shape-polymorphic export's `@main` calls with its arguments.
+_WRAPPED_MAIN = "_wrapped_jax_export_main"
+
+
+def _wrapped_call_arguments(main: Any) -> list[int | None]:
+    """Per operand of `@main`'s call of `_WRAPPED_MAIN`, the `@main` argument it is (None:
+    a value computed there, a dimension variable); empty without such a call."""
+    for op in main.regions[0].blocks[0].operations:
+        operation = op.operation
+        if operation.name != "func.call" or "callee" not in operation.attributes:
+            continue
+        if ir.FlatSymbolRefAttr(operation.attributes["callee"]).value != _WRAPPED_MAIN:
+            continue
+        return [_argument_number(value) for value in operation.operands]
+    return []
+
+
+def _argument_number(value: Any) -> int | None:
+    try:
+        return int(ir.BlockArgument(value).arg_number)
+    except ValueError:  # (the result of an op)
+        return None
 
 
 def to_mlir(exported: Any) -> str:

@@ -56,9 +56,11 @@ from abi_compiler.call_model import (
 )
 from abi_compiler.codecs.call_json import (
     format_bounds,
+    format_call,
     format_node,
     format_ranges,
     format_terms,
+    format_updates,
 )
 from abi_compiler.codecs.json_abi import (
     format_leaf_type,
@@ -106,6 +108,7 @@ What = Literal[
     "access",
     "values",
     "updates",
+    "call",
 ]
 
 
@@ -145,6 +148,8 @@ class Finding:
         """The finding as `abi-sig diff` prints it:
         ``breaking: main: argument params['dense']['kernel']: shape 4x3 -> 4x5``."""
         severity = "breaking" if self.breaking else "compatible"
+        if self.what == "call":
+            return f"{severity}: {self.function}: original call removed {self.old}"
         if self.what == "constraint":
             change = f"added {self.new}" if self.old is None else f"removed {self.old}"
             return f"{severity}: {self.function}: constraint {change}"
@@ -408,11 +413,21 @@ def diff_functions(
     call's finding at the place and of the kind of a records' one is the same change
     (the records' words are kept); then, for a function both modules have, the changes
     of the state it uses (`diff_state`; a function missing from a state mapping uses
-    none). Breaking ones first; ``strict``: a key added to a result dict breaks too."""
-    findings = diff_modules(old, new, strict=strict)
+    none). Results compare as the caller receives them: a function with an original call
+    returns the new values of the arguments it updates in place to the call, not to its
+    caller (`callers_signature`). A function whose new version lost its original call
+    breaks (`Finding.what` ``"call"``): the framework's call (its result structure, the
+    updates in place, the value checks) is gone. Breaking ones first; ``strict``: a key
+    added to a result dict breaks too."""
+    findings = diff_modules(
+        _callers_signatures(old, old_calls), _callers_signatures(new, new_calls), strict=strict
+    )
     seen = {(f.function, f.side, f.path, f.what) for f in findings}
     for name, call in old_calls.items():
+        if name not in new:
+            continue
         if name not in new_calls:
+            findings.append(Finding(name, True, None, (), "call", _call_text(call), None))
             continue
         for finding in diff_calls(name, call, new_calls[name]):
             if (finding.function, finding.side, finding.path, finding.what) in seen:
@@ -425,6 +440,39 @@ def diff_functions(
         if name in new:
             findings += diff_state(name, before.get(name, ()), after.get(name, ()))
     return sorted(findings, key=lambda finding: not finding.breaking)  # stable
+
+
+def _callers_signatures(
+    signatures: Mapping[str, Signature], calls: Mapping[str, OriginalCall]
+) -> dict[str, Signature]:
+    return {
+        name: callers_signature(signature, calls[name]) if name in calls else signature
+        for name, signature in signatures.items()
+    }
+
+
+def callers_signature(signature: Signature, call: OriginalCall) -> Signature:
+    """``signature`` with the results its caller receives through the original call
+    ``call``: without the result roots that hold the new value of an argument the call
+    updates in place (the call writes them into the caller's array)."""
+    written = {leaf for _, leaf in call.updates}
+    if not written:
+        return signature
+    items: tuple[Node | None, ...] = signature.results
+    if len(items) == 1 and isinstance(items[0], Sequence) and items[0].kind == "tuple":
+        items = items[0].items  # (one inlined tuple: its items are the results)
+    kept = tuple(
+        node
+        for node in items
+        if node is not None and not (isinstance(node, Leaf) and node.index in written)
+    )
+    return dataclasses.replace(signature, results=kept)
+
+
+def _call_text(call: OriginalCall) -> str:
+    """An original call as `abi-sig show` prints it, with what it updates in place."""
+    updates = format_updates(call)
+    return format_call(call) + (f", updating {updates} in place" if updates else "")
 
 
 # --------------------------------------------------------------------------------------

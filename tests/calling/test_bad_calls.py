@@ -341,7 +341,7 @@ def test_unknown_function(v1: abi_iree.Module) -> None:
         _ = v1.missing
     names = ", ".join(v1.function_names)
     assert str(caught.value) == (
-        f"module '{v1.name}' exports no function 'missing' (its functions: {names})"
+        f"the module exports no function 'missing' (its functions: {names})"
     )
 
 

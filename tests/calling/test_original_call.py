@@ -132,6 +132,26 @@ def test_any_object_with_the_fields_is_taken() -> None:
             {"mask": v(8)},
             "argument params: expected a dict with keys ['b', 'w'], got keys ['w']",
         ),
+        # A caller's int too long for Python to print (more than 4300 digits): the
+        # message says how long (was `ValueError: Exceeds the limit (4300 digits)`).
+        (
+            (ARGS[0], ARGS[1], 10**5000, None),
+            {"mask": v(8)},
+            "argument 2: expected 3 (the value the program was exported with), got "
+            "<an integer of 16610 bits>",
+        ),
+        (
+            (ARGS[0], ARGS[1], (-(10**5000),), None),
+            {"mask": v(8)},
+            "argument 2: expected 3 (the value the program was exported with), got a tuple "
+            "(too long to show)",
+        ),
+        (
+            ({"w": v(0), 10**5000: v(2)}, *ARGS[1:]),
+            {"mask": v(8)},
+            "argument params: expected a dict with keys ['b', 'w'], got keys "
+            "[<an integer of 16610 bits>, 'w'] (int)",
+        ),
         (
             ({"w": v(0), "b": np.zeros(3, np.float32)}, *ARGS[1:]),
             {"mask": v(8)},

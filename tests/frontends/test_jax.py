@@ -391,8 +391,9 @@ def test_python_ints_must_fit_the_dtype() -> None:
 
 
 def _pair_export(x_shape: str, y_shape: str, constraints: tuple[str, ...] = ()) -> Any:
-    """f(x, y) with symbolic shapes (JAX writes no argument names for them: the messages
-    say `argument 0`)."""
+    """f(x, y) with symbolic shapes. JAX writes no names on `@main`'s arguments then (its
+    `@main` computes the dimension variables and calls `_wrapped_jax_export_main`, whose
+    arguments have them): the names are read there (messages said `argument 1`)."""
     scope = export.SymbolicScope(constraints)
     x_dims = export.symbolic_shape(x_shape, scope=scope)
     y_dims = export.symbolic_shape(y_shape, scope=scope)
@@ -408,13 +409,26 @@ def test_a_shared_symbolic_dim() -> None:
     module = _compile(exported)
     x, y = f32(3), f32(3, 2)
     _assert_same(module.main(x, y), exported.call(x, y))
+    assert jax_frontend.program(exported).call.labels == ("x", "y")
     assert _error_of(module.main, x, f32(5, 2)) == (
-        "argument 1: dimension 0 is 5, but argument 0 has 3 in dimension 0 for the same symbol 'b'"
+        "argument y: dimension 0 is 5, but argument x has 3 in dimension 0 for the same symbol 'b'"
     )
     with pytest.raises(ValueError):  # JAX refuses the same call
         exported.call(x, f32(5, 2))
     assert _error_of(module.main, f32(0), f32(0, 2)) == (
-        "argument 0: dimension 0 is 0, but symbol 'b' is at least 1"
+        "argument x: dimension 0 is 0, but symbol 'b' is at least 1"
+    )
+    # A keyword no parameter has is named, before the positional values it lacks (was
+    # `argument x: missing value`); a positional parameter given by keyword is missing.
+    assert _error_of(module.main, x=x, z=y) == (
+        "argument 'z': unexpected keyword argument (it takes no keywords)"
+    )
+    assert _error_of(module.main, z=y) == (
+        "argument 'z': unexpected keyword argument (it takes no keywords)"
+    )
+    assert _error_of(module.main, x=x, y=y) == "argument x: missing value"
+    assert _error_of(module.main, x, y, z=y) == (
+        "argument 'z': unexpected keyword argument (it takes no keywords)"
     )
 
 
@@ -426,16 +440,16 @@ def test_symbolic_dims_with_constraints_and_expressions() -> None:
     for args, message in [
         (
             (f32(4, 3), f32(8)),
-            "argument 1: dimension 0 is 8, but 2*b is 6 (b is 3 from dimension 1 of argument 0)",
+            "argument y: dimension 0 is 8, but 2*b is 6 (b is 3 from dimension 1 of argument x)",
         ),
         (
             (f32(2, 3), f32(6)),
-            "argument 0: symbol 'b' is 3 from dimension 1, which breaks the constraint "
-            "'a >= b' (a is 2 from dimension 0 of argument 0)",
+            "argument x: symbol 'b' is 3 from dimension 1, which breaks the constraint "
+            "'a >= b' (a is 2 from dimension 0 of argument x)",
         ),
         (
             (f32(9, 3), f32(6)),
-            "argument 0: symbol 'a' is 9 from dimension 0, which breaks the constraint 'a <= 8'",
+            "argument x: symbol 'a' is 9 from dimension 0, which breaks the constraint 'a <= 8'",
         ),
     ]:
         assert _error_of(module.main, *args) == message

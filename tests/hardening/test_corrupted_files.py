@@ -182,17 +182,22 @@ def test_a_corrupted_vmfb(
 
 
 @CORRUPTIONS
+@pytest.mark.parametrize("given", ["bytes", "path"])
 def test_loading_a_corrupted_vmfb(
-    vmfb: bytes, offset: int, before: int, after: int, message: str
+    vmfb: bytes, tmp_path: Path, given: str, offset: int, before: int, after: int, message: str
 ) -> None:
     """`load` (and the functions' lookup) says what `abi-sig show` says, as an `AbiError`:
     IREE's own ValueError, IndexError, NotImplementedError, UnicodeDecodeError or
-    RuntimeError before."""
+    RuntimeError before. From a path too, where `load` reads every function's reflection
+    for the parameter archive the module names (`abi.parameters`; was nanobind's
+    RuntimeError for an entry that is not UTF-8)."""
     from abi_compiler import iree as abi_iree
     from abi_compiler.errors import AbiError
 
+    data = changed(vmfb, offset, before, after)
+    (tmp_path / "bad.vmfb").write_bytes(data)
     with pytest.raises(AbiError) as caught:
-        module = abi_iree.load(changed(vmfb, offset, before, after))
+        module = abi_iree.load(data if given == "bytes" else tmp_path / "bad.vmfb")
         for name in module.function_names:
             module[name]
     assert str(caught.value).startswith(message)

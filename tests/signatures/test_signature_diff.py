@@ -466,3 +466,53 @@ def test_an_argument_updated_in_place_or_no_longer() -> None:
     assert line(call(), call((1, 1))) == ["breaking: step: argument cache['k']: updates no -> yes"]
     assert line(call((1, 1)), call()) == ["breaking: step: argument cache['k']: updates yes -> no"]
     assert line(call((1, 1)), call((1, 1))) == []
+
+
+# step(cache, delta) -> cache + delta: updating cache in place (its new value is the
+# function's second result, which the call writes into the caller's array), or pure.
+STEP = v1([array("f32", 4), array("f32", 4)], [array("f32", 4), array("f32", 4)])
+PURE_STEP = v1([array("f32", 4), array("f32", 4)], [array("f32", 4)])
+
+
+def step_call(*updates: tuple[int, int]) -> OriginalCall:
+    arrays = (Array(0, "float32", (4,)), Array(1, "float32", (4,)))
+    return OriginalCall(
+        arrays, (), Array(0, "float32", (4,)), labels=("cache", "delta"), updates=updates
+    )
+
+
+def test_in_place_and_pure_versions_differ_by_the_update_alone() -> None:
+    """The caller of the original call receives the program's result alone (the new
+    value of ``cache`` goes into its array): the records' second result is no change to
+    that result (was also `breaking: step: result: kind tuple -> tensor`)."""
+
+    def lines(old: tuple[Signature, OriginalCall], new: tuple[Signature, OriginalCall]) -> Any:
+        found = diff_functions(
+            {"step": old[0]}, {"step": new[0]}, {"step": old[1]}, {"step": new[1]}
+        )
+        return [f.line() for f in found]
+
+    in_place, pure = (STEP, step_call((0, 1))), (PURE_STEP, step_call())
+    assert lines(in_place, pure) == ["breaking: step: argument 0: updates yes -> no"]
+    assert lines(pure, in_place) == ["breaking: step: argument 0: updates no -> yes"]
+    assert lines(in_place, in_place) == []
+
+
+def test_a_function_that_lost_its_original_call_breaks() -> None:
+    """The same module without its `abi.call`: the framework's call (the result's
+    structure, the update in place, the value checks) is gone, and the caller receives
+    the records' results (was: identical)."""
+    found = diff_functions({"step": STEP}, {"step": STEP}, {"step": step_call((0, 1))}, {})
+    assert [f.line() for f in found] == [
+        "breaking: step: result: kind tensor<4xf32> -> tuple",
+        "breaking: step: original call removed (cache: float32[4], delta: float32[4]) -> "
+        "float32[4], updating cache in place",
+    ]
+    pure = diff_functions({"step": PURE_STEP}, {"step": PURE_STEP}, {"step": step_call()}, {})
+    assert [f.line() for f in pure] == [
+        "breaking: step: original call removed (cache: float32[4], delta: float32[4]) -> float32[4]"
+    ]
+    assert [(f.side, f.what, f.new) for f in pure] == [(None, "call", None)]
+    # A function removed is one finding, whatever it had.
+    gone = diff_functions({"step": STEP}, {}, {"step": step_call((0, 1))}, {})
+    assert [f.line() for f in gone] == ["breaking: step: function removed"]
