@@ -347,6 +347,13 @@ def resolve_targets(
         unknown = warned.split("'")[1] if warned.count("'") >= 2 else "the CPU"
         raise AbiError(f"target {named}: LLVM does not know the CPU '{unknown}': expected {FORMS}")
     found = executable_targets(done.stdout.decode("utf-8", "replace"))
+    for target in targets:
+        records = [record for record in found if record.backend == target.backend]
+        if not records or (target.device != "local" and records[0].arch is None):
+            raise AbiError(
+                f"target '{target}': iree-compile knows no {target.kind} architecture "
+                f"{target.name!r}: expected {FORMS}"
+            )
     _RESOLVED[key] = found
     return found
 

@@ -134,9 +134,10 @@ def target_flags(targets: Sequence[Target]) -> list[str]:
         for target in targets
         if target.device == "local"
     ]
-    if len(devices) > 1:
-        # IREE 3.13 links each backend's executables into one of the same name, which a
-        # device select then fails to create on the device it took (UNAVAILABLE at load).
+    if len(targets) > 1:
+        # IREE 3.13 links each backend's executables into one executable per backend, each
+        # with that backend's variant alone: a device that loads another format then
+        # fails to create it (UNAVAILABLE at load) instead of taking its own variant.
         flags.append("--iree-hal-link-executables=false")
     for target in targets:
         if target.kind == "cpu":
