@@ -284,3 +284,22 @@ def test_bad_targets(target: object, error: type[Exception], message: str) -> No
     with pytest.raises(error) as caught:
         compile_quietly("func.func @f() {\n  return\n}\n", target=target, vmfb=True)
     assert str(caught.value).startswith(message)
+
+
+def test_abi_sig_show_prints_the_targets(
+    classifiers: dict[str, bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from abi_compiler.commands.sig_main import main
+
+    path = tmp_path / "c.vmfb"
+    path.write_bytes(classifiers["cuda:sm_80"])
+    assert main(["show", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == ["targets: cuda (cuda-nvptx-fb), arch sm_80"]
+    both = tmp_path / "both.vmfb"
+    both.write_bytes(compile_quietly(CLASSIFIER, target=["vmvx", "rocm:gfx942"], vmfb=True))
+    assert main(["show", str(both)]) == 0
+    assert capsys.readouterr().out.splitlines()[2:] == [
+        "targets: vmvx (vmvx-bytecode-fb); rocm (rocm-hsaco-fb), arch gfx942"
+    ]
+    assert main(["diff", str(path), str(both)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["info: target: cuda:sm_80 -> vmvx,rocm:gfx942"]
