@@ -384,7 +384,10 @@ def compile(
     progress: bool | None = None,
     **options: Any,
 ) -> Module:
-    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
+    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load` (on
+    ``device``: by default the best the module and this machine share). ``target`` is
+    this machine's CPU (``"cpu:host"``) by default, since the module runs here; any of
+    `compile_vmfb`'s targets may be given.
 
     ``source`` may also be a framework's object (`abi_compiler.frontends`: a
     `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel
