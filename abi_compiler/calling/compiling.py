@@ -61,8 +61,8 @@ COMPILE_FLAGS: tuple[str, ...] = (
 )
 """The flags `compile` gives iree-compile after the targets' (`target_flags`)."""
 
-#: What names the device of `compile_vmfb` (a file that is shipped) by default: a portable
-#: CPU level of this machine's architecture (`portable_target`); `compile` keeps ``host``.
+#: The target `compile` compiles for by default: this machine's CPU, since the module is
+#: loaded here (`compile_vmfb`'s default, for a file that is shipped: `portable_target`).
 HOST_TARGET = "cpu:host"
 
 
@@ -303,14 +303,16 @@ _PROBE = (
     b"  return %b : tensor<4xf32>\n}\n"
 )
 
-# The prefixes of `extra_args` that change what a target resolves to.
+# The prefixes of `extra_args` that change what a target resolves to (only those: a dump
+# flag, say, would write the probe's files where the caller's go).
 _TARGET_OPTIONS = (
-    "--iree-hal-",
-    "--iree-llvmcpu-",
-    "--iree-cuda-",
-    "--iree-rocm-",
-    "--iree-vulkan-",
-    "--iree-metal-",
+    "--iree-hal-target-",
+    "--iree-hal-local-target-",
+    "--iree-llvmcpu-target-",
+    "--iree-cuda-target",
+    "--iree-rocm-target",
+    "--iree-vulkan-target",
+    "--iree-metal-target",
 )
 
 
