@@ -56,6 +56,7 @@ LAYERS: list[tuple[str, ...]] = [
         "abi_compiler.versions",
         "abi_compiler.progress",
         "abi_compiler.codecs",
+        "abi_compiler.devices",
         "abi_compiler.text",
         "abi_compiler.calling.mismatch",
         "abi_compiler.calling.leaf_values",

@@ -1,6 +1,7 @@
 """Compiling for IREE from Python: `lower` runs a pipeline of this project in-process,
-`compile_vmfb` then `iree-compile` (a child process) for the local CPU, and `compile`
-loads the result (`abi_compiler.calling.modules.load`); a framework's object goes
+`compile_vmfb` then `iree-compile` (a child process) for the targets asked for
+(`abi_compiler.devices.targets`: a portable CPU level by default), and `compile` loads
+the result (`abi_compiler.calling.modules.load`); a framework's object goes
 through its frontend first (docs/calling.md, "Compiling and loading")."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Sequence as SequenceABC
 from typing import Any
 
+from abi_compiler import child
 from abi_compiler.attribute_names import (
     ABI_PARAMETERS,
     ABI_PROVENANCE,
@@ -21,7 +23,20 @@ from abi_compiler.calling.mismatch import type_name
 from abi_compiler.calling.modules import Module, compiled_here, load, save_parameters
 from abi_compiler.calling.original_call import TypeSource
 from abi_compiler.calling.vm import ResultsMode
-from abi_compiler.codecs.provenance_json import InputRecord, Provenance, encode_provenance
+from abi_compiler.codecs.provenance_json import (
+    InputRecord,
+    Provenance,
+    TargetRecord,
+    encode_provenance,
+)
+from abi_compiler.devices.targets import (
+    FORMS,
+    Target,
+    executable_targets,
+    parse_targets,
+    portable_target,
+    target_flags,
+)
 from abi_compiler.errors import AbiError, CompileError
 from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
@@ -30,15 +45,13 @@ from abi_compiler.frontends.iree_tools import run_tool
 from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 
-__all__ = ["COMPILE_FLAGS", "compile", "compile_vmfb", "lower"]
+__all__ = ["COMPILE_FLAGS", "HOST_TARGET", "compile", "compile_vmfb", "lower", "resolve_targets"]
 
 # --------------------------------------------------------------------------------------
 # Compiling: abi-opt in-process, then iree-compile.
 # --------------------------------------------------------------------------------------
 
 COMPILE_FLAGS: tuple[str, ...] = (
-    "--iree-hal-target-device=local",
-    "--iree-hal-local-target-device-backends=llvm-cpu",
     # IREE demotes f64 to f32 by default; values must come back as they were.
     "--iree-input-demote-f64-to-f32=false",
     # IREE 3.13 can record a reusable command buffer with no binding slots whose
@@ -46,7 +59,11 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # returning nested params beside a constant scalar: docs/calling.md#compiler-flags.
     "--iree-hal-indirect-command-buffers=false",
 )
-"""The flags `compile` gives iree-compile, besides ``--iree-llvmcpu-target-cpu``."""
+"""The flags `compile` gives iree-compile after the targets' (`target_flags`)."""
+
+#: The target `compile` compiles for by default: this machine's CPU, since the module is
+#: loaded here (`compile_vmfb`'s default, for a file that is shipped: `portable_target`).
+HOST_TARGET = "cpu:host"
 
 
 def lower(
@@ -84,7 +101,7 @@ def compile_vmfb(
     source: str | bytes | os.PathLike[str] | Mapping[str, object] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
-    target: str = "host",
+    target: str | SequenceABC[str] | None = None,
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
     inputs: SequenceABC[InputRecord] | None = None,
@@ -93,9 +110,13 @@ def compile_vmfb(
     archive_name: str | None = None,
     **options: Any,
 ) -> bytes:
-    """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
-    ``target`` (an LLVM CPU name; ``"host"`` is this machine's, which also keeps IREE
-    from warning about a generic CPU). Returns the `.vmfb` bytes.
+    """`lower` (skipped when ``pipeline`` is None), then iree-compile for ``target``: a
+    device (``"cpu:x86-64-v3"``, ``"cpu:host"``, ``"cpu:aarch64-linux-android:generic"``,
+    ``"cuda:sm_80"``, ``"rocm:gfx942"``, ``"vulkan"``, ``"metal"``, ``"vmvx"``) or a
+    sequence of them (one module, an executable per target); by default a portable CPU
+    level of this machine's architecture (`portable_target`: ``cpu:x86-64-v3`` on x86-64),
+    since a `.vmfb` is a file that is shipped (docs/calling.md, "Devices and targets").
+    Returns the `.vmfb` bytes.
 
     ``source`` may be a framework's object (``options`` go to its frontend's `program`):
     the function keeps the original call in its reflection (`abi.call`), which `load`
@@ -105,8 +126,9 @@ def compile_vmfb(
     going to the frontend of each framework object.
 
     Every exported function records how the module was made in its reflection
-    (`abi.provenance`, docs/formats.md): versions, ``target``, the iree-compile flags and
-    ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`).
+    (`abi.provenance`, docs/formats.md): versions, ``target`` and the executable targets
+    iree-compile resolved it to (CPU and features, GPU architecture), the iree-compile
+    flags and ``inputs`` (by default, read from ``source``: `abi_compiler.frontends.provenance`).
 
     ``progress``: a stage (import, lower, iree-compile) that runs longer than a couple of
     seconds shows a status line with its elapsed time on standard error — by default
@@ -125,8 +147,13 @@ def compile_vmfb(
     for arg in extra_args:
         if not isinstance(arg, str):
             raise TypeError(f"extra_args must be a sequence of str, not of {type_name(arg)}")
-    if not isinstance(target, str):
-        raise TypeError(f"target must be a str, not {type_name(target)}")
+    if target is None:
+        target = portable_target()
+    if not isinstance(target, str) and (
+        not isinstance(target, Iterable) or not all(isinstance(item, str) for item in target)
+    ):
+        raise TypeError(f"target must be a str or a sequence of str, not {type_name(target)}")
+    targets = parse_targets(target)
     stages = progress_for("abi_compiler.iree", progress)
     if inputs is None:
         inputs = _records(source)
@@ -165,7 +192,9 @@ def compile_vmfb(
             "abi_compiler.iree.compile needs IREE's compiler (iree-base-compiler 3.13): "
             "pip install 'abi-compiler[iree]'"
         ) from error
-    flags = [*COMPILE_FLAGS, f"--iree-llvmcpu-target-cpu={target}", *extra_args]
+    device_flags = [*target_flags(targets), *_target_arguments(extra_args)]
+    resolved = resolve_targets(targets, device_flags, find_tool("iree-compile"))
+    flags = [*target_flags(targets), *COMPILE_FLAGS, *extra_args]
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
             text = _with_entry(text, ABI_PARAMETERS, archive_name)
@@ -178,7 +207,7 @@ def compile_vmfb(
             text = _with_state(text)
         if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
             recorded = [_recorded_flag(flag, folder) for flag in flags]
-            text = _with_provenance(text, target, recorded, inputs)
+            text = _with_provenance(text, targets, resolved, recorded, inputs)
         command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
         with stages.stage("iree-compile"):
             vmfb = run_tool(command, text, "iree-compile")
@@ -218,15 +247,20 @@ def _records(source: object) -> list[InputRecord]:
 
 
 def _with_provenance(
-    text: bytes, target: str, flags: SequenceABC[str], inputs: SequenceABC[InputRecord]
+    text: bytes,
+    targets: SequenceABC[Target],
+    resolved: tuple[TargetRecord, ...],
+    flags: SequenceABC[str],
+    inputs: SequenceABC[InputRecord],
 ) -> bytes:
     """The lowered text with its `abi.provenance` on every exported function."""
     provenance = Provenance(
         package_version(),
         package_version("iree-base-compiler"),
-        target,
+        ",".join(str(target) for target in targets),
         tuple(flags),
         tuple(inputs),
+        resolved,
     )
     return _with_entry(text, ABI_PROVENANCE, encode_provenance(provenance))
 
@@ -258,6 +292,74 @@ def _with_state(text: bytes) -> bytes:
         return text
 
 
+# What iree-compile resolves a set of targets to (`resolve_targets`), by its flags.
+_RESOLVED: dict[tuple[str, ...], tuple[TargetRecord, ...]] = {}
+
+# A function with one dispatch: iree-compile materializes the targets' executable
+# targets for it (`--compile-to=flow`, about 0.2 s).
+_PROBE = (
+    b"func.func @probe(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+    b"  %b = arith.addf %a, %a : tensor<4xf32>\n"
+    b"  return %b : tensor<4xf32>\n}\n"
+)
+
+# The prefixes of `extra_args` that change what a target resolves to (only those: a dump
+# flag, say, would write the probe's files where the caller's go).
+_TARGET_OPTIONS = (
+    "--iree-hal-target-",
+    "--iree-hal-local-target-",
+    "--iree-llvmcpu-target-",
+    "--iree-cuda-target",
+    "--iree-rocm-target",
+    "--iree-vulkan-target",
+    "--iree-metal-target",
+)
+
+
+def _target_arguments(extra_args: SequenceABC[str]) -> list[str]:
+    return [arg for arg in extra_args if arg.startswith(_TARGET_OPTIONS)]
+
+
+def resolve_targets(
+    targets: SequenceABC[Target], flags: SequenceABC[str], tool: str
+) -> tuple[TargetRecord, ...]:
+    """What iree-compile (``tool``) makes of ``targets`` given ``flags`` (theirs, and the
+    caller's that bear on them): each executable target's format, CPU and features, GPU
+    architecture, read from its output for a one-dispatch function (once per process
+    for the same flags). An `AbiError` naming the accepted forms for a target LLVM or
+    IREE does not know (an unknown CPU name, GPU architecture or triple)."""
+    key = tuple(flags)
+    found = _RESOLVED.get(key)
+    if found is not None:
+        return found
+    named = ", ".join(repr(str(target)) for target in targets)
+    command = [tool, *flags, "--compile-to=flow", "-", "-o", "-"]
+    try:
+        done = child.run(command, _PROBE)
+        warned = done.stderr.decode("utf-8", "replace")
+    except child.ChildFailed as ended:
+        warned = ended.errors
+        said = [line for line in warned.splitlines() if "error" in line.lower()]
+        reason = said[0].split("error: ")[-1].strip() if said else ended.reason
+        if "is not a recognized processor" not in warned:
+            raise AbiError(
+                f"target {named}: iree-compile refused it ({reason}): expected {FORMS}"
+            ) from None
+    if "is not a recognized processor" in warned:
+        unknown = warned.split("'")[1] if warned.count("'") >= 2 else "the CPU"
+        raise AbiError(f"target {named}: LLVM does not know the CPU '{unknown}': expected {FORMS}")
+    found = executable_targets(done.stdout.decode("utf-8", "replace"))
+    for target in targets:
+        records = [record for record in found if record.backend == target.backend]
+        if not records or (target.device != "local" and records[0].arch is None):
+            raise AbiError(
+                f"target '{target}': iree-compile knows no {target.kind} architecture "
+                f"{target.name!r}: expected {FORMS}"
+            )
+    _RESOLVED[key] = found
+    return found
+
+
 def _check_function_names(text: bytes) -> None:
     """An `AbiError` for a module (text; bytecode is not looked into) that would export a
     function under a name IREE reserves (`reserved_name_error`)."""
@@ -274,17 +376,20 @@ def compile(
     source: str | bytes | os.PathLike[str] | Mapping[str, object] | object,
     pipeline: str | None = "iree-abi-v1",
     *,
-    target: str = "host",
+    target: str | SequenceABC[str] = HOST_TARGET,
     extra_args: SequenceABC[str] = (),
     name: str = "<source>",
-    device: Any = "local-task",
+    device: Any = None,
     convert: bool = False,
     results: ResultsMode | None = None,
     types: TypeSource = None,
     progress: bool | None = None,
     **options: Any,
 ) -> Module:
-    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
+    """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load` (on
+    ``device``: by default the best the module and this machine share). ``target`` is
+    this machine's CPU (``"cpu:host"``) by default, since the module runs here; any of
+    `compile_vmfb`'s targets may be given.
 
     ``source`` may also be a framework's object (`abi_compiler.frontends`: a
     `jax.export.Exported`, a `torch.export.ExportedProgram`, an ONNX model, a SavedModel

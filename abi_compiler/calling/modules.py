@@ -42,6 +42,7 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
+from abi_compiler.calling.placement import LOCAL_DRIVERS, choose_driver, module_targets
 from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
 from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.value_ranges import index_check_failure
@@ -772,7 +773,8 @@ def _refused(error: Exception) -> AbiError:
 
 
 # What `load(isolate=True)` runs in a child: the module's context created as `Module` does
-# (its initializers load its executables), on the calling thread's device. Exit status 3:
+# (its initializers load its executables), on the driver given (a local CPU: on the
+# calling thread). Exit status 3:
 # IREE refused it (raised), which the load in this process reports itself.
 _CHILD = """
 import sys
@@ -780,7 +782,7 @@ from iree import runtime as rt
 
 data = sys.stdin.buffer.read()
 instance = rt.VmInstance()
-device = rt.get_device("local-sync")
+device = rt.get_device(sys.argv[3])
 modules = [rt.create_hal_module(instance, device)]
 try:
     if sys.argv[1]:
@@ -813,10 +815,15 @@ def _compiled_here(module: Any) -> bool:
     )
 
 
-def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> None:
-    """Create the module's context in a child process; an `AbiError` when IREE's runtime
-    crashed there."""
-    command = [sys.executable, "-I", "-c", _CHILD, os.fspath(archive or ""), PARAMETER_SCOPE]
+def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None, driver: str) -> None:
+    """Create the module's context in a child process, on ``driver`` (a local CPU's:
+    ``local-sync``); an `AbiError` when IREE's runtime crashed there."""
+    if driver.split(":", 1)[0] in LOCAL_DRIVERS:
+        driver = "local-sync"
+    command = [
+        *(sys.executable, "-I", "-c", _CHILD),
+        *(os.fspath(archive or ""), PARAMETER_SCOPE, driver),
+    ]
     try:
         child.run(command, data)
     except child.ChildFailed as ended:
@@ -844,7 +851,7 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None) -> Non
 def load(
     module: str | os.PathLike[str] | bytes | bytearray | memoryview,
     *,
-    device: Any = "local-task",
+    device: Any = None,
     convert: bool = False,
     results: ResultsMode | None = None,
     types: TypeSource = None,
@@ -852,8 +859,14 @@ def load(
     isolate: bool | None = None,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
-    name or device URI (``"local-task"``, the multi-threaded local CPU, by default;
-    ``"local-sync"`` runs on the calling thread) or an `iree.runtime.HalDevice`.
+    name or device URI (``"local-task"``, the multi-threaded local CPU; ``"local-sync"``
+    runs on the calling thread; ``"cuda"``, ``"hip"``, ``"vulkan"``), or an
+    `iree.runtime.HalDevice` (taken as it is, unchecked). By default (None), the best
+    driver the module's targets and this machine share: a GPU's with a device here, then
+    ``local-task``. A module none of whose targets runs on it (a GPU absent, a CPU
+    executable for another architecture or needing features this CPU lacks) is an
+    `AbiError` naming its targets, the features missing and the drivers present
+    (`abi_compiler.calling.placement`; docs/calling.md, "Devices and targets").
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
     record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are
@@ -893,7 +906,6 @@ def load(
         beside = parameter_archive(module)
         if b"io_parameters" in data and os.path.isfile(beside):
             parameters = beside
-    hal_device = rt.get_device(device) if isinstance(device, str) else device
     try:
         vm_module = rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
@@ -914,9 +926,13 @@ def load(
         _check_archive(os.fspath(parameters))  # (before a child would wait on a FIFO)
     elif parameters is not None:
         parameters = host_parameters(parameters)  # (copies kept alive with the module)
+    if device is None or isinstance(device, str):
+        # (before its context: a module this machine cannot run never runs here)
+        device = choose_driver(module_targets(vm_module), device)
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
-        _load_in_a_child(data, archive)
+        _load_in_a_child(data, archive, device if isinstance(device, str) else "local-sync")
+    hal_device = rt.get_device(device) if isinstance(device, str) else device
     index = None if parameters is None else parameter_index(parameters)
     try:
         loaded = Module(

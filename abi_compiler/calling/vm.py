@@ -120,6 +120,14 @@ class _ResultArray(rt.DeviceArray):
     def shape(self) -> tuple[int, ...]:
         return tuple(self._buffer_view.shape)
 
+    # DLPack (docs/calling.md, "Arrays"): the numpy array of `to_host` — the buffer's own
+    # memory, mapped, on a local CPU device (torch and JAX then share it), a copy on a GPU.
+    def __dlpack__(self, **options: Any) -> Any:
+        return to_host(self._buffer_view, self.dtype, self._device).__dlpack__(**options)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # kDLCPU: the array is given from host memory
+
 
 class Marshal:
     """The converters of one loaded module's functions: ``pusher``/``value_pusher``

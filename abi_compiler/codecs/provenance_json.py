@@ -19,9 +19,11 @@ from abi_compiler.errors import AbiError
 __all__ = [
     "InputRecord",
     "Provenance",
+    "TargetRecord",
     "decode_provenance",
     "encode_provenance",
     "format_provenance",
+    "format_target",
 ]
 
 #: What an input's sha256 is of: a file as read (a directory: every file, see
@@ -48,14 +50,33 @@ class InputRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class TargetRecord:
+    """One executable target of the module, as iree-compile resolved it: its ``backend``
+    (``llvm-cpu``, ``vmvx``, ``cuda``, ``rocm``, ``vulkan-spirv``, ``metal-spirv``), its
+    executable ``format`` (``embedded-elf-x86_64``, ``cuda-nvptx-fb``, …), and where they
+    apply the LLVM ``cpu``, the CPU ``features`` it needs (LLVM's names, sorted), the LLVM
+    ``triple`` and the GPU ``arch``."""
+
+    backend: str
+    format: str
+    cpu: str | None = None
+    features: tuple[str, ...] = ()
+    triple: str | None = None
+    arch: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Provenance:
-    """How a module was made."""
+    """How a module was made: ``target`` as given (targets joined by ``,``) and
+    ``targets`` as iree-compile resolved them (none in a module made before they were
+    recorded)."""
 
     abi_compiler: str
     iree_compiler: str
     target: str
     flags: tuple[str, ...]
     inputs: tuple[InputRecord, ...]
+    targets: tuple[TargetRecord, ...] = ()
 
 
 def encode_provenance(provenance: Provenance) -> str:
@@ -76,6 +97,18 @@ def encode_provenance(provenance: Provenance) -> str:
         ],
         "v": 1,
     }
+    if provenance.targets:
+        document["targets"] = [
+            {
+                "backend": item.backend,
+                "format": item.format,
+                "cpu": item.cpu,
+                "features": list(item.features),
+                "triple": item.triple,
+                "arch": item.arch,
+            }
+            for item in provenance.targets
+        ]
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -103,9 +136,10 @@ def decode_provenance(text: str | bytes) -> Provenance:
         document = json.loads(text)
     except (ValueError, RecursionError) as error:
         _fail(f"not JSON: {error}")
-    top = _members(
-        document, {"abi-compiler", "iree-compiler", "target", "flags", "inputs", "v"}, "entry"
-    )
+    names = {"abi-compiler", "iree-compiler", "target", "flags", "inputs", "v"}
+    if isinstance(document, dict) and "targets" in document:
+        names.add("targets")  # (absent from a module made before targets were recorded)
+    top = _members(document, names, "entry")
     if type(top["v"]) is not int or top["v"] != 1:
         _fail(f"unsupported version {top['v']!r} (expected 1)")
     flags = top["flags"]
@@ -141,7 +175,45 @@ def decode_provenance(text: str | bytes) -> Provenance:
         _str(top["target"], "target"),
         tuple(_str(flag, "flags") for flag in flags),
         tuple(inputs),
+        _targets(top.get("targets", [])),
     )
+
+
+def _optional_str(value: Any, where: str) -> str | None:
+    return None if value is None else _str(value, where)
+
+
+def _targets(items: Any) -> tuple[TargetRecord, ...]:
+    if not isinstance(items, list):
+        _fail("targets must be a list")
+    found = []
+    for position, item in enumerate(items):
+        where = f"targets[{position}]"
+        item = _members(item, {"backend", "format", "cpu", "features", "triple", "arch"}, where)
+        if not isinstance(item["features"], list):
+            _fail(f"{where}.features must be a list")
+        found.append(
+            TargetRecord(
+                _str(item["backend"], f"{where}.backend"),
+                _str(item["format"], f"{where}.format"),
+                _optional_str(item["cpu"], f"{where}.cpu"),
+                tuple(_str(feature, f"{where}.features") for feature in item["features"]),
+                _optional_str(item["triple"], f"{where}.triple"),
+                _optional_str(item["arch"], f"{where}.arch"),
+            )
+        )
+    return tuple(found)
+
+
+def format_target(record: TargetRecord) -> str:
+    """One target as `abi-sig show` prints it: ``llvm-cpu (embedded-elf-x86_64), cpu
+    x86-64-v3``, ``cuda (cuda-nvptx-fb), arch sm_80``, ``vmvx (vmvx-bytecode-fb)``."""
+    text = f"{record.backend} ({record.format})"
+    if record.cpu is not None:
+        text += f", cpu {record.cpu}"
+    if record.arch is not None:
+        text += f", arch {record.arch}"
+    return text
 
 
 def format_provenance(provenance: Provenance) -> list[str]:
@@ -151,6 +223,12 @@ def format_provenance(provenance: Provenance) -> list[str]:
         f"{provenance.iree_compiler}, target {provenance.target}",
         f"iree-compile flags: {' '.join(provenance.flags) if provenance.flags else '(none)'}",
     ]
+    for target in provenance.targets:
+        lines.append(f"target: {format_target(target)}")
+        if target.triple is not None:
+            lines.append(f"  triple: {target.triple}")
+        if target.features:
+            lines.append(f"  cpu features: {' '.join(target.features)}")
     for item in provenance.inputs:
         versions = ", ".join(f"{name} {version}" for name, version in sorted(item.versions))
         entry = f"{item.entry}: " if item.entry is not None else ""

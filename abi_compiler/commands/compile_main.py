@@ -1,7 +1,7 @@
 """`abi-compile`: a framework's model (or MLIR) to a `.vmfb` from the command line, through
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
-    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
+    abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target DEVICE]… [--emit-mlir]
                 [--import MODULE]… [--parameters ARCHIVE] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
@@ -43,6 +43,8 @@ from typing import Any
 
 from abi_compiler.commands import output, status
 from abi_compiler.commands.status import UsageError
+from abi_compiler.devices.targets import parse_targets, portable_target
+from abi_compiler.errors import AbiError
 from abi_compiler.progress import Progress, progress_for
 
 PROG = "abi-compile"
@@ -123,9 +125,12 @@ def _parser() -> status.ArgumentParser:
     )
     add(
         "--target",
-        default="host",
-        metavar="CPU",
-        help="the LLVM CPU to compile for (default: host, this machine's)",
+        action="append",
+        default=[],
+        metavar="DEVICE",
+        help="a device to compile for, repeatable (one module, an executable per target): "
+        "cpu:CPU (cpu:host, this machine's), cpu:TRIPLE:CPU, cuda:ARCH, rocm:ARCH, vulkan, "
+        f"metal, vmvx (default: {portable_target()}, a portable CPU level)",
     )
     add("--emit-mlir", action="store_true", help="write the lowered MLIR instead of compiling")
     add(
@@ -399,6 +404,11 @@ def _text(
 
 def run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    try:
+        targets = list(args.target) or [portable_target()]
+        parse_targets(targets)  # (before any input is read)
+    except AbiError as error:
+        raise UsageError(str(error)) from None
     path: str | None = args.output_file
     if path is None and not args.emit_mlir:
         raise UsageError("the output file is missing: -o OUT.vmfb")
@@ -438,9 +448,7 @@ def run(argv: Sequence[str] | None) -> int:
                     data = text.encode("utf-8")
                 else:
                     with stages.stage("iree-compile"):
-                        data = _compile(
-                            text, args.target, _records(inputs), parameters or {}, archive
-                        )
+                        data = _compile(text, targets, _records(inputs), parameters or {}, archive)
             finally:
                 _print_warnings(caught)
     if archive is not None:
@@ -499,7 +507,7 @@ def _records(inputs: list[_Input]) -> list[Any]:
 
 def _compile(
     text: str,
-    target: str,
+    target: list[str],
     records: list[Any],
     parameters: dict[str, Any],
     archive: str | None,
@@ -522,6 +530,8 @@ def _compile(
         ) from None
     except abi_iree.CompileError as error:
         raise _CompileFailed(error.diagnostics) from None
+    except AbiError as error:  # a target LLVM or IREE does not know
+        raise UsageError(str(error)) from None
 
 
 def _write_binary(stream: Any, data: bytes) -> None:

@@ -22,12 +22,13 @@ from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call, format_relations, format_updates
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
-from abi_compiler.codecs.provenance_json import format_provenance
+from abi_compiler.codecs.provenance_json import format_provenance, format_target
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.codecs.state_json import encode_state, format_state
 from abi_compiler.commands import output, status
+from abi_compiler.devices.targets import is_target_flag
 from abi_compiler.errors import AbiError
 from abi_compiler.model import (
     Dict,
@@ -233,9 +234,20 @@ def _show(args: argparse.Namespace) -> int:
                     lines.append(f"  state: {format_state(list(function.state))}")
             if args.provenance:
                 lines += _provenance_lines(functions)
+            else:
+                lines += _target_lines(functions)
         text = "".join(printable(line) + "\n" for line in lines)
     _write(text)
     return 0
+
+
+def _target_lines(functions: list[FunctionSignature]) -> list[str]:
+    """Where the module runs: the executable targets its provenance records (with their
+    CPU features under ``--provenance``), one line; none when it records none."""
+    made = next((f.provenance for f in functions if f.provenance is not None), None)
+    if made is None or not made.targets:
+        return []
+    return [f"targets: {'; '.join(format_target(target) for target in made.targets)}"]
 
 
 def _provenance_lines(functions: list[FunctionSignature]) -> list[str]:
@@ -255,9 +267,6 @@ def _provenance_lines(functions: list[FunctionSignature]) -> list[str]:
     return lines
 
 
-_TARGET_FLAG = "--iree-llvmcpu-target-cpu="
-
-
 def _provenance_changes(old: list[FunctionSignature], new: list[FunctionSignature]) -> list[str]:
     """What `diff` says, as information, of how the two modules were made: the compilers'
     versions, the target, the iree-compile flags, the frameworks' versions."""
@@ -275,8 +284,8 @@ def _provenance_changes(old: list[FunctionSignature], new: list[FunctionSignatur
     compare("IREE compiler", before.iree_compiler, after.iree_compiler)
     compare("target", before.target, after.target)
     # The flags besides the target's (said above): those removed and those added.
-    old_flags = [flag for flag in before.flags if not flag.startswith(_TARGET_FLAG)]
-    new_flags = [flag for flag in after.flags if not flag.startswith(_TARGET_FLAG)]
+    old_flags = [flag for flag in before.flags if not is_target_flag(flag)]
+    new_flags = [flag for flag in after.flags if not is_target_flag(flag)]
     removed = [flag for flag in old_flags if flag not in new_flags]
     added = [flag for flag in new_flags if flag not in old_flags]
     if removed or added:

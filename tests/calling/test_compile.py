@@ -131,7 +131,7 @@ def test_importing_without_iree_names_the_extra() -> None:
         # a str was its characters, each given to iree-compile as an argument
         ({"extra_args": "--mlir-timing"}, "extra_args must be a sequence of str, not str"),
         ({"extra_args": [1]}, "extra_args must be a sequence of str, not of int"),
-        ({"target": None}, "target must be a str, not None"),
+        ({"target": 3}, "target must be a str or a sequence of str, not int"),
     ],
 )
 def test_bad_compile_arguments(arguments: dict[str, Any], message: str) -> None:

@@ -5,6 +5,7 @@ frontends' records: tests/frontends/test_provenance_frameworks.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import subprocess
 import sys
@@ -23,12 +24,13 @@ from abi_compiler.codecs.provenance_json import (  # noqa: E402
     Provenance,
     decode_provenance,
 )
+from abi_compiler.devices.targets import parse_targets, target_flags  # noqa: E402
 from abi_compiler.versions import package_version  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CLASSIFIER = ROOT / "examples" / "classifier.onnx"
 TEXT = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
-FLAGS = (*COMPILE_FLAGS, "--iree-llvmcpu-target-cpu=host")
+FLAGS = (*target_flags(parse_targets("cpu:host")), *COMPILE_FLAGS)
 
 
 def _sha(data: bytes) -> str:
@@ -36,7 +38,11 @@ def _sha(data: bytes) -> str:
 
 
 def _made(module: object, function: str) -> Provenance:
-    return decode_provenance(module[function].reflection["abi.provenance"])  # type: ignore[index]
+    """Its provenance without the resolved targets (this machine's CPU and features:
+    tests/calling/test_targets.py checks them)."""
+    made = decode_provenance(module[function].reflection["abi.provenance"])  # type: ignore[index]
+    assert made.targets[0].backend == "llvm-cpu"
+    return dataclasses.replace(made, targets=())
 
 
 def test_mlir_text() -> None:
@@ -44,7 +50,7 @@ def test_mlir_text() -> None:
     assert _made(module, "f") == Provenance(
         package_version(),
         package_version("iree-base-compiler"),
-        "host",
+        "cpu:host",
         (*FLAGS, "--iree-opt-level=O2"),
         (InputRecord(None, "mlir", (), _sha(TEXT.encode()), "text"),),
     )
@@ -78,7 +84,7 @@ def test_abi_compile_records_the_files_it_read(tmp_path: Path) -> None:
             "-m",
             "abi_compiler.commands.compile_main",
             f"classify={CLASSIFIER}",
-            *("-o", str(out), "--target", "generic"),
+            *("-o", str(out), "--target", "vmvx"),
         ],
         capture_output=True,
         text=True,
@@ -95,8 +101,16 @@ def test_abi_compile_records_the_files_it_read(tmp_path: Path) -> None:
     assert shown.stdout.splitlines()[2:] == [
         "provenance:",
         f"  made by abi-compiler {package_version()} with IREE's compiler "
-        f"{package_version('iree-base-compiler')}, target generic",
-        "  iree-compile flags: " + " ".join((*COMPILE_FLAGS, "--iree-llvmcpu-target-cpu=generic")),
+        f"{package_version('iree-base-compiler')}, target vmvx",
+        "  iree-compile flags: "
+        + " ".join(
+            (
+                "--iree-hal-target-device=local",
+                "--iree-hal-local-target-device-backends=vmvx",
+                *COMPILE_FLAGS,
+            )
+        ),
+        "  target: vmvx (vmvx-bytecode-fb)",
         f"  input: classify: onnx (onnx {package_version('onnx')}), sha256 of the file "
         + _sha(CLASSIFIER.read_bytes()),
     ]

@@ -264,6 +264,10 @@ def test_emit_mlir_writes_the_lowered_module(capsys: pytest.CaptureFixture[str])
         ([str(V1), str(V1), "-o", "{out}"], "entry names repeat: main"),
         ([f"={V1}", "-o", "{out}"], "the function's name before '=' is empty"),
         (["{tmp}", "-o", "{out}"], "is a directory without saved_model.pb"),
+        ([str(V1), "-o", "{out}", "--target", "host"], "unknown target 'host' (a CPU is named"),
+        ([str(V1), "-o", "{out}", "--target", "vmvx", "--target", "vmvx"], "one module holds"),
+        ([str(V1), "-o", "{out}", "--target", "cpu:nosuch"], "LLVM does not know the CPU 'nos"),
+        ([str(V1), "-o", "{out}", "--target", "cuda:sm_1"], "knows no cuda architecture 'sm_1'"),
         (["{empty}", "-o", "{out}"], "is empty"),
     ],
 )

@@ -5,6 +5,7 @@ frontend, the framework's versions and the sha256 of the framework's own seriali
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 from pathlib import Path
@@ -23,19 +24,24 @@ from abi_compiler.codecs.provenance_json import (  # noqa: E402
     Provenance,
     decode_provenance,
 )
+from abi_compiler.devices.targets import parse_targets, target_flags  # noqa: E402
 from abi_compiler.frontends.provenance import tree_sha256  # noqa: E402
 from abi_compiler.versions import package_version  # noqa: E402
 
-FLAGS = (*COMPILE_FLAGS, "--iree-llvmcpu-target-cpu=host")
+FLAGS = (*target_flags(parse_targets("cpu:host")), *COMPILE_FLAGS)
 
 
 def _made(module: object, function: str = "main") -> Provenance:
-    return decode_provenance(module[function].reflection["abi.provenance"])  # type: ignore[index]
+    """Its provenance without the resolved targets (this machine's CPU and features:
+    tests/calling/test_targets.py checks them)."""
+    made = decode_provenance(module[function].reflection["abi.provenance"])  # type: ignore[index]
+    assert made.targets[0].backend == "llvm-cpu"
+    return dataclasses.replace(made, targets=())
 
 
 def _expected(*inputs: InputRecord) -> Provenance:
     return Provenance(
-        package_version(), package_version("iree-base-compiler"), "host", FLAGS, inputs
+        package_version(), package_version("iree-base-compiler"), "cpu:host", FLAGS, inputs
     )
 
 

@@ -2,7 +2,7 @@
 // mutable globals), which globals it reads or writes, directly or through a function it
 // calls; `abi-sig show` prints it as a `state:` line. A function that reads only
 // immutable globals (@double) has none.
-// RUN: abi-compile %S/../../calling/state/cache.mlir -o %t.vmfb
+// RUN: abi-compile %S/../../calling/state/cache.mlir -o %t.vmfb --target vmvx
 // RUN: abi-sig show %t.vmfb | filecheck %s --match-full-lines --strict-whitespace
 // RUN: abi-sig show %s | filecheck %s --check-prefix=TEXT --match-full-lines --strict-whitespace
 // MLIR text says the same before it is compiled (read from the text, as compiling records
@@ -17,6 +17,7 @@
 // CHECK-NEXT:double(tensor<8xf32>) -> (tensor<8xf32>)
 // CHECK-NEXT:reset_count() -> ()
 // CHECK-NEXT:  state: @count int32[] (writes)
+// CHECK-NEXT:targets: vmvx (vmvx-bytecode-fb)
 // CHECK-EMPTY:
 
 //      SOURCE:step(tensor<8xf32>, tensor<i32>) -> (tensor<f32>)  (no reflection)

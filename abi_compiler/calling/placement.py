@@ -1,0 +1,109 @@
+"""Which device a loaded module runs on (docs/calling.md, "Devices and targets"): its
+executable targets, as its `abi.provenance` records them, against the HAL drivers this
+machine has a device for and this CPU's features (`abi_compiler.devices.host`). `load`
+asks `choose_driver` before it creates the module's context, so that a module none of
+whose targets can run here is an `AbiError` naming them, the CPU features missing and
+the drivers present — never an illegal instruction at the first call."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from abi_compiler.attribute_names import ABI_PROVENANCE
+from abi_compiler.calling.iree_runtime import rt
+from abi_compiler.codecs.provenance_json import TargetRecord, decode_provenance, format_target
+from abi_compiler.devices.host import executable_format, missing_features
+from abi_compiler.errors import AbiError
+
+__all__ = ["LOCAL_DRIVERS", "choose_driver", "module_targets", "present_drivers"]
+
+#: The drivers of the local CPU (they run `llvm-cpu` and `vmvx` executables).
+LOCAL_DRIVERS = ("local-task", "local-sync")
+
+#: The driver of each GPU backend, in the order `load` prefers them.
+_GPU_DRIVERS = {"cuda": "cuda", "rocm": "hip", "vulkan-spirv": "vulkan", "metal-spirv": "metal"}
+
+
+def module_targets(vm_module: Any) -> tuple[TargetRecord, ...]:
+    """The executable targets the module records (`abi.provenance` of its first function
+    that has one); none for a module that records none, or a malformed entry (which
+    `abi-sig show` reports)."""
+    for name in vm_module.function_names:
+        text = dict(vm_module.lookup_function(name).reflection).get(ABI_PROVENANCE)
+        if text is not None:
+            try:
+                return decode_provenance(text).targets
+            except AbiError:
+                return ()
+    return ()
+
+
+@functools.cache
+def present_drivers() -> tuple[str, ...]:
+    """The HAL drivers of IREE's runtime with a device on this machine (the local ones
+    always; a GPU's when its library loads and lists a device)."""
+    found: list[str] = []
+    for name in rt.query_available_drivers():
+        if name in LOCAL_DRIVERS:
+            found.append(name)
+            continue
+        try:
+            if rt.get_driver(name).query_available_devices():
+                found.append(name)
+        except Exception:  # its library is absent (no GPU): IREE's ValueError/RuntimeError
+            continue
+    return tuple(sorted(found))
+
+
+def _local_refusal(targets: tuple[TargetRecord, ...]) -> str | None:
+    """Why the local CPU cannot run the module (None: it can). IREE's runtime takes the
+    first local executable whose format it loads, so a CPU executable of this machine's
+    architecture that needs features this CPU lacks is what it would run."""
+    here = executable_format()
+    reasons: list[str] = []
+    for target in targets:
+        if target.backend == "vmvx":
+            return None
+        if target.backend != "llvm-cpu":
+            continue
+        if target.format != here:
+            reasons.append(f"{format_target(target)} is not for this machine ({here})")
+            continue
+        missing = missing_features(target.features)
+        if not missing:
+            return None
+        reasons.append(
+            f"{format_target(target)} needs CPU features this CPU lacks: {', '.join(missing)}"
+        )
+        break
+    return "; ".join(reasons) or "it has no CPU or vmvx executable"
+
+
+def choose_driver(targets: tuple[TargetRecord, ...], requested: str | None) -> str:
+    """The driver to load a module of ``targets`` with: ``requested`` (a driver name or
+    device URI) when one of the targets runs on it, else the best the module and this
+    machine share — a GPU's driver with a device here, then ``local-task``. A module that
+    records no targets goes to ``requested`` or ``local-task`` unchecked. An `AbiError`
+    naming the targets, the CPU features missing and the drivers present otherwise."""
+    if not targets:
+        return requested or "local-task"
+    driver = None if requested is None else requested.split(":", 1)[0]
+    if driver is None or driver not in LOCAL_DRIVERS:
+        for backend, gpu in _GPU_DRIVERS.items():
+            if driver not in (None, gpu) or not any(t.backend == backend for t in targets):
+                continue
+            if gpu in present_drivers():
+                return requested or gpu
+    local = _local_refusal(targets)
+    if (driver is None or driver in LOCAL_DRIVERS) and local is None:
+        return requested or "local-task"
+    named = "; ".join(format_target(target) for target in targets)
+    why = [] if local is None else [f"on the CPU: {local}"]
+    where = "on this machine" if driver is None else f"on the driver '{driver}'"
+    raise AbiError(
+        f"the module cannot run {where}: its targets: {named}"
+        + "".join(f"; {reason}" for reason in why)
+        + f"; drivers present: {', '.join(present_drivers()) or 'none'}"
+        + " (compile it for one of them: docs/calling.md, 'Devices and targets')"
+    )
