@@ -35,6 +35,8 @@ from abi_compiler.calling.vm_arrays import (
     element_type_name,
     host_array,
     host_value,
+    in_place_view,
+    reads_in_place,
     record_name,
     sub_list,
     to_host,
@@ -133,6 +135,7 @@ class Marshal:
         "convert",
         "device",
         "host",
+        "in_place",
         "invoke_context",
         "push_dynamic",
         "read_dynamic",
@@ -147,6 +150,8 @@ class Marshal:
         self.results = results
         self.host = results == "numpy"  # results read into host numpy arrays
         self.invoke_context = binding.InvokeContext(device)
+        #: The device reads aligned host arrays in place (`vm_arrays.in_place_view`).
+        self.in_place = reads_in_place(device)
         #: `"unknown"` values (and every value of a function without reflection).
         self.push_dynamic: Pusher = partial(push_dynamic, self)
         self.read_dynamic: Reader = partial(read_dynamic, self)
@@ -187,6 +192,18 @@ class Marshal:
         packer = binding.ArgumentPacker(binding._invoke_statics, records)
         return packer, [self.checker(argument.node) for argument in signature.arguments]
 
+    def sender(self, t: ValueType | None) -> Checker | None:
+        """What a checked argument leaf of ``t`` is sent as (`ArrayConverter.send`: an
+        aligned host array as a buffer view of its own memory); None where every value
+        is sent as it is (not an array of a known element type, or a device that cannot
+        read host memory in place)."""
+        if not self.in_place or not isinstance(t, NDArray):
+            return None
+        element = element_for(t.element)
+        if element is None:
+            return None
+        return ArrayConverter(self, element, describe(t)).send
+
     def checker(self, node: Node | None) -> Checker | None:
         """Checks the arrays below ``node`` in its packed value (None: nothing to check);
         returns the value, arrays replaced where converted."""
@@ -214,9 +231,11 @@ class ArrayConverter:
         "device",
         "dtype",
         "element",
+        "element_type",
         "expected",
         "hal_type",
         "host",
+        "in_place",
         "returned",
     )
 
@@ -226,6 +245,18 @@ class ArrayConverter:
         self.hal_type, self.returned = element.hal_type, element.returned
         self.device, self.allocate = marshal.device, marshal.allocate
         self.convert, self.host = marshal.convert, marshal.host
+        self.in_place, self.element_type = marshal.in_place, int(element.hal_type)
+
+    def send(self, value: Any) -> Any:
+        """A checked argument as the VM is given it: a host array of the element's own
+        dtype that the device can read in place as a buffer view of its memory (no
+        copy: `in_place_view`); any other value as it is (`push`, or IREE's packer,
+        copies it)."""
+        if type(value) is np.ndarray and value.dtype is self.dtype:
+            view = in_place_view(self.device, value, self.element_type)
+            if view is not None:
+                return view
+        return value
 
     def push(self, lst: Any, value: Any) -> None:
         """A buffer view of the element's dtype, copied to the device (a value of another
