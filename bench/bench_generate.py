@@ -33,7 +33,7 @@ reads whole) ÷ the machine's copy bandwidth, measured in the same run (single-t
 
     python bench/bench_generate.py [--config bench|real] [--caches 256,1024]
         [--rounds 5] [--tokens 64] [--engines ours,ort,aoti,compile,eager]
-        [--device local-sync] [--output bench/RESULTS_generate.md]
+        [--device local-sync] [--variant NAME=FLAGS ...] [--output bench/RESULTS_generate.md]
 
 Needs torch, transformers and iree-turbine; onnxruntime and onnxscript for ``ort``. Not
 part of the test suite.
@@ -51,6 +51,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -121,10 +122,10 @@ def _greedy(step: Step, prompt: list[int], tokens: int) -> list[int]:
 # (from an empty cache). A maker raises when its engine cannot run here.
 
 
-def _ours(program: Any, device: str) -> Callable[[], Step]:
+def _ours(program: Any, device: str, extra_args: tuple[str, ...] = ()) -> Callable[[], Step]:
     from abi_compiler import iree as abi_iree
 
-    module = abi_iree.compile(program, device=device, results="numpy")
+    module = abi_iree.compile(program, device=device, results="numpy", extra_args=extra_args)
     session = module.session()
 
     def fresh() -> Step:
@@ -308,6 +309,13 @@ def main() -> int:
     parser.add_argument("--engines", default="ours,ort,aoti,compile,eager")
     parser.add_argument("--compile-modes", default="default")
     parser.add_argument("--device", default="local-sync")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="NAME=FLAGS: a row of ours compiled with these iree-compile flags added "
+        "(space-separated), e.g. 'before=--iree-opt-generalize-matmul=false'",
+    )
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -325,6 +333,10 @@ def main() -> int:
                 makers[f"compile ({mode})"] = _compiled(mode)
         else:
             makers[engine] = {"ours": _ours, "ort": _ort, "aoti": _aoti, "eager": _eager}[engine]
+        if engine == "ours":
+            for variant in args.variant:
+                name, _, flags = variant.partition("=")
+                makers[f"ours ({name})"] = partial(_ours, extra_args=tuple(flags.split()))
     versions = [f"torch {torch.__version__}"]
     for package in ("onnxruntime", "iree-base-runtime", "iree-base-compiler", "transformers"):
         try:

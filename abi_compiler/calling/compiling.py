@@ -45,6 +45,10 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # copy_buffer still reads slot 0 (OUT_OF_RANGE at call time), e.g. for a flax init
     # returning nested params beside a constant scalar: docs/calling.md#compiler-flags.
     "--iree-hal-indirect-command-buffers=false",
+    # Contractions as linalg.generic (IREE's -O2 default, off at its default -O0): a
+    # matmul on a transposed weight (torch's `linear`) fuses the transpose instead of
+    # running it as a dispatch of its own; a decode step takes about half the time.
+    "--iree-opt-generalize-matmul=true",
 )
 """The flags `compile` gives iree-compile, besides ``--iree-llvmcpu-target-cpu``."""
 

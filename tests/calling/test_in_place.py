@@ -26,29 +26,35 @@ from abi_compiler.calling.vm_arrays import (  # noqa: E402
 )
 from abi_compiler.codecs.call_json import encode_call  # noqa: E402
 
-# f(x[16]) -> (x, x + x): the first result is the argument as it is.
+# f(x[4, 4096]) -> (x, x + x): the first result is the argument as it is (64 KiB: the
+# smallest array read in place).
 CALL = OriginalCall(
-    positional=(Array(0, "float32", (16,)),),
+    positional=(Array(0, "float32", (4, 4096)),),
     keywords=(),
-    result=Container("tuple", (Array(0, "float32", (16,)), Array(1, "float32", (16,)))),
+    result=Container("tuple", (Array(0, "float32", (4, 4096)), Array(1, "float32", (4, 4096)))),
 )
 TEXT = f"""
-func.func @main(%x: tensor<16xf32> {{abi.index_path = [0]}})
-    -> (tensor<16xf32> {{abi.index_path = [0]}}, tensor<16xf32> {{abi.index_path = [1]}})
+func.func @main(%x: tensor<4x4096xf32> {{abi.index_path = [0]}})
+    -> (tensor<4x4096xf32> {{abi.index_path = [0]}}, tensor<4x4096xf32> {{abi.index_path = [1]}})
     attributes {{iree.reflection = {{abi.call = "{mlir_string(encode_call(CALL))}"}}}} {{
-  %twice = arith.addf %x, %x : tensor<16xf32>
-  return %x, %twice : tensor<16xf32>, tensor<16xf32>
+  %twice = arith.addf %x, %x : tensor<4x4096xf32>
+  return %x, %twice : tensor<4x4096xf32>, tensor<4x4096xf32>
 }}
 """
 
 
-def _at(offset: int, dtype: Any = np.float32) -> Any:
-    """16 values 0..15 at ``offset`` bytes past an `IN_PLACE_ALIGNMENT` boundary."""
+COUNT = 4 * 4096
+VALUES = np.arange(COUNT, dtype=np.float32).reshape(4, 4096)
+
+
+def _at(offset: int, dtype: Any = np.float32, count: int = COUNT) -> Any:
+    """0, 1, … as ``[4, count // 4]`` at ``offset`` bytes past an `IN_PLACE_ALIGNMENT`
+    boundary."""
     size = np.dtype(dtype).itemsize
-    raw = np.zeros(16 * size + 2 * IN_PLACE_ALIGNMENT, np.uint8)
+    raw = np.zeros(count * size + 2 * IN_PLACE_ALIGNMENT, np.uint8)
     start = -raw.__array_interface__["data"][0] % IN_PLACE_ALIGNMENT + offset
-    array = raw[start : start + 16 * size].view(dtype)
-    array[:] = np.arange(16)
+    array = raw[start : start + count * size].view(dtype).reshape(4, count // 4)
+    array[...] = np.arange(count).reshape(4, count // 4)
     return array
 
 
@@ -69,19 +75,19 @@ def test_an_aligned_array_is_sent_as_a_view_of_its_memory(module: Any) -> None:
     assert _address(view.map().asarray(view.shape, np.dtype(np.float32))) == _address(x)
     assert len(sent) == 1 and sent[0] is x
     same, twice = module.main(x)
-    np.testing.assert_array_equal(twice, 2 * np.arange(16, dtype=np.float32))
+    np.testing.assert_array_equal(twice, 2 * VALUES)
     # The argument returned as it is comes back as an array of its own.
     np.testing.assert_array_equal(same, x)
     assert not np.shares_memory(same, x)
-    x[0] = 100
-    assert same[0] == 0
+    x[0, 0] = 100
+    assert same[0, 0] == 0
 
 
 @pytest.mark.parametrize(
     "make",
     [
         lambda: _at(16),  # not aligned
-        lambda: _at(0)[::2].repeat(2),  # a fresh array: numpy's own alignment
+        lambda: _at(0) + 0,  # a fresh array: numpy's own alignment
     ],
     ids=["unaligned", "fresh"],
 )
@@ -100,7 +106,7 @@ def test_read_only_and_strided_arrays_are_copied(module: Any) -> None:
     read_only = _at(0)
     read_only.flags.writeable = False
     raw = _at(0, np.float32)
-    strided = np.lib.stride_tricks.as_strided(raw, (16,), (0,))  # not C-contiguous
+    strided = np.lib.stride_tricks.as_strided(raw, (4, 4096), (0, 4))  # not C-contiguous
     for x in (read_only, strided):
         _, _, sent = module.main._plan.bind((x,), {})
         assert sent == []
@@ -112,10 +118,11 @@ def test_another_dtype_is_converted_not_sent() -> None:
     module = abi_iree.load(compile_quietly(TEXT, vmfb=True), convert=True)
     x = _at(0, np.float64)
     _, _, sent = module.main._plan.bind((x,), {})
-    assert sent == []
+    # What may go in place is the converted copy, never the caller's float64 memory.
+    assert all(array.dtype == np.float32 and not np.shares_memory(array, x) for array in sent)
     same, twice = module.main(x)
     assert same.dtype == np.float32
-    np.testing.assert_array_equal(twice, 2 * np.arange(16))
+    np.testing.assert_array_equal(twice, 2 * VALUES)
 
 
 def test_the_local_devices_read_in_place() -> None:
@@ -128,14 +135,14 @@ def test_in_place_view_refuses_what_it_cannot_wrap() -> None:
     f32 = int(rt.HalElementType.FLOAT_32)
     assert in_place_view(device, _at(4), f32) is None  # unaligned
     assert in_place_view(device, _at(0), int(rt.HalElementType.SINT_32)) is None
-    assert in_place_view(device, np.zeros((0,), np.float32), f32) is None
+    assert in_place_view(device, _at(0, count=COUNT - 4), f32) is None  # below 64 KiB
     view = in_place_view(device, _at(0), f32)
-    assert view is not None and list(view.shape) == [16]
+    assert view is not None and list(view.shape) == [4, 4096]
 
 
 def test_a_cpu_tensor_is_sent_in_place_and_a_negative_view_as_its_values(module: Any) -> None:
     torch = pytest.importorskip("torch")
-    x = torch.arange(16, dtype=torch.float32)  # torch aligns its allocations to 64 bytes
+    x = torch.arange(COUNT, dtype=torch.float32).reshape(4, 4096)  # torch aligns to 64 bytes
     _, _, sent = module.main._plan.bind((x,), {})
     assert len(sent) == 1 and np.shares_memory(sent[0], x.numpy())
     for tensor in (x._neg_view(), x.requires_grad_(True) * 1):
