@@ -15,10 +15,11 @@ Two models, in one process, rounds interleaved:
   iree-turbine's `.vmfb` (flat `main`), the invoker on the flat numpy arrays,
   ``torch.from_numpy`` on the host results and torch's unflatten.
 
-A second table puts the ``torch_dict`` model beside the engines a user would call
-instead, single thread, in the same rounds: ONNX Runtime's `InferenceSession.run` on its
-ONNX export (`torch.onnx.export`; numpy in and out), eager torch, ours on `local-sync`
-with numpy in and out (``results="numpy"``) and with torch tensors in and out, and the
+Every figure is CPU time per call (`time.process_time`). A second table puts the
+``torch_dict`` model beside the engines a user would call instead, single thread, in
+the same rounds: ONNX Runtime's `InferenceSession.run` on its ONNX export
+(`torch.onnx.export`; numpy in and out), eager torch, ours on `local-sync` with numpy
+in and out (``results="numpy"``) and with torch tensors in and out, and the
 floor: IREE's `VmContext.invoke` on prebuilt argument and result lists (no conversion at
 all). A third, ours with a 4 MiB argument aligned (read in place) and unaligned (copied):
 docs/calling.md, "Arguments read in place". Each figure is the best round; each ratio
@@ -39,6 +40,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 import timeit
 import warnings
 from collections.abc import Callable
@@ -203,6 +205,11 @@ class SumModel(torch.nn.Module):
         return x.sum()
 
 
+def _cpu_seconds(function: Callable[[], Any], calls: int) -> float:
+    """CPU seconds per call (time off the CPU, on a loaded machine, not counted)."""
+    return timeit.Timer(function, timer=time.process_time).timeit(calls) / calls
+
+
 def _spread(values: list[float]) -> str:
     return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
@@ -243,13 +250,12 @@ def main() -> None:
     for _ in range(options.rounds):  # interleaved: every case and side in every round
         for name, (ours, theirs) in cases.items():
             for side, function in (("ours", ours), ("theirs", theirs)):
-                seconds = timeit.timeit(function, number=options.calls) / options.calls
+                seconds = _cpu_seconds(function, options.calls)
                 best[name, side] = min(best[name, side], seconds)
         for name, function in engines.items():
-            rounds[name].append(timeit.timeit(function, number=options.calls) / options.calls)
+            rounds[name].append(_cpu_seconds(function, options.calls))
         for name, function in big.items():
-            calls = max(1, options.calls // 50)
-            rounds[name].append(timeit.timeit(function, number=calls) / calls)
+            rounds[name].append(_cpu_seconds(function, max(1, options.calls // 50)))
     load = os.getloadavg()[0]
     lines = [
         "# Per call: the original call through `abi_compiler.iree` vs IREE's invoker + "
@@ -258,8 +264,8 @@ def main() -> None:
         f"`python bench/bench_call.py --calls {options.calls} --rounds {options.rounds}`; "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"jax {jax.__version__}, torch {torch.__version__}, load average {load:.1f} at the "
-        "end. Best round of each; device `local-task`; both sides in one process, rounds "
-        "interleaved.",
+        "end. CPU time per call (`time.process_time`), best round of each; device "
+        "`local-task`; both sides in one process, rounds interleaved.",
         "",
         "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + unflatten | ratio |",
         "| --- | --- | --- | --- |",

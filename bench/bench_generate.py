@@ -29,7 +29,8 @@ intermediate 1536, vocab 49152, tied embeddings, random weights): there the weig
 the call, dominate, and the table adds the memory-bandwidth floor: the bytes of weights a
 token reads (every matrix once; the embedding's one row aside, which the tied `lm_head`
 reads whole) ÷ the machine's copy bandwidth, measured in the same run (single-threaded
-`numpy.copyto` of 256 MiB, counted as bytes read + bytes written, as STREAM's copy does).
+`numpy.copyto` of 256 MiB per CPU second, counted as bytes read + bytes written, as
+STREAM's copy does).
 
     python bench/bench_generate.py [--config bench|real] [--caches 256,1024]
         [--rounds 5] [--tokens 64] [--engines ours,ort,aoti,compile,eager]
@@ -274,14 +275,15 @@ def _weight_bytes(model: Any) -> int:
 
 
 def _copy_bandwidth(megabytes: int = 256, repeats: int = 5) -> float:
-    """Bytes per second of a single-threaded copy (read + write counted, as STREAM)."""
+    """Bytes per CPU second of a single-threaded copy (read + write counted, as STREAM),
+    best of ``repeats``."""
     source = np.ones(megabytes << 18, dtype=np.float32)
     target = np.empty_like(source)
     best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
+    for _ in range(repeats):  # CPU time, as the engines': time off the CPU is not counted
+        start = time.process_time()
         np.copyto(target, source)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return 2 * source.nbytes / best
 
 

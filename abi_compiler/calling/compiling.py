@@ -46,8 +46,9 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # returning nested params beside a constant scalar: docs/calling.md#compiler-flags.
     "--iree-hal-indirect-command-buffers=false",
     # Contractions as linalg.generic (IREE's -O2 default, off at its default -O0): a
-    # matmul on a transposed weight (torch's `linear`) fuses the transpose instead of
-    # running it as a dispatch of its own; a decode step takes about half the time.
+    # one-row product (each `linear` of a decode step) is compiled as the matrix-vector
+    # product it is, not as a matmul tiled for many rows; a decode step takes about half
+    # the time (docs/calling.md#compiler-flags).
     "--iree-opt-generalize-matmul=true",
 )
 """The flags `compile` gives iree-compile, besides ``--iree-llvmcpu-target-cpu``."""
