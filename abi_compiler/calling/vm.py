@@ -14,6 +14,7 @@ is the caller's side's one value-path error, `abi_compiler.calling.mismatch.Mism
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from abi_compiler.calling.mismatch import (
     type_name,
 )
 from abi_compiler.calling.vm_arrays import (
+    IN_PLACE_MIN_BYTES,
     BufferView,
     DeviceArray,
     Element,
@@ -202,6 +204,10 @@ class Marshal:
         element = element_for(t.element)
         if element is None:
             return None
+        if t.dims is not None and all(dim is not None for dim in t.dims):
+            size = element.dtype.itemsize * math.prod(dim for dim in t.dims if dim is not None)
+            if size < IN_PLACE_MIN_BYTES:
+                return None  # always copied: no cost per call
         return ArrayConverter(self, element, describe(t)).send
 
     def checker(self, node: Node | None) -> Checker | None:
@@ -252,7 +258,11 @@ class ArrayConverter:
         dtype that the device can read in place as a buffer view of its memory (no
         copy: `in_place_view`); any other value as it is (`push`, or IREE's packer,
         copies it)."""
-        if type(value) is np.ndarray and value.dtype is self.dtype:
+        if (
+            type(value) is np.ndarray
+            and value.nbytes >= IN_PLACE_MIN_BYTES
+            and value.dtype is self.dtype
+        ):
             view = in_place_view(self.device, value, self.element_type)
             if view is not None:
                 return view

@@ -26,13 +26,18 @@ from abi_compiler.calling.vm_arrays import (  # noqa: E402
 )
 from abi_compiler.codecs.call_json import encode_call  # noqa: E402
 
+
+def _call(dims: tuple[int, ...]) -> OriginalCall:
+    return OriginalCall(
+        positional=(Array(0, "float32", dims),),
+        keywords=(),
+        result=Container("tuple", (Array(0, "float32", dims), Array(1, "float32", dims))),
+    )
+
+
 # f(x[4, 4096]) -> (x, x + x): the first result is the argument as it is (64 KiB: the
 # smallest array read in place).
-CALL = OriginalCall(
-    positional=(Array(0, "float32", (4, 4096)),),
-    keywords=(),
-    result=Container("tuple", (Array(0, "float32", (4, 4096)), Array(1, "float32", (4, 4096)))),
-)
+CALL = _call((4, 4096))
 TEXT = f"""
 func.func @main(%x: tensor<4x4096xf32> {{abi.index_path = [0]}})
     -> (tensor<4x4096xf32> {{abi.index_path = [0]}}, tensor<4x4096xf32> {{abi.index_path = [1]}})
@@ -150,3 +155,16 @@ def test_a_cpu_tensor_is_sent_in_place_and_a_negative_view_as_its_values(module:
         expected = tensor.detach().resolve_neg().numpy()
         np.testing.assert_array_equal(same, expected)
         np.testing.assert_array_equal(twice, 2 * expected)
+
+
+def test_a_record_smaller_than_the_threshold_never_looks() -> None:
+    """A static record below `IN_PLACE_MIN_BYTES` is always copied: its plan has no
+    sender, so its calls pay nothing for in-place arguments."""
+    small = TEXT.replace("4x4096xf32", "4x16xf32").replace("(4, 4096)", "(4, 16)")
+    small = small.replace(
+        mlir_string(encode_call(CALL)),
+        mlir_string(encode_call(_call((4, 16)))),
+    )
+    for text, senders in ((small, 0), (TEXT, 1)):
+        function = abi_iree.load(compile_quietly(text, vmfb=True)).main
+        assert len(function._plan._senders) == senders
