@@ -197,10 +197,10 @@ class Marshal:
     def sender(self, t: ValueType | None) -> Checker | None:
         """What a checked argument leaf of ``t`` is sent as (`ArrayConverter.send`: an
         aligned host array as a buffer view of its own memory); None where every value
-        is sent as it is (not an array of a known element type, or a device that cannot
-        read host memory in place)."""
-        if not self.in_place or not isinstance(t, NDArray):
-            return None
+        is sent as it is (not an array of a known element type, a device that cannot
+        read host memory in place, or a module returning device arrays)."""
+        if not (self.in_place and self.host) or not isinstance(t, NDArray):
+            return None  # (device results: one could be a view of the caller's memory)
         element = element_for(t.element)
         if element is None:
             return None

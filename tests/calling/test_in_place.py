@@ -168,3 +168,12 @@ def test_a_record_smaller_than_the_threshold_never_looks() -> None:
     for text, senders in ((small, 0), (TEXT, 1)):
         function = abi_iree.load(compile_quietly(text, vmfb=True)).main
         assert len(function._plan._senders) == senders
+
+
+def test_a_module_returning_device_arrays_copies_its_arguments() -> None:
+    """With ``results="device"`` a result is not checked against the arguments' memory,
+    so no argument is read in place."""
+    function = abi_iree.load(compile_quietly(TEXT, vmfb=True), results="device").main
+    assert function._plan._senders == []
+    same, _ = function(_at(0))
+    np.testing.assert_array_equal(same.to_host(), VALUES)
