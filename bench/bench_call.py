@@ -15,18 +15,32 @@ Two models, in one process, rounds interleaved:
   iree-turbine's `.vmfb` (flat `main`), the invoker on the flat numpy arrays,
   ``torch.from_numpy`` on the host results and torch's unflatten.
 
+Every figure is CPU time per call (`time.process_time`). A second table puts the
+``torch_dict`` model beside the engines a user would call instead, single thread, in
+the same rounds: ONNX Runtime's `InferenceSession.run` on its ONNX export
+(`torch.onnx.export`; numpy in and out), eager torch, ours on `local-sync` with numpy
+in and out (``results="numpy"``) and with torch tensors in and out, and the
+floor: IREE's `VmContext.invoke` on prebuilt argument and result lists (no conversion at
+all). A third, ours with a 4 MiB argument aligned (read in place) and unaligned (copied):
+docs/calling.md, "Arguments read in place". Each figure is the best round; each ratio
+is per round (min / median / max).
+
     python bench/bench_call.py [--calls 500] [--rounds 7] [--output bench/RESULTS_call.md]
 
-Needs JAX, flax, optax, torch and iree-turbine. Not part of the test suite.
+Needs JAX, flax, optax, torch and iree-turbine; onnxruntime for its row. Not part of
+the test suite.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import os
 import platform
+import statistics
 import sys
+import time
 import timeit
 import warnings
 from collections.abc import Callable
@@ -116,6 +130,90 @@ def torch_case() -> tuple[Callable[[], Any], Callable[[], Any]]:
     return call, baseline
 
 
+def engines_case() -> dict[str, Callable[[], Any]]:
+    """The dict model called by each engine, numpy in and out unless named torch."""
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = DictModel().eval()
+    x = torch.randn(8, 16)
+    xn = x.numpy()
+    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    as_numpy = abi_iree.load(vmfb, device="local-sync", results="numpy").main
+    as_torch = abi_iree.load(vmfb, device="local-sync").main
+    raw = as_numpy._context, as_numpy.vm_function
+    arguments = rt.VmVariantList(1)
+    arguments.push_list(as_numpy._vm_arguments([[xn]], True).get_as_list(0))
+
+    def floor() -> Any:
+        results = rt.VmVariantList(2)
+        raw[0].invoke(raw[1], arguments, results)
+        return results
+
+    cases: dict[str, Callable[[], Any]] = {
+        "ours, numpy": lambda: as_numpy({"x": xn}),
+        "ours, torch": lambda: as_torch({"x": x}),
+        "IREE invoke, prebuilt lists (floor)": floor,
+        "eager torch": lambda: model({"x": x}),
+    }
+    try:
+        import onnxruntime
+
+        stream = io.BytesIO()
+        torch.onnx.export(
+            model,
+            ({"x": x}, {}),
+            stream,
+            input_names=["x"],
+            output_names=["y", "h"],
+            dynamo=False,
+        )
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(
+            stream.getvalue(), options, providers=["CPUExecutionProvider"]
+        )
+        expected = as_numpy({"x": xn})
+        got = dict(zip(["y", "h"], session.run(None, {"x": xn}), strict=True))
+        _same(got, expected)
+        cases["ONNX Runtime run"] = lambda: session.run(None, {"x": xn})
+    except ImportError as error:
+        print(f"ONNX Runtime: cannot run ({error})")
+    return cases
+
+
+def big_argument_case() -> dict[str, Callable[[], Any]]:
+    """f(x) = x.sum() on 4 MiB: aligned (sent in place) and unaligned (copied)."""
+    program = torch.export.export(SumModel(), (torch.zeros(1024, 1024),))
+    function = abi_iree.load(
+        abi_iree.compile_vmfb(program), device="local-sync", results="numpy"
+    ).main
+    aligned = torch.rand(1024, 1024).numpy()  # torch aligns to 64 bytes
+    raw = np.empty(1024 * 1024 + 1, np.float32)
+    offset = 1 if aligned.__array_interface__["data"][0] % 64 == 0 else 0
+    unaligned = raw[offset : offset + 1024 * 1024].reshape(1024, 1024)
+    if unaligned.__array_interface__["data"][0] % 64 == 0:
+        unaligned = raw[1 - offset : 1 - offset + 1024 * 1024].reshape(1024, 1024)
+    unaligned[...] = aligned
+    return {
+        "4 MiB argument, aligned (in place)": lambda: function(aligned),
+        "4 MiB argument, unaligned (copied)": lambda: function(unaligned),
+    }
+
+
+class SumModel(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.sum()
+
+
+def _cpu_seconds(function: Callable[[], Any], calls: int) -> float:
+    """CPU seconds per call (time off the CPU, on a loaded machine, not counted)."""
+    return timeit.Timer(function, timer=time.process_time).timeit(calls) / calls
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
+
+
 def _leaves(value: Any) -> list[Any]:
     """The array leaves, without a framework's registry (our results' types are rebuilt)."""
     if value is None:
@@ -145,12 +243,19 @@ def main() -> None:
     parser.add_argument("--output", help="write the results as markdown to this file")
     options = parser.parse_args()
     cases = {"jax_train_step": jax_case(), "torch_dict": torch_case()}
+    engines = engines_case()
+    big = big_argument_case()
     best = {(name, side): float("inf") for name in cases for side in ("ours", "theirs")}
+    rounds: dict[str, list[float]] = {name: [] for name in (*engines, *big)}
     for _ in range(options.rounds):  # interleaved: every case and side in every round
         for name, (ours, theirs) in cases.items():
             for side, function in (("ours", ours), ("theirs", theirs)):
-                seconds = timeit.timeit(function, number=options.calls) / options.calls
+                seconds = _cpu_seconds(function, options.calls)
                 best[name, side] = min(best[name, side], seconds)
+        for name, function in engines.items():
+            rounds[name].append(_cpu_seconds(function, options.calls))
+        for name, function in big.items():
+            rounds[name].append(_cpu_seconds(function, max(1, options.calls // 50)))
     load = os.getloadavg()[0]
     lines = [
         "# Per call: the original call through `abi_compiler.iree` vs IREE's invoker + "
@@ -159,8 +264,8 @@ def main() -> None:
         f"`python bench/bench_call.py --calls {options.calls} --rounds {options.rounds}`; "
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"jax {jax.__version__}, torch {torch.__version__}, load average {load:.1f} at the "
-        "end. Best round of each; device `local-task`; both sides in one process, rounds "
-        "interleaved.",
+        "end. CPU time per call (`time.process_time`), best round of each; device "
+        "`local-task`; both sides in one process, rounds interleaved.",
         "",
         "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + unflatten | ratio |",
         "| --- | --- | --- | --- |",
@@ -171,6 +276,26 @@ def main() -> None:
             f"| `{name}` | {ours_time * 1e6:.0f} µs | {theirs_time * 1e6:.0f} µs | "
             f"{ours_time / theirs_time:.2f} |"
         )
+    base = "ONNX Runtime run" if "ONNX Runtime run" in rounds else "ours, numpy"
+    lines += [
+        "",
+        "## The dict model beside other engines (single thread, `local-sync`)",
+        "",
+        f"| engine | best µs/call | ÷ {base} per round (min / median / max) |",
+        "| --- | --- | --- |",
+    ]
+    for name in engines:
+        ratios = [a / b for a, b in zip(rounds[name], rounds[base], strict=True)]
+        lines.append(f"| {name} | {min(rounds[name]) * 1e6:.1f} | {_spread(ratios)} |")
+    torch_ratio = [a / b for a, b in zip(rounds["ours, torch"], rounds["ours, numpy"], strict=True)]
+    lines += [
+        "",
+        f"Ours with torch tensors ÷ ours with numpy arrays, per round: {_spread(torch_ratio)}.",
+        "",
+        "| one argument of 4 MiB, `x.sum()` | best µs/call |",
+        "| --- | --- |",
+    ]
+    lines += [f"| {name} | {min(rounds[name]) * 1e6:.1f} |" for name in big]
     text = "\n".join(lines) + "\n"
     print(text)
     if options.output:

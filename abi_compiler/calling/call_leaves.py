@@ -98,8 +98,12 @@ def plan(
         device = module.results == "device"
         return lambda value, converted: update_target(value, converted, array.dtype, device)
 
+    def send(array: Array) -> Callable[[Any], Any] | None:
+        found = by_index.get(array.index)
+        return marshal.sender(found.type) if found is not None else None
+
     return CallPlan(
-        call, signature, leaf, result, module.types, relations, unused, unflatten, target
+        call, signature, leaf, result, module.types, relations, unused, unflatten, target, send
     )
 
 
@@ -150,7 +154,9 @@ def _fast_array(
 ) -> Callable[[Any], Any]:
     """``slow`` behind the common case: a numpy array of the record's dtype (or one it
     takes as it is; ``wanted``: that one only) and dims, which every check would pass
-    unchanged."""
+    unchanged; or a plain CPU torch tensor whose `.numpy()` (the array sharing its
+    memory, which `torch_array` would give too) is one. Any other value, a tensor that
+    requires grad or has the conjugate or negative bit included, takes ``slow``."""
     element = element_for(t.element) if isinstance(t, NDArray) else None
     if element is None or not isinstance(t, NDArray) or t.dims is None:
         return slow
@@ -160,10 +166,20 @@ def _fast_array(
     static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
 
     def fast(value: Any) -> Any:
-        if type(value) is np.ndarray and (value.dtype is dtype or value.dtype in accepted):
-            shape = value.shape
+        if type(value) is not np.ndarray:
+            torch = sys.modules.get("torch")
+            if torch is None or type(value) is not torch.Tensor:
+                return slow(value)
+            try:
+                array = value.numpy()  # a plain CPU tensor's own memory
+            except (RuntimeError, TypeError):
+                return slow(value)
+        else:
+            array = value
+        if array.dtype is dtype or array.dtype in accepted:
+            shape = array.shape
             if len(shape) == rank and all(shape[axis] == size for axis, size in static):
-                return value
+                return array
         return slow(value)
 
     return fast

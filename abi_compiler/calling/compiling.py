@@ -58,6 +58,11 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # copy_buffer still reads slot 0 (OUT_OF_RANGE at call time), e.g. for a flax init
     # returning nested params beside a constant scalar: docs/calling.md#compiler-flags.
     "--iree-hal-indirect-command-buffers=false",
+    # Contractions as linalg.generic (IREE's -O2 default, off at its default -O0): a
+    # one-row product (each `linear` of a decode step) is compiled as the matrix-vector
+    # product it is, not as a matmul tiled for many rows; a decode step takes about half
+    # the time (docs/calling.md#compiler-flags).
+    "--iree-opt-generalize-matmul=true",
 )
 """The flags `compile` gives iree-compile after the targets' (`target_flags`)."""
 

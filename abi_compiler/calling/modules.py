@@ -247,7 +247,7 @@ class Function:
     def _call_original(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """The original call (`abi.call`): the plan checks every leaf as it packs it."""
         plan = self._plan
-        packed, targets = plan.bind(args, kwargs)
+        packed, targets, sent = plan.bind(args, kwargs)
         updates = plan.call.updates
         if len(targets) > 1:
             check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
@@ -264,7 +264,7 @@ class Function:
             raise mismatch.error("result", root) from None
         for target, (argument, written) in zip(targets, updates, strict=True):
             write_back(target, flat[written], plan.updated_paths[argument])
-        return plan.rebuild(flat)
+        return plan.rebuild(flat, sent)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
         """The VM argument list of packed roots; ``check``: arrays not yet checked."""

@@ -302,7 +302,10 @@ class CallPlan:
     an argument the call updates in place (``call.updates``), the function of the value
     given and what its converter made of it that returns the array the new value is
     written into (raising `Mismatch` when there is none:
-    `abi_compiler.calling.updates.update_target`)."""
+    `abi_compiler.calling.updates.update_target`). ``send(array)`` gives, for an
+    argument the call does not update, what its checked value is handed to the VM as
+    (None: as it is; `Marshal.sender`: an aligned host array as a buffer view of its own
+    memory); an updated argument is always sent as checked (copied, then written back)."""
 
     def __init__(
         self,
@@ -315,8 +318,12 @@ class CallPlan:
         unused: Callable[[Unused], Converter | None] | None = None,
         unflatten: Unflatten | None = None,
         target: Callable[[Array], Callable[[Any, Any], Any]] | None = None,
+        send: Callable[[Array], Converter | None] | None = None,
     ) -> None:
         self.call = call
+        self._send = send
+        #: (leaf, what it is sent as) for each argument leaf with a `send`.
+        self._senders: list[tuple[int, Converter]] = []
         self._target = target
         self._updated = {argument for argument, _ in call.updates}
         #: The path of each argument leaf the call updates (``argument 'cache'``).
@@ -375,11 +382,15 @@ class CallPlan:
     def arguments(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> list[Any]:
         """The packed roots (as `abi_compiler.runtime.pack` gives them) of the original
         call ``f(*args, **kwargs)``."""
-        return self.bind(args, kwargs)[0]
+        return self.bind(args, kwargs, send=False)[0]
 
-    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
-        """`arguments`, and per entry of ``call.updates`` the array its new value is
-        written into (the ``target`` of the value given)."""
+    def bind(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], send: bool = True
+    ) -> tuple[list[Any], list[Any], list[Any]]:
+        """`arguments`, per entry of ``call.updates`` the array its new value is written
+        into (the ``target`` of the value given), and the host arrays sent in place.
+        ``send``: each leaf, once checked, as the VM is to be given it (``send(array)``:
+        a host array the device reads in place, as a buffer view of its memory)."""
         count = len(self._positional)
         if len(args) > count:
             extra = args[count:]
@@ -424,7 +435,14 @@ class CallPlan:
         if self._check_shapes is not None:
             self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
         targets = [flat[argument] for argument, _ in self.call.updates]
-        return [_fill(template, flat) for template in self._roots], targets
+        sent: list[Any] = []
+        if send:
+            for index, sender in self._senders:
+                value = flat[index]
+                flat[index] = sender(value)
+                if flat[index] is not value:
+                    sent.append(value)
+        return [_fill(template, flat) for template in self._roots], targets, sent
 
     def _argument(
         self, node: CallNode, root: IndexPathComponent, given: list[int]
@@ -453,6 +471,10 @@ class CallPlan:
                     flat[index] = target(value, convert(value))
 
                 return updated
+
+            sender = self._send(node) if self._send is not None else None
+            if sender is not None:
+                self._senders.append((index, sender))
 
             def array(value: Any, flat: list[Any]) -> None:
                 flat[index] = convert(value)
@@ -487,8 +509,13 @@ class CallPlan:
             _scatter(template, value, flat)
         return self._rebuild(flat)
 
-    def rebuild(self, flat: list[Any]) -> Any:
-        """The original result of the result leaves, by their index in the records."""
+    def rebuild(self, flat: list[Any], sent: SequenceABC[Any] = ()) -> Any:
+        """The original result of the result leaves, by their index in the records.
+        ``sent``: the arguments sent in place (`bind`); a result array in the memory of
+        one (a function returning an argument as it is) is copied, so that a result
+        never shares the memory of what the caller passed."""
+        if sent:
+            _unshare(flat, sent)
         return self._rebuild(flat)
 
     def _unflattened(self, unflatten: Unflatten) -> Callable[[list[Any]], Any]:
@@ -548,6 +575,22 @@ class CallPlan:
                     )
             return lambda flat: cls(**{n: c(flat) for n, c in zip(names, children, strict=True)})
         return lambda flat: tuple([child(flat) for child in children])
+
+
+def _unshare(flat: list[Any], sent: SequenceABC[Any]) -> None:
+    """Each host array of ``flat`` whose data lies in the memory of a host array of
+    ``sent``, replaced by a copy."""
+    spans = [
+        (start, start + array.nbytes)
+        for array in sent
+        for start in (array.__array_interface__["data"][0],)
+    ]
+    for position, value in enumerate(flat):
+        interface = getattr(value, "__array_interface__", None)
+        if interface is not None:
+            address = interface["data"][0]
+            if any(start <= address < end for start, end in spans):
+                flat[position] = value.copy()
 
 
 def _shape(value: Any) -> tuple[int, ...]:

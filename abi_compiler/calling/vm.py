@@ -14,6 +14,7 @@ is the caller's side's one value-path error, `abi_compiler.calling.mismatch.Mism
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal
@@ -25,6 +26,7 @@ from abi_compiler.calling.mismatch import (
     type_name,
 )
 from abi_compiler.calling.vm_arrays import (
+    IN_PLACE_MIN_BYTES,
     BufferView,
     DeviceArray,
     Element,
@@ -35,6 +37,8 @@ from abi_compiler.calling.vm_arrays import (
     element_type_name,
     host_array,
     host_value,
+    in_place_view,
+    reads_in_place,
     record_name,
     sub_list,
     to_host,
@@ -141,6 +145,7 @@ class Marshal:
         "convert",
         "device",
         "host",
+        "in_place",
         "invoke_context",
         "push_dynamic",
         "read_dynamic",
@@ -155,6 +160,8 @@ class Marshal:
         self.results = results
         self.host = results == "numpy"  # results read into host numpy arrays
         self.invoke_context = binding.InvokeContext(device)
+        #: The device reads aligned host arrays in place (`vm_arrays.in_place_view`).
+        self.in_place = reads_in_place(device)
         #: `"unknown"` values (and every value of a function without reflection).
         self.push_dynamic: Pusher = partial(push_dynamic, self)
         self.read_dynamic: Reader = partial(read_dynamic, self)
@@ -195,6 +202,22 @@ class Marshal:
         packer = binding.ArgumentPacker(binding._invoke_statics, records)
         return packer, [self.checker(argument.node) for argument in signature.arguments]
 
+    def sender(self, t: ValueType | None) -> Checker | None:
+        """What a checked argument leaf of ``t`` is sent as (`ArrayConverter.send`: an
+        aligned host array as a buffer view of its own memory); None where every value
+        is sent as it is (not an array of a known element type, a device that cannot
+        read host memory in place, or a module returning device arrays)."""
+        if not (self.in_place and self.host) or not isinstance(t, NDArray):
+            return None  # (device results: one could be a view of the caller's memory)
+        element = element_for(t.element)
+        if element is None:
+            return None
+        if t.dims is not None and all(dim is not None for dim in t.dims):
+            size = element.dtype.itemsize * math.prod(dim for dim in t.dims if dim is not None)
+            if size < IN_PLACE_MIN_BYTES:
+                return None  # always copied: no cost per call
+        return ArrayConverter(self, element, describe(t)).send
+
     def checker(self, node: Node | None) -> Checker | None:
         """Checks the arrays below ``node`` in its packed value (None: nothing to check);
         returns the value, arrays replaced where converted."""
@@ -222,9 +245,11 @@ class ArrayConverter:
         "device",
         "dtype",
         "element",
+        "element_type",
         "expected",
         "hal_type",
         "host",
+        "in_place",
         "returned",
     )
 
@@ -234,6 +259,22 @@ class ArrayConverter:
         self.hal_type, self.returned = element.hal_type, element.returned
         self.device, self.allocate = marshal.device, marshal.allocate
         self.convert, self.host = marshal.convert, marshal.host
+        self.in_place, self.element_type = marshal.in_place, int(element.hal_type)
+
+    def send(self, value: Any) -> Any:
+        """A checked argument as the VM is given it: a host array of the element's own
+        dtype that the device can read in place as a buffer view of its memory (no
+        copy: `in_place_view`); any other value as it is (`push`, or IREE's packer,
+        copies it)."""
+        if (
+            type(value) is np.ndarray
+            and value.nbytes >= IN_PLACE_MIN_BYTES
+            and value.dtype is self.dtype
+        ):
+            view = in_place_view(self.device, value, self.element_type)
+            if view is not None:
+                return view
+        return value
 
     def push(self, lst: Any, value: Any) -> None:
         """A buffer view of the element's dtype, copied to the device (a value of another

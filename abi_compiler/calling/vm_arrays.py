@@ -316,6 +316,52 @@ def view_at(lst: Any, index: int, expected: str = "an array") -> Any:
     return view
 
 
+#: The alignment IREE's local devices need to read a host allocation in place.
+IN_PLACE_ALIGNMENT = 64
+#: The smallest array read in place: below, a copy costs less than finding out whether
+#: the array can be read in place (about 1 µs to read its address) and checking the
+#: call's results against it (docs/calling.md, "Arguments read in place").
+IN_PLACE_MIN_BYTES = 1 << 16
+
+
+def in_place_view(device: Any, array: Any, element_type: int) -> Any:
+    """A buffer view of ``array``'s own memory (no copy), or None where the device cannot
+    read it so or a copy is cheaper: a C-contiguous, writable host array of at least
+    `IN_PLACE_MIN_BYTES` aligned to `IN_PLACE_ALIGNMENT`, whose DLPack dtype is
+    ``element_type``. The view keeps the
+    array alive; the array must not change while the call reads it (calls are
+    synchronous). A read-only array is copied (DLPack cannot mark memory read-only)."""
+    if array.nbytes < IN_PLACE_MIN_BYTES:
+        return None
+    flags = array.flags
+    if (
+        not (flags.c_contiguous and flags.writeable)
+        or array.__array_interface__["data"][0] % IN_PLACE_ALIGNMENT
+    ):
+        return None
+    try:
+        view = device.from_dlpack_capsule(array.__dlpack__())
+    except (BufferError, TypeError, ValueError, IndexError, RuntimeError):
+        return None  # a dtype DLPack has no code for, a device that cannot import
+    return view if view.element_type == element_type else None
+
+
+def reads_in_place(device: Any) -> bool:
+    """Whether ``device`` reads an aligned host array in place (`in_place_view`): IREE's
+    local CPU devices do; the answer is the device's own, probed once."""
+    raw = np.zeros(IN_PLACE_MIN_BYTES + IN_PLACE_ALIGNMENT, np.uint8)
+    start = -raw.__array_interface__["data"][0] % IN_PLACE_ALIGNMENT
+    probe = raw[start : start + IN_PLACE_MIN_BYTES]
+    view = in_place_view(device, probe, int(_E.UINT_8))
+    if view is None:
+        return False
+    try:
+        mapped = view.map().asarray(view.shape, probe.dtype)
+    except RuntimeError:  # not host visible
+        return False
+    return bool(mapped.__array_interface__["data"][0] == probe.__array_interface__["data"][0])
+
+
 def to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:
     """The result buffer as a host numpy array: mapped where the buffer is host visible
     (local CPU devices), copied otherwise (as IREE's `DeviceArray.to_host`)."""

@@ -211,3 +211,38 @@ def test_reserved_function_names(name: str) -> None:
             abi_iree.compile_vmfb(source)
         assert str(caught.value).startswith(message)
     assert abi_iree.compile({"main": text}).main(3) == 3
+
+
+GENERAL_OFF = ("--iree-opt-generalize-matmul=false",)
+
+# One row times a transposed weight (torch's `linear` in a decode step).
+LINEAR_ROW = """
+func.func @main(%x: tensor<1x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x512xf32> {
+  %e = tensor.empty() : tensor<256x512xf32>
+  %t = linalg.transpose ins(%w : tensor<512x256xf32>) outs(%e : tensor<256x512xf32>)
+         permutation = [1, 0]
+  %zero = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<1x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<1x512xf32>) -> tensor<1x512xf32>
+  %r = linalg.matmul ins(%x, %t : tensor<1x256xf32>, tensor<256x512xf32>)
+         outs(%f : tensor<1x512xf32>) -> tensor<1x512xf32>
+  return %r : tensor<1x512xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(("extra", "kernel"), [((), b"matvec_like"), (GENERAL_OFF, b"matmul_1x")])
+def test_a_one_row_matmul_compiles_as_a_matrix_vector_product(
+    extra: tuple[str, ...], kernel: bytes
+) -> None:
+    """`--iree-opt-generalize-matmul=true` (docs/calling.md, "Compiler flags"): IREE's
+    code generator sees the product as a matrix-vector one (a dispatch named so) instead
+    of a matmul tiled for many rows; its values do not change."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        vmfb = abi_iree.compile_vmfb(LINEAR_ROW, extra_args=extra)
+    assert kernel in vmfb
+    # Small integers: every sum is exact in float32, in any order.
+    x = (np.arange(256, dtype=np.float32) % 7 - 3).reshape(1, 256)
+    w = (np.arange(512 * 256, dtype=np.float32) % 5 - 2).reshape(512, 256)
+    np.testing.assert_array_equal(abi_iree.load(vmfb).main(x, w), x @ w.T)
