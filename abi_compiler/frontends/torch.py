@@ -131,6 +131,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     if _mutates(exported):
         with quiet():
             exported = exported.run_decompositions({})
+    exported = _without_unread_buffer_updates(exported)
     exported, updated = _returned_updates(exported)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
@@ -364,6 +365,14 @@ def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.expor
                 )
             continue
         kept.append(position)
+    return _keeping_outputs(exported, kept)
+
+
+def _keeping_outputs(
+    exported: torch.export.ExportedProgram, kept: list[int]
+) -> torch.export.ExportedProgram:
+    """``exported`` with only the outputs at the positions ``kept`` (all: itself)."""
+    specs = exported.graph_signature.output_specs
     if len(kept) == len(specs):
         return exported
     graph_module = copy.deepcopy(exported.graph_module)
@@ -531,6 +540,31 @@ def _mutates(exported: torch.export.ExportedProgram) -> bool:
         if schema is not None and schema.is_mutable:
             return True
     return False
+
+
+def _without_unread_buffer_updates(
+    exported: torch.export.ExportedProgram,
+) -> torch.export.ExportedProgram:
+    """``exported`` without the updates of buffers that the graph never reads (their input
+    has no user): a value no call can see, which iree-turbine cannot import (it stores
+    only to a buffer it has loaded: `Cannot store value to unmapped global`). Phi-3's
+    LongRoPE (transformers' `longrope_frequency_update`) writes `inv_freq` with `copy_`
+    each call and reads the new value, never the buffer (docs/calling.md,
+    "Architectures")."""
+    signature = exported.graph_signature
+    buffers = {
+        spec.target: spec.arg.name for spec in signature.input_specs if spec.kind.name == "BUFFER"
+    }
+    nodes = {node.name: node for node in exported.graph.nodes if node.op == "placeholder"}
+    specs = signature.output_specs
+    kept = [
+        position
+        for position, spec in enumerate(specs)
+        if spec.kind.name != "BUFFER_MUTATION"
+        or spec.target not in buffers
+        or nodes[buffers[spec.target]].users
+    ]
+    return _keeping_outputs(exported, kept)
 
 
 def _returned_updates(
