@@ -67,7 +67,7 @@ from abi_compiler.call_model import (
     ValueRange,
 )
 from abi_compiler.codecs.call_json import constant
-from abi_compiler.errors import AbiError
+from abi_compiler.errors import AbiError, CompileError
 from abi_compiler.frontends import Program, quiet
 from abi_compiler.frontends.iree_ir import (
     annotate,
@@ -80,6 +80,7 @@ from abi_compiler.frontends.iree_ir import (
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
 from abi_compiler.frontends.torch_rewrites import rewrite
+from abi_compiler.frontends.torch_rewrites_models import unknown_operators
 
 __all__ = ["program", "to_mlir"]
 
@@ -165,7 +166,13 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
             del tensor._turbine_external_tensor_trait
     rewrite(module)
     _name_state(module, exported)
-    module = lower_torch(module)
+    try:
+        module = lower_torch(module)
+    except CompileError as error:
+        unknown = unknown_operators(module)
+        if unknown:  # what IREE could not lower, named
+            raise AbiError(unknown) from error
+        raise
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     found = structure(positional, keywords, records_result, argument_types, result_types)

@@ -12,11 +12,12 @@ Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from abi_compiler.frontends.torch_rewrites import _Builder, _constant, _shape
 
-__all__ = ["GELU", "gelu_tanh_as_math"]
+__all__ = ["GELU", "gelu_tanh_as_math", "unknown_operators"]
 
 
 # --- the tanh approximation of GELU ---------------------------------------------------
@@ -84,3 +85,38 @@ def _is_tanh_gelu(operation: Any) -> bool:
     if str(x.type) != str(operation.results[0].type) or _shape(x)[1] not in _GELU_ELEMENTS:
         return False
     return _constant(approximate, "torch.constant.str") == '"tanh"'
+
+
+# --- ops torch-mlir has no definition of: named -----------------------------------------
+
+# An ATen op torch-mlir does not define is imported as `torch.operator "torch.aten.<name>"`,
+# which IREE's torch pipeline refuses with `failed to legalize operation 'torch.operator'`
+# and a page of notes (a Mixtral's router counts tokens per expert with `aten.histc`). When
+# the lowering fails on such ops, the frontend names them and where the program calls them.
+_FRAME = re.compile(r'"([^"]+)":(\d+):\d+')
+
+
+def unknown_operators(module: Any) -> str:
+    """A message naming each distinct op of ``module`` (torch dialect) that torch-mlir
+    has no definition of (`torch.operator`), with the first source line the import
+    recorded for it; "" when there is none."""
+    from iree.compiler import ir
+
+    found: dict[str, str] = {}
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name == "torch.operator":
+            name = ir.StringAttr(operation.attributes["name"]).value.removeprefix("torch.")
+            frame = _FRAME.search(str(operation.location))
+            found.setdefault(name, f" ({frame.group(1)}:{frame.group(2)})" if frame else "")
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if not found:
+        return ""
+    named = ", ".join(f"{name}{where}" for name, where in found.items())
+    return (
+        f"the program calls {named}, which IREE's torch lowering has no op for: "
+        'export the model without it (docs/calling.md, "Architectures")'
+    )

@@ -24,9 +24,6 @@ VOCAB = 160
 WINDOW = 8
 NEW_TOKENS = 32
 PROMPT = [3, 14, 15, 92, 65, 35, 89, 79, 32, 38, 46, 26]
-# The end-of-sequence id of every config: generation runs all NEW_TOKENS (the tests check
-# that none is this one).
-EOS = VOCAB - 1
 
 ARCHITECTURES = (
     "llama",
@@ -42,12 +39,12 @@ ARCHITECTURES = (
 )
 
 
-def _config(name: str) -> Any:
+def _config(name: str, vocab: int) -> Any:
     import transformers as t
 
-    tokens = {"bos_token_id": 1, "eos_token_id": EOS, "pad_token_id": 0}
+    tokens = {"bos_token_id": 1, "eos_token_id": vocab - 1, "pad_token_id": 0}
     common: dict[str, Any] = {
-        "vocab_size": VOCAB,
+        "vocab_size": vocab,
         "hidden_size": 32,
         "intermediate_size": 64,
         "num_hidden_layers": 2,
@@ -62,8 +59,8 @@ def _config(name: str) -> Any:
         return t.LlamaConfig(**common)
     if name == "gpt2":
         return t.GPT2Config(
-            vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=4, n_positions=CACHE,
-            initializer_range=0.2, **tokens,
+            vocab_size=vocab, n_embd=32, n_layer=2, n_head=4, n_positions=CACHE,
+            initializer_range=0.5, **tokens,
         )  # fmt: skip
     if name == "qwen2":
         return t.Qwen2Config(**common)
@@ -95,14 +92,15 @@ def _config(name: str) -> Any:
     raise ValueError(f"no architecture {name!r}: one of {', '.join(ARCHITECTURES)}")
 
 
-def tiny_model(name: str) -> Any:
+def tiny_model(name: str, vocab: int = VOCAB) -> Any:
     """The eager causal LM of architecture ``name`` (one of `ARCHITECTURES`), seeded,
-    in eval mode, set up for the recipe's static cache."""
+    in eval mode, set up for the recipe's static cache; ``vocab`` token ids (that of a
+    tokenizer to record with it), the last the end of sequence."""
     import torch
     import transformers
 
     torch.manual_seed(0)
-    model = transformers.AutoModelForCausalLM.from_config(_config(name))
+    model = transformers.AutoModelForCausalLM.from_config(_config(name, vocab))
     model.eval()
     model.generation_config.cache_implementation = "static"
     model.generation_config.use_cache = True

@@ -117,3 +117,25 @@ def test_a_buffer_written_and_never_read_is_no_state() -> None:
     for value in (1.0, 3.0, 1.0):
         x = torch.full((4,), value)
         np.testing.assert_array_equal(np.asarray(compiled.main(x)), model(x).numpy())
+
+
+class Counts(torch.nn.Module):  # type: ignore[name-defined,misc]
+    """A Mixtral router's count of tokens per expert."""
+
+    def forward(self, experts: Any) -> Any:
+        return torch.histc(experts.float(), bins=4, min=0, max=3)
+
+
+def test_an_op_iree_cannot_lower_is_named() -> None:
+    """`aten.histc`, which torch-mlir has no op for, is refused naming it and the line
+    that calls it, not with IREE's page of notes on `torch.operator`."""
+    from abi_compiler.errors import AbiError
+
+    program = torch.export.export(Counts(), (torch.tensor([0, 3, 1, 3]),))
+    with pytest.raises(AbiError) as caught:
+        compile_quietly(program)
+    assert str(caught.value) == (
+        f"the program calls aten.histc ({__file__}:{Counts.forward.__code__.co_firstlineno + 1}), "
+        "which IREE's torch lowering has no op for: export the model without it "
+        '(docs/calling.md, "Architectures")'
+    )
