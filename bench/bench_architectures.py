@@ -18,6 +18,7 @@ Needs torch, transformers and iree-turbine. Not part of the test suite.
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import sys
 import time
@@ -29,6 +30,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.frontends import architectures
+
+
+def _eager_step(torch: Any, module: Any, ids: Any, positions: Any) -> Any:
+    with torch.no_grad():
+        step = module(input_ids=torch.from_numpy(ids), cache_position=torch.from_numpy(positions))
+    return step.numpy()
+
+
+def _compiled_step(module: Any, ids: Any, positions: Any) -> Any:
+    return module.main(input_ids=ids, cache_position=positions)
 
 
 def _best_per_call(
@@ -70,21 +81,14 @@ def main() -> int:
     ]
     for name in names:
         program = architectures.export_step(architectures.tiny_model(name))
-        eager_module = program.module()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compiled = abi_iree.compile(program, device=args.device)
-
-        def eager(i: Any, p: Any, eager_module: Any = eager_module) -> Any:
-            with torch.no_grad():
-                return eager_module(
-                    input_ids=torch.from_numpy(i), cache_position=torch.from_numpy(p)
-                ).numpy()
-
-        def iree(i: Any, p: Any, compiled: Any = compiled) -> Any:
-            return compiled.main(input_ids=i, cache_position=p)
-
-        best, tokens = _best_per_call({"eager": eager, "compiled": iree}, args.rounds)
+        engines = {
+            "eager": functools.partial(_eager_step, torch, program.module()),
+            "compiled": functools.partial(_compiled_step, compiled),
+        }
+        best, tokens = _best_per_call(engines, args.rounds)
         if tokens["eager"] != tokens["compiled"]:
             print(f"{name}: the tokens differ", file=sys.stderr)
             return 1

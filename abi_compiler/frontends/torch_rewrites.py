@@ -602,3 +602,10 @@ def _parse_attribute(text: str) -> Any:
     from iree.compiler import ir
 
     return ir.Attribute.parse(text)
+
+
+# What `torch_rewrites_models` builds its rewrites with: ops created, and types and
+# constants read, as here.
+OpBuilder = _Builder
+vtensor_dims = _shape
+constant_value = _constant

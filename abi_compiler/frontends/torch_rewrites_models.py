@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any
 
-from abi_compiler.frontends.torch_rewrites import _Builder, _constant, _shape
+from abi_compiler.frontends.torch_rewrites import OpBuilder, constant_value, vtensor_dims
 
 __all__ = ["GELU", "gelu_tanh_as_math", "unknown_operators"]
 
@@ -57,7 +57,7 @@ def gelu_tanh_as_math(module: Any) -> int:
     module.operation.walk(visit)
     for operation in found:
         with operation.context, operation.location:
-            build = _Builder(ir.InsertionPoint(operation))
+            build = OpBuilder(ir.InsertionPoint(operation))
             x = operation.operands[0]
             kind = str(x.type)
             cube = build.op("torch.aten.mul.Tensor", kind, x, x)
@@ -82,9 +82,9 @@ def _is_tanh_gelu(operation: Any) -> bool:
     if len(operands) != 2 or len(operation.results) != 1:
         return False
     x, approximate = operands
-    if str(x.type) != str(operation.results[0].type) or _shape(x)[1] not in _GELU_ELEMENTS:
+    if str(x.type) != str(operation.results[0].type) or vtensor_dims(x)[1] not in _GELU_ELEMENTS:
         return False
-    return _constant(approximate, "torch.constant.str") == '"tanh"'
+    return constant_value(approximate, "torch.constant.str") == '"tanh"'
 
 
 # --- ops torch-mlir has no definition of: named -----------------------------------------

@@ -66,7 +66,7 @@ def test_the_vmfbs_generate_generates_tokens(name: str, tmp_path: Path) -> None:
     model = architectures.tiny_model(name)
     want = architectures.generate(model)
     assert len(want) == architectures.NEW_TOKENS  # no end of sequence on the way
-    assert len(set(want)) > 8  # a model that says something
+    assert len(set(want)) > 6  # a model that says something
     step, prompt = architectures.export_step(model), architectures.export_prompt(model)
     eager = prompt.module()
     with torch.no_grad():
