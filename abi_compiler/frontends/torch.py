@@ -67,7 +67,7 @@ from abi_compiler.call_model import (
     ValueRange,
 )
 from abi_compiler.codecs.call_json import constant
-from abi_compiler.errors import AbiError
+from abi_compiler.errors import AbiError, CompileError
 from abi_compiler.frontends import Program, quiet
 from abi_compiler.frontends.index_checks import insert_index_checks
 from abi_compiler.frontends.iree_ir import (
@@ -81,6 +81,7 @@ from abi_compiler.frontends.iree_ir import (
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
 from abi_compiler.frontends.torch_rewrites import rewrite
+from abi_compiler.frontends.torch_rewrites_models import unknown_operators
 
 __all__ = ["program", "to_mlir"]
 
@@ -132,6 +133,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     if _mutates(exported):
         with quiet():
             exported = exported.run_decompositions({})
+    exported = _without_unread_buffer_updates(exported)
     exported, updated = _returned_updates(exported)
     in_spec, out_spec = exported.call_spec.in_spec, exported.call_spec.out_spec
     if in_spec is None or out_spec is None:
@@ -167,7 +169,13 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     insert_index_checks(module, [name for name in _user_input_names(exported) if name])
     rewrite(module)
     _name_state(module, exported)
-    module = lower_torch(module)
+    try:
+        module = lower_torch(module)
+    except CompileError as error:
+        unknown = unknown_operators(module)
+        if unknown:  # what IREE could not lower, named
+            raise AbiError(unknown) from error
+        raise
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     found = structure(positional, keywords, records_result, argument_types, result_types)
@@ -367,6 +375,14 @@ def _without_none_outputs(exported: torch.export.ExportedProgram) -> torch.expor
                 )
             continue
         kept.append(position)
+    return _keeping_outputs(exported, kept)
+
+
+def _keeping_outputs(
+    exported: torch.export.ExportedProgram, kept: list[int]
+) -> torch.export.ExportedProgram:
+    """``exported`` with only the outputs at the positions ``kept`` (all: itself)."""
+    specs = exported.graph_signature.output_specs
     if len(kept) == len(specs):
         return exported
     graph_module = copy.deepcopy(exported.graph_module)
@@ -534,6 +550,31 @@ def _mutates(exported: torch.export.ExportedProgram) -> bool:
         if schema is not None and schema.is_mutable:
             return True
     return False
+
+
+def _without_unread_buffer_updates(
+    exported: torch.export.ExportedProgram,
+) -> torch.export.ExportedProgram:
+    """``exported`` without the updates of buffers that the graph never reads (their input
+    has no user): a value no call can see, which iree-turbine cannot import (it stores
+    only to a buffer it has loaded: `Cannot store value to unmapped global`). Phi-3's
+    LongRoPE (transformers' `longrope_frequency_update`) writes `inv_freq` with `copy_`
+    each call and reads the new value, never the buffer (docs/calling.md,
+    "Architectures")."""
+    signature = exported.graph_signature
+    buffers = {
+        spec.target: spec.arg.name for spec in signature.input_specs if spec.kind.name == "BUFFER"
+    }
+    nodes = {node.name: node for node in exported.graph.nodes if node.op == "placeholder"}
+    specs = signature.output_specs
+    kept = [
+        position
+        for position, spec in enumerate(specs)
+        if spec.kind.name != "BUFFER_MUTATION"
+        or spec.target not in buffers
+        or nodes[buffers[spec.target]].users
+    ]
+    return _keeping_outputs(exported, kept)
 
 
 def _returned_updates(

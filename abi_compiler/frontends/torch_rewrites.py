@@ -26,11 +26,16 @@ __all__ = [
 
 def rewrite(module: Any) -> int:
     """Every rewrite of this module, in place, on ``module`` (iree-turbine's
-    `mlir_module`). Returns how many ops were rewritten."""
+    `mlir_module`), and those of `torch_rewrites_models`. Returns how many ops were
+    rewritten."""
+    # Imported here: that module builds its ops with this one's helpers.
+    from abi_compiler.frontends.torch_rewrites_models import gelu_tanh_as_math
+
     return (
         spell_operators_as_bitwise(module)
         + index_copy_as_index_put(module)
         + single_query_attention(module)
+        + gelu_tanh_as_math(module)
     )
 
 
@@ -597,3 +602,10 @@ def _parse_attribute(text: str) -> Any:
     from iree.compiler import ir
 
     return ir.Attribute.parse(text)
+
+
+# What `torch_rewrites_models` builds its rewrites with: ops created, and types and
+# constants read, as here.
+OpBuilder = _Builder
+vtensor_dims = _shape
+constant_value = _constant
