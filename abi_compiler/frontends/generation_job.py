@@ -12,6 +12,7 @@ is a transformers tokenizer, a `tokenizers.Tokenizer` or a `tokenizer.json` path
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping
@@ -168,7 +169,9 @@ def read_tokenizer(source: TokenizerSource) -> _Tokenizer:
     try:
         tokenizer = Tokenizer.from_str(text)
     except Exception as error:  # the tokenizers package's own exception type
-        raise AbiError(f"tokenizer: not a tokenizer.json the tokenizers package reads: {error}")
+        raise AbiError(
+            f"tokenizer: not a tokenizer.json the tokenizers package reads: {error}"
+        ) from None
     eos = special.get("eos_token")
     found = None if eos is None else tokenizer.token_to_id(eos)
     return _Tokenizer(
@@ -255,10 +258,8 @@ def with_generation(
     calls: dict[str, OriginalCall] = {}
 
     def collect(name: str, value: str) -> None:
-        try:
+        with contextlib.suppress(AbiError):  # (its reader says so when the module loads)
             calls[name] = decode_call(value)
-        except AbiError:
-            pass  # (its reader says so when the module is loaded)
         return None  # (the entry kept as it is)
 
     update_reflection_entries(text, ABI_CALL, collect)

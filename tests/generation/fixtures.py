@@ -170,3 +170,110 @@ def generate_without_torch(vmfb: Path, calls: list[dict[str, Any]]) -> list[list
         raise AssertionError(f"the child failed:\n{done.stderr}")
     found: list[list[Any]] = json.loads(done.stdout.strip().splitlines()[-1])
     return found
+
+
+# --------------------------------------------------------------------------------------
+# A language model written in MLIR (no framework): what CI compiles.
+# --------------------------------------------------------------------------------------
+
+#: The MLIR model's next token after token ``t`` at position ``p``: ``(7t + 3p + 5) % V``
+#: (its logits fall off linearly around it: ``-|v - next| / 2``).
+RULE = (7, 3, 5)
+
+_MLIR_MODEL = """
+func.func @main(%ids: tensor<1x?xi64>, %pos: tensor<?xi64>) -> tensor<1x?x{V}xf32>
+    attributes {{iree.reflection = {{iree.abi = "{abi}", abi.call = "{call}"}}}} {{
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %ids, %c1 : tensor<1x?xi64>
+  %empty = tensor.empty(%n) : tensor<1x?x{V}xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(b, s, v) -> (b, s)>,
+      affine_map<(b, s, v) -> (s)>, affine_map<(b, s, v) -> (b, s, v)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%ids, %pos : tensor<1x?xi64>, tensor<?xi64>) outs(%empty : tensor<1x?x{V}xf32>) {{
+  ^bb0(%t: i64, %p: i64, %o: f32):
+    %v = linalg.index 2 : index
+    %vi = arith.index_cast %v : index to i64
+    %a = arith.constant {A} : i64
+    %b = arith.constant {B} : i64
+    %c = arith.constant {C} : i64
+    %size = arith.constant {V} : i64
+    %at = arith.muli %t, %a : i64
+    %bp = arith.muli %p, %b : i64
+    %sum = arith.addi %at, %bp : i64
+    %sum2 = arith.addi %sum, %c : i64
+    %next = arith.remsi %sum2, %size : i64
+    %d = arith.subi %vi, %next : i64
+    %ad = math.absi %d : i64
+    %f = arith.sitofp %ad : i64 to f32
+    %half = arith.constant -0.5 : f32
+    %l = arith.mulf %f, %half : f32
+    linalg.yield %l : f32
+  }} -> tensor<1x?x{V}xf32>
+  return %r : tensor<1x?x{V}xf32>
+}}
+"""
+
+
+def mlir_model(vocabulary: int, cache: int = CACHE) -> str:
+    """The MLIR text of a model of ``vocabulary`` tokens and a cache of ``cache`` whose
+    function records the original call transformers' recipe gives (``input_ids``,
+    ``cache_position`` by keyword, their ranges and the prompt's length symbol)."""
+    from abi_compiler.call_model import Array, OriginalCall, Symbol, ValueRange
+    from abi_compiler.codecs.call_json import encode_call
+
+    call = OriginalCall(
+        (),
+        (
+            ("input_ids", Array(0, "int64", (1, "seq"), (ValueRange(0, vocabulary - 1),))),
+            ("cache_position", Array(1, "int64", ("seq",), (ValueRange(0, cache - 1),))),
+        ),
+        Array(0, "float32", (1, "seq", vocabulary)),
+        symbols=(Symbol("seq", 1, cache),),
+    )
+    abi = json.dumps(
+        {
+            "a": [
+                ["named", "input_ids", ["ndarray", "i64", 2, 1, None]],
+                ["named", "cache_position", ["ndarray", "i64", 1, None]],
+            ],
+            "r": [["ndarray", "f32", 3, 1, None, vocabulary]],
+            "v": 1,
+        },
+        separators=(",", ":"),
+    )
+    a, b, c = RULE
+    return _MLIR_MODEL.format(
+        V=vocabulary, A=a, B=b, C=c, abi=_mlir_string(abi), call=_mlir_string(encode_call(call))
+    )
+
+
+def _mlir_string(text: str) -> str:
+    return text.replace("\\", "\\5C").replace('"', "\\22")
+
+
+def rule_tokens(ids: list[int], count: int, vocabulary: int, eos: tuple[int, ...] = ()) -> list[int]:
+    """The MLIR model's greedy tokens after ``ids`` (positions from 0), at most
+    ``count``, ending before an id of ``eos``."""
+    a, b, c = RULE
+    found: list[int] = []
+    token, position = ids[-1], len(ids) - 1
+    while len(found) < count:
+        token = (a * token + b * position + c) % vocabulary
+        if token in eos:
+            break
+        found.append(token)
+        position += 1
+    return found
+
+
+def save_tokenizer(tokenizer: Any, folder: Path, chat_template: str | None = CHAT_TEMPLATE) -> Path:
+    """``tokenizer`` saved as transformers saves one: `tokenizer.json`, and beside it a
+    `tokenizer_config.json` with the special tokens and the chat template."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tokenizer.json"
+    tokenizer.save(str(path))
+    config: dict[str, Any] = {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>"}
+    if chat_template is not None:
+        config["chat_template"] = chat_template
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    return path
