@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from collections.abc import Sequence
 from typing import Any
 
@@ -92,14 +93,18 @@ def run(argv: Sequence[str] | None) -> int:
 def _answer(stream: Any) -> str:
     """Write the pieces of ``stream`` to stdout as they come, then a newline; a note on
     stderr when the cache ended the answer."""
-    pieces = []
+    pieces: list[str] = []
     for piece in stream:
         pieces.append(piece)
-        output.write_stdout(lambda out, piece=piece: out.write(piece))  # (flushed)
-    output.write_stdout(lambda out: out.write("\n"))
+        output.write_stdout(partial(_write, piece))  # (flushed)
+    output.write_stdout(partial(_write, "\n"))
     if stream.finish_reason == "cache":
         output.write_stderr(f"{PROG}: note: the answer stopped at the end of the model's cache")
     return "".join(pieces)
+
+
+def _write(text: str, stream: Any) -> None:
+    stream.write(text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -20,9 +20,9 @@ from typing import Any
 
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call, format_relations, format_updates
+from abi_compiler.codecs.generation_json import encode_generation, format_generation
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
-from abi_compiler.codecs.generation_json import encode_generation, format_generation
 from abi_compiler.codecs.provenance_json import format_provenance
 from abi_compiler.codecs.python_api import PythonApi, StubFunction
 from abi_compiler.codecs.raw import decode_raw, format_raw

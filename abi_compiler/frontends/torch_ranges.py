@@ -151,8 +151,8 @@ def value_ranges(exported: torch.export.ExportedProgram) -> dict[str, tuple[Valu
                 _bound(bounds.setdefault(found.name, {}), found, lowest, highest)
             elif isinstance(found, _Whole):
                 # Every element alike: the one bound is kept at position -1.
-                whole = bounds.setdefault(found.name, {}).setdefault(-1, [None, None])
-                _narrow(whole, lowest - found.offset, highest - found.offset)
+                every = bounds.setdefault(found.name, {}).setdefault(-1, [None, None])
+                _narrow(every, lowest - found.offset, highest - found.offset)
         value = node.meta.get("val")
         if isinstance(known.get(node.args[0] if node.args else None), _Whole):
             whole = _whole_transfer(node, known)

@@ -131,7 +131,7 @@ MALFORMED = [
     ),
     (
         _changed(tokenizer={"bytes": 1, "sha256": "ab" * 32, "vocabulary": 324}),
-        "\"tokenizer\".\"vocabulary\": 324 tokens do not fit the model's vocabulary of 323",
+        '"tokenizer"."vocabulary": 324 tokens do not fit the model\'s vocabulary of 323',
     ),
 ]
 

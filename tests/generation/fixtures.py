@@ -251,7 +251,9 @@ def _mlir_string(text: str) -> str:
     return text.replace("\\", "\\5C").replace('"', "\\22")
 
 
-def rule_tokens(ids: list[int], count: int, vocabulary: int, eos: tuple[int, ...] = ()) -> list[int]:
+def rule_tokens(
+    ids: list[int], count: int, vocabulary: int, eos: tuple[int, ...] = ()
+) -> list[int]:
     """The MLIR model's greedy tokens after ``ids`` (positions from 0), at most
     ``count``, ending before an id of ``eos``."""
     a, b, c = RULE

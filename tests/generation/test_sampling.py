@@ -41,7 +41,14 @@ def test_temperature_top_k_and_top_p_as_transformers_applies_them() -> None:
     np.testing.assert_allclose(nucleus, want, rtol=1e-12)
     # top_p so small that only the first token is left.
     assert distribution(LOGITS, Sampling(False, 1.0, top_p=0.01)).tolist() == [
-        0, 0, 0, 1, 0, 0, 0, 0
+        0,
+        0,
+        0,
+        1,
+        0,
+        0,
+        0,
+        0,
     ]
 
 

@@ -38,7 +38,11 @@ def test_a_character_over_several_tokens_comes_out_whole(tokenizer: object) -> N
 
 def test_a_stop_string_ends_the_text_before_it(tokenizer: object) -> None:
     ids = tokenizer.encode(TEXT, add_special_tokens=False).ids  # type: ignore[attr-defined]
-    for stop, want in [("日本", " café naïve "), ("🚀", " café naïve 日本語のテキスト 🙂"), ("zz", TEXT)]:
+    for stop, want in [
+        ("日本", " café naïve "),
+        ("🚀", " café naïve 日本語のテキスト 🙂"),
+        ("zz", TEXT),
+    ]:
         pieces = TextPieces(_decode(tokenizer), [stop, "naïvE"])  # type: ignore[arg-type]
         given = []
         for token in ids:
