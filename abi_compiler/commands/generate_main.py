@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import partial
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from abi_compiler.commands import output, status
