@@ -103,11 +103,10 @@ def link(entries: Sequence[Entry], *, shared_state: bool = False) -> str:
             name = op.name if isinstance(op, carry.FuncText) else op.symbol
             if name is None or name == function:
                 continue
-            if shared_state and isinstance(op, carry.OpText) and name in state:
-                if _MUTABLE_GLOBAL.match(text, op.start):
-                    symbols[name] = name
-                    shared.add((op.start, op.end))
-                    continue
+            if name in state and _is_mutable_global(op, text):
+                symbols[name] = name
+                shared.add((op.start, op.end))
+                continue
             symbols[name] = _fresh(name, key + "_" + name, used_symbols)
         aliases: dict[str, str] = {}
         for alias in layout.aliases:
@@ -135,7 +134,7 @@ def link(entries: Sequence[Entry], *, shared_state: bool = False) -> str:
         for op in layout.ops:
             piece = renamed(op.start, op.end)
             if (op.start, op.end) in shared:
-                name = op.symbol or ""
+                name = _symbol_of(op)
                 if piece != state[name]:
                     raise AbiError(
                         f"{entry.name}: entry '{key}' defines the shared global @{name} "
@@ -143,9 +142,8 @@ def link(entries: Sequence[Entry], *, shared_state: bool = False) -> str:
                         f"{state[name].splitlines()[0]}"
                     )
                 continue
-            if shared_state and isinstance(op, carry.OpText) and op.symbol is not None:
-                if _MUTABLE_GLOBAL.match(text, op.start):
-                    state[symbols.get(op.symbol, op.symbol)] = piece
+            if shared_state and _is_mutable_global(op, text):
+                state[symbols.get(_symbol_of(op), _symbol_of(op))] = piece
             body.append("  " + piece)
         module = layout.module
         if module is not None and module.attributes is not None:
@@ -169,6 +167,19 @@ def link(entries: Sequence[Entry], *, shared_state: bool = False) -> str:
 
 # A mutable global's op (`util.global private mutable @name …`).
 _MUTABLE_GLOBAL = re.compile(r"util\.global\s+(?:(?:private|public|nested)\s+)?mutable\b")
+
+
+def _is_mutable_global(op: carry.FuncText | carry.OpText, text: str) -> bool:
+    return (
+        isinstance(op, carry.OpText)
+        and op.symbol is not None
+        and bool(_MUTABLE_GLOBAL.match(text, op.start))
+    )
+
+
+def _symbol_of(op: carry.FuncText | carry.OpText) -> str:
+    """The symbol a (global's) op defines."""
+    return (op.name if isinstance(op, carry.FuncText) else op.symbol) or ""
 
 
 def _resources(
