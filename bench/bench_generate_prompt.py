@@ -16,7 +16,7 @@ Per round, engines interleaved, CPU time (`time.process_time`), best round:
   uses), and with the one-token module alone (today's decode); the tokens checked equal.
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
-        [--rounds 5] [--device local-sync] [--output bench/RESULTS_generate_prompt.md]
+        [--rounds 5] [--device local-sync] [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
