@@ -429,3 +429,19 @@ def test_abi_compile_records_the_job_of_mlir(
     assert (
         capsys.readouterr().err == "abi-compile: error: cannot read 'missing.json': no such file\n"
     )
+
+
+def test_a_tokenizer_of_megabytes() -> None:
+    """A `tokenizer.json` of 2 MB (a word-level vocabulary of 120 000 words) travels in the
+    module's reflection and generates text (docs/design.md, "Generation")."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = 120_000
+    big = Tokenizer(models.WordLevel({f"wörd{i}": i for i in range(words)}, unk_token="wörd0"))
+    big.pre_tokenizer = pre_tokenizers.Whitespace()
+    assert len(big.to_str().encode()) > 2_000_000
+    module = abi_iree.load(_compile(fixtures.mlir_model(words), tokenizer=big))
+    out = module.generate("wörd5 wörd7", max_new_tokens=4)
+    want = fixtures.rule_tokens([5, 7], 4, words)
+    assert out.token_ids == tuple(want)
+    assert out == " ".join(f"wörd{i}" for i in want)
