@@ -78,7 +78,6 @@ LAYERS: list[tuple[str, ...]] = [
 #: methods a user calls) hand the call to the generation package above them, imported
 #: when called (docs/design.md, "Layers").
 DELEGATIONS = {
-    ("abi_compiler.calling.modules", "abi_compiler.generation"),
     ("abi_compiler.calling.sessions", "abi_compiler.generation"),
 }
 

@@ -42,7 +42,13 @@ from abi_compiler.calling.original_call import (
     Unflatten,
     own_types,
 )
-from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
+from abi_compiler.calling.sessions import (
+    Session,
+    StateContext,
+    close_module,
+    generation_method,
+    state_of,
+)
 from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.vm import Marshal, ResultsMode
 from abi_compiler.calling.vm_arrays import VmList
@@ -538,17 +544,15 @@ class Module:
                 if os.path.exists(written):
                     os.unlink(written)
 
-    def generate(self, prompt: Any = None, **options: Any) -> Any:
-        """Generate from the language model the module records (`abi.generation`):
-        ``prompt`` text (a `GeneratedText` back) or token ids (`GeneratedTokens`), or
-        ``messages=[{"role": …, "content": …}]`` through the recorded chat template;
-        ``max_new_tokens``, ``do_sample``, ``temperature``, ``top_k``, ``top_p``,
-        ``seed``, ``stop``, ``stream`` (`abi_compiler.generation.generate`;
-        docs/calling.md, "Generating text"). Starts from an empty cache each time, in the
-        module's default state; a `session` continues a conversation."""
-        from abi_compiler.generation import generate
-
-        return generate(self, prompt, **options)
+    @property
+    def generate(self) -> Any:
+        """Generate from the language model the module records (`abi.generation`),
+        starting from an empty cache each time in the module's default state (a `session`
+        continues a conversation): `abi_compiler.calling.sessions.generate_text` bound to
+        the module — or, when the module exports a function named ``generate``, that
+        function (its functions come first; `abi_compiler.generation.generate(module, …)`
+        generates then). docs/calling.md, "Generating text"."""
+        return generation_method(self)
 
     def session(self) -> Session:
         """The module's functions with state of their own (docs/calling.md, "State and

@@ -201,8 +201,7 @@ class _Run:
         # same target can no longer go on).
         self.owner = conversation.owner = object()
         if not session:
-            conversation.cached = []
-        conversation.pending = []
+            conversation.cached, conversation.pending = [], []
 
     def _feed(self, tokens: list[int], function: Any) -> Any:
         """The last logits after feeding ``tokens`` at the cache's next positions."""
@@ -239,6 +238,7 @@ class _Run:
         per_call = self.job.prompt_tokens_per_call or len(rest)
         for start in range(0, len(rest), per_call):
             logits = self._feed(rest[start : start + per_call], self.function)
+        conversation.pending = []  # (it was the prompt's: fed now)
         while True:
             token = next_token(logits, self.sampling, self.generator)
             conversation.pending = [token]

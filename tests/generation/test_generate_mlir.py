@@ -164,10 +164,25 @@ def test_messages_through_the_chat_template(module: Any, tokenizer: Any) -> None
     assert out.token_ids == tuple(_rule(ids, 6, tokenizer))
 
 
-def test_a_session_continues_its_conversation(module: Any, tokenizer: Any) -> None:
+def test_a_session_continues_its_conversation(
+    module: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from abi_compiler.generation import loop
+
+    fed: list[tuple[int, str]] = []
+    feed = loop._Run._feed
+
+    def spy(run: Any, tokens: list[int], function: Any) -> Any:
+        fed.append((len(tokens), function.name))
+        return feed(run, tokens, function)
+
+    monkeypatch.setattr(loop._Run, "_feed", spy)
     session = module.session()
     first = session.generate(PROMPT, max_new_tokens=5)
     second = session.generate([7, 8], max_new_tokens=5)
+    # The prompt in one call, 4 steps; then only the last answer token and the new
+    # prompt (3 tokens) in one call: what the cache holds is not fed again.
+    assert fed == [(3, "main"), *[(1, "main")] * 4, (3, "main"), *[(1, "main")] * 4]
     whole = module.generate(PROMPT + list(first) + [7, 8], max_new_tokens=5)
     assert second == whole and list(second) == _rule(PROMPT + list(first) + [7, 8], 5, tokenizer)
     text = session.generate(" et puis", max_new_tokens=4)
@@ -184,6 +199,10 @@ def test_a_session_continues_its_conversation(module: Any, tokenizer: Any) -> No
     )
     session.reset()  # a new cache: the conversation starts over
     assert session.generate(PROMPT, max_new_tokens=5) == first
+    # A stream never read feeds nothing: the conversation goes on without it.
+    session.generate([7], stream=True)
+    after = session.generate([8], max_new_tokens=3)
+    assert list(after) == _rule([*PROMPT, *first, 8], 3, tokenizer)
 
 
 def test_a_stream_ends_when_another_generation_starts(module: Any) -> None:
@@ -445,3 +464,19 @@ def test_a_tokenizer_of_megabytes() -> None:
     want = fixtures.rule_tokens([5, 7], 4, words)
     assert out.token_ids == tuple(want)
     assert out == " ".join(f"wörd{i}" for i in want)
+
+
+def test_a_function_named_generate_comes_first(tokenizer: Any) -> None:
+    """A module that exports its own `generate` keeps it as `module.generate` (its
+    functions come first); the generation package still generates from it."""
+    from abi_compiler.generation import generate
+
+    text = fixtures.mlir_model(323).replace("func.func @main(", "func.func @generate(")
+    module = abi_iree.load(_compile(text, generation=True))
+    assert module.generate.__name__ == "generate" and module.generate.convention == "v1"
+    logits = module.generate(input_ids=np.array([[5]]), cache_position=np.array([0]))
+    assert int(np.argmax(logits[0, -1])) == _rule([5], 1, tokenizer)[0]
+    assert list(generate(module, PROMPT, max_new_tokens=3)) == _rule(PROMPT, 3, tokenizer)
+    session = module.session()
+    assert session.generate.__name__ == "generate"
+    assert list(generate(session, PROMPT, max_new_tokens=3)) == _rule(PROMPT, 3, tokenizer)

@@ -27,6 +27,7 @@ pytest.importorskip("jinja2")
 
 from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
+from abi_compiler.generation import GenerationJob  # noqa: E402
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),
@@ -127,8 +128,8 @@ def test_a_tokenizer_of_another_model_is_refused(built: Built) -> None:
 
 def test_one_function_for_the_prompt_and_the_steps(built: Built) -> None:
     """The prompt program alone (its steps at its own speed: docs/design.md) records the
-    job too, and gives the same text; two functions that do not share their cache are
-    refused."""
+    job too, and gives the same text, and so does the one-token program alone; two
+    functions that do not share their cache are refused."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module = abi_iree.compile(built.program, tokenizer=built.hf_tokenizer)
@@ -141,8 +142,14 @@ def test_one_function_for_the_prompt_and_the_steps(built: Built) -> None:
         "cannot record a generation job: @main and @step do not share one cache (their "
         "state differs): compile them with shared_state=True"
     )
-    job = module.generate(PROMPTS[0], max_new_tokens=12)
-    assert job == built.module.generate(PROMPTS[0], max_new_tokens=12)
+    want = built.module.generate(PROMPTS[0], max_new_tokens=12)
+    assert module.generate(PROMPTS[0], max_new_tokens=12) == want
+    # One token a call alone: the prompt is fed token by token.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        steps = abi_iree.compile(step, tokenizer=built.hf_tokenizer)
+    assert GenerationJob.of(steps).prompt_tokens_per_call == 1
+    assert steps.generate(PROMPTS[0], max_new_tokens=12) == want
 
 
 def test_abi_compile_records_the_job(built: Built, tmp_path: Path) -> None:
