@@ -113,6 +113,10 @@ def compile_vmfb(
     progress: bool | None = None,
     parameters: Mapping[str, Any] | None = None,
     archive_name: str | None = None,
+    tokenizer: Any = None,
+    generation_config: Any = None,
+    generation: bool | None = None,
+    shared_state: bool = False,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for ``target``: a
@@ -144,7 +148,17 @@ def compile_vmfb(
     (`#flow.parameter.named<"model"::"<name>">`), which iree-compile embeds in the module;
     a torch program's big weights go that way (docs/calling.md, "Big weights"). With
     ``archive_name`` they stay out of it: the module names that archive (`abi.parameters`),
-    which the caller writes beside the `.vmfb` and `load` finds there."""
+    which the caller writes beside the `.vmfb` and `load` finds there.
+
+    ``tokenizer`` (a transformers tokenizer, a `tokenizers.Tokenizer` or a
+    `tokenizer.json` path) and ``generation_config`` (a transformers `GenerationConfig`,
+    a mapping or a `generation_config.json` path) record a language model's generation
+    job in the module (`abi.generation`, `abi.tokenizer`: docs/formats.md), which
+    `Module.generate` runs; ``generation=True`` records it without either (token ids in
+    and out), False never. An `AbiError` when no function does the job or the
+    tokenizer's vocabulary does not fit the model's. ``shared_state``: the entries of a
+    mapping share their mutable globals of one name (`abi_compiler.frontends.entries`):
+    ``{"main": prompt_program, "step": step_program}`` on one KV cache."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {type_name(extra_args)}")
@@ -165,7 +179,7 @@ def compile_vmfb(
     if isinstance(source, Mapping):
         gathered: dict[str, Any] = {}
         with stages.stage("import and lower"):
-            source = _linked(source, pipeline, options, gathered)
+            source = _linked(source, pipeline, options, gathered, shared_state)
         pipeline, parameters = None, {**gathered, **(parameters or {})}
     elif frontend_name(source) is not None:
         with stages.stage(f"import ({frontend_name(source)})"):
@@ -210,6 +224,10 @@ def compile_vmfb(
             flags += _embedding_flags(archive)
         if not text.startswith(_BYTECODE_MAGIC):
             text = _with_state(text)
+        if generation or (
+            generation is None and (tokenizer is not None or generation_config is not None)
+        ):
+            text = _with_generation(text, tokenizer, generation_config)
         if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
             recorded = [_recorded_flag(flag, folder) for flag in flags]
             text = _with_provenance(text, targets, resolved, recorded, inputs)
@@ -365,6 +383,16 @@ def resolve_targets(
     return found
 
 
+def _with_generation(text: bytes, tokenizer: Any, generation_config: Any) -> bytes:
+    """The text with the generation job of its function that computes logits
+    (`abi_compiler.frontends.generation_job`); bytecode is refused."""
+    from abi_compiler.frontends.generation_job import with_generation
+
+    if text.startswith(_BYTECODE_MAGIC):
+        raise AbiError("cannot record a generation job in MLIR bytecode: give the text")
+    return with_generation(text.decode("utf-8"), tokenizer, generation_config).encode("utf-8")
+
+
 def _check_function_names(text: bytes) -> None:
     """An `AbiError` for a module (text; bytecode is not looked into) that would export a
     function under a name IREE reserves (`reserved_name_error`)."""
@@ -389,6 +417,10 @@ def compile(
     results: ResultsMode | None = None,
     types: TypeSource = None,
     progress: bool | None = None,
+    tokenizer: Any = None,
+    generation_config: Any = None,
+    generation: bool | None = None,
+    shared_state: bool = False,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load` (on
@@ -407,7 +439,8 @@ def compile(
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
-    it too, one parameter for the entries that share a weight."""
+    it too, one parameter for the entries that share a weight. ``tokenizer``,
+    ``generation_config``, ``generation`` and ``shared_state`` as `compile_vmfb`."""
     parameters: dict[str, Any] = {}
     inputs = _records(source)
     unflatten: dict[str, Callable[[list[Any]], Any]] = {}
@@ -417,7 +450,7 @@ def compile(
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
         with progress_for("abi_compiler.iree", progress).stage("import and lower"):
-            source = _linked(source, pipeline, options, parameters)
+            source = _linked(source, pipeline, options, parameters, shared_state)
         pipeline, options = None, {}
     elif frontend_name(source) is not None:
         with progress_for("abi_compiler.iree", progress).stage(f"import ({frontend_name(source)})"):
@@ -435,6 +468,9 @@ def compile(
         name=name,
         inputs=inputs,
         progress=progress,
+        tokenizer=tokenizer,
+        generation_config=generation_config,
+        generation=generation,
         **options,
     )
     module = load(
@@ -470,6 +506,7 @@ def _linked(
     pipeline: str | None,
     options: dict[str, Any],
     parameters: dict[str, Any] | None = None,
+    shared_state: bool = False,
 ) -> str:
     """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`); with
     ``parameters``, the entries' named parameters are gathered there."""
@@ -478,4 +515,6 @@ def _linked(
     def lower_one(entry: Any, entry_pipeline: str, entry_name: str) -> str:
         return lower(entry, entry_pipeline, name=entry_name)
 
-    return lower_entries(sources, pipeline, lower_one, parameters=parameters, **options)
+    return lower_entries(
+        sources, pipeline, lower_one, parameters=parameters, shared_state=shared_state, **options
+    )

@@ -43,7 +43,13 @@ from abi_compiler.calling.original_call import (
     own_types,
 )
 from abi_compiler.calling.placement import LOCAL_DRIVERS, choose_driver, module_targets
-from abi_compiler.calling.sessions import Session, StateContext, close_module, state_of
+from abi_compiler.calling.sessions import (
+    Session,
+    StateContext,
+    close_module,
+    generation_method,
+    state_of,
+)
 from abi_compiler.calling.updates import check_targets, write_back
 from abi_compiler.calling.value_ranges import index_check_failure
 from abi_compiler.calling.vm import Marshal, ResultsMode
@@ -553,6 +559,16 @@ class Module:
             for written, _ in pending:
                 if os.path.exists(written):
                     os.unlink(written)
+
+    @property
+    def generate(self) -> Any:
+        """Generate from the language model the module records (`abi.generation`),
+        starting from an empty cache each time in the module's default state (a `session`
+        continues a conversation): `abi_compiler.calling.sessions.generate_text` bound to
+        the module — or, when the module exports a function named ``generate``, that
+        function (its functions come first; `abi_compiler.generation.generate(module, …)`
+        generates then). docs/calling.md, "Generating text"."""
+        return generation_method(self)
 
     def session(self) -> Session:
         """The module's functions with state of their own (docs/calling.md, "State and

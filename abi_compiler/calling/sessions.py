@@ -7,6 +7,7 @@ docs/design.md, "Where state lives")."""
 from __future__ import annotations
 
 import copy
+import types
 from collections.abc import Iterator
 from typing import Any, TypeAlias
 
@@ -76,6 +77,28 @@ def state_of(function: Function) -> list[StateGlobal] | None:
         ) from None
 
 
+def generate_text(target: Any, prompt: Any = None, **options: Any) -> Any:
+    """Generate from the language model the module records (`abi.generation`), on
+    ``target``'s cache (a `Module` or a `Session`): ``prompt`` text (a `GeneratedText`
+    back) or token ids (`GeneratedTokens`), or ``messages=[{"role": …, "content": …}]``
+    through the recorded chat template; ``max_new_tokens``, ``do_sample``,
+    ``temperature``, ``top_k``, ``top_p``, ``seed``, ``stop``, ``stream``
+    (`abi_compiler.generation.generate`, imported when called; docs/calling.md,
+    "Generating text")."""
+    from abi_compiler.generation import generate
+
+    return generate(target, prompt, **options)
+
+
+def generation_method(target: Any) -> Any:
+    """``target.generate``: the module's own exported function named ``generate`` when it
+    has one (its functions come first: `abi_compiler.generation.generate(target, …)`
+    generates then), else `generate_text` bound to ``target``."""
+    if "generate" in target:
+        return target["generate"]
+    return types.MethodType(generate_text, target)
+
+
 def close_module(module: Module) -> None:
     """Release a module's default state and its sessions' states (`Module.close`): under
     the module's lock, so that a session made at the same time is either closed here or
@@ -109,6 +132,19 @@ class Session:
     @property
     def closed(self) -> bool:
         return self._state.context is None
+
+    @property
+    def context(self) -> Any:
+        """The session's current VM context (None once closed; another after `reset`)."""
+        return self._state.context
+
+    @property
+    def generate(self) -> Any:
+        """`Module.generate` on the session's cache, continuing its conversation: what
+        its cache holds is not fed again (`abi_compiler.generation`; docs/calling.md,
+        "Generating text"); the module's own function when it exports one named
+        ``generate``."""
+        return generation_method(self)
 
     def _check_open(self) -> None:
         if self._state.context is None:

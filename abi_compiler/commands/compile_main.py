@@ -2,7 +2,8 @@
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target DEVICE]… [--emit-mlir]
-                [--import MODULE]… [--parameters ARCHIVE] [-q]
+                [--import MODULE]… [--parameters ARCHIVE] [--tokenizer TOKENIZER_JSON]
+                [--generation-config JSON] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -138,6 +139,19 @@ def _parser() -> status.ArgumentParser:
         metavar="ARCHIVE",
         help="write a torch program's big weights to this IREE parameter archive (.irpa) "
         "beside the module, which names it (load finds it there), instead of inside the .vmfb",
+    )
+    add(
+        "--tokenizer",
+        metavar="TOKENIZER_JSON",
+        help="record a language model's generation job and this tokenizer (its "
+        "tokenizer.json; the chat template from the tokenizer_config.json beside it) in the "
+        "module, for abi-generate and Module.generate",
+    )
+    add(
+        "--generation-config",
+        metavar="JSON",
+        help="record the end-of-sequence ids and default settings of this "
+        "generation_config.json with the generation job",
     )
     add(
         "-q",
@@ -448,7 +462,15 @@ def run(argv: Sequence[str] | None) -> int:
                     data = text.encode("utf-8")
                 else:
                     with stages.stage("iree-compile"):
-                        data = _compile(text, targets, _records(inputs), parameters or {}, archive)
+                        data = _compile(
+                            text,
+                            targets,
+                            _records(inputs),
+                            parameters or {},
+                            archive,
+                            args.tokenizer,
+                            args.generation_config,
+                        )
             finally:
                 _print_warnings(caught)
     if archive is not None:
@@ -511,7 +533,12 @@ def _compile(
     records: list[Any],
     parameters: dict[str, Any],
     archive: str | None,
+    tokenizer: str | None = None,
+    generation_config: str | None = None,
 ) -> bytes:
+    for given in (tokenizer, generation_config):
+        if given is not None and not os.path.isfile(given):
+            raise UsageError(f"cannot read '{given}': no such file")
     try:
         from abi_compiler import iree as abi_iree
 
@@ -523,14 +550,20 @@ def _compile(
             progress=False,
             parameters=parameters,
             archive_name=None if archive is None or not parameters else os.path.basename(archive),
+            tokenizer=tokenizer,
+            generation_config=generation_config,
         )
-    except ImportError:
+    except ImportError as error:
+        if "tokenizers" in str(error):
+            raise UsageError(str(error)) from None
         raise UsageError(
             "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"
         ) from None
     except abi_iree.CompileError as error:
         raise _CompileFailed(error.diagnostics) from None
-    except AbiError as error:  # a target LLVM or IREE does not know
+    # A target LLVM or IREE does not know, no generation job to record, a tokenizer that
+    # does not fit the model.
+    except AbiError as error:
         raise UsageError(str(error)) from None
 
 
