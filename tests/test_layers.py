@@ -6,7 +6,8 @@ From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribut
 (what the project does with xDSL beyond its public API), `ir` (what passes and the
 pipeline share about IR objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
-and `calling` use the pipeline; the command lines (`commands`) sit on top. No layer
+and `calling` use the pipeline; `serve` (a compiled module behind HTTP) uses `calling`'s
+public API; the command lines (`commands`) sit on top. No layer
 imports one above it.
 """
 
@@ -69,6 +70,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("abi_compiler.text_to_ir",),
     ("abi_compiler.pipeline", "abi_compiler.frontends"),
     ("abi_compiler.signatures", "abi_compiler.calling", "abi_compiler.iree"),
+    ("abi_compiler.serve",),
     ("abi_compiler.commands",),
 ]
 
