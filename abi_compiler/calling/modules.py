@@ -539,10 +539,12 @@ class Module:
                 if os.path.exists(written):
                     os.unlink(written)
 
-    def session(self) -> Session:
+    def session(self, state: Mapping[str, Any] | None = None) -> Session:
         """The module's functions with state of their own (docs/calling.md, "State and
-        sessions"); the module's own functions keep its default state."""
-        return Session(self)
+        sessions"); the module's own functions keep its default state. ``state``: start
+        from it (a `Session.state` of this module, or of another process's copy of it:
+        docs/calling.md, "Moving a session") instead of the initial state."""
+        return Session(self, state)
 
     @property
     def closed(self) -> bool:
