@@ -31,8 +31,10 @@ __all__ = ["ModuleServer", "app"]
 class ModuleServer:
     """One replica: the module loaded once, its routes (`ModuleEndpoints`)."""
 
-    def __init__(self, path: str, functions: Any, name: str, max_body: int, device: str) -> None:
-        self.endpoints: ModuleEndpoints = load_endpoints(path, functions, name, device)
+    def __init__(
+        self, path: str, functions: Any, name: str, max_body: int, device: str, mmap: bool
+    ) -> None:
+        self.endpoints: ModuleEndpoints = load_endpoints(path, functions, name, device, mmap)
         self.max_body = max_body
 
     async def __call__(self, request: Request) -> StarletteResponse:
@@ -81,12 +83,15 @@ def app(
     device: str = "local-task",
     cpus_per_replica: float = 1.0,
     max_ongoing_requests: int = 8,
+    mmap: bool = True,
 ) -> Any:
     """A Ray Serve application serving the compiled module at ``path`` (a `.vmfb`; its
     named parameters from the `.irpa` beside it, as `load` finds them) with ``replicas``
     replicas: run it with ``serve.run(app(...))``. ``name`` names the deployment and
     titles the API (the file's stem by default); a request body over ``max_body`` bytes
-    is refused (413) unread. An unreadable module is an `AbiError` here, before Ray."""
+    is refused (413) unread; ``device`` is each replica's IREE device (``"local-sync"``:
+    one thread per replica); ``mmap=False`` reads the `.vmfb` into each replica instead of
+    mapping it. An unreadable module is an `AbiError` here, before Ray."""
     if replicas < 1:
         raise ValueError(f"replicas must be at least 1, got {replicas}")
     path = os.path.abspath(os.fspath(path))
@@ -99,4 +104,4 @@ def app(
         max_ongoing_requests=max_ongoing_requests,
         ray_actor_options={"num_cpus": cpus_per_replica},
     )
-    return deployment.bind(path, functions, name, max_body, device)
+    return deployment.bind(path, functions, name, max_body, device, mmap)

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 
 from abi_compiler.call_model import Array, CallNode, Constant, NoneLeaf, Unused
-from abi_compiler.calling.mismatch import Label, Mismatch, keys_text, type_name
+from abi_compiler.calling.mismatch import Field, Label, Mismatch, keys_text, type_name
 from abi_compiler.dtypes import ELEMENT_TYPES
 from abi_compiler.errors import AbiError
 from abi_compiler.model import Dict, IndexPathComponent, Leaf, Node, Sequence
@@ -153,7 +153,7 @@ def _value(node: Described, value: Any) -> Any:
                 f"keys {keys_text(list(value))}"
             )
         children = dict(zip(fields, node.children, strict=True))
-        return types.SimpleNamespace(**_members(children, value))
+        return types.SimpleNamespace(**_members(children, value, fields=True))
     return _items(node.children, value)
 
 
@@ -169,10 +169,11 @@ def _items(children: tuple[Described, ...], value: Any) -> Any:
     return found
 
 
-def _members(children: Mapping[Any, Described], value: Any) -> Any:
+def _members(children: Mapping[Any, Described], value: Any, fields: bool = False) -> Any:
     """A JSON object's members under the recorded keys (a dict's integer key is written
     as its decimal string in JSON); a member no key names is kept for the call plan to
-    refuse."""
+    refuse. ``fields``: the keys are a namedtuple's or dataclass's fields (``.name`` in a
+    path)."""
     if not isinstance(value, dict):
         return value
     by_text: dict[str, IndexPathComponent] = {str(key): key for key in children}
@@ -182,7 +183,7 @@ def _members(children: Mapping[Any, Described], value: Any) -> Any:
         try:
             found[key] = _value(children.get(key), item) if key in children else item
         except Mismatch as mismatch:
-            raise mismatch.inside(key) from None
+            raise mismatch.inside(Field(key) if fields else key) from None
     return found
 
 

@@ -35,11 +35,16 @@ def read_functions(path: str | os.PathLike[str]) -> list[FunctionSignature]:
 
 
 def load_endpoints(
-    path: str, functions: list[FunctionSignature], name: str, device: str = "local-task"
+    path: str,
+    functions: list[FunctionSignature],
+    name: str,
+    device: str = "local-task",
+    mmap: bool = True,
 ) -> ModuleEndpoints:
     """The module at ``path`` loaded (its `.vmfb` and `.irpa` mapped, not copied:
-    `load(…, mmap=True)`), and its routes; results as numpy arrays (no framework)."""
+    `load(…, mmap=True)`; ``mmap=False`` reads the `.vmfb` into the replica's memory),
+    and its routes; results as numpy arrays (no framework)."""
     from abi_compiler.calling.modules import load
 
-    module = load(path, device=device, results="numpy", mmap=True)
+    module = load(path, device=device, results="numpy", mmap=mmap)
     return ModuleEndpoints(module, functions, name)
