@@ -28,6 +28,12 @@ ABI_PARAMETERS: Final = "abi.parameters"
 #: The module state (mutable globals) a function reads or writes (docs/formats.md), an
 #: entry of `iree.reflection` written by `compile_vmfb` just before iree-compile.
 ABI_STATE: Final = "abi.state"
+#: A language model's generation job (docs/formats.md): which arguments take the token ids
+#: and positions, the cache length, end-of-sequence ids, defaults; an entry of
+#: `iree.reflection` written by `compile_vmfb(…, tokenizer=…)` just before iree-compile.
+ABI_GENERATION: Final = "abi.generation"
+#: The tokenizer's `tokenizer.json`, verbatim, beside `abi.generation`.
+ABI_TOKENIZER: Final = "abi.tokenizer"
 #: Exports a function that is not public.
 MODULE_EXPORT: Final = "iree.module.export"
 #: Keeps a function out of the ABI (not exported).

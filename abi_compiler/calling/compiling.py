@@ -91,6 +91,9 @@ def compile_vmfb(
     progress: bool | None = None,
     parameters: Mapping[str, Any] | None = None,
     archive_name: str | None = None,
+    tokenizer: Any = None,
+    generation_config: Any = None,
+    generation: bool | None = None,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -117,7 +120,15 @@ def compile_vmfb(
     (`#flow.parameter.named<"model"::"<name>">`), which iree-compile embeds in the module;
     a torch program's big weights go that way (docs/calling.md, "Big weights"). With
     ``archive_name`` they stay out of it: the module names that archive (`abi.parameters`),
-    which the caller writes beside the `.vmfb` and `load` finds there."""
+    which the caller writes beside the `.vmfb` and `load` finds there.
+
+    ``tokenizer`` (a transformers tokenizer, a `tokenizers.Tokenizer` or a
+    `tokenizer.json` path) and ``generation_config`` (a transformers `GenerationConfig`,
+    a mapping or a `generation_config.json` path) record a language model's generation
+    job in the module (`abi.generation`, `abi.tokenizer`: docs/formats.md), which
+    `Module.generate` runs; ``generation=True`` records it without either (token ids in
+    and out), False never. An `AbiError` when no function does the job or the
+    tokenizer's vocabulary does not fit the model's."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {type_name(extra_args)}")
@@ -176,6 +187,10 @@ def compile_vmfb(
             flags += _embedding_flags(archive)
         if not text.startswith(_BYTECODE_MAGIC):
             text = _with_state(text)
+        if generation or (
+            generation is None and (tokenizer is not None or generation_config is not None)
+        ):
+            text = _with_generation(text, tokenizer, generation_config)
         if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
             recorded = [_recorded_flag(flag, folder) for flag in flags]
             text = _with_provenance(text, target, recorded, inputs)
@@ -259,6 +274,16 @@ def _with_state(text: bytes) -> bytes:
         return text
 
 
+def _with_generation(text: bytes, tokenizer: Any, generation_config: Any) -> bytes:
+    """The text with the generation job of its function that computes logits
+    (`abi_compiler.frontends.generation_job`); bytecode is refused."""
+    from abi_compiler.frontends.generation_job import with_generation
+
+    if text.startswith(_BYTECODE_MAGIC):
+        raise AbiError("cannot record a generation job in MLIR bytecode: give the text")
+    return with_generation(text.decode("utf-8"), tokenizer, generation_config).encode("utf-8")
+
+
 def _check_function_names(text: bytes) -> None:
     """An `AbiError` for a module (text; bytecode is not looked into) that would export a
     function under a name IREE reserves (`reserved_name_error`)."""
@@ -283,6 +308,9 @@ def compile(
     results: ResultsMode | None = None,
     types: TypeSource = None,
     progress: bool | None = None,
+    tokenizer: Any = None,
+    generation_config: Any = None,
+    generation: bool | None = None,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
@@ -298,7 +326,8 @@ def compile(
     SavedModel's ``signature`` or ``signatures``, a JAX export's ``platform``). A mapping
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
-    it too, one parameter for the entries that share a weight."""
+    it too, one parameter for the entries that share a weight. ``tokenizer``,
+    ``generation_config`` and ``generation`` record a generation job, as `compile_vmfb`."""
     parameters: dict[str, Any] = {}
     inputs = _records(source)
     unflatten: dict[str, Callable[[list[Any]], Any]] = {}
@@ -326,6 +355,9 @@ def compile(
         name=name,
         inputs=inputs,
         progress=progress,
+        tokenizer=tokenizer,
+        generation_config=generation_config,
+        generation=generation,
         **options,
     )
     module = load(

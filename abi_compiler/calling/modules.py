@@ -539,6 +539,18 @@ class Module:
                 if os.path.exists(written):
                     os.unlink(written)
 
+    def generate(self, prompt: Any = None, **options: Any) -> Any:
+        """Generate from the language model the module records (`abi.generation`):
+        ``prompt`` text (a `GeneratedText` back) or token ids (`GeneratedTokens`), or
+        ``messages=[{"role": …, "content": …}]`` through the recorded chat template;
+        ``max_new_tokens``, ``do_sample``, ``temperature``, ``top_k``, ``top_p``,
+        ``seed``, ``stop``, ``stream`` (`abi_compiler.generation.generate`;
+        docs/calling.md, "Generating text"). Starts from an empty cache each time, in the
+        module's default state; a `session` continues a conversation."""
+        from abi_compiler.generation import generate
+
+        return generate(self, prompt, **options)
+
     def session(self, state: Mapping[str, Any] | None = None) -> Session:
         """The module's functions with state of their own (docs/calling.md, "State and
         sessions"); the module's own functions keep its default state. ``state``: start

@@ -188,6 +188,19 @@ class Session:
     def closed(self) -> bool:
         return self._state.context is None
 
+    @property
+    def context(self) -> Any:
+        """The session's current VM context (None once closed; another after `reset`)."""
+        return self._state.context
+
+    def generate(self, prompt: Any = None, **options: Any) -> Any:
+        """`Module.generate` on the session's cache, continuing its conversation: what
+        its cache holds is not fed again (`abi_compiler.generation`; docs/calling.md,
+        "Generating text")."""
+        from abi_compiler.generation import generate
+
+        return generate(self, prompt, **options)
+
     def _check_open(self) -> None:
         if self._state.context is None:
             raise AbiError(self._state.refusal)

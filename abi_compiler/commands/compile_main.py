@@ -2,7 +2,8 @@
 the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target CPU] [--emit-mlir]
-                [--import MODULE]… [--parameters ARCHIVE] [-q]
+                [--import MODULE]… [--parameters ARCHIVE] [--tokenizer TOKENIZER_JSON]
+                [--generation-config JSON] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -43,6 +44,7 @@ from typing import Any
 
 from abi_compiler.commands import output, status
 from abi_compiler.commands.status import UsageError
+from abi_compiler.errors import AbiError
 from abi_compiler.progress import Progress, progress_for
 
 PROG = "abi-compile"
@@ -133,6 +135,19 @@ def _parser() -> status.ArgumentParser:
         metavar="ARCHIVE",
         help="write a torch program's big weights to this IREE parameter archive (.irpa) "
         "beside the module, which names it (load finds it there), instead of inside the .vmfb",
+    )
+    add(
+        "--tokenizer",
+        metavar="TOKENIZER_JSON",
+        help="record a language model's generation job and this tokenizer (its "
+        "tokenizer.json; the chat template from the tokenizer_config.json beside it) in the "
+        "module, for abi-generate and Module.generate",
+    )
+    add(
+        "--generation-config",
+        metavar="JSON",
+        help="record the end-of-sequence ids and default settings of this "
+        "generation_config.json with the generation job",
     )
     add(
         "-q",
@@ -439,7 +454,13 @@ def run(argv: Sequence[str] | None) -> int:
                 else:
                     with stages.stage("iree-compile"):
                         data = _compile(
-                            text, args.target, _records(inputs), parameters or {}, archive
+                            text,
+                            args.target,
+                            _records(inputs),
+                            parameters or {},
+                            archive,
+                            args.tokenizer,
+                            args.generation_config,
                         )
             finally:
                 _print_warnings(caught)
@@ -503,7 +524,12 @@ def _compile(
     records: list[Any],
     parameters: dict[str, Any],
     archive: str | None,
+    tokenizer: str | None = None,
+    generation_config: str | None = None,
 ) -> bytes:
+    for given in (tokenizer, generation_config):
+        if given is not None and not os.path.isfile(given):
+            raise UsageError(f"cannot read '{given}': no such file")
     try:
         from abi_compiler import iree as abi_iree
 
@@ -515,13 +541,19 @@ def _compile(
             progress=False,
             parameters=parameters,
             archive_name=None if archive is None or not parameters else os.path.basename(archive),
+            tokenizer=tokenizer,
+            generation_config=generation_config,
         )
-    except ImportError:
+    except ImportError as error:
+        if "tokenizers" in str(error):
+            raise UsageError(str(error)) from None
         raise UsageError(
             "compiling needs IREE's compiler and runtime: pip install 'abi-compiler[iree]'"
         ) from None
     except abi_iree.CompileError as error:
         raise _CompileFailed(error.diagnostics) from None
+    except AbiError as error:  # (no generation job to record, a tokenizer that does not fit)
+        raise UsageError(str(error)) from None
 
 
 def _write_binary(stream: Any, data: bytes) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import format_call, format_relations, format_updates
+from abi_compiler.codecs.generation_json import encode_generation, format_generation
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import format_provenance
@@ -191,6 +192,11 @@ def _function_to_json(function: FunctionSignature) -> dict[str, Any]:
             if function.state is not None
             else {}
         ),
+        **(
+            {"generation": json.loads(encode_generation(function.generation))}
+            if function.generation is not None
+            else {}
+        ),
     }
 
 
@@ -231,6 +237,8 @@ def _show(args: argparse.Namespace) -> int:
                         lines.append(f"  updates in place: {format_updates(function.call)}")
                 if function.state is not None:
                     lines.append(f"  state: {format_state(list(function.state))}")
+                if function.generation is not None:
+                    lines.append(f"  generation: {format_generation(function.generation)}")
             if args.provenance:
                 lines += _provenance_lines(functions)
         text = "".join(printable(line) + "\n" for line in lines)

@@ -12,7 +12,11 @@ constant to them, exactly: every integer tensor it reaches is known as
 ``input.flat[positions] + offsets``, two integer tensors of its shape (the ops applied to
 the positions and offsets as to the values), and constants as themselves (``arange``, a
 number). Any other op (a product, a value from two inputs, a dynamic shape) stops it: the
-input is then not bounded by what follows, never bounded wrongly. Needs torch.
+input is then not bounded by what follows, never bounded wrongly. An input of dynamic
+shape (a prompt of any length: ``input_ids: int64[1,seq]``) is followed as a whole, as
+``input + offset`` for one constant offset, through the ops that keep every one of its
+values (`_KEEP_EVERY_VALUE`, conversions, the addition of a number): an indexing then bounds
+all its elements alike. Needs torch.
 """
 
 from __future__ import annotations
@@ -95,6 +99,21 @@ _INDEX_LISTS = {
 _FROM_THE_END = {aten.index.Tensor}
 
 
+# Of the moves, those that keep every value of their operand (only reshaped, reordered or
+# repeated): what bounds their result bounds every element of an input of dynamic shape.
+_KEEP_EVERY_VALUE = _MOVES - {aten.select.int, aten.slice.Tensor}
+
+
+class _Whole:
+    """An integer tensor of dynamic shape whose values are those of ``input`` plus
+    ``offset`` (each of the input's values at least once)."""
+
+    __slots__ = ("name", "offset")
+
+    def __init__(self, name: str, offset: int) -> None:
+        self.name, self.offset = name, offset
+
+
 class _Input:
     """An integer tensor whose values are ``input.flat[positions] + offsets``."""
 
@@ -120,6 +139,9 @@ def value_ranges(exported: torch.export.ExportedProgram) -> dict[str, tuple[Valu
                 count = counts[node.name] = value.numel()
                 positions = torch.arange(count, dtype=torch.int64).reshape(value.shape)
                 known[node] = _Input(node.name, positions, torch.zeros_like(positions))
+            elif node.name in user_inputs and _dynamic_integers(value):
+                counts[node.name] = -1
+                known[node] = _Whole(node.name, 0)
             continue
         if node.op != "call_function":
             continue
@@ -127,14 +149,56 @@ def value_ranges(exported: torch.export.ExportedProgram) -> dict[str, tuple[Valu
             found = known.get(index)
             if isinstance(found, _Input):
                 _bound(bounds.setdefault(found.name, {}), found, lowest, highest)
+            elif isinstance(found, _Whole):
+                # Every element alike: the one bound is kept at position -1.
+                every = bounds.setdefault(found.name, {}).setdefault(-1, [None, None])
+                _narrow(every, lowest - found.offset, highest - found.offset)
+        value = node.meta.get("val")
+        if isinstance(known.get(node.args[0] if node.args else None), _Whole):
+            whole = _whole_transfer(node, known)
+            if whole is not None and _dynamic_integers(value):
+                known[node] = whole
+            continue
         try:
             result = _transfer(node, known)
         except Exception:  # an op the tensors of positions cannot take: not followed
             result = None
-        value = node.meta.get("val")
         if result is not None and _followed(value) and _same_shape(result, value):
             known[node] = result
-    return {name: _grouped(found, counts[name]) for name, found in bounds.items() if found}
+    return {
+        name: (ValueRange(found[-1][0], found[-1][1]),)
+        if counts[name] == -1
+        else _grouped(found, counts[name])
+        for name, found in bounds.items()
+        if found
+    }
+
+
+def _dynamic_integers(value: Any) -> bool:
+    """An integer tensor with a dynamic dim (followed as a whole: `_Whole`)."""
+    if not isinstance(value, torch.Tensor) or value.dtype.is_floating_point:
+        return False
+    if value.dtype.is_complex or value.dtype == torch.bool:
+        return False
+    return not all(isinstance(size, int) for size in value.shape)
+
+
+def _whole_transfer(node: Any, known: dict[Any, Any]) -> _Whole | None:
+    """The value of ``node`` whose first operand is followed as a whole, or None: kept by
+    the ops that keep every value and by integer conversions, offset by the addition or
+    subtraction of a number."""
+    target, args, kwargs = node.target, node.args, node.kwargs
+    source = known[args[0]]
+    if target in _KEEP_EVERY_VALUE or target in _CONVERSIONS:
+        return source
+    if target in (aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar):
+        alpha = kwargs.get("alpha", 1)
+        if len(args) != 2 or type(args[1]) is not int or type(alpha) is not int:
+            return None
+        sign = -1 if target in (aten.sub.Tensor, aten.sub.Scalar) else 1
+        offset = source.offset + sign * alpha * args[1]
+        return _Whole(source.name, offset) if abs(offset) <= _MAX_OFFSET else None
+    return None
 
 
 def _followed(value: Any) -> bool:
@@ -293,10 +357,13 @@ def _bound(found: dict[int, list[int | None]], value: _Input, lowest: int, highe
     positions = value.positions.reshape(-1).tolist()
     offsets = value.offsets.reshape(-1).tolist()
     for position, offset in zip(positions, offsets, strict=True):
-        low, high = lowest - offset, highest - offset
-        bound = found.setdefault(position, [None, None])
-        bound[0] = low if bound[0] is None else max(bound[0], low)
-        bound[1] = high if bound[1] is None else min(bound[1], high)
+        _narrow(found.setdefault(position, [None, None]), lowest - offset, highest - offset)
+
+
+def _narrow(bound: list[int | None], low: int, high: int) -> None:
+    """``bound`` ([low, high], None: unbounded so far) narrowed to ``[low, high]``."""
+    bound[0] = low if bound[0] is None else max(bound[0], low)
+    bound[1] = high if bound[1] is None else min(bound[1], high)
 
 
 def _grouped(found: dict[int, list[int | None]], count: int) -> tuple[ValueRange, ...]:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 from abi_compiler.attribute_names import (
     ABI_CALL,
     ABI_DECLARATION,
+    ABI_GENERATION,
     ABI_PROVENANCE,
     ABI_STATE,
     IREE_ABI,
@@ -46,6 +47,7 @@ from abi_compiler.attribute_names import (
 )
 from abi_compiler.call_model import OriginalCall
 from abi_compiler.codecs.call_json import decode_call
+from abi_compiler.codecs.generation_json import GenerationRecord, decode_generation
 from abi_compiler.codecs.json_abi import (
     decode_json,
     format_declaration,
@@ -101,6 +103,8 @@ class FunctionSignature:
     #: The module state it reads or writes (`abi.state`, or its `abi.call`'s), when it
     #: uses any.
     state: tuple[StateGlobal, ...] | None = None
+    #: The language model's generation job (`abi.generation`), when it records one.
+    generation: GenerationRecord | None = None
 
     @property
     def caller_visible(self) -> bool:
@@ -314,6 +318,9 @@ def _signature(
     """`_signature_of`, with the state the function uses: its `abi.state`, or its
     `abi.call`'s ``state``; where both record it, they must agree."""
     found = _signature_of(name, reflection, types, position)
+    if ABI_GENERATION in reflection:
+        job = _decoded(name, reflection, ABI_GENERATION, position)
+        found = dataclasses.replace(found, generation=job)
     recorded = found.call.state if found.call is not None and found.call.state else None
     if ABI_STATE not in reflection:
         return found if recorded is None else dataclasses.replace(found, state=recorded)
@@ -426,6 +433,7 @@ _DECODERS: dict[str, Callable[[str], Any]] = {
     ABI_CALL: decode_call,
     ABI_PROVENANCE: decode_provenance,
     ABI_STATE: decode_state,
+    ABI_GENERATION: decode_generation,
     IREE_ABI: decode_json,
     RAW: decode_raw,
     SIP: decode_sip,

@@ -154,3 +154,45 @@ def test_compiled_lookups_refuse_what_iree_would_read_or_write_past_the_table() 
         with pytest.raises(AbiError) as caught:
             module.main(table, torch.tensor([i]), torch.tensor([j]), torch.tensor([k]))
         assert str(caught.value).startswith(message + ":")
+
+
+class PromptWrite(torch.nn.Module):
+    """The cache write of a prompt of any length, as transformers' `StaticCache` writes it
+    with a dynamic sequence length: rows ``position`` (one per token) of a cache of 16,
+    the token ids through an embedding of 10 rows; ``shift`` indexes with ``shift - 1``
+    and ``shift[1:]`` (a part of it: not a bound of every element)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("cache", torch.zeros(1, 16, 4))
+        self.embed = torch.nn.Embedding(10, 4)
+
+    def forward(self, ids: Any, position: Any, shift: Any, part: Any) -> Any:
+        self.cache.index_copy_(1, position.view(-1).to(torch.int32), self.embed(ids))
+        shifted = self.cache[0, shift - 1]
+        some = self.cache[0, part[1:]]
+        return self.cache.sum(1), shifted, some
+
+
+def test_an_input_of_dynamic_shape_is_bounded_as_a_whole() -> None:
+    seq = torch.export.Dim("seq", min=3, max=16)
+    module = PromptWrite()
+    args = (
+        torch.zeros(1, 3, dtype=torch.long),
+        torch.arange(3),
+        torch.ones(3, dtype=torch.long),
+        torch.arange(3),
+    )
+    exported = torch.export.export(
+        module,
+        args,
+        dynamic_shapes=({1: seq}, {0: seq}, {0: seq}, {0: seq}),
+    )
+    found = value_ranges(exported.run_decompositions({}))
+    # Every element of ids and position indexes; shift - 1 indexes from the end too
+    # (`table[i]`: [-16, 15] + 1); only a part of `part` indexes: unbounded.
+    assert found == {
+        "ids": (ValueRange(0, 9),),
+        "position": (ValueRange(0, 15),),
+        "shift": (ValueRange(-15, 16),),
+    }

@@ -1,0 +1,322 @@
+"""Recording a language model's generation job in the module it compiles to
+(`abi.generation` and `abi.tokenizer`, docs/formats.md): `compile_vmfb(…, tokenizer=…)`
+finds the roles in the lowered text's original calls (`abi.call`) and writes the entries
+just before iree-compile reads the text, as it writes `abi.provenance`.
+
+The roles come from the names transformers' export recipe gives its arguments
+(`TorchExportableModuleForDecoderOnlyLM`: ``input_ids``, ``cache_position``) and from the
+signature (the logits are the one result, ``float[1,n,vocabulary]``; the cache length is
+the range the frontend found for the positions): nothing per architecture. The tokenizer
+is a transformers tokenizer, a `tokenizers.Tokenizer` or a `tokenizer.json` path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from abi_compiler.attribute_names import ABI_CALL, ABI_GENERATION, ABI_TOKENIZER
+from abi_compiler.call_model import Array, OriginalCall
+from abi_compiler.codecs.call_json import decode_call
+from abi_compiler.codecs.generation_json import (
+    SETTINGS,
+    GenerationRecord,
+    decode_generation,
+    encode_generation,
+    tokenizer_record,
+)
+from abi_compiler.errors import AbiError
+from abi_compiler.text.reflection_entry import add_reflection_entries, update_reflection_entries
+
+__all__ = [
+    "IDS",
+    "POSITIONS",
+    "Roles",
+    "TokenizerSource",
+    "generation_roles",
+    "read_tokenizer",
+    "with_generation",
+]
+
+#: The names of the arguments that take the token ids and their positions (the recipe's).
+IDS = "input_ids"
+POSITIONS = "cache_position"
+
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """What a function's original call says of its job: the cache length, the number of
+    logits per token, and the rows of the token embedding (None: not recorded)."""
+
+    cache: int
+    vocabulary: int
+    embedding: int | None
+
+
+def generation_roles(call: OriginalCall) -> Roles | str:
+    """The roles of a function whose original call takes ``input_ids`` (``int[1,n]``)
+    and ``cache_position`` (``int[n]``) by keyword and returns the logits
+    (``float[1,n,vocabulary]``); else why not (a sentence)."""
+    keywords = dict(call.keywords)
+    ids, positions = keywords.get(IDS), keywords.get(POSITIONS)
+    if not isinstance(ids, Array) or not isinstance(positions, Array):
+        return f"it takes no arrays '{IDS}' and '{POSITIONS}' by keyword"
+    if not _integers(ids) or ids.dims is None or len(ids.dims) != 2 or ids.dims[0] != 1:
+        return f"'{IDS}' is not an integer array of shape [1, n]"
+    if not _integers(positions) or positions.dims is None or len(positions.dims) != 1:
+        return f"'{POSITIONS}' is not an integer array of shape [n]"
+    logits = call.result
+    if (
+        not isinstance(logits, Array)
+        or logits.dtype is None
+        or not logits.dtype.startswith(("float", "bfloat"))
+        or logits.dims is None
+        or len(logits.dims) != 3
+        or not isinstance(logits.dims[2], int)
+    ):
+        return "its result is not one float array of logits [1, n, vocabulary]"
+    cache = _cache_length(call, ids, positions)
+    if cache is None:
+        return (
+            f"the program records no bound of '{POSITIONS}' or of the prompt's length (the "
+            "cache length): export it with transformers' TorchExportableModuleForDecoderOnlyLM, "
+            "a dynamic prompt length bounded by the cache (Dim(max=max_cache_len))"
+        )
+    rows = [r.high + 1 for r in ids.ranges if r.elements is None and r.high is not None]
+    return Roles(cache, logits.dims[2], rows[0] if rows else None)
+
+
+def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | None:
+    """The positions the cache holds: one past the highest position the frontend found
+    the program may write (a static prompt length: `abi.call`'s ``ranges``), else the
+    bound of a dynamic prompt length (the export's ``Dim(max=…)``), else None."""
+    assert ids.dims is not None and positions.dims is not None
+    length = positions.dims[0]
+    for bound in positions.ranges:
+        if bound.high is None:
+            continue
+        if bound.elements is None:
+            return bound.high + 1
+        if bound.elements == (0,) and isinstance(length, int):
+            return bound.high + length  # (the first position; the others follow it)
+    symbol = ids.dims[1]
+    for found in call.symbols:
+        if found.name == symbol and found.high is not None:
+            return found.high
+    return None
+
+
+def _integers(array: Array) -> bool:
+    return array.dtype is not None and array.dtype.startswith(("int", "uint"))
+
+
+# --------------------------------------------------------------------------------------
+# The tokenizer and the generation settings, from what the caller gives.
+# --------------------------------------------------------------------------------------
+
+#: A transformers tokenizer (fast), a `tokenizers.Tokenizer`, or a `tokenizer.json` path.
+TokenizerSource = Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Tokenizer:
+    text: str
+    vocabulary: int
+    chat_template: str | None
+    special_tokens: dict[str, str]
+    eos: tuple[int, ...]
+
+
+def read_tokenizer(source: TokenizerSource) -> _Tokenizer:
+    """The `tokenizer.json` text of ``source``, its vocabulary, chat template, special
+    tokens and end-of-sequence ids. A path's chat template and special tokens come from
+    the `tokenizer_config.json` (or `chat_template.jinja`) beside it, as transformers
+    saves them."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as error:
+        raise ImportError(
+            "recording a tokenizer needs the tokenizers package: pip install "
+            "'abi-compiler[generate]'"
+        ) from error
+    template: Any = None
+    special: dict[str, str] = {}
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        template, special = _beside(os.path.dirname(path))
+    elif hasattr(source, "backend_tokenizer"):  # transformers' (fast) tokenizer
+        text = source.backend_tokenizer.to_str()
+        template = getattr(source, "chat_template", None)
+        for name in ("bos_token", "eos_token", "unk_token", "pad_token"):
+            token = getattr(source, name, None)
+            if isinstance(token, str):
+                special[name] = token
+    elif hasattr(source, "to_str"):
+        text = source.to_str()
+    else:
+        raise TypeError(
+            "tokenizer: expected a transformers tokenizer (a fast one), a "
+            f"tokenizers.Tokenizer or a tokenizer.json path, got {type(source).__name__}"
+        )
+    if template is not None and not isinstance(template, str):
+        raise AbiError("tokenizer: its chat template is not one text (several named ones?)")
+    try:
+        tokenizer = Tokenizer.from_str(text)
+    except Exception as error:  # the tokenizers package's own exception type
+        raise AbiError(
+            f"tokenizer: not a tokenizer.json the tokenizers package reads: {error}"
+        ) from None
+    eos = special.get("eos_token")
+    found = None if eos is None else tokenizer.token_to_id(eos)
+    return _Tokenizer(
+        text,
+        tokenizer.get_vocab_size(with_added_tokens=True),
+        template,
+        special,
+        () if found is None else (found,),
+    )
+
+
+def _beside(folder: str) -> tuple[str | None, dict[str, str]]:
+    """The chat template and special tokens transformers saves beside a `tokenizer.json`."""
+    template: str | None = None
+    special: dict[str, str] = {}
+    config = os.path.join(folder, "tokenizer_config.json")
+    if os.path.isfile(config):
+        with open(config, encoding="utf-8") as stream:
+            try:
+                value = json.load(stream)
+            except ValueError as error:
+                raise AbiError(f"{config}: not JSON: {error}") from None
+        if isinstance(value, dict):
+            if isinstance(value.get("chat_template"), str):
+                template = value["chat_template"]
+            for name in ("bos_token", "eos_token", "unk_token", "pad_token"):
+                token = value.get(name)
+                if isinstance(token, dict):  # an AddedToken as saved
+                    token = token.get("content")
+                if isinstance(token, str):
+                    special[name] = token
+    jinja = os.path.join(folder, "chat_template.jinja")
+    if template is None and os.path.isfile(jinja):
+        with open(jinja, encoding="utf-8") as stream:
+            template = stream.read()
+    return template, special
+
+
+def _settings(config: Any) -> dict[str, Any]:
+    """The generation settings of a transformers `GenerationConfig` (those it sets apart
+    from transformers' defaults), a mapping or a `generation_config.json` path."""
+    if config is None:
+        return {}
+    if isinstance(config, (str, os.PathLike)):
+        with open(config, encoding="utf-8") as stream:
+            try:
+                config = json.load(stream)
+            except ValueError as error:
+                raise AbiError(f"{os.fspath(config)}: not JSON: {error}") from None
+    elif hasattr(config, "to_diff_dict"):
+        config = config.to_diff_dict()
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            "generation_config: expected a transformers GenerationConfig, a mapping or a "
+            f"generation_config.json path, got {type(config).__name__}"
+        )
+    return dict(config)
+
+
+def _eos(settings: Mapping[str, Any], tokenizer: _Tokenizer | None) -> tuple[int, ...]:
+    eos = settings.get("eos_token_id")
+    if eos is None:
+        return () if tokenizer is None else tokenizer.eos
+    found = [eos] if isinstance(eos, int) else eos
+    if not isinstance(found, list) or not all(
+        isinstance(t, int) and not isinstance(t, bool) for t in found
+    ):
+        raise AbiError(f"generation_config: eos_token_id: expected token ids, got {eos!r}")
+    return tuple(dict.fromkeys(found))
+
+
+# --------------------------------------------------------------------------------------
+# The entries in the lowered text.
+# --------------------------------------------------------------------------------------
+
+
+def with_generation(
+    text: str, tokenizer: TokenizerSource = None, generation_config: Any = None
+) -> str:
+    """``text`` (lowered MLIR) with `abi.generation` (and `abi.tokenizer`, given a
+    tokenizer) on the one exported function whose original call does the job; an
+    `AbiError` when none does, when several do, or when the tokenizer's vocabulary does
+    not fit the model's."""
+    calls: dict[str, OriginalCall] = {}
+
+    def collect(name: str, value: str) -> None:
+        with contextlib.suppress(AbiError):  # (its reader says so when the module loads)
+            calls[name] = decode_call(value)
+        return None  # (the entry kept as it is)
+
+    update_reflection_entries(text, ABI_CALL, collect)
+    found: dict[str, Roles] = {}
+    why: list[str] = []
+    for name, call in calls.items():
+        roles = generation_roles(call)
+        if isinstance(roles, Roles):
+            found[name] = roles
+        else:
+            why.append(f"@{name}: {roles}")
+    if not found:
+        raise AbiError(
+            "cannot record a generation job: no exported function takes the token ids "
+            f"'{IDS}' and their positions '{POSITIONS}' and returns the logits"
+            + (f" ({'; '.join(why)})" if why else " (no function records its original call)")
+        )
+    if len(found) > 1:
+        raise AbiError(
+            "cannot record a generation job: several functions do it "
+            f"({', '.join('@' + name for name in found)})"
+        )
+    ((function, roles),) = found.items()
+    read = None if tokenizer is None else read_tokenizer(tokenizer)
+    if read is not None:
+        fits = min(roles.vocabulary, roles.embedding or roles.vocabulary)
+        if read.vocabulary > fits:
+            raise AbiError(
+                f"the tokenizer's vocabulary ({read.vocabulary} tokens) does not fit the "
+                f"model's embedding ({fits} token ids): not this model's tokenizer"
+            )
+    settings = _settings(generation_config)
+    eos = _eos(settings, read)
+    for token in eos:
+        if not 0 <= token < roles.vocabulary:
+            raise AbiError(
+                f"the end-of-sequence id {token} is outside the model's vocabulary "
+                f"[0, {roles.vocabulary - 1}]"
+            )
+    defaults = tuple(sorted((k, v) for k, v in settings.items() if k in SETTINGS and v is not None))
+    record = GenerationRecord(
+        IDS,
+        POSITIONS,
+        roles.cache,
+        roles.vocabulary,
+        eos,
+        defaults,
+        None if read is None else read.chat_template,
+        () if read is None else tuple(sorted(read.special_tokens.items())),
+        None if read is None else tokenizer_record(read.text, read.vocabulary),
+    )
+    entry = encode_generation(record)
+    try:  # checked as its reader checks it: a setting of the wrong type is refused here
+        decode_generation(entry)
+    except AbiError as error:
+        raise AbiError(f"generation_config: {error}") from None
+    text = add_reflection_entries(text, ABI_GENERATION, {function: entry}.get)
+    if read is not None:
+        text = add_reflection_entries(text, ABI_TOKENIZER, {function: read.text}.get)
+    return text

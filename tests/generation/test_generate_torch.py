@@ -1,0 +1,148 @@
+"""Generation from a tiny Llama exported with transformers' recipe (a dynamic prompt
+length: the whole prompt in one call) and compiled with its tokenizer: from the `.vmfb`
+in a process that cannot import torch or transformers, `Module.generate` gives
+`tokenizer.decode(model.generate(..., do_sample=False))` for 32 new tokens; the prompt's
+logits in one call are eager torch's; a session continues a conversation as one call over
+all of it would; `abi-compile --tokenizer` records the same job. Skipped without torch,
+transformers and iree-turbine."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.calling.conftest import needs_iree
+from tests.generation import fixtures
+
+needs_iree()
+torch = pytest.importorskip("torch")
+pytest.importorskip("iree.turbine.aot")
+pytest.importorskip("transformers.integrations.executorch")
+pytest.importorskip("tokenizers")
+pytest.importorskip("jinja2")
+
+from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.errors import AbiError  # noqa: E402
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+]
+
+PROMPTS = ["The quick brown fox", "Le café est très chaud, naïve", "日本語のテキスト 🙂"]
+NEW_TOKENS = 32
+
+
+class Built:
+    def __init__(self, tmp: Path) -> None:
+        self.tokenizer = fixtures.train_tokenizer()
+        self.hf_tokenizer = fixtures.transformers_tokenizer(self.tokenizer)
+        self.model = fixtures.tiny_llama(self.tokenizer.get_vocab_size())
+        self.program = fixtures.export_prompt_recipe(self.model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.vmfb = abi_iree.compile_vmfb(
+                self.program,
+                tokenizer=self.hf_tokenizer,
+                generation_config=self.model.generation_config,
+            )
+        self.path = tmp / "llama.vmfb"
+        self.path.write_bytes(self.vmfb)
+        self.module = abi_iree.load(self.vmfb)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    return Built(tmp_path_factory.mktemp("llama"))
+
+
+def test_generate_without_torch_gives_transformers_text(built: Built) -> None:
+    calls: list[dict[str, Any]] = [
+        {"prompt": prompt, "max_new_tokens": NEW_TOKENS} for prompt in PROMPTS
+    ]
+    ids = built.hf_tokenizer.encode(PROMPTS[0])
+    calls.append({"prompt": ids, "max_new_tokens": NEW_TOKENS})
+    got = fixtures.generate_without_torch(built.path, calls)
+    for prompt, (text, reason) in zip(PROMPTS, got, strict=False):
+        want = fixtures.hf_generate(built.model, built.hf_tokenizer.encode(prompt), NEW_TOKENS)
+        assert len(set(want)) > 4  # not a degenerate model
+        assert text == built.hf_tokenizer.decode(want, skip_special_tokens=True), prompt
+        assert reason == ("eos" if fixtures.EOS in want else "length")
+    assert got[-1][0] == fixtures.hf_generate(built.model, ids, NEW_TOKENS)
+
+
+def test_the_prompt_in_one_call_gives_eager_logits(built: Built) -> None:
+    ids = built.hf_tokenizer.encode(" ".join(PROMPTS))
+    assert len(ids) > 20
+    session = built.module.session()
+    logits = np.asarray(session.main(input_ids=np.array([ids]), cache_position=np.arange(len(ids))))
+    with torch.no_grad():
+        eager = built.model(torch.tensor([ids])).logits.numpy()
+    np.testing.assert_allclose(logits, eager, rtol=1e-4, atol=1e-5)
+    # Then one token per call on the same cache: the next token's logits.
+    following = np.asarray(
+        session.main(input_ids=np.array([[7]]), cache_position=np.array([len(ids)]))
+    )
+    with torch.no_grad():
+        eager = built.model(torch.tensor([[*ids, 7]])).logits.numpy()[:, -1:]
+    np.testing.assert_allclose(following, eager, rtol=1e-4, atol=1e-5)
+
+
+def test_a_session_continues_as_one_call_over_the_conversation(built: Built) -> None:
+    module = built.module
+    session = module.session()
+    first = session.generate(PROMPTS[0], max_new_tokens=6)
+    second = session.generate(" et " + PROMPTS[1], max_new_tokens=6)
+    conversation = [
+        *built.hf_tokenizer.encode(PROMPTS[0]),
+        *first.token_ids,
+        *built.hf_tokenizer.encode(" et " + PROMPTS[1], add_special_tokens=False),
+    ]
+    whole = module.generate(conversation, max_new_tokens=6)
+    assert second.token_ids == tuple(whole)
+    assert second.token_ids == tuple(fixtures.hf_generate(built.model, conversation, 6))
+    # Messages: the whole conversation each time; the session feeds what its cache lacks.
+    turns = [{"role": "user", "content": PROMPTS[2]}]
+    chat = module.session()
+    answer = chat.generate(messages=turns, max_new_tokens=5)
+    turns += [{"role": "assistant", "content": answer}, {"role": "user", "content": "Et ?"}]
+    assert chat.generate(messages=turns, max_new_tokens=5) == module.generate(
+        messages=turns, max_new_tokens=5
+    )
+    pieces = list(chat.generate(messages=turns, max_new_tokens=5, stream=True))
+    assert "".join(pieces) == module.generate(messages=turns, max_new_tokens=5)
+
+
+def test_a_tokenizer_of_another_model_is_refused(built: Built) -> None:
+    small = fixtures.tiny_llama(200)
+    program = fixtures.export_prompt_recipe(small, cache=16)
+    with pytest.raises(AbiError) as error, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        abi_iree.compile_vmfb(program, tokenizer=built.hf_tokenizer)
+    assert str(error.value) == (
+        "the tokenizer's vocabulary (323 tokens) does not fit the model's embedding (200 "
+        "token ids): not this model's tokenizer"
+    )
+
+
+def test_abi_compile_records_the_job(built: Built, tmp_path: Path) -> None:
+    from abi_compiler.commands.compile_main import main as abi_compile
+
+    torch.export.save(built.program, tmp_path / "model.pt2")
+    folder = tmp_path / "tokenizer"
+    path = fixtures.save_tokenizer(built.tokenizer, folder)
+    config = tmp_path / "generation_config.json"
+    config.write_text('{"eos_token_id": 1, "max_new_tokens": 9}')
+    out = tmp_path / "model.vmfb"
+    argv = [str(tmp_path / "model.pt2"), "-o", str(out), "-q", "--tokenizer", str(path)]
+    assert abi_compile([*argv, "--generation-config", str(config)]) == 0
+    module = abi_iree.load(out)
+    got = module.generate(PROMPTS[1])
+    assert got == built.module.generate(PROMPTS[1], max_new_tokens=9)
+    assert len(got.token_ids) == 9 or got.finish_reason == "eos"
+    assert abi_compile([*argv[:-1], str(tmp_path / "missing.json")]) == 1
