@@ -267,6 +267,7 @@ def memory(folder: Path) -> list[str]:
                         device="local-sync",
                         mmap=mapped,
                         cpus_per_replica=1,
+                        name="weights",
                     ),
                     name="weights",
                     route_prefix="/",

@@ -8,6 +8,7 @@ import os
 
 from abi_compiler.errors import AbiError
 from abi_compiler.serve.endpoints import ModuleEndpoints
+from abi_compiler.serve.openai_api import add_text_generation
 from abi_compiler.signatures.module_signatures import (
     FunctionSignature,
     ReadError,
@@ -43,8 +44,11 @@ def load_endpoints(
 ) -> ModuleEndpoints:
     """The module at ``path`` loaded (its `.vmfb` and `.irpa` mapped, not copied:
     `load(…, mmap=True)`; ``mmap=False`` reads the `.vmfb` into the replica's memory),
-    and its routes; results as numpy arrays (no framework)."""
+    and its routes (the OpenAI ones too for a language model); results as numpy arrays
+    (no framework)."""
     from abi_compiler.calling.modules import load
 
     module = load(path, device=device, results="numpy", mmap=mmap)
-    return ModuleEndpoints(module, functions, name)
+    endpoints = ModuleEndpoints(module, functions, name)
+    add_text_generation(endpoints)  # (a module that records a generation job)
+    return endpoints

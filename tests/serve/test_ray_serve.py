@@ -43,8 +43,28 @@ def vmfb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(vmfb: Path) -> Iterator[Server]:
+def language_model(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The MLIR language model of tests/generation with its tokenizer (None without
+    `tokenizers` and `jinja2`)."""
+    try:
+        import jinja2  # noqa: F401
+        import tokenizers  # noqa: F401
+    except ImportError:
+        return None
+    from tests.serve.test_openai import compiled_language_model
+
+    return compiled_language_model(tmp_path_factory.mktemp("ray_lm"))
+
+
+@pytest.fixture(scope="module")
+def server(vmfb: Path, language_model: Path | None) -> Iterator[Server]:
     with serving(app(vmfb, replicas=2, cpus_per_replica=1), NAME) as found:
+        if language_model is not None:  # a second application, under a prefix
+            from ray import serve
+
+            serve.run(
+                app(language_model, name="lm", cpus_per_replica=0.5), name="lm", route_prefix="/lm"
+            )
         wait_for_replicas(NAME, 2, 120)
         yield found
 
@@ -138,3 +158,35 @@ def test_a_replica_killed_during_load_comes_back(server: Server, module: Any) ->
     back = wait_for_replicas(NAME, 2, 180, gone=victims[0])
     assert victims[0] not in back
     assert server.json("POST", "/v1/functions/checked", {"args": [5]}) == (200, {"result": 6})
+
+
+def test_a_language_model_over_http(server: Server, language_model: Path | None) -> None:
+    if language_model is None:
+        pytest.skip("tokenizers and jinja2 (the generate extra) are not installed")
+    lm = abi_iree.load(language_model)
+    conversations = [
+        [{"role": "user", "content": text}] for text in ("hi", "the quick fox", "café", "dog")
+    ]
+
+    def ask(messages: list[Any]) -> tuple[int, Any]:
+        body = {"messages": messages, "max_tokens": 4, "temperature": 0}
+        return server.json("POST", "/lm/v1/chat/completions", body)
+
+    with ThreadPoolExecutor(4) as clients:
+        answers = list(clients.map(ask, conversations, timeout=10 * REQUEST_SECONDS))
+    for messages, (status, answer) in zip(conversations, answers, strict=True):
+        assert status == 200, answer
+        expected = lm.generate(messages=messages, max_new_tokens=4, do_sample=False)
+        assert answer["choices"][0]["message"]["content"] == str(expected)
+    status, data = server.request(
+        "POST",
+        "/lm/v1/completions",
+        {"prompt": "The quick", "max_tokens": 5, "temperature": 0, "stream": True},
+    )
+    events = [line[6:] for line in data.split(b"\n\n") if line]
+    assert status == 200 and events[-1] == b"[DONE]"
+    text = "".join(json.loads(e)["choices"][0]["text"] for e in events[:-1])
+    assert text == str(lm.generate("The quick", max_new_tokens=5, do_sample=False))
+    status, answer = server.json("POST", "/lm/v1/completions", {"prompt": "fox " * 200})
+    assert status == 400 and answer["error"].startswith("the prompt (")
+    assert server.json("POST", "/lm/v1/completions", {"prompt": "fox", "max_tokens": 1})[0] == 200
