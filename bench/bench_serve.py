@@ -132,12 +132,43 @@ def answers(folder: Path) -> list[str]:
         for request, (status, answer) in zip(requests, got, strict=True)
         if status != 200 or answer != {"result": encode_value(direct_result(module, request))}
     )
-    return [
+    lines = [
         "## Answers: 500 requests, 16 clients, 2 replicas",
         "",
-        f"{REQUESTS} requests to the structured model in {seconds:.1f} s "
-        f"({REQUESTS / seconds:.0f} requests/s): {REQUESTS - wrong} equal to the direct "
+        f"The structured model: {REQUESTS} requests in {seconds:.1f} s "
+        f"({REQUESTS / seconds:.0f} requests/s), {REQUESTS - wrong} equal to the direct "
         f"`module.main(…)`, {wrong} wrong or failed.",
+        "",
+    ]
+    return lines + _language_model_answers(folder)
+
+
+def _language_model_answers(folder: Path) -> list[str]:
+    """500 greedy completions of 4 tokens from the MLIR language model of tests/generation
+    (its tokenizer trained there), each compared with `module.generate`."""
+    from tests.serve.test_openai import compiled_language_model
+
+    path = compiled_language_model(folder)
+    module = abi_iree.load(path)
+    prompts = ["The quick", "brown fox", "café", "hello there", "lazy dog", "symbols", "emoji"]
+    expected = {p: str(module.generate(p, max_new_tokens=4, do_sample=False)) for p in prompts}
+
+    def body(i: int) -> tuple[str, Any]:
+        prompt = prompts[i % len(prompts)]
+        return "/v1/completions", {"prompt": prompt, "max_tokens": 4, "temperature": 0}
+
+    with serving(app(path, replicas=2, device="local-sync"), "lm", num_cpus=8) as server:
+        wait_for_replicas("lm", 2, 180)
+        seconds, got = _load(CLIENTS, REQUESTS, server, body)
+    wrong = sum(
+        1
+        for i, (status, answer) in enumerate(got)
+        if status != 200 or answer["choices"][0]["text"] != expected[prompts[i % len(prompts)]]
+    )
+    return [
+        f"The tiny language model (`/v1/completions`, 4 greedy tokens): {REQUESTS} requests "
+        f"in {seconds:.1f} s ({REQUESTS / seconds:.0f} requests/s), {REQUESTS - wrong} equal "
+        f"to `module.generate(…)`, {wrong} wrong or failed.",
         "",
     ]
 

@@ -154,7 +154,17 @@ class ModuleEndpoints:
         }
 
     def openapi(self) -> dict[str, Any]:
-        return schema.openapi_document(self.name, list(self.functions.values()))
+        """The OpenAPI document: each function's path with its schemas, and the other
+        routes (the Open Inference Protocol's, the OpenAI ones) by name."""
+        document = schema.openapi_document(self.name, list(self.functions.values()))
+        others = [("get", "v2/models/{name}"), ("post", "v2/models/{name}/infer")]
+        others += [(method.lower(), key) for method, key in self.extra]
+        for method, key in others:
+            document["paths"].setdefault(f"/{key}", {})[method] = {
+                "summary": _SUMMARIES[key],
+                "responses": {"200": {"description": "see docs/serving.md"}},
+            }
+        return document
 
     def call(self, name: str, body: bytes) -> Response:
         try:
@@ -237,6 +247,15 @@ class ModuleEndpoints:
             "application/octet-stream",
             {"Inference-Header-Content-Length": str(len(text))},
         )
+
+
+_SUMMARIES = {
+    "v2/models/{name}": "Open Inference Protocol: a function as a model, its tensors by path",
+    "v2/models/{name}/infer": "Open Inference Protocol: call a function",
+    "v1/completions": "OpenAI-compatible completion (stream: server-sent events)",
+    "v1/chat/completions": "OpenAI-compatible chat completion (stream: server-sent events)",
+    "v1/models": "OpenAI-compatible list of models",
+}
 
 
 class NotFound(AbiError):

@@ -17,7 +17,7 @@ import itertools
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from abi_compiler.errors import AbiError
@@ -148,7 +148,10 @@ class TextGeneration:
         if not isinstance(prompt, str):
             raise AbiError('"prompt": expected a string')
         options = self._options(request, _COMPLETION)
-        prompt_tokens = len(self.job.encode(prompt))
+
+        def prompt_tokens() -> int:  # (counted under the endpoints' lock, as the module runs)
+            return len(self.job.encode(prompt))
+
         return self._answer(
             lambda stream: self.module.generate(prompt, stream=stream, **options),
             request.get("stream", False),
@@ -162,7 +165,10 @@ class TextGeneration:
         if not isinstance(messages, list) or not messages:
             raise AbiError('"messages": expected a list of {"role", "content"} objects')
         options = self._options(request, _CHAT)
-        prompt_tokens = len(self.job.encode(self.job.render(messages), special_tokens=False))
+
+        def prompt_tokens() -> int:
+            return len(self.job.encode(self.job.render(messages), special_tokens=False))
+
         conversations = self.conversations
 
         def generate(stream: bool) -> Any:
@@ -185,7 +191,7 @@ class TextGeneration:
         generate: Any,
         stream: Any,
         kind: str,
-        prompt_tokens: int,
+        prompt_tokens: Callable[[], int],
         messages: list[Any] | None = None,
     ) -> Response:
         if not isinstance(stream, bool):
@@ -201,6 +207,7 @@ class TextGeneration:
             )
         with self.endpoints.lock:
             try:
+                prompt = prompt_tokens()
                 found = generate(False)
             except AbiError:
                 raise
@@ -229,9 +236,9 @@ class TextGeneration:
                 "model": self.name,
                 "choices": [choice],
                 "usage": {
-                    "prompt_tokens": prompt_tokens,
+                    "prompt_tokens": prompt,
                     "completion_tokens": completion,
-                    "total_tokens": prompt_tokens + completion,
+                    "total_tokens": prompt + completion,
                 },
             },
         )

@@ -209,6 +209,8 @@ def test_the_listing_and_openapi_page(served: tuple[ModuleEndpoints, Any]) -> No
         "/v1/functions",
         "/v1/functions/checked",
         "/v1/functions/main",
+        "/v2/models/{name}",
+        "/v2/models/{name}/infer",
     ]
     post_main = document["paths"]["/v1/functions/main"]["post"]
     assert (

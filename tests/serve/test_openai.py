@@ -194,6 +194,8 @@ def test_a_bad_request_is_400(
 
 
 def test_models_and_a_module_without_a_job(endpoints: ModuleEndpoints, tmp_path: Path) -> None:
+    paths = endpoints.handle("GET", "/openapi.json", b"").json()["paths"]
+    assert paths["/v1/chat/completions"]["post"]["summary"].startswith("OpenAI-compatible chat")
     listed = endpoints.handle("GET", "/v1/models", b"").json()
     assert listed["data"] == [{"id": "lm", "object": "model", "owned_by": "abi-compiler"}]
     path = tmp_path / "plain.vmfb"
