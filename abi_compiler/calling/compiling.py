@@ -94,6 +94,7 @@ def compile_vmfb(
     tokenizer: Any = None,
     generation_config: Any = None,
     generation: bool | None = None,
+    shared_state: bool = False,
     **options: Any,
 ) -> bytes:
     """`lower` (skipped when ``pipeline`` is None), then iree-compile for the local CPU
@@ -128,7 +129,9 @@ def compile_vmfb(
     job in the module (`abi.generation`, `abi.tokenizer`: docs/formats.md), which
     `Module.generate` runs; ``generation=True`` records it without either (token ids in
     and out), False never. An `AbiError` when no function does the job or the
-    tokenizer's vocabulary does not fit the model's."""
+    tokenizer's vocabulary does not fit the model's. ``shared_state``: the entries of a
+    mapping share their mutable globals of one name (`abi_compiler.frontends.entries`):
+    ``{"main": prompt_program, "step": step_program}`` on one KV cache."""
     # Checked before a frontend runs: a str would be its characters, each a flag.
     if isinstance(extra_args, (str, bytes)) or not isinstance(extra_args, Iterable):
         raise TypeError(f"extra_args must be a sequence of str, not {type_name(extra_args)}")
@@ -144,7 +147,7 @@ def compile_vmfb(
     if isinstance(source, Mapping):
         gathered: dict[str, Any] = {}
         with stages.stage("import and lower"):
-            source = _linked(source, pipeline, options, gathered)
+            source = _linked(source, pipeline, options, gathered, shared_state)
         pipeline, parameters = None, {**gathered, **(parameters or {})}
     elif frontend_name(source) is not None:
         with stages.stage(f"import ({frontend_name(source)})"):
@@ -311,6 +314,7 @@ def compile(
     tokenizer: Any = None,
     generation_config: Any = None,
     generation: bool | None = None,
+    shared_state: bool = False,
     **options: Any,
 ) -> Module:
     """MLIR text (or a file) → a loaded `Module`: `compile_vmfb`, then `load`.
@@ -327,7 +331,7 @@ def compile(
     ``{name: source}`` of any of these gives one module with one function per entry, named
     by its key (a link error is an `AbiError`); its torch programs' big weights go beside
     it too, one parameter for the entries that share a weight. ``tokenizer``,
-    ``generation_config`` and ``generation`` record a generation job, as `compile_vmfb`."""
+    ``generation_config``, ``generation`` and ``shared_state`` as `compile_vmfb`."""
     parameters: dict[str, Any] = {}
     inputs = _records(source)
     unflatten: dict[str, Callable[[list[Any]], Any]] = {}
@@ -337,7 +341,7 @@ def compile(
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
         with progress_for("abi_compiler.iree", progress).stage("import and lower"):
-            source = _linked(source, pipeline, options, parameters)
+            source = _linked(source, pipeline, options, parameters, shared_state)
         pipeline, options = None, {}
     elif frontend_name(source) is not None:
         with progress_for("abi_compiler.iree", progress).stage(f"import ({frontend_name(source)})"):
@@ -393,6 +397,7 @@ def _linked(
     pipeline: str | None,
     options: dict[str, Any],
     parameters: dict[str, Any] | None = None,
+    shared_state: bool = False,
 ) -> str:
     """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`); with
     ``parameters``, the entries' named parameters are gathered there."""
@@ -401,4 +406,6 @@ def _linked(
     def lower_one(entry: Any, entry_pipeline: str, entry_name: str) -> str:
         return lower(entry, entry_pipeline, name=entry_name)
 
-    return lower_entries(sources, pipeline, lower_one, parameters=parameters, **options)
+    return lower_entries(
+        sources, pipeline, lower_one, parameters=parameters, shared_state=shared_state, **options
+    )

@@ -61,7 +61,9 @@ class GenerationRecord:
     KV cache holds; ``eos`` the token ids that end a sequence; ``defaults`` the settings
     used where a call gives none (`SETTINGS`); ``chat_template`` a Jinja template of
     messages (None: none); ``special_tokens`` the names it may use (``bos_token``…);
-    ``tokenizer`` the recorded tokenizer (None: token ids in and out only)."""
+    ``tokenizer`` the recorded tokenizer (None: token ids in and out only); ``step`` the
+    function that takes one token a call on the same cache, when another one does (None:
+    this one, for the prompt and every step)."""
 
     ids: str
     positions: str
@@ -72,6 +74,7 @@ class GenerationRecord:
     chat_template: str | None = None
     special_tokens: tuple[tuple[str, str], ...] = ()
     tokenizer: TokenizerRecord | None = None
+    step: str | None = None
 
 
 def tokenizer_record(text: str, vocabulary: int) -> TokenizerRecord:
@@ -112,6 +115,7 @@ def encode_generation(record: GenerationRecord) -> str:
             "sha256": record.tokenizer.sha256,
             "vocabulary": record.tokenizer.vocabulary,
         },
+        "step": record.step,
     }
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
@@ -143,6 +147,7 @@ _MEMBERS = {
     "chat_template",
     "special_tokens",
     "tokenizer",
+    "step",
 }
 
 
@@ -195,6 +200,9 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
                 f'"tokenizer"."vocabulary": {record.vocabulary} tokens do not fit the '
                 f"model's vocabulary of {vocabulary}"
             )
+    step = value.get("step")
+    if step is not None and (not isinstance(step, str) or not step):
+        _fail('"step": expected a function name (a non-empty string) or null')
     return GenerationRecord(
         ids,
         positions,
@@ -205,6 +213,7 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
         template,
         tuple(sorted(special.items())),
         record,
+        step,
     )
 
 
@@ -226,8 +235,8 @@ def _defaults(value: Any) -> tuple[tuple[str, Any], ...]:
 
 def format_generation(record: GenerationRecord) -> str:
     """The `generation:` line of `abi-sig show`: ``ids input_ids, positions
-    cache_position, cache 32, vocabulary 300, eos [2], tokenizer 12345 bytes (300
-    tokens), chat template``."""
+    cache_position, cache 32, vocabulary 300, eos [2], steps @step, tokenizer 12345 bytes
+    (300 tokens), chat template``."""
     parts = [
         f"ids {record.ids}",
         f"positions {record.positions}",
@@ -235,6 +244,8 @@ def format_generation(record: GenerationRecord) -> str:
         f"vocabulary {record.vocabulary}",
         f"eos [{', '.join(map(str, record.eos))}]",
     ]
+    if record.step is not None:
+        parts.append(f"steps @{record.step}")
     if record.defaults:
         parts.append(
             "defaults " + ", ".join(f"{key}={json.dumps(v)}" for key, v in record.defaults)

@@ -115,3 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def console() -> None:
     """The `abi-generate` console entry point."""
     status.run_console(main)
+
+
+if __name__ == "__main__":
+    console()

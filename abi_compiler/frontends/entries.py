@@ -23,7 +23,11 @@ reflection (`iree.reflection`: the `iree.abi` records, and what a frontend adds)
   has one resource section, and a clash left (another dialect's resource of one name and
   other bytes) is an error, never a module that computes with the wrong blob;
 * the module's attributes are those every entry that sets them agrees on (a JAX export's
-  `mhlo.num_partitions`, …); its name and location are dropped.
+  `mhlo.num_partitions`, …); its name and location are dropped;
+* with ``shared_state``, a mutable global (`util.global … mutable @name`) of a later entry
+  that an earlier entry defines as well, with the same text, is that entry's: one global
+  both functions read and write (a language model's prompt and step functions on one KV
+  cache); the same name with another type or initial value is an error.
 
 A function's attributes (its `iree.reflection` dictionary among them) are carried as
 written: renaming touches symbol references and alias names only, never a string.
@@ -60,11 +64,12 @@ class Entry:
     name: str = "<source>"
 
 
-def link(entries: Sequence[Entry]) -> str:
+def link(entries: Sequence[Entry], *, shared_state: bool = False) -> str:
     """One module of the ``entries``' modules, each entry's function exported as its key
-    (see the module's documentation). Raises `AbiError` for a text the scanner cannot
-    split, an entry with no public function (or several, and no ``function`` named), and
-    keys that repeat."""
+    (see the module's documentation); ``shared_state``: the entries' mutable globals of
+    one name are one. Raises `AbiError` for a text the scanner cannot split, an entry with
+    no public function (or several, and no ``function`` named), keys that repeat, and
+    shared globals that differ."""
     if not entries:
         raise AbiError("no entries to link")
     layouts = [_layout(entry) for entry in entries]
@@ -86,14 +91,21 @@ def link(entries: Sequence[Entry]) -> str:
     body: list[str] = []
     epilogue: list[str] = []
     attributes: list[list[tuple[str, str]]] = []
+    # With shared_state: the mutable globals defined so far, by name → their text.
+    state: dict[str, str] = {}
     for entry, key, layout, function, handles in zip(
         entries, keys, layouts, functions, resource_renames, strict=True
     ):
         text = layout.text
         symbols = {function: key}
+        shared: set[tuple[int, int]] = set()
         for op in layout.ops:
             name = op.name if isinstance(op, carry.FuncText) else op.symbol
             if name is None or name == function:
+                continue
+            if name in state and _is_mutable_global(op, text):
+                symbols[name] = name
+                shared.add((op.start, op.end))
                 continue
             symbols[name] = _fresh(name, key + "_" + name, used_symbols)
         aliases: dict[str, str] = {}
@@ -120,7 +132,19 @@ def link(entries: Sequence[Entry]) -> str:
             side = prologue if (alias.start, alias.end) in before else epilogue
             side.append(renamed(alias.start, alias.end))
         for op in layout.ops:
-            body.append("  " + renamed(op.start, op.end))
+            piece = renamed(op.start, op.end)
+            if (op.start, op.end) in shared:
+                name = _symbol_of(op)
+                if piece != state[name]:
+                    raise AbiError(
+                        f"{entry.name}: entry '{key}' defines the shared global @{name} "
+                        f"otherwise than an earlier entry: {piece.splitlines()[0]} vs. "
+                        f"{state[name].splitlines()[0]}"
+                    )
+                continue
+            if shared_state and _is_mutable_global(op, text):
+                state[symbols.get(_symbol_of(op), _symbol_of(op))] = piece
+            body.append("  " + piece)
         module = layout.module
         if module is not None and module.attributes is not None:
             try:
@@ -139,6 +163,23 @@ def link(entries: Sequence[Entry]) -> str:
     if resource_section:
         lines.append(resource_section)
     return "\n".join(lines) + "\n"
+
+
+# A mutable global's op (`util.global private mutable @name …`).
+_MUTABLE_GLOBAL = re.compile(r"util\.global\s+(?:(?:private|public|nested)\s+)?mutable\b")
+
+
+def _is_mutable_global(op: carry.FuncText | carry.OpText, text: str) -> bool:
+    return (
+        isinstance(op, carry.OpText)
+        and op.symbol is not None
+        and bool(_MUTABLE_GLOBAL.match(text, op.start))
+    )
+
+
+def _symbol_of(op: carry.FuncText | carry.OpText) -> str:
+    """The symbol a (global's) op defines."""
+    return (op.name if isinstance(op, carry.FuncText) else op.symbol) or ""
 
 
 def _resources(
@@ -318,6 +359,7 @@ def lower_entries(
     lower: Lower,
     *,
     parameters: dict[str, Any] | None = None,
+    shared_state: bool = False,
     **options: Any,
 ) -> str:
     """Lower every source of ``sources`` (a framework object, a frontend's `Program`, MLIR
@@ -327,7 +369,8 @@ def lower_entries(
 
     Without ``parameters`` a torch program keeps its weights in the module (the linked
     text is all there is). With a dict, the programs' named parameters
-    (`Program.parameters`) are gathered in it (`merge_parameters`) and the text reads them."""
+    (`Program.parameters`) are gathered in it (`merge_parameters`) and the text reads them.
+    ``shared_state`` goes to `link`."""
     from abi_compiler.frontends import program as frontend_program
 
     if not sources:
@@ -365,7 +408,7 @@ def lower_entries(
             )
         text = _read_text(source) if pipeline is None else lower(source, pipeline, name)
         entries.append(Entry(key, text, function, name))
-    return link(entries)
+    return link(entries, shared_state=shared_state)
 
 
 def merge_parameters(key: str, text: str, found: Mapping[str, Any], merged: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from abi_compiler.attribute_names import ABI_CALL, ABI_GENERATION, ABI_TOKENIZER
+from abi_compiler.attribute_names import ABI_CALL, ABI_GENERATION, ABI_STATE, ABI_TOKENIZER
 from abi_compiler.call_model import Array, OriginalCall
 from abi_compiler.codecs.call_json import decode_call
 from abi_compiler.codecs.generation_json import (
@@ -50,11 +50,13 @@ POSITIONS = "cache_position"
 @dataclass(frozen=True, slots=True)
 class Roles:
     """What a function's original call says of its job: the cache length, the number of
-    logits per token, and the rows of the token embedding (None: not recorded)."""
+    logits per token, the rows of the token embedding (None: not recorded), and whether
+    it takes one token a call (a step function) rather than a prompt of any length."""
 
     cache: int
     vocabulary: int
     embedding: int | None
+    step: bool = False
 
 
 def generation_roles(call: OriginalCall) -> Roles | str:
@@ -87,7 +89,7 @@ def generation_roles(call: OriginalCall) -> Roles | str:
             "a dynamic prompt length bounded by the cache (Dim(max=max_cache_len))"
         )
     rows = [r.high + 1 for r in ids.ranges if r.elements is None and r.high is not None]
-    return Roles(cache, logits.dims[2], rows[0] if rows else None)
+    return Roles(cache, logits.dims[2], rows[0] if rows else None, ids.dims[1] == 1)
 
 
 def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | None:
@@ -108,6 +110,44 @@ def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | Non
         if found.name == symbol and found.high is not None:
             return found.high
     return None
+
+
+def _prompt_and_step(text: str, found: dict[str, Roles]) -> tuple[str, str | None]:
+    """The function that takes the prompt, and the one that takes each step when another
+    one does: two functions on one cache (the same cache length, vocabulary and state:
+    `compile_vmfb(…, shared_state=True)`), one of them one token a call."""
+    if len(found) == 1:
+        return next(iter(found)), None
+    names = ", ".join("@" + name for name in found)
+    steps = [name for name, roles in found.items() if roles.step]
+    prompts = [name for name, roles in found.items() if not roles.step]
+    if len(found) != 2 or len(steps) != 1 or len(prompts) != 1:
+        raise AbiError(
+            f"cannot record a generation job: several functions do it ({names}); two may, "
+            "one taking a prompt of any length and one a token a call"
+        )
+    prompt, step = prompts[0], steps[0]
+    if (found[prompt].cache, found[prompt].vocabulary) != (
+        found[step].cache,
+        found[step].vocabulary,
+    ):
+        raise AbiError(
+            f"cannot record a generation job: @{prompt} and @{step} differ in cache length "
+            "or vocabulary"
+        )
+    state: dict[str, str] = {}
+
+    def collect(name: str, value: str) -> None:
+        state[name] = value
+        return None
+
+    update_reflection_entries(text, ABI_STATE, collect)
+    if state.get(prompt) is None or state.get(prompt) != state.get(step):
+        raise AbiError(
+            f"cannot record a generation job: @{prompt} and @{step} do not share one cache "
+            "(their state differs): compile them with shared_state=True"
+        )
+    return prompt, step
 
 
 def _integers(array: Array) -> bool:
@@ -277,12 +317,8 @@ def with_generation(
             f"'{IDS}' and their positions '{POSITIONS}' and returns the logits"
             + (f" ({'; '.join(why)})" if why else " (no function records its original call)")
         )
-    if len(found) > 1:
-        raise AbiError(
-            "cannot record a generation job: several functions do it "
-            f"({', '.join('@' + name for name in found)})"
-        )
-    ((function, roles),) = found.items()
+    function, step = _prompt_and_step(text, found)
+    roles = found[function]
     read = None if tokenizer is None else read_tokenizer(tokenizer)
     if read is not None:
         fits = min(roles.vocabulary, roles.embedding or roles.vocabulary)
@@ -310,6 +346,7 @@ def with_generation(
         None if read is None else read.chat_template,
         () if read is None else tuple(sorted(read.special_tokens.items())),
         None if read is None else tokenizer_record(read.text, read.vocabulary),
+        step,
     )
     entry = encode_generation(record)
     try:  # checked as its reader checks it: a setting of the wrong type is refused here

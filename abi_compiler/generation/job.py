@@ -50,6 +50,8 @@ class GenerationJob:
         self.ids_dtype, self.positions_dtype, self.prompt_tokens_per_call = _check_call(
             function, record
         )
+        #: The function each step after the prompt calls (one token on the same cache).
+        self.step_function: str = record.step or function.name
 
     @classmethod
     def of(cls, module: Any) -> GenerationJob:
@@ -83,6 +85,12 @@ class GenerationJob:
             text = None
             if record.tokenizer is not None:
                 text = check_tokenizer_text(record.tokenizer, reflection.get(ABI_TOKENIZER))
+            if record.step is not None:
+                if record.step not in module.function_names:
+                    raise AbiError(f'"step": the module exports no function @{record.step}')
+                step = _check_call(module[record.step], record)
+                if step[2] not in (1, None):
+                    raise AbiError(f'"step": @{record.step} does not take one token a call')
             return cls(function, record, text)
         except AbiError as error:
             raise AbiError(

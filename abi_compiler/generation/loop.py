@@ -194,6 +194,7 @@ class _Run:
         self.full, self.limit, self.sampling, self.generator = full, limit, sampling, generator
         self.pieces, self.stop_ids = pieces, stop_ids
         self.function = target[job.function]
+        self.step = target[job.step_function]
         self.output: list[int] = []
         self.finish_reason: FinishReason | None = None
         # This generation owns the conversation from now on (an earlier stream of the
@@ -203,7 +204,7 @@ class _Run:
             conversation.cached = []
         conversation.pending = []
 
-    def _feed(self, tokens: list[int]) -> Any:
+    def _feed(self, tokens: list[int], function: Any) -> Any:
         """The last logits after feeding ``tokens`` at the cache's next positions."""
         conversation = self.conversation
         if conversation.owner is not self.owner:
@@ -213,7 +214,7 @@ class _Run:
             )
         start = len(conversation.cached)
         job = self.job
-        logits = self.function(
+        logits = function(
             **{
                 job.ids: np.asarray([tokens], dtype=job.ids_dtype),
                 job.positions: np.arange(start, start + len(tokens), dtype=job.positions_dtype),
@@ -237,7 +238,7 @@ class _Run:
         rest = full[len(conversation.cached) :]
         per_call = self.job.prompt_tokens_per_call or len(rest)
         for start in range(0, len(rest), per_call):
-            logits = self._feed(rest[start : start + per_call])
+            logits = self._feed(rest[start : start + per_call], self.function)
         while True:
             token = next_token(logits, self.sampling, self.generator)
             conversation.pending = [token]
@@ -263,7 +264,7 @@ class _Run:
             if len(conversation.cached) >= self.job.cache_length:
                 self.finish_reason = "cache"
                 break
-            logits = self._feed([token])
+            logits = self._feed([token], self.step)
             conversation.pending = []
         if self.pieces is not None:
             rest_text = self.pieces.finish()

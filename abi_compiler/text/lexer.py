@@ -289,17 +289,21 @@ _SIMPLE_ESCAPES = {'"': b'"', "\\": b"\\", "n": b"\n", "t": b"\t"}
 
 def quote(name: str) -> str:
     """A string literal for ``name`` as MLIR prints one: a backslash doubled, a quote and
-    every byte outside printable ASCII as a backslash and two hex digits."""
-    out = []
-    for byte in name.encode("utf-8", "surrogateescape"):
-        char = chr(byte)
-        if char == "\\":
-            out.append("\\\\")
-        elif 0x20 <= byte < 0x7F and char != '"':
-            out.append(char)
-        else:
-            out.append(f"\\{byte:02X}")
-    return '"' + "".join(out) + '"'
+    every byte outside printable ASCII as a backslash and two hex digits (each UTF-8 byte
+    through one table, in C: a multi-MB tokenizer is quoted in a blink)."""
+    data = name.encode("utf-8", "surrogateescape")
+    return '"' + data.decode("latin-1").translate(_QUOTED_BYTES) + '"'
+
+
+# What `quote` writes for each byte (as the latin-1 character of that code).
+_QUOTED_BYTES = {
+    byte: "\\\\"
+    if byte == 0x5C
+    else chr(byte)
+    if 0x20 <= byte < 0x7F and byte != 0x22
+    else f"\\{byte:02X}"
+    for byte in range(256)
+}
 
 
 def symbol_text(name: str) -> str:

@@ -50,11 +50,17 @@ def test_the_entry_as_written() -> None:
             "sha256": RECORD.tokenizer.sha256 if RECORD.tokenizer else "",
             "vocabulary": 300,
         },
+        "step": None,
     }
     assert text.startswith('{"cache":64,"chat_template":')  # compact, keys sorted
     assert decode_generation(text) == RECORD
     bare = GenerationRecord("ids", "pos", 8, 10)
     assert decode_generation(encode_generation(bare)) == bare
+    two = GenerationRecord("ids", "pos", 8, 10, step="step")
+    assert decode_generation(encode_generation(two)) == two
+    assert format_generation(two) == (
+        "ids ids, positions pos, cache 8, vocabulary 10, eos [], steps @step, no tokenizer"
+    )
 
 
 def test_the_line_abi_sig_show_prints() -> None:
@@ -116,6 +122,7 @@ MALFORMED = [
     (_changed(defaults={"do_sample": 1}), '"defaults"."do_sample": expected bool'),
     (_changed(defaults={"temperature": True}), '"defaults"."temperature": expected int or float'),
     (_changed(chat_template=3), '"chat_template": expected a string or null'),
+    (_changed(step=""), '"step": expected a function name (a non-empty string) or null'),
     (_changed(special_tokens={"bos_token": 1}), '"special_tokens": expected an object of strings'),
     (
         _changed(tokenizer={"bytes": 1}),

@@ -147,8 +147,9 @@ def test_the_cache_is_the_modules_state() -> None:
 
 
 def test_the_example_generates_without_torch() -> None:
-    """examples/generate_llm.py: `compile_vmfb`, then the greedy loop from the `.vmfb` in
-    a process that cannot import torch, checked against `generate`, and a position past
+    """examples/generate_llm.py: `compile_vmfb` of the prompt and step functions with the
+    tokenizer, then `module.generate` from the `.vmfb` in a process that cannot import
+    torch or transformers, checked against `generate`'s decoded text, and a prompt past
     the cache refused."""
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "generate_llm.py"), "--model", "gpt2"],
@@ -158,11 +159,11 @@ def test_the_example_generates_without_torch() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "the tokens match"
-    # The server's call past the cache was refused, from the `.vmfb`, without torch.
+    assert done.stdout.splitlines()[-1] == "the texts match"
+    # The server's prompt past the cache was refused, from the `.vmfb`, without torch.
     assert (
-        "a call past the cache: argument 'cache_position': value 32 at [0] is outside [0, 31]"
-        in done.stdout
+        "a prompt past the cache: the prompt (400 tokens) does not fit the model's cache "
+        "(64 positions)" in done.stdout
     )
 
 

@@ -117,6 +117,37 @@ def export_prompt_recipe(model: Any, cache: int = CACHE) -> Any:
     )
 
 
+def export_step_recipe(model: Any, cache: int = CACHE) -> Any:
+    """transformers' recipe with one token per call (the step after the prompt)."""
+    import torch
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    recipe = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=cache)
+    return recipe.export(
+        input_ids=torch.tensor([[1]], dtype=torch.long),
+        cache_position=torch.tensor([0], dtype=torch.long),
+    )
+
+
+def compile_for_generation(model: Any, tokenizer: Any, cache: int = CACHE) -> bytes:
+    """The `.vmfb` `Module.generate` runs best: the prompt function (``main``, a prompt of
+    any length) and the step function (``step``, one token) on one KV cache, with the
+    tokenizer and the model's generation config recorded."""
+    import warnings
+
+    from abi_compiler import iree as abi_iree
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vmfb: bytes = abi_iree.compile_vmfb(
+            {"main": export_prompt_recipe(model, cache), "step": export_step_recipe(model, cache)},
+            shared_state=True,
+            tokenizer=tokenizer,
+            generation_config=model.generation_config,
+        )
+    return vmfb
+
+
 def hf_generate(model: Any, ids: list[int], new_tokens: int) -> list[int]:
     """The new tokens of transformers' greedy `generate` (stopping at the model's end of
     sequence, as `Module.generate` does)."""

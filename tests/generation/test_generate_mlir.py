@@ -398,3 +398,50 @@ def test_abi_generate(vmfb: Path, module: Any, folder: Path, tokenizer: Any) -> 
         1,
         "abi-generate: error: top_p: expected a number in (0, 1], got 2.0\n",
     )
+
+
+def test_abi_compile_records_the_job_of_mlir(
+    folder: Path, tokenizer: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from abi_compiler.commands.compile_main import main as abi_compile
+
+    source = tmp_path / "model.mlir"
+    source.write_text(fixtures.mlir_model(323))
+    config = tmp_path / "generation_config.json"
+    config.write_text('{"eos_token_id": [1, 2], "do_sample": false}')
+    out = tmp_path / "model.vmfb"
+    path = str(folder / "tokenizer" / "tokenizer.json")
+    argv = [str(source), "-o", str(out), "-q", "--tokenizer", path]
+    assert abi_compile([*argv, "--generation-config", str(config)]) == 0
+    job = GenerationJob.of(abi_iree.load(out))
+    assert (job.eos_ids, job.defaults, job.has_tokenizer) == ((1, 2), {"do_sample": False}, True)
+    capsys.readouterr()
+    small = tmp_path / "small.mlir"
+    small.write_text(fixtures.mlir_model(300))
+    refused = tmp_path / "refused.vmfb"
+    assert abi_compile([str(small), "-o", str(refused), "-q", "--tokenizer", path]) == 1
+    assert capsys.readouterr().err == (
+        "abi-compile: error: the tokenizer's vocabulary (323 tokens) does not fit the "
+        "model's embedding (300 token ids): not this model's tokenizer\n"
+    )
+    assert not refused.exists()
+    assert abi_compile([str(small), "-o", str(refused), "--tokenizer", "missing.json"]) == 1
+    assert (
+        capsys.readouterr().err == "abi-compile: error: cannot read 'missing.json': no such file\n"
+    )
+
+
+def test_a_tokenizer_of_megabytes() -> None:
+    """A `tokenizer.json` of 2 MB (a word-level vocabulary of 120 000 words) travels in the
+    module's reflection and generates text (docs/design.md, "Generation")."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = 120_000
+    big = Tokenizer(models.WordLevel({f"wörd{i}": i for i in range(words)}, unk_token="wörd0"))
+    big.pre_tokenizer = pre_tokenizers.Whitespace()
+    assert len(big.to_str().encode()) > 2_000_000
+    module = abi_iree.load(_compile(fixtures.mlir_model(words), tokenizer=big))
+    out = module.generate("wörd5 wörd7", max_new_tokens=4)
+    want = fixtures.rule_tokens([5, 7], 4, words)
+    assert out.token_ids == tuple(want)
+    assert out == " ".join(f"wörd{i}" for i in want)

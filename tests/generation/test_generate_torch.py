@@ -44,13 +44,8 @@ class Built:
         self.hf_tokenizer = fixtures.transformers_tokenizer(self.tokenizer)
         self.model = fixtures.tiny_llama(self.tokenizer.get_vocab_size())
         self.program = fixtures.export_prompt_recipe(self.model)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            self.vmfb = abi_iree.compile_vmfb(
-                self.program,
-                tokenizer=self.hf_tokenizer,
-                generation_config=self.model.generation_config,
-            )
+        # The prompt function and the step function on one cache.
+        self.vmfb = fixtures.compile_for_generation(self.model, self.hf_tokenizer)
         self.path = tmp / "llama.vmfb"
         self.path.write_bytes(self.vmfb)
         self.module = abi_iree.load(self.vmfb)
@@ -128,6 +123,26 @@ def test_a_tokenizer_of_another_model_is_refused(built: Built) -> None:
         "the tokenizer's vocabulary (323 tokens) does not fit the model's embedding (200 "
         "token ids): not this model's tokenizer"
     )
+
+
+def test_one_function_for_the_prompt_and_the_steps(built: Built) -> None:
+    """The prompt program alone (its steps at its own speed: docs/design.md) records the
+    job too, and gives the same text; two functions that do not share their cache are
+    refused."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = abi_iree.compile(built.program, tokenizer=built.hf_tokenizer)
+        step = fixtures.export_step_recipe(built.model)
+        with pytest.raises(AbiError) as error:
+            abi_iree.compile_vmfb(
+                {"main": built.program, "step": step}, tokenizer=built.hf_tokenizer
+            )
+    assert str(error.value) == (
+        "cannot record a generation job: @main and @step do not share one cache (their "
+        "state differs): compile them with shared_state=True"
+    )
+    job = module.generate(PROMPTS[0], max_new_tokens=12)
+    assert job == built.module.generate(PROMPTS[0], max_new_tokens=12)
 
 
 def test_abi_compile_records_the_job(built: Built, tmp_path: Path) -> None:

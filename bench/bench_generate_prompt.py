@@ -1,0 +1,184 @@
+"""The prompt in one call, and what it costs the steps after it: transformers' export
+recipe with a dynamic prompt length (`TorchExportableModuleForDecoderOnlyLM(...).export(
+..., dynamic_shapes=...)`, what `Module.generate` feeds a whole prompt to) against the
+recipe with one token per call (today's decode), on bench_generate.py's Llama (4 layers,
+hidden 256, vocab 2000, random weights).
+
+Per round, engines interleaved, CPU time (`time.process_time`), best round:
+
+* prefill: a ``--prompt``-token prompt in one call of the compiled dynamic module, against
+  eager torch's forward over the same prompt (the dynamic program's `ep.module()`, one
+  intra-op thread), and against the same prompt fed token by token to the compiled
+  one-token module;
+* decode: ``--tokens`` greedy steps after it, one token per call: with the prompt
+  function itself, with the step function compiled beside it on the same cache
+  (``{"main": dynamic, "step": one_token}``, ``shared_state=True``: what generation
+  uses), and with the one-token module alone (today's decode); the tokens checked equal.
+
+    python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
+        [--rounds 5] [--device local-sync] [--output FILE]
+
+Needs torch, transformers and iree-turbine. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_generate import _model
+
+
+def _best(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, float]:
+    best = dict.fromkeys(engines, float("inf"))
+    for _ in range(rounds):
+        for name, run in engines.items():
+            start = time.process_time()
+            run()
+            best[name] = min(best[name], time.process_time() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cache", type=int, default=256)
+    parser.add_argument("--prompt", type=int, default=128)
+    parser.add_argument("--tokens", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--device", default="local-sync")
+    parser.add_argument("--output", type=Path)
+    args = parser.parse_args()
+
+    import torch
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    from abi_compiler import iree as abi_iree
+
+    torch.set_num_threads(1)
+    model = _model()
+    cache, length = args.cache, args.prompt
+    seq = torch.export.Dim("seq", min=1, max=cache)
+    dynamic = TorchExportableModuleForDecoderOnlyLM(
+        model, batch_size=1, max_cache_len=cache
+    ).export(
+        input_ids=torch.tensor([[1, 2]], dtype=torch.long),
+        cache_position=torch.tensor([0, 1], dtype=torch.long),
+        dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}},
+    )
+    single = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=cache).export(
+        input_ids=torch.tensor([[1]], dtype=torch.long),
+        cache_position=torch.tensor([0], dtype=torch.long),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # What generation compiles: the prompt function and the step function on one cache.
+        shared = abi_iree.compile(
+            {"main": dynamic, "step": single},
+            device=args.device,
+            results="numpy",
+            shared_state=True,
+        )
+        step_module = abi_iree.compile(single, device=args.device, results="numpy")
+    prompt_module = shared
+    eager = dynamic.module()
+    prompt = np.array([[(7 * i + 3) % 2000 for i in range(length)]], dtype=np.int64)
+    positions = np.arange(length, dtype=np.int64)
+
+    def one_call() -> Any:
+        return prompt_module.main(input_ids=prompt, cache_position=positions)
+
+    def eager_forward() -> Any:
+        with torch.no_grad():
+            return eager(
+                input_ids=torch.from_numpy(prompt), cache_position=torch.from_numpy(positions)
+            )
+
+    def token_by_token() -> Any:
+        for i in range(length):
+            out = step_module.main(
+                input_ids=prompt[:, i : i + 1], cache_position=positions[i : i + 1]
+            )
+        return out
+
+    np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
+    prefill = _best(
+        args.rounds,
+        {"one call": one_call, "eager forward": eager_forward, "token by token": token_by_token},
+    )
+
+    def decode(module: Any, function: str) -> list[int]:
+        # The prompt in one call (or token by token) is not timed here: only the steps.
+        tokens = [
+            int(
+                np.asarray(one_call() if module is prompt_module else token_by_token())[
+                    0, -1
+                ].argmax()
+            )
+        ]
+        start = time.process_time()
+        for step in range(args.tokens - 1):
+            logits = module[function](
+                input_ids=np.array([[tokens[-1]]], dtype=np.int64),
+                cache_position=np.array([length + step], dtype=np.int64),
+            )
+            tokens.append(int(np.asarray(logits)[0, -1].argmax()))
+        decode.elapsed = time.process_time() - start  # type: ignore[attr-defined]
+        return tokens
+
+    engines = {
+        "the prompt function (dynamic length)": (prompt_module, "main"),
+        "the step function (shared cache)": (prompt_module, "step"),
+        "one token": (step_module, "main"),
+    }
+    steps = dict.fromkeys(engines, float("inf"))
+    found: dict[str, list[int]] = {}
+    for _ in range(args.rounds):
+        for name, (module, function) in engines.items():
+            found[name] = decode(module, function)
+            steps[name] = min(steps[name], decode.elapsed / (args.tokens - 1))  # type: ignore[attr-defined]
+    if len({tuple(tokens) for tokens in found.values()}) != 1:
+        print("the decoded tokens differ", file=sys.stderr)
+        return 1
+    lines = [
+        "# The prompt in one call, and the steps after it",
+        "",
+        f"Llama 4 layers, hidden 256, 4 heads, 2 KV heads, vocab 2000; cache {cache}, prompt "
+        f"{length}, {args.tokens} tokens; `{args.device}`, torch 1 thread; CPU time, best of "
+        f"{args.rounds} interleaved rounds. {platform.processor() or platform.machine()}, "
+        f"torch {torch.__version__}.",
+        "",
+        "| prefill of the prompt | ms | one call / it |",
+        "| --- | --- | --- |",
+    ]
+    for name in ("one call", "eager forward", "token by token"):
+        ratio = prefill["one call"] / prefill[name]
+        lines.append(f"| {name} | {prefill[name] * 1e3:.2f} | {ratio:.3f} |")
+    lines += [
+        "",
+        "| decode, per token | ms | / the one-token module (today's) |",
+        "| --- | --- | --- |",
+    ]
+    for name in engines:
+        ratio = steps[name] / steps["one token"]
+        lines.append(f"| {name} | {steps[name] * 1e3:.3f} | {ratio:.2f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sys.exit(main())
