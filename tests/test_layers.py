@@ -7,6 +7,7 @@ From the bottom up: the core (`errors`, `identity`, `model`, `dtypes`, `attribut
 pipeline share about IR objects) and the dialects build on xDSL; passes use those; `text_to_ir` (carried text and
 the IR) sits below `pipeline` (a run of passes over text) and the frontends; `signatures`
 and `calling` use the pipeline; `generation` (the generation loop of a loaded language model) uses `calling`;
+`serve` (a compiled module behind HTTP) uses `calling`'s public API and `generation`;
 the command lines (`commands`) sit on top. No layer
 imports one above it.
 """
@@ -72,6 +73,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("abi_compiler.pipeline", "abi_compiler.frontends"),
     ("abi_compiler.signatures", "abi_compiler.calling", "abi_compiler.iree"),
     ("abi_compiler.generation",),
+    ("abi_compiler.serve",),
     ("abi_compiler.commands",),
 ]
 

@@ -302,14 +302,15 @@ def _with_entry(text: bytes, key: str, value: str) -> bytes:
 
 def _with_state(text: bytes) -> bytes:
     """The text with the state each exported function uses (its mutable globals) in its
-    reflection, `abi.state` and its `abi.call`'s ``state`` (`abi_compiler.text.state`);
+    reflection, `abi.state` and its `abi.call`'s ``state``, and the accessors through which
+    a session's state moves (`abi_compiler.text.state`);
     an unreadable text as it is."""
     from abi_compiler.text import carry
-    from abi_compiler.text.state import with_state
+    from abi_compiler.text.state import with_state, with_state_accessors
 
     try:
         decoded = text.decode("utf-8")
-        recorded = with_state(decoded)
+        recorded = with_state_accessors(with_state(decoded))
         return text if recorded is decoded else recorded.encode("utf-8")
     except (UnicodeDecodeError, carry.ScanError):
         return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import inspect
+import mmap as memory_map
 import os
 import stat
 import sys
@@ -570,10 +571,12 @@ class Module:
         generates then). docs/calling.md, "Generating text"."""
         return generation_method(self)
 
-    def session(self) -> Session:
+    def session(self, state: Mapping[str, Any] | None = None) -> Session:
         """The module's functions with state of their own (docs/calling.md, "State and
-        sessions"); the module's own functions keep its default state."""
-        return Session(self)
+        sessions"); the module's own functions keep its default state. ``state``: start
+        from it (a `Session.state` of this module, or of another process's copy of it:
+        docs/calling.md, "Moving a session") instead of the initial state."""
+        return Session(self, state)
 
     @property
     def closed(self) -> bool:
@@ -799,6 +802,7 @@ from iree import runtime as rt
 data = sys.stdin.buffer.read()
 instance = rt.VmInstance()
 device = rt.get_device(sys.argv[3])
+mapped = sys.argv[4]
 modules = [rt.create_hal_module(instance, device)]
 try:
     if sys.argv[1]:
@@ -810,7 +814,10 @@ try:
             sys.exit(4)
         provider = index.create_provider(scope=sys.argv[2])
         modules.append(rt.create_io_parameters_module(instance, provider))
-    modules.append(rt.VmModule.copy_buffer(instance, data))
+    if mapped:
+        modules.append(rt.VmModule.mmap(instance, mapped))
+    else:
+        modules.append(rt.VmModule.copy_buffer(instance, data))
     rt.VmContext(instance, modules)
 except Exception:
     sys.exit(3)
@@ -831,17 +838,20 @@ def _compiled_here(module: Any) -> bool:
     )
 
 
-def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None, driver: str) -> None:
+def _load_in_a_child(
+    data: Any, archive: str | os.PathLike[str] | None, driver: str, mapped: str | None = None
+) -> None:
     """Create the module's context in a child process, on ``driver`` (a local CPU's:
-    ``local-sync``); an `AbiError` when IREE's runtime crashed there."""
+    ``local-sync``), from ``data`` or the file ``mapped`` the child maps itself; an
+    `AbiError` when IREE's runtime crashed there."""
     if driver.split(":", 1)[0] in LOCAL_DRIVERS:
         driver = "local-sync"
     command = [
         *(sys.executable, "-I", "-c", _CHILD),
-        *(os.fspath(archive or ""), PARAMETER_SCOPE, driver),
+        *(os.fspath(archive or ""), PARAMETER_SCOPE, driver, mapped or ""),
     ]
     try:
-        child.run(command, data)
+        child.run(command, b"" if mapped else data)
     except child.ChildFailed as ended:
         if ended.status == 4 and archive is not None:
             # IREE's parser refused the archive: not parsed again here (its reading of a
@@ -864,6 +874,15 @@ def _load_in_a_child(data: bytes, archive: str | os.PathLike[str] | None, driver
         ) from None
 
 
+def _mapped(path: str) -> Any:
+    """The file at ``path`` mapped read-only (an empty file: its empty contents, which
+    cannot be mapped)."""
+    with open(path, "rb") as stream:
+        if os.fstat(stream.fileno()).st_size == 0:
+            return b""
+        return memory_map.mmap(stream.fileno(), 0, access=memory_map.ACCESS_READ)
+
+
 def load(
     module: str | os.PathLike[str] | bytes | bytearray | memoryview,
     *,
@@ -873,6 +892,7 @@ def load(
     types: TypeSource = None,
     parameters: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     isolate: bool | None = None,
+    mmap: bool = False,
 ) -> Module:
     """Load a compiled module (a `.vmfb` path, or its bytes) on ``device``: a HAL driver
     name or device URI (``"local-task"``, the multi-threaded local CPU; ``"local-sync"``
@@ -901,16 +921,26 @@ def load(
     whose native code crashes IREE's runtime as it loads (a corrupted file) is an
     `AbiError` here, not the end of this process (about 0.2 s). By default, for a path,
     for bytes this process did not compile (`compile_vmfb`), and for any module given a
-    parameter archive (IREE's parser of a corrupted `.irpa` can crash too)."""
+    parameter archive (IREE's parser of a corrupted `.irpa` can crash too).
+
+    ``mmap=True`` maps a `.vmfb` path instead of reading it (its `.irpa` is always
+    mapped): processes that load the same file share its pages, so N servers on one
+    machine hold one copy of the weights. The file must then not be changed in place
+    while the module lives (replacing it by a rename, as `Module.save` does, is safe)."""
     if isolate is None:
         isolate = (
             isinstance(module, (str, os.PathLike))
             or isinstance(parameters, (str, os.PathLike))
             or not _compiled_here(module)
         )
+    mapped = None
     if isinstance(module, (str, os.PathLike)):
-        with open(module, "rb") as stream:
-            data: Any = stream.read()
+        if mmap:
+            mapped = os.fspath(module)
+            data: Any = _mapped(mapped)
+        else:
+            with open(module, "rb") as stream:
+                data = stream.read()
     elif isinstance(module, (bytes, bytearray, memoryview)):
         data = bytes(module)
     else:
@@ -920,12 +950,15 @@ def load(
         # The archive `Module.save` wrote beside the module, when it reads one (IREE's
         # module then imports `io_parameters`; any other module ignores the file).
         beside = parameter_archive(module)
-        if b"io_parameters" in data and os.path.isfile(beside):
+        if data.find(b"io_parameters") != -1 and os.path.isfile(beside):
             parameters = beside
     try:
-        vm_module = rt.VmModule.copy_buffer(_instance(), data)
+        if isinstance(data, memory_map.mmap):
+            vm_module = rt.VmModule.wrap_buffer(_instance(), data)
+        else:
+            vm_module = rt.VmModule.copy_buffer(_instance(), data)
     except Exception as error:  # IREE's verifier: ValueError, IndexError, UnicodeDecodeError…
-        seems = not_a_module(data)
+        seems = not_a_module(data[:4096])
         if seems is not None:
             raise AbiError(
                 f"cannot load the compiled module: the file is {seems}: compile it first "
@@ -947,7 +980,12 @@ def load(
         device = choose_driver(module_targets(vm_module), device)
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
-        _load_in_a_child(data, archive, device if isinstance(device, str) else "local-sync")
+        _load_in_a_child(
+            data,
+            archive,
+            device if isinstance(device, str) else "local-sync",
+            mapped if isinstance(data, memory_map.mmap) else None,
+        )
     hal_device = rt.get_device(device) if isinstance(device, str) else device
     index = None if parameters is None else parameter_index(parameters)
     try:

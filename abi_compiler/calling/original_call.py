@@ -494,10 +494,10 @@ class CallPlan:
         if isinstance(node, Constant):
             return _constant(node)
         children = [
-            self._node(child, given, [*path, _component(node, position)])
+            self._node(child, given, [*path, path_component(node, position)])
             for position, child in enumerate(node.children)
         ]
-        keys = [_component(node, position) for position in range(len(node.children))]
+        keys = [path_component(node, position) for position in range(len(node.children))]
         return _container(node, children, keys)
 
     # -- results -----------------------------------------------------------------------
@@ -603,7 +603,9 @@ def _shape(value: Any) -> tuple[int, ...]:
     return () if shape is None else tuple(int(size) for size in shape)
 
 
-def _component(node: Container, position: int) -> IndexPathComponent:
+def path_component(node: Container, position: int) -> IndexPathComponent:
+    """The path component of a container's child: a field (``.name``), a key, or a
+    position (as the errors write paths)."""
     if node.kind in ("namedtuple", "dataclass") or (node.kind == "node" and node.keys):
         return Field(str(node.keys[position]))
     if node.kind in ("dict", "model_output"):

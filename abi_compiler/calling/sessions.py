@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import copy
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, TypeAlias
 
 from abi_compiler.attribute_names import ABI_STATE
+from abi_compiler.calling.iree_runtime import np
+from abi_compiler.calling.mismatch import describe_shaped, dims_text, keys_text, type_name
+from abi_compiler.calling.vm_arrays import VmList
 from abi_compiler.codecs.state_json import StateGlobal, decode_state
 from abi_compiler.errors import AbiError
+from abi_compiler.text.state import accessor_name
 
 # The loaded module and its functions (`abi_compiler.calling.modules`, which imports this
 # module): named loosely here, so that the two files do not import each other.
@@ -99,6 +103,83 @@ def generation_method(target: Any) -> Any:
     return types.MethodType(generate_text, target)
 
 
+def module_state(module: Module) -> list[StateGlobal]:
+    """The module's state: each mutable global any function's `abi.state` names, once,
+    in the order the functions first name them."""
+    found: dict[str, StateGlobal] = {}
+    for name in module.function_names:
+        for used in module[name].state or ():
+            found.setdefault(used.name, used)
+    return list(found.values())
+
+
+def _accessor(module: Module, name: str, kind: str) -> Any:
+    vm_function = module.vm_module.lookup_function(accessor_name(name, kind))
+    if vm_function is None:
+        raise AbiError(
+            f"module '{module.name}' has no accessors of its state (global '{name}'): it was "
+            "compiled before states could move, or not by abi_compiler; compile it again"
+        )
+    return vm_function
+
+
+def read_state(module: Module, state: StateContext) -> dict[str, Any]:
+    """The state held in ``state``, global by global, as host arrays (copies)."""
+    found = {}
+    marshal = module._marshal
+    for used in module_state(module):
+        results = VmList(1)
+        state.invoke(_accessor(module, used.name, "get"), VmList(0), results)
+        found[used.name] = np.array(marshal.read_dynamic(results, 0), copy=True)
+    return found
+
+
+def write_state(module: Module, state: StateContext, values: Mapping[str, Any]) -> None:
+    """Store ``values`` (global name → array, as `read_state` gives them) in ``state``,
+    each checked against the module's `abi.state` first: every global given, no other,
+    each of its dtype and shape; an `AbiError` naming the global otherwise (nothing is
+    stored then)."""
+    if not isinstance(values, Mapping):
+        raise AbiError(
+            f"state: expected a mapping of global names to arrays, got {type_name(values)}"
+        )
+    globals_ = module_state(module)
+    names = [used.name for used in globals_]
+    if set(values) != set(names):
+        raise AbiError(
+            f"state: expected the globals {keys_text(names) if names else '(none)'}, got "
+            f"{keys_text(list(values)) if values else '(none)'}"
+        )
+    arrays = [(used, _state_array(used, values[used.name])) for used in globals_]
+    marshal = module._marshal
+    for used, array in arrays:
+        arguments = VmList(1)
+        marshal.push_dynamic(arguments, array)
+        state.invoke(_accessor(module, used.name, "set"), arguments, VmList(0))
+
+
+def _state_array(used: StateGlobal, value: Any) -> Any:
+    """``value`` as the global's array, or an `AbiError` saying what it should be."""
+    wanted = f"{used.dtype}{dims_text(used.shape or ())}"
+    if used.dtype is None or used.shape is None:
+        raise AbiError(f"state {used.name!r}: a global of type {used.type} cannot be restored")
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is None or dtype is None or getattr(dtype, "hasobject", False):
+        raise AbiError(f"state {used.name!r}: expected {wanted}, got {type_name(value)}")
+    if (
+        dtype.name != used.dtype
+        or len(shape) != len(used.shape)
+        or any(
+            want is not None and want != got for want, got in zip(used.shape, shape, strict=True)
+        )
+    ):
+        raise AbiError(
+            f"state {used.name!r}: expected {wanted}, got {describe_shaped(value, tuple(shape))}"
+        )
+    return np.asarray(value, order="C")  # (0-d stays 0-d)
+
+
 def close_module(module: Module) -> None:
     """Release a module's default state and its sessions' states (`Module.close`): under
     the module's lock, so that a session made at the same time is either closed here or
@@ -120,7 +201,7 @@ class Session:
     module closes its sessions. The module holds its sessions weakly: one nobody refers
     to is freed with its state."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, state: Mapping[str, Any] | None = None) -> None:
         self.module = module
         self._functions: dict[str, Function] = {}
         with module._sessions_lock:  # (`close_module`)
@@ -128,6 +209,12 @@ class Session:
                 raise AbiError(module._state.refusal)
             self._state = StateContext(new_context(module))
             module._sessions.add(self)
+        if state is not None:
+            try:
+                write_state(module, self._state, state)
+            except BaseException:
+                self.close()
+                raise
 
     @property
     def closed(self) -> bool:
@@ -155,6 +242,14 @@ class Session:
         with self.module._sessions_lock:  # (not reopened by a reset racing a close)
             self._check_open()
             self._state.context = new_context(self.module)
+
+    def state(self) -> dict[str, Any]:
+        """The session's state now: each mutable global its module's functions use
+        (`abi.state`) by name, as a host array of its own (numpy), which
+        ``module.session(state=…)`` restores — in this process or in another that loaded
+        the same module (docs/calling.md, "Moving a session")."""
+        self._check_open()
+        return read_state(self.module, self._state)
 
     def close(self) -> None:
         """Release the session's state; a call after this is an `AbiError`."""

@@ -445,7 +445,12 @@ def push_dynamic(marshal: Marshal, lst: Any, value: Any) -> None:
             raise Mismatch(f"no IREE element type for an array of {value.dtype}")
         lst.push_ref(
             marshal.allocate(
-                _ARG_MEMORY, _ARG_USAGE, marshal.device, np.ascontiguousarray(value), hal_type
+                # (`np.ascontiguousarray` would make a 0-d array 1-d)
+                _ARG_MEMORY,
+                _ARG_USAGE,
+                marshal.device,
+                np.asarray(value, order="C"),
+                hal_type,
             )
         )
     elif isinstance(value, (list, tuple)):

@@ -29,3 +29,14 @@ def abi_compile() -> NoReturn:
         return main()
 
     status.run_console(run)
+
+
+def abi_serve() -> NoReturn:
+    """The `abi-serve` command."""
+
+    def run() -> int:
+        from abi_compiler.commands.serve_main import main
+
+        return main()
+
+    status.run_console(run)

@@ -3,7 +3,8 @@ mutable globals (`util.global … mutable @name … : type`, `ml_program.global 
 and, for each exported function (`func.func`, or IREE's `util.func`), those its body — or
 the body of a function it calls, transitively — loads or stores. Read from the text (`carry.scan` for the top-level items,
 the op names and symbol tokens of each body), without parsing bodies. `with_state` writes
-it into the text: `abi.state`, and the ``state`` of the function's `abi.call`."""
+it into the text: `abi.state`, and the ``state`` of the function's `abi.call`;
+`with_state_accessors` adds the functions through which a session's state moves."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from abi_compiler.errors import AbiError
 from abi_compiler.text import carry, lexer
 from abi_compiler.text.reflection_entry import add_reflection_entries, update_reflection_entries
 
-__all__ = ["function_state", "with_state"]
+__all__ = ["accessor_name", "function_state", "with_state", "with_state_accessors"]
 
 _SYMBOL = r"@(?:[A-Za-z_$.\-0-9]+|\"(?:[^\"\\]|\\.)*\")"
 _GLOBAL = re.compile(
@@ -150,3 +151,47 @@ def with_state(text: str) -> str:
         return encode_call(dataclasses.replace(call, state=tuple(used[name])))
 
     return update_reflection_entries(text, ABI_CALL, with_call_state)
+
+
+def accessor_name(name: str, kind: str) -> str:
+    """The exported function that reads (``kind`` ``"get"``) or writes (``"set"``) the
+    mutable global ``name``: the name IREE gives a public global's accessors, which
+    callers do not see (`caller_visible`)."""
+    return f"global${name}${kind}"
+
+
+def with_state_accessors(text: str) -> str:
+    """``text`` with two exported functions per mutable `util.global` (the module's
+    state): ``global$<name>$get`` returns its value, ``global$<name>$set`` stores one,
+    so that a session's state can be read out and restored (`Session.state`,
+    ``module.session(state=…)``; docs/calling.md, "Moving a session"). A global that
+    already has one of those functions (IREE makes them for a public `ml_program`
+    global) gets none; a text without mutable `util.global`s is returned as it is."""
+    layout = carry.scan(text)
+    taken = {func.name for func in carry.functions(layout) if func.name is not None}
+    added = []
+    for op in layout.ops:
+        if not isinstance(op, carry.OpText):
+            continue
+        head = text[op.start : op.end]
+        found = _GLOBAL.match(head)
+        if found is None or not found.group(1) or not head.startswith("util.global"):
+            continue
+        name = _name(found.group(2))
+        if name is None or {accessor_name(name, k) for k in ("get", "set")} & taken:
+            continue
+        written, symbol = _global_type(head), lexer.symbol_text(name)
+        getter, setter = (lexer.quote(accessor_name(name, k)) for k in ("get", "set"))
+        added.append(
+            f"func.func @{getter}() -> {written} {{\n"
+            f"  %value = util.global.load {symbol} : {written}\n"
+            f"  return %value : {written}\n}}\n"
+            f"func.func @{setter}(%value: {written}) {{\n"
+            f"  util.global.store %value, {symbol} : {written}\n"
+            f"  return\n}}\n"
+        )
+    if not added:
+        return text
+    # (before the explicit module's closing brace, which its body's end includes)
+    at = len(text) if layout.module is None else text.rindex("}", 0, layout.module.body_end)
+    return text[:at] + "\n" + "".join(added) + text[at:]
