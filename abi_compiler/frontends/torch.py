@@ -161,7 +161,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
         module = _import(exported)
     finally:
         for tensor in parameters.values():
-            del tensor._turbine_external_tensor_trait
+            delattr(tensor, "_turbine_external_tensor_trait")
     rewrite(module)
     _name_state(module, exported)
     module = lower_torch(module)
