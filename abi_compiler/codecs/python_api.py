@@ -103,10 +103,11 @@ def is_identifier(name: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
-    """A parameter of a function: ``kind`` positional-only or keyword-only."""
+    """A parameter of a function: ``kind`` positional-only, positional-or-keyword
+    (``"either"``: a torch program's `forward(self, x)`) or keyword-only."""
 
     name: str
-    kind: Literal["positional", "keyword"]
+    kind: Literal["positional", "either", "keyword"]
     annotation: str
 
 
@@ -150,7 +151,8 @@ class PythonApi:
             for position, (label, node) in enumerate(zip(labels, call.positional, strict=True)):
                 name = _parameter_name(label, position)
                 annotation = self.annotation(node, "argument", _camel(name), top=True)
-                found.append(Parameter(name, "positional", annotation))
+                kind: Literal["positional", "either"] = "either" if call.by_name else "positional"
+                found.append(Parameter(name, kind, annotation))
             found += [
                 Parameter(
                     name, "keyword", self.annotation(node, "argument", _camel(name), top=True)
@@ -413,10 +415,12 @@ def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[
         return [f"{head}(self, *args: Any, **kwargs: Any) -> {result}: ..."]
     parts = ["self"]
     positional = [p for p in parameters if p.kind == "positional"]
+    either = [p for p in parameters if p.kind == "either"]
     keywords = [p for p in parameters if p.kind == "keyword"]
     parts += [f"{p.name}: {p.annotation}" for p in positional]
     if positional:
         parts.append("/")
+    parts += [f"{p.name}: {p.annotation}" for p in either]
     if keywords:
         parts.append("*")
         parts += [f"{p.name}: {p.annotation}" for p in keywords]

@@ -621,6 +621,9 @@ def _original_call(
         tuple(Symbol(name, _SYMBOL_LOW, None) for name in sorted(symbols)),
         fixed,
         _constraints(tuple(related)),
+        # `exported.call` takes its keywords by keyword only (a value given positionally
+        # changes the call's tree) and its positional parameters by position only.
+        keyword_only=True,
     )
 
 

@@ -183,6 +183,11 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
             lambda a, k: (a, {"scale": k["scale"], "w": k["w"]}),
             "argument 'extra': missing value",
         ),
+        (  # `exported.call` takes its keywords by keyword only
+            lambda a, k: ((*a, k["scale"]), {"w": k["w"], "extra": k["extra"]}),
+            "argument 4: unexpected positional argument (the function takes 4 positional "
+            "arguments)",
+        ),
     ],
 )
 def test_a_call_that_does_not_fit_names_the_path(
