@@ -195,7 +195,7 @@ class PythonApi:
         """The annotation of one node of an original call (``top``: a parameter's own,
         where a 0-d array argument also takes a Python number)."""
         if isinstance(node, (Array, Unused)):
-            return _array(node.dtype, top and node.dims == () and side == "argument")
+            return _ARGUMENT if side == "argument" else _array(node.dtype, False)
         if isinstance(node, NoneLeaf):
             return "None"
         if isinstance(node, Constant):
@@ -204,8 +204,11 @@ class PythonApi:
             if node.text is None and isinstance(node.value, float):
                 return "float"
             return "Any"
+        # A recorded class is one class for arguments and results (its instances are
+        # what results are rebuilt as): its fields are annotated as results are.
+        inner: Side = side if node.kind in ("tuple", "list", "dict") else "result"
         children = [
-            self.annotation(child, side, _nested_hint(hint, key))
+            self.annotation(child, inner, _nested_hint(hint, key))
             for child, key in zip(
                 node.children, node.keys or range(len(node.children)), strict=True
             )
@@ -300,6 +303,8 @@ class PythonApi:
         if node is None:
             return "None"
         if isinstance(node, Leaf):
+            if side == "argument" and isinstance(node.type, NDArray):
+                return _ARGUMENT
             return _record_type(node.type, top and side == "argument")
         if isinstance(node, SequenceNode):
             items = [
@@ -334,6 +339,7 @@ class PythonApi:
             result = self.result(function)
             methods.append(_method(function.name, parameters, result))
         protocol = self._fresh("CompiledModule")
+        session = self._fresh("CompiledSession")
         types = [c for c in self.classes if c.recorded is not None]
         lines = [
             f'"""Typed API of the compiled module {source!r}.',
@@ -354,15 +360,45 @@ class PythonApi:
             "import numpy",
             "import numpy.typing",
             "",
-            "__all__ = " + _list_literal([*(c.name for c in self.classes), protocol, "load"]),
+            "__all__ = "
+            + _list_literal([*(c.name for c in self.classes), protocol, session, "load"]),
             "",
         ]
         for cls in self.classes:
             lines += ["", *cls.lines, ""]
-        lines += ["", f"class {protocol}(Protocol):"]
-        lines += [f'    """The functions of {source!r}."""', ""]
+        lines += ["", f"class {session}(Protocol):"]
+        lines += [
+            f'    """The functions of {source!r} with state of their own (`session()`)."""',
+            "",
+        ]
         for method in methods:
             lines += [*method, ""]
+        lines += [
+            "    def reset(self) -> None: ...",
+            "",
+            "    def close(self) -> None: ...",
+            "",
+            f"    def __enter__(self) -> {session}: ...",
+            "",
+            "    def __exit__(self, *exc: object) -> None: ...",
+            "",
+            "",
+            f"class {protocol}(Protocol):",
+            f'    """The functions of {source!r}."""',
+            "",
+        ]
+        for method in methods:
+            lines += [*method, ""]
+        lines += [
+            f"    def session(self) -> {session}: ...",
+            "",
+            "    def close(self) -> None: ...",
+            "",
+            f"    def __enter__(self) -> {protocol}: ...",
+            "",
+            "    def __exit__(self, *exc: object) -> None: ...",
+            "",
+        ]
         lines += [
             "",
             "# The recorded class names and the classes above that results are built as.",
@@ -371,13 +407,35 @@ class PythonApi:
             "}",
             "",
             "",
-            "def load(path: str | os.PathLike[str]"
-            + ("" if default_path is None else f" = {default_path!r}")
-            + f", **options: Any) -> {protocol}:",
-            '    """Load the module (`abi_compiler.iree.load`; its options are taken as they',
-            '    are, with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+            *(
+                [
+                    f"def load(path: str | os.PathLike[str], **options: Any) -> {protocol}:",
+                    '    """Load the module (`abi_compiler.iree.load`; its options are taken '
+                    "as they",
+                    '    are, with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+                ]
+                if default_path is None
+                else [
+                    "def load(path: str | os.PathLike[str] | None = None, **options: Any) -> "
+                    f"{protocol}:",
+                    '    """Load the module (`abi_compiler.iree.load`), by default the one this '
+                    "stub",
+                    "    was written from, found beside this file; its options are taken as "
+                    "they are,",
+                    '    with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+                ]
+            ),
             "    from abi_compiler import iree",
             "",
+            *(
+                []
+                if default_path is None
+                else [
+                    "    if path is None:",
+                    "        here = os.path.dirname(os.path.abspath(__file__))",
+                    f"        path = os.path.join(here, {default_path!r})",
+                ]
+            ),
             "    options.setdefault('types', TYPES)",
             "    options.setdefault('results', 'numpy')",
             f"    return cast({protocol!r}, iree.load(path, **options))",
@@ -404,9 +462,16 @@ _RESERVED = frozenset(
 )
 
 
+# What a loaded module and its sessions have of their own: a function of one of these
+# names is reached as module["…"] only.
+_OWN_MEMBERS = frozenset({"session", "close", "reset", "closed", "function_names"})
+
+
 def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[str]:
     python = name if is_identifier(name) else None
     head = "    def " + (python or "__getitem__")
+    if name in _OWN_MEMBERS:
+        return [f"    # {name!r}: call it as module[{name!r}](…) (the module's own {name!r})"]
     if python is None:
         # A name Python cannot spell (`predict.v2`): reached as module["…"], which the
         # Protocol cannot type per name; a comment keeps it visible.
@@ -428,6 +493,12 @@ def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[
     if len(line) <= _WIDTH:
         return [line]
     return [f"{head}(", *(f"        {part}," for part in parts), f"    ) -> {result}: ..."]
+
+
+# An array argument: whatever the call converts to an array (numpy arrays and scalars,
+# nested lists of numbers, Python numbers, torch tensors, IREE device arrays: numpy's
+# `ArrayLike`, which takes any object with `__array__`); the call checks its dtype and dims.
+_ARGUMENT = "numpy.typing.ArrayLike"
 
 
 def _array(dtype: str | None, scalar: bool) -> str:

@@ -552,8 +552,8 @@ def test_parameters_keep_their_names_and_take_keywords_as_eager(tmp_path: Any) -
     ]:
         torch.testing.assert_close(compiled.main(*args, **kwargs), want)
     assert str(inspect.signature(compiled.main)) == (
-        "(x: 'numpy.typing.NDArray[numpy.float32]', state: 'numpy.typing.NDArray[numpy.float32]'"
-        ", *, gate: 'numpy.typing.NDArray[numpy.float32]') -> 'numpy.typing.NDArray[numpy.float32]'"
+        "(x: 'numpy.typing.ArrayLike', state: 'numpy.typing.ArrayLike', *, "
+        "gate: 'numpy.typing.ArrayLike') -> 'numpy.typing.NDArray[numpy.float32]'"
     )
     assert "Called as main(x: float32[2], state: float32[2], *, gate: float32[2])" in (
         compiled.main.__doc__ or ""
