@@ -111,8 +111,8 @@ def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
-    # abi_compiler is found on MYPYPATH (an editable install's import hook is invisible to
-    # mypy); its own modules are not what is checked here.
+    # abi_compiler is found on MYPYPATH (this checkout, whatever this process has
+    # installed); its own modules are not what is checked here.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     return subprocess.run(
         [
