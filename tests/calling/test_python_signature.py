@@ -21,8 +21,8 @@ MLP = ROOT / "tests" / "frontends" / "inputs" / "torch_mlp.mlir"
 STRUCTURED = ROOT / "examples" / "structured.mlir"
 
 NDARRAY_F32 = "numpy.typing.NDArray[numpy.float32]"
-# An array argument: what the call converts to an array (docs/calling.md, "Signatures and
-# typed stubs").
+# An array argument: what the call converts to an array
+# (docs/calling.md, "Signatures and typed stubs").
 ARRAY_LIKE = "numpy.typing.ArrayLike"
 
 
