@@ -182,7 +182,10 @@ class OriginalCall:
     ``updates``: the arguments the function updates in place (a torch program's
     `user_inputs_to_mutate`), each an argument leaf and the result leaf that holds its
     new value (a result leaf ``result`` does not show): the caller writes that value
-    into the array it passed."""
+    into the array it passed. ``by_name``: the positional parameters may also be given
+    by keyword, by their labels (a torch program's `forward(self, x, state)`: Python's
+    positional-or-keyword parameters). ``keyword_only``: the keyword parameters are
+    taken by keyword only (JAX, torch), not positionally after the positional ones."""
 
     positional: tuple[CallNode, ...]
     keywords: tuple[tuple[str, CallNode], ...]
@@ -194,3 +197,5 @@ class OriginalCall:
     constraints: tuple[DimConstraint, ...] = ()
     state: tuple[StateGlobal, ...] = ()
     updates: tuple[tuple[int, int], ...] = ()
+    by_name: bool = False
+    keyword_only: bool = False

@@ -376,6 +376,7 @@ def _python_signature(function: StubFunction) -> inspect.Signature:
     else:
         kinds = {
             "positional": inspect.Parameter.POSITIONAL_ONLY,
+            "either": inspect.Parameter.POSITIONAL_OR_KEYWORD,
             "keyword": inspect.Parameter.KEYWORD_ONLY,
         }
         found = [

@@ -392,6 +392,13 @@ class CallPlan:
         ``send``: each leaf, once checked, as the VM is to be given it (``send(array)``:
         a host array the device reads in place, as a buffer view of its memory)."""
         count = len(self._positional)
+        if self.call.by_name:
+            args, kwargs = self._by_name(args, kwargs)
+        if len(args) > count and self.call.keyword_only:
+            raise AbiError(
+                f"argument {count}: unexpected positional argument (the function takes "
+                f"{count} positional argument{'' if count == 1 else 's'})"
+            )
         if len(args) > count:
             extra = args[count:]
             if len(extra) > len(self._names):
@@ -443,6 +450,27 @@ class CallPlan:
                 if flat[index] is not value:
                     sent.append(value)
         return [_fill(template, flat) for template in self._roots], targets, sent
+
+    def _by_name(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], Mapping[str, Any]]:
+        """``args`` and ``kwargs`` with the positional parameters given by keyword (their
+        labels) moved to their positions, as Python binds a positional-or-keyword
+        parameter; each filled once."""
+        labels = [str(label) for label in self._labels]
+        for name in labels[: len(args)]:
+            if name in kwargs:
+                raise AbiError(f"argument {name!r}: given both positionally and by keyword")
+        named = [name for name in labels[len(args) :] if name in kwargs]
+        if not named:
+            return args, kwargs
+        given = list(args)
+        for name in labels[len(args) :]:
+            if name not in kwargs:
+                break  # the first one missing is reported as missing
+            given.append(kwargs[name])
+        rest = {name: value for name, value in kwargs.items() if name not in labels[: len(given)]}
+        return tuple(given), rest
 
     def _argument(
         self, node: CallNode, root: IndexPathComponent, given: list[int]

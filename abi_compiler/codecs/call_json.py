@@ -111,6 +111,10 @@ def encode_call(call: OriginalCall) -> str:
         obj["state"] = [encode_global(g) for g in call.state]
     if call.updates:
         obj["updates"] = [list(item) for item in call.updates]
+    if call.by_name:
+        obj["by_name"] = True
+    if call.keyword_only:
+        obj["kwonly"] = True
     return json.dumps(obj, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
 
 
@@ -216,6 +220,8 @@ def decode_call(text: str | bytes) -> OriginalCall:
         "constraints",
         "state",
         "updates",
+        "by_name",
+        "kwonly",
     }
     extra = sorted(set(obj) - allowed)
     if extra:
@@ -239,6 +245,17 @@ def decode_call(text: str | bytes) -> OriginalCall:
         len(labels) != len(positional) or not all(x is None or isinstance(x, str) for x in labels)
     ):
         _fail("labels: expected a name or null per positional argument")
+    by_name, keyword_only = obj.get("by_name", False), obj.get("kwonly", False)
+    for member, flag in (("by_name", by_name), ("kwonly", keyword_only)):
+        if not isinstance(flag, bool):
+            _fail(f"{member}: expected true or false")
+    if by_name and (
+        len(labels) != len(positional)
+        or not all(isinstance(x, str) for x in labels)
+        or len(set(labels)) != len(labels)
+        or set(labels) & {name for name, _ in keywords}
+    ):
+        _fail("by_name: the positional parameters need distinct names of their own (labels)")
     symbols = []
     for item in _list(obj.get("symbols", []), "symbols"):
         if not (
@@ -285,6 +302,8 @@ def decode_call(text: str | bytes) -> OriginalCall:
         tuple(constraints),
         tuple(state),
         updates,
+        by_name,
+        keyword_only,
     )
 
 

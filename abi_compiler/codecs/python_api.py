@@ -112,10 +112,11 @@ def is_identifier(name: object) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
-    """A parameter of a function: ``kind`` positional-only or keyword-only."""
+    """A parameter of a function: ``kind`` positional-only, positional-or-keyword
+    (``"either"``: a torch program's `forward(self, x)`) or keyword-only."""
 
     name: str
-    kind: Literal["positional", "keyword"]
+    kind: Literal["positional", "either", "keyword"]
     annotation: str
 
 
@@ -159,7 +160,8 @@ class PythonApi:
             for position, (label, node) in enumerate(zip(labels, call.positional, strict=True)):
                 name = _parameter_name(label, position)
                 annotation = self.annotation(node, "argument", _camel(name), top=True)
-                found.append(Parameter(name, "positional", annotation))
+                kind: Literal["positional", "either"] = "either" if call.by_name else "positional"
+                found.append(Parameter(name, kind, annotation))
             found += [
                 Parameter(
                     name, "keyword", self.annotation(node, "argument", _camel(name), top=True)
@@ -202,7 +204,7 @@ class PythonApi:
         """The annotation of one node of an original call (``top``: a parameter's own,
         where a 0-d array argument also takes a Python number)."""
         if isinstance(node, (Array, Unused)):
-            return _array(node.dtype, top and node.dims == () and side == "argument")
+            return _ARGUMENT if side == "argument" else _array(node.dtype, False)
         if isinstance(node, NoneLeaf):
             return "None"
         if isinstance(node, Constant):
@@ -211,8 +213,11 @@ class PythonApi:
             if node.text is None and isinstance(node.value, float):
                 return "float"
             return "Any"
+        # A recorded class is one class for arguments and results (its instances are
+        # what results are rebuilt as): its fields are annotated as results are.
+        inner: Side = side if node.kind in ("tuple", "list", "dict") else "result"
         children = [
-            self.annotation(child, side, _nested_hint(hint, key))
+            self.annotation(child, inner, _nested_hint(hint, key))
             for child, key in zip(
                 node.children, node.keys or range(len(node.children)), strict=True
             )
@@ -308,6 +313,8 @@ class PythonApi:
         if node is None:
             return "None"
         if isinstance(node, Leaf):
+            if side == "argument" and isinstance(node.type, NDArray):
+                return _ARGUMENT
             return _record_type(node.type, top and side == "argument")
         if isinstance(node, SequenceNode):
             items = [
@@ -342,6 +349,7 @@ class PythonApi:
             result = self.result(function)
             methods.append(_method(function.name, parameters, result))
         protocol = self._fresh("CompiledModule")
+        session = self._fresh("CompiledSession")
         types = [c for c in self.classes if c.recorded is not None]
         lines = [
             f'"""{_docstring(f"Typed API of the compiled module {source!r}.")}',
@@ -362,15 +370,47 @@ class PythonApi:
             "import numpy",
             "import numpy.typing",
             "",
-            "__all__ = " + _list_literal([*(c.name for c in self.classes), protocol, "load"]),
+            "__all__ = "
+            + _list_literal([*(c.name for c in self.classes), protocol, session, "load"]),
             "",
         ]
         for cls in self.classes:
             lines += ["", *cls.lines, ""]
-        lines += ["", f"class {protocol}(Protocol):"]
-        lines += [f'    """{_docstring(f"The functions of {source!r}.")}"""', ""]
+        lines += ["", f"class {session}(Protocol):"]
+        lines += [
+            '    """'
+            + _docstring(f"The functions of {source!r} with state of their own (`session()`).")
+            + '"""',
+            "",
+        ]
         for method in methods:
             lines += [*method, ""]
+        lines += [
+            "    def reset(self) -> None: ...",
+            "",
+            "    def close(self) -> None: ...",
+            "",
+            f"    def __enter__(self) -> {session}: ...",
+            "",
+            "    def __exit__(self, *exc: object) -> None: ...",
+            "",
+            "",
+            f"class {protocol}(Protocol):",
+            f'    """{_docstring(f"The functions of {source!r}.")}"""',
+            "",
+        ]
+        for method in methods:
+            lines += [*method, ""]
+        lines += [
+            f"    def session(self) -> {session}: ...",
+            "",
+            "    def close(self) -> None: ...",
+            "",
+            f"    def __enter__(self) -> {protocol}: ...",
+            "",
+            "    def __exit__(self, *exc: object) -> None: ...",
+            "",
+        ]
         lines += [
             "",
             "# The recorded class names and the classes above that results are built as.",
@@ -379,13 +419,35 @@ class PythonApi:
             "}",
             "",
             "",
-            "def load(path: str | os.PathLike[str]"
-            + ("" if default_path is None else f" = {default_path!r}")
-            + f", **options: Any) -> {protocol}:",
-            '    """Load the module (`abi_compiler.iree.load`; its options are taken as they',
-            '    are, with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+            *(
+                [
+                    f"def load(path: str | os.PathLike[str], **options: Any) -> {protocol}:",
+                    '    """Load the module (`abi_compiler.iree.load`; its options are taken '
+                    "as they",
+                    '    are, with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+                ]
+                if default_path is None
+                else [
+                    "def load(path: str | os.PathLike[str] | None = None, **options: Any) -> "
+                    f"{protocol}:",
+                    '    """Load the module (`abi_compiler.iree.load`), by default the one this '
+                    "stub",
+                    "    was written from, found beside this file; its options are taken as "
+                    "they are,",
+                    '    with ``types=TYPES`` and ``results="numpy"`` unless given)."""',
+                ]
+            ),
             "    from abi_compiler import iree",
             "",
+            *(
+                []
+                if default_path is None
+                else [
+                    "    if path is None:",
+                    "        here = os.path.dirname(os.path.abspath(__file__))",
+                    f"        path = os.path.join(here, {default_path!r})",
+                ]
+            ),
             "    options.setdefault('types', TYPES)",
             "    options.setdefault('results', 'numpy')",
             f"    return cast({protocol!r}, iree.load(path, **options))",
@@ -423,9 +485,16 @@ def _docstring(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+# What a loaded module and its sessions have of their own: a function of one of these
+# names is reached as module["…"] only.
+_OWN_MEMBERS = frozenset({"session", "close", "reset", "closed", "function_names"})
+
+
 def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[str]:
     python = name if is_identifier(name) else None
     head = "    def " + (python or "__getitem__")
+    if name in _OWN_MEMBERS:
+        return [f"    # {name!r}: call it as module[{name!r}](…) (the module's own {name!r})"]
     if python is None:
         # A name Python cannot spell (`predict.v2`): reached as module["…"], which the
         # Protocol cannot type per name; a comment keeps it visible.
@@ -434,10 +503,12 @@ def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[
         return [f"{head}(self, *args: Any, **kwargs: Any) -> {result}: ..."]
     parts = ["self"]
     positional = [p for p in parameters if p.kind == "positional"]
+    either = [p for p in parameters if p.kind == "either"]
     keywords = [p for p in parameters if p.kind == "keyword"]
     parts += [f"{p.name}: {p.annotation}" for p in positional]
     if positional:
         parts.append("/")
+    parts += [f"{p.name}: {p.annotation}" for p in either]
     if keywords:
         parts.append("*")
         parts += [f"{p.name}: {p.annotation}" for p in keywords]
@@ -445,6 +516,12 @@ def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[
     if len(line) <= _WIDTH:
         return [line]
     return [f"{head}(", *(f"        {part}," for part in parts), f"    ) -> {result}: ..."]
+
+
+# An array argument: whatever the call converts to an array (numpy arrays and scalars,
+# nested lists of numbers, Python numbers, torch tensors, IREE device arrays: numpy's
+# `ArrayLike`, which takes any object with `__array__`); the call checks its dtype and dims.
+_ARGUMENT = "numpy.typing.ArrayLike"
 
 
 def _array(dtype: str | None, scalar: bool) -> str:

@@ -278,14 +278,31 @@ _JAX_UNREGISTERED = re.compile(r"unregistered type `([^`]+)`")
 _FRAMEWORKS = {"onnx": "onnx", "torch": "torch", "jax": "JAX", "tf": "TensorFlow"}
 
 
-def _needs(kind: str, path: str) -> UsageError:
+def _needs(kind: str, path: str, error: ImportError) -> UsageError:
+    """The message for an input whose framework, or a module it needs, is missing: names
+    that module (jax reads a serialized export with `flatbuffers`, which it does not
+    install itself) and the extra that installs it."""
     what = f"is {_KIND_NAMES[kind]}; reading it"
     if kind == "jax":  # told by elimination: only JAX can read the flatbuffer
         what = (
             "is not MLIR, an ONNX model, a SavedModel or a torch program; "
             "reading it as a serialized JAX export"
         )
-    return UsageError(f"'{path}' {what} needs {_FRAMEWORKS[kind]}: pip install '{EXTRAS[kind]}'")
+    missing = _missing_module(error)
+    module = f" (no module named '{missing}')" if missing else ""
+    return UsageError(
+        f"'{path}' {what} needs {_FRAMEWORKS[kind]}{module}: pip install '{EXTRAS[kind]}'"
+    )
+
+
+def _missing_module(error: BaseException | None) -> str | None:
+    """The name of the module whose import failed, from ``error`` or what it was raised
+    from (jax re-raises a missing `flatbuffers` as a plain `ImportError` without one)."""
+    while error is not None:
+        if isinstance(error, ImportError) and error.name:
+            return error.name
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
@@ -326,6 +343,8 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
             data = stream.read()
         try:
             exported = export.deserialize(bytearray(data))
+        except ImportError:  # a module JAX reads the flatbuffer with: not a wrong input
+            raise
         except Exception as error:  # a flatbuffer that is not one: any exception
             unregistered = _JAX_UNREGISTERED.search(str(error))
             if unregistered is not None:  # an export whose tree holds the user's class
@@ -339,8 +358,8 @@ def _program(item: _Input, signatures: list[str], inline: bool) -> Any:
                 f"or a serialized JAX export ({type(error).__name__} when read as one)"
             ) from None
         return jax_frontend.program(exported)
-    except ImportError:
-        raise _needs(item.kind, item.path) from None
+    except ImportError as error:
+        raise _needs(item.kind, item.path, error) from None
     except UsageError:
         raise
     except AbiError as error:

@@ -385,8 +385,12 @@ def _stub(args: argparse.Namespace) -> int:
         return 1
     stubbed = [StubFunction(f.name, f.call, f.signature) for f in functions]
     source = os.path.basename(name) if args.file != "-" else "<stdin>"
-    # A compiled module is loaded from where it was read; MLIR must be compiled first.
-    default = args.file if args.file != "-" and is_vmfb(data) else None
+    # A compiled module is loaded from where it was read, found from the stub's own folder
+    # (the output's; standard output: the current one); MLIR must be compiled first.
+    default = None
+    if args.file != "-" and is_vmfb(data):
+        folder = os.path.dirname(os.path.abspath(args.output)) if args.output else os.curdir
+        default = args.file if os.path.isabs(args.file) else os.path.relpath(args.file, folder)
     text = PythonApi().stub(stubbed, source, package_version(), default)
     if args.output is None:
         _write(text)

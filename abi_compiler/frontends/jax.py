@@ -349,8 +349,15 @@ def _path_attr(path: IndexPath) -> Any:
     )
 
 
+def _entries(attrs: Any) -> dict[str, Any]:
+    """The attributes of a dictionary attribute, by name (the bindings' `DictAttr` is
+    indexed, not iterated)."""
+    dictionary = ir.DictAttr(attrs)
+    return {dictionary[i].name: dictionary[i].attr for i in range(len(dictionary))}
+
+
 def _with_path(attrs: Any, path: IndexPath) -> Any:
-    entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
+    entries = _entries(attrs)
     entries[ABI_INDEX_PATH] = _path_attr(path)
     return ir.DictAttr.get(entries)
 
@@ -403,12 +410,10 @@ def _rewrite(
             call = _original_call(exported, convention, names, platform)
             entries = {}
             if REFLECTION in main.attributes:
-                entries = {
-                    named.name: named.attr for named in ir.DictAttr(main.attributes[REFLECTION])
-                }
+                entries = _entries(main.attributes[REFLECTION])
             entries[ABI_CALL] = ir.StringAttr.get(encode_call(call))
             main.attributes[REFLECTION] = ir.DictAttr.get(entries)
-        return module.operation.get_asm(enable_debug_info=True), call
+        return str(module.operation.get_asm(enable_debug_info=True)), call
 
 
 def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
@@ -455,8 +460,7 @@ def _argument_names(text: str, main: Any) -> tuple[str | None, ...]:
                         locations[argument] = location_name(text, at[0], aliases)
     names: list[str | None] = []
     for attrs, location in zip(main.arg_attrs, locations, strict=True):
-        entries = {named.name: named.attr for named in ir.DictAttr(attrs)}
-        info = entries.get(JAX_ARG_INFO)
+        info = _entries(attrs).get(JAX_ARG_INFO)
         names.append(ir.StringAttr(info).value if info is not None else location)
     return tuple(names)
 
@@ -659,6 +663,9 @@ def _original_call(
         tuple(Symbol(name, _SYMBOL_LOW, None) for name in sorted(symbols)),
         fixed,
         _constraints(tuple(related)),
+        # `exported.call` takes its keywords by keyword only (a value given positionally
+        # changes the call's tree) and its positional parameters by position only.
+        keyword_only=True,
     )
 
 

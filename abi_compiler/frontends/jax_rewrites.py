@@ -1,5 +1,5 @@
-"""Rewrites of a shape-polymorphic JAX export for what IREE 3.13 cannot lower
-(docs/calling.md, "Shape polymorphism").
+"""Rewrites of a JAX export for what IREE 3.13 cannot lower or run (docs/calling.md,
+"Shape polymorphism" and "Compiler flags").
 
 `abi_compiler.frontends.jax` runs `for_iree(module)` on the export's module (the MLIR
 Python bindings that ship with jaxlib) before writing its calling convention. Each
@@ -36,6 +36,7 @@ def for_iree(module: Any) -> list[str]:
     merges_as_collapse(module)
     flatten_dot_generals(module)
     constant_index_as_slice(module)
+    loop_constants_behind_barriers(module)
     return refused
 
 
@@ -754,3 +755,44 @@ def _constant_int(value: Any) -> int | None:
     if values.is_splat:
         return int(ir.IntegerAttr(values.get_splat_value()).value)
     return int(values[0]) if len(values) == 1 else None
+
+
+# --------------------------------------------------------------------------------------
+# Loops that start from a constant the function also returns.
+# IREE 3.13 keeps one copy of a constant: when a function returns it and a
+# `stablehlo.while` starts from it (JAX's `fori_loop` counter, 0, in the threefry
+# PRNG of every `flax` init, beside a returned `jnp.zeros((), jnp.int32)` or optax's
+# `count`), the loop is handed the function's result buffer, and the call fails in
+# IREE's runtime: `OUT_OF_RANGE; indirect buffer reference slot 0 is out range of the
+# declared binding capacity of the command buffer 0; while invoking native function
+# hal.command_buffer.copy_buffer` (a null buffer copied; with or without indirect
+# command buffers). docs/calling.md, "Compiler flags".
+# --------------------------------------------------------------------------------------
+
+WHILE = "stablehlo.while"
+BARRIER = "stablehlo.optimization_barrier"
+
+
+def loop_constants_behind_barriers(module: Any) -> int:
+    """Pass each operand of a `stablehlo.while` that a `stablehlo.constant` makes through
+    a `stablehlo.optimization_barrier` of its own (the same value), so that IREE starts
+    the loop from a value of the loop's own, not from a constant it also returns.
+    Returns how many operands were so passed."""
+    found: list[tuple[Any, int]] = []
+
+    def visit(op: Any) -> Any:
+        if op.operation.name == WHILE:
+            for index, operand in enumerate(op.operation.operands):
+                if isinstance(operand, ir.OpResult) and operand.owner.name == "stablehlo.constant":
+                    found.append((op.operation, index))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op, index in found:
+        operand = op.operands[index]
+        with op.location:
+            barrier = ir.Operation.create(
+                BARRIER, results=[operand.type], operands=[operand], ip=ir.InsertionPoint(op)
+            )
+        op.operands[index] = barrier.results[0]
+    return len(found)

@@ -37,6 +37,8 @@ from __future__ import annotations
 import collections
 import copy
 import dataclasses
+import keyword
+from collections.abc import Mapping
 from typing import Any
 
 try:
@@ -164,7 +166,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
         module = _import(exported)
     finally:
         for tensor in parameters.values():
-            del tensor._turbine_external_tensor_trait
+            delattr(tensor, "_turbine_external_tensor_trait")
     # Before `rewrite`: an `index_copy` is checked as one (it refuses negative indices).
     insert_index_checks(module, [name for name in _user_input_names(exported) if name])
     rewrite(module)
@@ -185,6 +187,10 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     result = _renamed(result, names)
     symbols = tuple(Symbol(names.get(s.name, s.name), s.low, s.high) for s in _symbols(exported))
     call = original_call(positional, keywords, result, found, "torch", symbols)
+    labels = _parameter_names(exported, len(positional), keywords)
+    call = dataclasses.replace(
+        call, labels=labels or (), by_name=labels is not None, keyword_only=True
+    )
     # The updated inputs: their positions among @main's arguments and results (flatten
     # order), and as leaves of the records (which sort dict keys).
     inputs_at = _tensor_inputs(exported)
@@ -641,6 +647,27 @@ def _user_values(exported: torch.export.ExportedProgram, side: str) -> list[Any]
         else:
             values.append(nodes[argument.name].meta.get("val"))
     return values
+
+
+def _parameter_names(
+    exported: torch.export.ExportedProgram, count: int, keywords: Mapping[str, Any]
+) -> tuple[str, ...] | None:
+    """The names of the ``count`` positional parameters of the program's `forward`, as
+    torch.export records them (its ``forward_arg_names``: the positional ones, then the
+    keyword ones), when they are distinct Python names; None else (they are then taken
+    by position only)."""
+    graph = getattr(exported, "module_call_graph", None) or [None]
+    signature = getattr(graph[0], "signature", None)
+    names = list(getattr(signature, "forward_arg_names", None) or ())
+    if len(names) != count + len(keywords) or set(names[count:]) != set(keywords):
+        return None
+    positional = tuple(names[:count])
+    if len(set(names)) != len(names) or not all(
+        isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)
+        for name in positional
+    ):
+        return None
+    return positional
 
 
 def _user_input_names(exported: torch.export.ExportedProgram) -> list[str | None]:

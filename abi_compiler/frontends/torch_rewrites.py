@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "OPERATOR_ALIASES",
     "SCALAR_OPERATOR_ALIASES",
+    "diff_as_subtractions",
     "index_copy_as_index_put",
     "rewrite",
     "single_query_attention",
@@ -34,6 +35,7 @@ def rewrite(module: Any) -> int:
     return (
         spell_operators_as_bitwise(module)
         + index_copy_as_index_put(module)
+        + diff_as_subtractions(module)
         + single_query_attention(module)
         + gelu_tanh_as_math(module)
     )
@@ -262,6 +264,128 @@ def _index_copy_dim(operation: Any) -> int | None:
     value = int(str(owner.attributes["value"]).split(":")[0])
     value = value + rank if value < 0 else value
     return value if 0 <= value < rank else None
+
+
+# --- diff as subtractions of slices ---------------------------------------------------
+
+# `aten.diff(self, n, dim, prepend, append)` (`torch.diff`; transformers' masks compute
+# `torch.diff(position_ids, prepend=…)` to find packed sequences when a model is called
+# without an `attention_mask`) has no torch-mlir op: it is imported as `torch.operator
+# "torch.aten.diff"`, which IREE 3.13 refuses (`failed to legalize operation
+# 'torch.operator'`). It is torch's own reference decomposition (`torch._refs.diff`):
+# `prepend`, `self` and `append` concatenated at ``dim``, then ``n`` times
+# `x[1:] - x[:-1]` at ``dim`` (`logical_xor` for bool), which are exact.
+DIFF = "torch.aten.diff"
+# What `x[1:]` reads to: the end torch.export writes for an open slice.
+_SLICE_TO_THE_END = 2**63 - 1
+
+
+def diff_as_subtractions(module: Any) -> int:
+    """Rewrite, in a torch-dialect module (iree-turbine's), each `aten.diff(self, n, dim,
+    prepend, append)` whose ``n`` (at least 1) and ``dim`` are constants and whose
+    ``prepend`` and ``append`` are None or tensors of ``self``'s rank and element type as
+    `aten.cat` of them and ``n`` subtractions (`aten.sub.Tensor`; `aten.logical_xor` for
+    bool) of `aten.slice.Tensor`s at ``dim``: the same result type and location. Returns
+    how many ops were rewritten; another `diff` stays as it is (IREE reports it)."""
+    from iree.compiler import ir
+
+    found = [
+        (operation, form)
+        for operation in _imported_as_operator(module, DIFF)
+        if (form := _diff_form(operation)) is not None
+    ]
+    for operation, (order, dim) in found:
+        with operation.context, operation.location:
+            _write_diff(operation, order, dim, _Builder(ir.InsertionPoint(operation)))
+    return len(found)
+
+
+def _imported_as_operator(module: Any, name: str) -> list[Any]:
+    """The ops of ``module`` torch-mlir has no definition of, imported as `torch.operator`
+    named ``name`` (or its ``.default`` overload)."""
+    from iree.compiler import ir
+
+    found: list[Any] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name != "torch.operator":
+            return ir.WalkResult.ADVANCE
+        if ir.StringAttr(operation.attributes["name"]).value in (name, name + ".default"):
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def _diff_form(operation: Any) -> tuple[int, int] | None:
+    """``(n, dim)`` of a `diff` `diff_as_subtractions` rewrites (``dim`` made
+    non-negative), or None for another."""
+    operands = list(operation.operands)
+    if len(operands) != 5 or len(operation.results) != 1:
+        return None
+    source, order, dim, *ends = operands
+    dims, element = _shape(source)
+    result_dims, result_element = _shape(operation.results[0])
+    if not element or result_element != element or len(result_dims) != len(dims) or not dims:
+        return None
+    for end in ends:
+        if _constant(end, "torch.constant.none") is None:
+            end_dims, end_element = _shape(end)
+            if end_element != element or len(end_dims) != len(dims):
+                return None
+    written_order = _constant(order, "torch.constant.int")
+    written_dim = _constant(dim, "torch.constant.int")
+    if written_order is None or written_dim is None or int(written_order) < 1:
+        return None
+    at = int(written_dim) + len(dims) if int(written_dim) < 0 else int(written_dim)
+    return (int(written_order), at) if 0 <= at < len(dims) else None
+
+
+def _write_diff(operation: Any, order: int, dim: int, build: _Builder) -> None:
+    """Replace the `diff` ``operation`` (one `_diff_form` took) by its subtractions."""
+    source, _, _, prepend, append = list(operation.operands)
+    parts = [
+        part for part in (prepend, source, append) if _constant(part, "torch.constant.none") is None
+    ]
+    dims, element = _shape(source)
+    combined = source
+    if len(parts) > 1:
+        lengths = [_shape(part)[0][dim] for part in parts]
+        length = str(sum(map(int, lengths))) if all(x.isdigit() for x in lengths) else "?"
+        dims = [*dims[:dim], length, *dims[dim + 1 :]]
+        listed = build.op("torch.prim.ListConstruct", "!torch.list<vtensor>", *parts)
+        combined = build.op("torch.aten.cat", _vtensor(dims, element), listed, build.integer(dim))
+    step = "torch.aten.logical_xor" if element == "i1" else "torch.aten.sub.Tensor"
+    if dims[dim].isdigit():  # past its length a diff is empty, and stays so
+        order = min(order, int(dims[dim]) + 1)
+    for _ in range(order):
+        length = dims[dim]
+        dims[dim] = str(max(int(length) - 1, 0)) if length.isdigit() else "?"
+        shorter = _vtensor(dims, element)
+        later = _slice(build, combined, shorter, dim, 1, _SLICE_TO_THE_END)
+        earlier = _slice(build, combined, shorter, dim, 0, -1)
+        alpha = [] if element == "i1" else [build.integer(1)]
+        combined = build.op(step, shorter, later, earlier, *alpha)
+    result = operation.results[0]
+    if str(combined.type) != str(result.type):  # the result's dims as torch.export knew them
+        combined = build.op("torch.tensor_static_info_cast", str(result.type), combined)
+    result.replace_all_uses_with(combined)
+    operation.erase()
+
+
+def _slice(build: _Builder, tensor: Any, result: str, dim: int, start: int, end: int) -> Any:
+    """`tensor[start:end]` at ``dim``, of type ``result``."""
+    return build.op(
+        "torch.aten.slice.Tensor",
+        result,
+        tensor,
+        build.integer(dim),
+        build.integer(start),
+        build.integer(end),
+        build.integer(1),
+    )
 
 
 # --- attention of one query -------------------------------------------------------------

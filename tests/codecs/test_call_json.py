@@ -360,3 +360,66 @@ def test_a_malformed_key_dtype_is_refused(dtype: str) -> None:
     assert str(raised.value) == (
         f"abi.call: dtype: expected a numpy dtype name or null, got {dtype!r}"
     )
+
+
+def test_parameter_names_and_how_they_are_taken() -> None:
+    """A torch program's `forward(self, x, state, *, gate)`: its positional parameters'
+    names, which a call may also give by keyword (`by_name`), and keywords taken by
+    keyword only (`kwonly`); a file without them reads as before (by position only,
+    keywords also positionally)."""
+    a = Array(0, "float32", (2,))
+    call = OriginalCall(
+        (a, Array(1, "float32", (2,))),
+        (("gate", Array(2, "float32", (2,))),),
+        a,
+        "torch",
+        ("x", "state"),
+        by_name=True,
+        keyword_only=True,
+    )
+    text = encode_call(call)
+    assert text == (
+        '{"args":[{"dims":[2],"dtype":"float32","i":0,"t":"array"},'
+        '{"dims":[2],"dtype":"float32","i":1,"t":"array"}],"by_name":true,'
+        '"kwargs":[["gate",{"dims":[2],"dtype":"float32","i":2,"t":"array"}]],'
+        '"kwonly":true,"labels":["x","state"],'
+        '"result":{"dims":[2],"dtype":"float32","i":0,"t":"array"},"tensor":"torch","v":1}'
+    )
+    assert decode_call(text) == call
+    assert (
+        format_call(call) == "(x: float32[2], state: float32[2], *, gate: float32[2]) -> float32[2]"
+    )
+    old = text.replace('"by_name":true,', "").replace('"kwonly":true,', "")
+    assert decode_call(old) == dataclasses.replace(call, by_name=False, keyword_only=False)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('"by_name":true', '"by_name":1'), "by_name: expected true or false"),
+        (('"kwonly":true', '"kwonly":"yes"'), "kwonly: expected true or false"),
+        (
+            ('"labels":["x","state"]', '"labels":["x",null]'),
+            "by_name: the positional parameters need distinct names of their own (labels)",
+        ),
+        (
+            ('"labels":["x","state"]', '"labels":["x","x"]'),
+            "by_name: the positional parameters need distinct names of their own (labels)",
+        ),
+        (
+            ('"labels":["x","state"]', '"labels":["x","gate"]'),
+            "by_name: the positional parameters need distinct names of their own (labels)",
+        ),
+    ],
+)
+def test_malformed_parameter_names(change: tuple[str, str], message: str) -> None:
+    text = (
+        '{"args":[{"dims":null,"dtype":null,"i":0,"t":"array"},'
+        '{"dims":null,"dtype":null,"i":1,"t":"array"}],"by_name":true,'
+        '"kwargs":[["gate",{"dims":null,"dtype":null,"i":2,"t":"array"}]],"kwonly":true,'
+        '"labels":["x","state"],"result":{"t":"none"},"v":1}'
+    )
+    decode_call(text)
+    with pytest.raises(AbiError) as error:
+        decode_call(text.replace(*change))
+    assert str(error.value) == f"abi.call: {message}"

@@ -399,6 +399,29 @@ def test_a_missing_framework_names_the_extra(
     assert err.count("\n") == 1
 
 
+def test_a_missing_module_jax_reads_exports_with_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jax reads a serialized export with `flatbuffers`, which it does not install: without
+    it, the message names the module and the extra (which installs it), not 'not MLIR,
+    … (ImportError when read as one)'."""
+    jax = pytest.importorskip("jax")
+    from jax import export
+
+    serialized = tmp_path / "model.jax"
+    serialized.write_bytes(export.export(jax.jit(lambda x: x + 1))(np.zeros(2)).serialize())
+    monkeypatch.setitem(sys.modules, "flatbuffers", None)
+    monkeypatch.delitem(sys.modules, "jax._src.export.serialization", raising=False)
+    status, err = _run([serialized, "-o", tmp_path / "out.vmfb"], capsys)
+    assert (status, err) == (
+        1,
+        f"abi-compile: error: '{serialized}' is not MLIR, an ONNX model, a SavedModel or a "
+        "torch program; reading it as a serialized JAX export needs JAX (no module named "
+        "'flatbuffers'): pip install 'abi-compiler[jax]'\n",
+    )
+    assert not (tmp_path / "out.vmfb").exists()
+
+
 def test_the_command_exits_1_without_a_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f(\n")

@@ -57,6 +57,32 @@ print(out[1].third)
 """
 
 
+# What a user writes (README, docs/calling.md): nested lists and numpy scalars as inputs,
+# a session's loop, run from another folder than the stub's (load() finds the module
+# beside the stub).
+SESSION = """
+import numpy as np
+
+from model_api import CompiledModule, CompiledSession, load
+
+module: CompiledModule = load()
+features = [[0.5, -1.0, 2.0, 0.0], [1.0, 1.0, 1.0, 1.0]]
+with module.session() as session:
+    steps: CompiledSession = session
+    for step in range(2):
+        out = steps.main(
+            {"features": np.asarray(features, np.float32)},
+            (np.float32(step) + np.ones(3, np.float32), [1, 2, 3]),
+            2,
+            mask=[True, False, True],
+            ids=np.arange(3, dtype=np.uint8),
+        )
+        print(out[1].first.tolist(), out[1].second.tolist())
+    steps.reset()
+module.close()
+"""
+
+
 @pytest.fixture(scope="module")
 def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("stub")
@@ -80,12 +106,13 @@ def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert (done.returncode, done.stderr) == (0, "")
     (folder / "call.py").write_text(CALL)
     (folder / "wrong.py").write_text(WRONG)
+    (folder / "session.py").write_text(SESSION)
     return folder
 
 
 def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
-    # abi_compiler is found on MYPYPATH (an editable install's import hook is invisible to
-    # mypy); its own modules are not what is checked here.
+    # abi_compiler is found on MYPYPATH (this checkout, whatever this process has
+    # installed); its own modules are not what is checked here.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
     return subprocess.run(
         [
@@ -132,3 +159,26 @@ def test_mypy_accepts_a_correct_call_and_refuses_wrong_ones(stubbed: Path) -> No
         '"Pair" has no attribute "third"  [attr-defined]',
         'Unexpected keyword argument "idz" for "main" of "CompiledModule"  [call-arg]',
     ]
+
+
+def test_a_session_loop_of_lists_type_checks_and_runs_from_another_folder(
+    stubbed: Path, tmp_path: Path
+) -> None:
+    """The stub's `session()` gives a typed session of the same functions, its inputs
+    take what the call takes (`ArrayLike`: lists, numpy scalars), and `load()` finds the
+    module beside the stub, not in the current folder."""
+    checked = _mypy(stubbed, "session.py")
+    assert (checked.returncode, checked.stdout) == (
+        0,
+        "Success: no issues found in 2 source files\n",
+    )
+    done = subprocess.run(
+        [sys.executable, str(stubbed / "session.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(stubbed), str(ROOT)])},
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "[2.0, 2.0, 2.0] [1, 2, 3]\n[4.0, 4.0, 4.0] [1, 2, 3]\n"

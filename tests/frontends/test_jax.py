@@ -183,6 +183,11 @@ def test_compile_takes_the_original_call(everything_export: Any) -> None:
             lambda a, k: (a, {"scale": k["scale"], "w": k["w"]}),
             "argument 'extra': missing value",
         ),
+        (  # `exported.call` takes its keywords by keyword only
+            lambda a, k: ((*a, k["scale"]), {"w": k["w"], "extra": k["extra"]}),
+            "argument 4: unexpected positional argument (the function takes 4 positional "
+            "arguments)",
+        ),
     ],
 )
 def test_a_call_that_does_not_fit_names_the_path(
@@ -314,6 +319,39 @@ def test_flax_train_state_init(device: str) -> None:
     got = _compile(typed, device=device).main(typed_key)
     for i, (g, e) in enumerate(zip(jax.tree_util.tree_leaves(got), expected_leaves, strict=True)):
         _assert_same(g, e, f"typed key: leaf {i}")
+
+
+@pytest.mark.parametrize("returns", ["step", "train_state"])
+def test_a_flax_init_of_two_layers_returning_a_constant_step(returns: str) -> None:
+    """The docs' own case (docs/calling.md#compiler-flags): a two-layer flax init returning
+    `(params, jnp.zeros((), jnp.int32))`, or a `TrainState` with optax's adam, whose
+    constant 0 is also where the threefry PRNG's loop starts. It failed at the call
+    (`OUT_OF_RANGE; indirect buffer reference slot 0`) with every compiler flag; the JAX
+    frontend starts each loop from a value of its own (`loop_constants_behind_barriers`)."""
+    linen = pytest.importorskip("flax.linen")
+    optax = pytest.importorskip("optax")
+    train_state = pytest.importorskip("flax.training.train_state")
+
+    class MLP(linen.Module):  # type: ignore[misc,name-defined]
+        @linen.compact
+        def __call__(self, x: Any) -> Any:
+            return linen.Dense(3)(linen.relu(linen.Dense(4)(x)))
+
+    def init(rng: Any) -> Any:
+        params = MLP().init(rng, jnp.zeros((1, 2)))["params"]
+        if returns == "step":
+            return params, jnp.zeros((), jnp.int32)
+        return train_state.TrainState.create(
+            apply_fn=MLP().apply, params=params, tx=optax.adam(1e-3)
+        )
+
+    key = jax.random.PRNGKey(0)
+    exported = export.export(jax.jit(init))(key)
+    expected_leaves = jax.tree_util.tree_leaves(exported.call(key))
+    got_leaves = jax.tree_util.tree_leaves(_compile(exported).main(key))
+    assert len(got_leaves) == len(expected_leaves) == (5 if returns == "step" else 14)
+    for i, (g, e) in enumerate(zip(got_leaves, expected_leaves, strict=True)):
+        _assert_same(g, e, f"leaf {i}")
 
 
 def test_flax_model() -> None:

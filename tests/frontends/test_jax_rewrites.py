@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 import numpy as np
@@ -366,3 +367,37 @@ def test_a_constant_index_of_a_dynamic_input_becomes_a_slice() -> None:
         "-> tensor<?x32xf32>",
         "return %extracted_slice, %1 : tensor<?x32xf32>, tensor<?x32xf32>",
     ]
+
+
+# A `fori_loop` counter that starts from the constant the function also returns.
+LOOP_FROM_A_RETURNED_CONSTANT = """
+func.func public @main(%x: tensor<f32>) -> (tensor<f32>, tensor<i32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %five = stablehlo.constant dense<5> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<f32>
+  cond {
+    %p = stablehlo.compare LT, %i, %five, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %one : tensor<i32>
+    %w = stablehlo.add %v, %v : tensor<f32>
+    stablehlo.return %n, %w : tensor<i32>, tensor<f32>
+  }
+  return %r#1, %zero : tensor<f32>, tensor<i32>
+}
+"""
+
+
+def test_a_loop_starts_from_its_own_copy_of_a_constant() -> None:
+    with jax_mlir.make_ir_context():
+        module = ir.Module.parse(LOOP_FROM_A_RETURNED_CONSTANT)
+        assert jax_rewrites.loop_constants_behind_barriers(module) == 1
+        text = str(module)
+    assert text.count("stablehlo.optimization_barrier") == 1
+    barrier = re.search(r"(%\S+) = stablehlo.optimization_barrier (%\S+) : tensor<i32>", text)
+    assert barrier is not None
+    assert f"stablehlo.while(%iterArg = {barrier.group(1)}, %iterArg_1 = %arg0)" in text
+    assert f"return %1#1, {barrier.group(2)} : tensor<f32>, tensor<i32>" in text
+    compiled = _compile(LOOP_FROM_A_RETURNED_CONSTANT.replace("public @main", "@main"))
+    assert [float(v) for v in compiled.main(np.float32(1.5))] == [48.0, 0.0]

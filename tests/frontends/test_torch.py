@@ -96,21 +96,21 @@ def test_numpy_leaves_work_too(mlp: Any) -> None:
     [
         (
             lambda a, k: ((a[0], a[1], 3), k),
-            "argument 2: expected 2 (the value the program was exported with), got 3",
+            "argument steps: expected 2 (the value the program was exported with), got 3",
         ),
         (
             lambda a, k: (({"features": a[0]["features"], "other": 1}, a[1], 2), k),
-            "argument 0: expected a dict with keys ['features'], got keys ['features', 'other']",
+            "argument x: expected a dict with keys ['features'], got keys ['features', 'other']",
         ),
         (
             lambda a, k: ((a[0], (a[1][0], a[1][1].long()), 2), k),
-            "argument 1[1]: expected int32[3], got int64[3] (convert=True converts it)",
+            "argument pair[1]: expected int32[3], got int64[3] (convert=True converts it)",
         ),
         (
             lambda a, k: (a, {**k, "mask": torch.ones(4, dtype=torch.bool)}),
             "argument 'mask': expected bool[3], got bool[4]",
         ),
-        (lambda a, k: (a[:2], k), "argument 2: missing value"),
+        (lambda a, k: (a[:2], k), "argument steps: missing value"),
         (lambda a, k: (a, {"mask": k["mask"]}), "argument 'ids': missing value"),
     ],
 )
@@ -177,7 +177,7 @@ def test_dtypes() -> None:
     compiled = _compile(torch.export.export(Dtypes(), (z, x, flags)))
     assert_same_tree(compiled.main(z, x, flags), Dtypes()(z, x, flags))
     with pytest.raises(
-        AbiError, match=r"^argument 0: expected an array of complex64, got complex128$"
+        AbiError, match=r"^argument z: expected an array of complex64, got complex128$"
     ):
         compiled.main(z.to(torch.complex128), x, flags)
 
@@ -304,12 +304,12 @@ def test_a_shared_dim_and_its_bounds() -> None:
     for args, message in [
         (
             (torch.ones(3), torch.ones(5)),
-            f"argument 1: dimension 0 is 5, but argument 0 has 3 in dimension 0 for the "
+            f"argument y: dimension 0 is 5, but argument x has 3 in dimension 0 for the "
             f"same symbol {symbol!r}",
         ),
         (
             (torch.ones(11), torch.ones(11)),
-            f"argument 0: dimension 0 is 11, but symbol {symbol!r} is at most 10",
+            f"argument x: dimension 0 is 11, but symbol {symbol!r} is at most 10",
         ),
     ]:
         assert _error_of(compiled.main, *args) == message
@@ -325,7 +325,7 @@ def test_a_shared_dim_and_its_bounds() -> None:
     )
     symbol = "b"
     assert _error_of(_compile(above_two).main, torch.ones(2), torch.ones(2)) == (
-        f"argument 0: dimension 0 is 2, but symbol {symbol!r} is at least 3"
+        f"argument x: dimension 0 is 2, but symbol {symbol!r} is at least 3"
     )
     with pytest.raises(Exception):  # noqa: B017 - as torch
         above_two.module()(torch.ones(2), torch.ones(2))
@@ -345,7 +345,7 @@ def test_a_derived_dim() -> None:
     assert_same_tree(compiled.main(x, y), Pair()(x, y))
     message = _error_of(compiled.main, torch.ones(8), torch.ones(3))
     assert message == (
-        "argument 0: dimension 0 is 8, but 2*rows is 6 (rows is 3 from dimension 0 of argument 1)"
+        "argument x: dimension 0 is 8, but 2*rows is 6 (rows is 3 from dimension 0 of argument y)"
     )
     with pytest.raises(Exception):  # noqa: B017 - torch refuses it too
         program.module()(torch.ones(8), torch.ones(3))
@@ -366,16 +366,16 @@ def test_integer_inputs_are_checked_by_their_torch_dtype(dtype: str) -> None:
     got = compiled.main([low, high - 1])
     assert got.dtype == torch_dtype and got.tolist() == [low + 1, high]
     assert _error_of(compiled.main, [0, high + 1]) == (
-        f"argument 0[1]: value {high + 1} does not fit in {dtype}"
+        f"argument x[1]: value {high + 1} does not fit in {dtype}"
     )
     assert _error_of(compiled.main, [low - 1, 0]) == (
-        f"argument 0[0]: value {low - 1} does not fit in {dtype}"
+        f"argument x[0]: value {low - 1} does not fit in {dtype}"
     )
     other = ("u" + dtype) if not dtype.startswith("u") else dtype[1:]
     if hasattr(np, other):
         wrong = np.zeros(2, other)
         assert _error_of(compiled.main, wrong) == (
-            f"argument 0: expected an array of {dtype}, got {other}[2] (convert=True converts it)"
+            f"argument x: expected an array of {dtype}, got {other}[2] (convert=True converts it)"
         )
 
 
@@ -524,3 +524,68 @@ def test_the_state_is_named_after_its_buffers() -> None:
         blob = re.search(rf'{re.escape(found.group(1))}: "0x04000000([0-9A-Fa-f]+)"', text)
         assert blob is not None, name
         assert bytes.fromhex(blob.group(1)) == np.array(values, np.float32).tobytes(), name
+
+
+class Gated(torch.nn.Module):
+    def forward(self, x: Any, state: Any, *, gate: Any) -> Any:
+        return x * gate + state
+
+
+def test_parameters_keep_their_names_and_take_keywords_as_eager(tmp_path: Any) -> None:
+    """`forward(self, x, state, *, gate)` is called as eager torch calls it: `x` and
+    `state` by position or by name, `gate` by name only; `inspect.signature`, `abi-sig
+    show` and messages name them (it was `main(arg0, arg1, /, *, gate)`). A `.pt2` read
+    back gives the same call (its `forward_arg_names`)."""
+    import inspect
+
+    from abi_compiler.frontends import torch_archive
+
+    x, state, gate = torch.ones(2), torch.full((2,), 2.0), torch.full((2,), 3.0)
+    program = torch.export.export(Gated(), (x, state), {"gate": gate})
+    compiled = _compile(program)
+    want = Gated()(x, state, gate=gate)
+    for args, kwargs in [
+        ((x, state), {"gate": gate}),
+        ((x,), {"state": state, "gate": gate}),
+        ((), {"x": x, "state": state, "gate": gate}),
+        ((), {"gate": gate, "state": state, "x": x}),
+    ]:
+        torch.testing.assert_close(compiled.main(*args, **kwargs), want)
+    assert str(inspect.signature(compiled.main)) == (
+        "(x: 'numpy.typing.ArrayLike', state: 'numpy.typing.ArrayLike', *, "
+        "gate: 'numpy.typing.ArrayLike') -> 'numpy.typing.NDArray[numpy.float32]'"
+    )
+    assert "Called as main(x: float32[2], state: float32[2], *, gate: float32[2])" in (
+        compiled.main.__doc__ or ""
+    )
+    for args, kwargs, message in [
+        (
+            (x, state, gate),
+            {},
+            "argument 2: unexpected positional argument (the function takes 2 positional "
+            "arguments)",
+        ),
+        (
+            (x,),
+            {"x": x, "state": state, "gate": gate},
+            "argument 'x': given both positionally and by keyword",
+        ),
+        ((), {"state": state, "gate": gate}, "argument x: missing value"),
+        (
+            (x, state),
+            {"gate": gate, "other": x},
+            "argument 'other': unexpected keyword argument (keywords: 'gate')",
+        ),
+        (
+            (x, state.double()),
+            {"gate": gate},
+            "argument state: expected float32[2], got float64[2] (convert=True converts it)",
+        ),
+    ]:
+        with pytest.raises(AbiError) as error:
+            compiled.main(*args, **kwargs)
+        assert str(error.value) == message
+    torch.export.save(program, tmp_path / "gated.pt2")
+    read_back = torch_frontend.program(torch_archive.load(str(tmp_path / "gated.pt2"))).call
+    assert read_back == torch_frontend.program(program).call
+    assert read_back is not None and read_back.labels == ("x", "state") and read_back.by_name

@@ -289,3 +289,21 @@ def test_a_step_of_several_tokens_bounds_its_first_position() -> None:
     assert str(caught.value) == (
         f"argument 'cache_position': value 30 at [0] is outside [0, 29]{OUTSIDE}"
     )
+
+
+@pytest.mark.parametrize("kind", ["llama", "gpt2"])
+def test_a_model_called_with_input_ids_alone_compiles(kind: str) -> None:
+    """Without an `attention_mask`, transformers' masks look for packed sequences with
+    `torch.diff(position_ids, prepend=…)` (which IREE 3.13 refused: `failed to legalize
+    … torch.aten.diff`; the torch frontend spells it as subtractions, docs/calling.md,
+    "What the torch frontend rewrites"): the logits are eager's."""
+    model = _model(kind)
+    model.config.use_cache = False
+    ids = torch.tensor([PROMPT])
+    program = torch.export.export(model, (), {"input_ids": ids})
+    compiled = compile_quietly(program)
+    with torch.no_grad():
+        want = model(input_ids=ids).logits
+    torch.testing.assert_close(
+        torch.as_tensor(compiled.main(input_ids=ids).logits), want, rtol=1e-4, atol=1e-5
+    )

@@ -102,7 +102,7 @@ def test_the_compiled_program_refuses_a_row_past_the_cache() -> None:
     with pytest.raises(AbiError) as caught:
         module.main(torch.tensor([[1, 2, 3]]), torch.tensor([14, 15, 16]))
     assert str(caught.value) == (
-        "argument 1: value 14 at [0] is outside [0, 13]: the compiled module indexes a "
+        "argument position: value 14 at [0] is outside [0, 13]: the compiled module indexes a "
         "buffer with it"
     )
 
@@ -146,10 +146,10 @@ def test_compiled_lookups_refuse_what_iree_would_read_or_write_past_the_table() 
     _, row, _ = module.main(table, one, torch.tensor([-1]), one)
     assert row.tolist() == [70.0]
     for i, j, k, message in [
-        (-1, 0, 0, "argument 1: value -1 at [0] is outside [0, 7]"),
-        (8, 0, 0, "argument 1: value 8 at [0] is outside [0, 7]"),
-        (0, -9, 0, "argument 2: value -9 at [0] is outside [-8, 7]"),
-        (0, 0, -1, "argument 3: value -1 at [0] is outside [0, 7]"),
+        (-1, 0, 0, "argument i: value -1 at [0] is outside [0, 7]"),
+        (8, 0, 0, "argument i: value 8 at [0] is outside [0, 7]"),
+        (0, -9, 0, "argument j: value -9 at [0] is outside [-8, 7]"),
+        (0, 0, -1, "argument k: value -1 at [0] is outside [0, 7]"),
     ]:
         with pytest.raises(AbiError) as caught:
             module.main(table, torch.tensor([i]), torch.tensor([j]), torch.tensor([k]))

@@ -74,8 +74,8 @@ def test_dims_keep_the_users_names(outputs: Any) -> None:
     exported, _, _, module = outputs
     call = torch_frontend.program(exported, external_bytes=None).call
     assert call is not None and call.symbols[0].name == "seqlen"
-    assert format_call(call).startswith("(float32[seqlen,4]) -> (Scores(")
-    with pytest.raises(AbiError, match=r"^argument 0: dimension 0 is 17, but symbol 'seqlen' "):
+    assert format_call(call).startswith("(x: float32[seqlen,4]) -> (Scores(")
+    with pytest.raises(AbiError, match=r"^argument x: dimension 0 is 17, but symbol 'seqlen' "):
         module.main(torch.zeros(17, 4))
 
 
@@ -92,4 +92,4 @@ def test_a_shared_dim_keeps_its_name() -> None:
     )
     call = torch_frontend.program(exported, external_bytes=None).call
     assert call is not None
-    assert format_call(call) == "(float32[batch,4], float32[batch,4]) -> float32[batch,4]"
+    assert format_call(call) == "(x: float32[batch,4], y: float32[batch,4]) -> float32[batch,4]"

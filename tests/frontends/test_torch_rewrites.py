@@ -267,3 +267,55 @@ def test_compiled_attention_without_repeated_heads_returns_eager_values() -> Non
     got = compiled.main(*args)
     torch.testing.assert_close(got, model(*args), rtol=1e-5, atol=1e-6)
     assert torch.equal(got[0, 3], torch.zeros(1, 8))  # a head that allows no key
+
+
+class Diffs(torch.nn.Module):
+    """`torch.diff` as transformers' packed-sequence check writes it (`prepend`, at -1),
+    of a higher order with `append`, at dim 0, of bools, and past its length (empty)."""
+
+    def forward(self, ids: Any, x: Any, flags: Any) -> Any:
+        return (
+            torch.diff(ids, prepend=ids[:, :1] - 1, dim=-1),
+            torch.diff(x, n=2, dim=0, append=x[:1] * 3),
+            torch.diff(x, dim=1),
+            torch.diff(flags),
+            torch.diff(ids, n=9),
+        )
+
+
+def _diff_args() -> tuple[Any, ...]:
+    ids = torch.tensor([[0, 1, 2, 0, 1, 7]])
+    x = torch.tensor([[1.5, -2.0, 4.0], [0.25, 8.0, -1.0], [3.0, 3.0, 9.5]])
+    return ids, x, torch.tensor([True, False, False, True, True])
+
+
+def test_diff_becomes_subtractions_of_slices() -> None:
+    module = aot.export(torch.export.export(Diffs(), _diff_args())).mlir_module
+    assert str(module).count('"torch.aten.diff"') == 5
+    assert torch_rewrites.diff_as_subtractions(module) == 5
+    after = str(module)
+    assert "torch.aten.diff" not in after
+    # One sub per order (1 + 2 + 1; n=9 on 6 ids stops at the 7th, which is empty).
+    assert after.count("torch.aten.sub.Tensor") == 1 + 2 + 1 + 7
+    assert after.count("torch.aten.logical_xor") == 1
+    assert after.count("torch.aten.cat") == 2
+    assert torch_rewrites.diff_as_subtractions(module) == 0
+
+
+def test_compiled_diff_returns_eager_values() -> None:
+    args = _diff_args()
+    _assert_eager(torch.export.export(Diffs(), args), Diffs(), args)
+
+
+def test_compiled_diff_of_a_dynamic_length_returns_eager_values() -> None:
+    class PackedCheck(torch.nn.Module):
+        def forward(self, ids: Any) -> Any:
+            return torch.diff(ids, prepend=ids[:, :1] - 1, dim=-1) != 1
+
+    ids = torch.tensor([[0, 1, 2, 0, 1, 7]])
+    length = torch.export.Dim("length", max=64)
+    program = torch.export.export(PackedCheck(), (ids,), dynamic_shapes=({1: length},))
+    compiled = compile_quietly(program)
+    for row in ([[4, 5, 6]], [[0, 1, 2, 0, 1, 7, 8, 0]]):
+        value = torch.tensor(row)
+        assert torch.equal(torch.as_tensor(compiled.main(value)), PackedCheck()(value))

@@ -74,7 +74,7 @@ def test_the_call_records_the_update(cache_module: abi_iree.Module) -> None:
     its new value (docs/formats.md); the original result does not show it."""
     call = decode_call(cache_module.main.reflection["abi.call"])
     assert call.updates == ((0, 1),)
-    assert "Updates in place: args[0]" in (cache_module.main.__doc__ or "")
+    assert "Updates in place: cache" in (cache_module.main.__doc__ or "")
 
 
 @pytest.mark.parametrize("count", [1, 4])
@@ -166,8 +166,8 @@ def test_show_prints_the_update(tmp_path: Any, capsys: pytest.CaptureFixture[str
     assert sig_main.main(["show", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1:] == [
-        "  called as main(float32[4], float32[4]) -> {'tripled': float32[4]}",
-        "  updates in place: args[0]",
+        "  called as main(x: float32[4], y: float32[4]) -> {'tripled': float32[4]}",
+        "  updates in place: x",
     ]
 
 
@@ -183,7 +183,7 @@ def call_error(function: Any, *args: Any) -> str:
 def test_a_value_without_memory_of_its_own_is_refused(add_module: abi_iree.Module) -> None:
     y = np.ones(4, np.float32)
     assert call_error(add_module.main, [0.0, 0.0, 0.0, 0.0], y) == (
-        "argument 0: expected an array the call can update in place (the program updates "
+        "argument x: expected an array the call can update in place (the program updates "
         "this input in place: a numpy array, a torch tensor or a DeviceArray), got list"
     )
 
@@ -192,7 +192,7 @@ def test_a_read_only_array_is_refused(add_module: abi_iree.Module) -> None:
     x = np.zeros(4, np.float32)
     x.flags.writeable = False
     assert call_error(add_module.main, x, np.ones(4, np.float32)) == (
-        "argument 0: got a read-only numpy array, which the call cannot update (the "
+        "argument x: got a read-only numpy array, which the call cannot update (the "
         "program updates this input in place)"
     )
 
@@ -206,7 +206,7 @@ def test_a_converted_array_is_refused(tmp_path: Any) -> None:
     module = abi_iree.load(path, convert=True)
     x = np.zeros(4, np.float64)
     assert call_error(module.main, x, np.ones(4, np.float32)) == (
-        "argument 0: expected an array of dtype float32 the call can write into (the "
+        "argument x: expected an array of dtype float32 the call can write into (the "
         "program updates this input in place), got float64: the call would send a "
         "converted copy"
     )
@@ -219,7 +219,7 @@ def test_a_negative_view_is_refused(add_module: abi_iree.Module) -> None:
     x = torch.zeros(4)._neg_view()
     message = call_error(add_module.main, x, torch.ones(4))
     assert message == (
-        "argument 0: got a torch.Tensor whose memory the call cannot write (the program "
+        "argument x: got a torch.Tensor whose memory the call cannot write (the program "
         "updates this input in place): pass a CPU tensor of dtype float32"
     )
 
@@ -229,7 +229,7 @@ def test_a_device_array_needs_device_results(add_module: abi_iree.Module) -> Non
 
     array = rt.asdevicearray(add_module.device, np.zeros(4, np.float32))
     assert call_error(add_module.main, array, np.ones(4, np.float32)).startswith(
-        "argument 0: got a DeviceArray, which a module loaded with results='numpy' cannot "
+        "argument x: got a DeviceArray, which a module loaded with results='numpy' cannot "
         "update in place"
     )
 
@@ -241,7 +241,7 @@ def test_one_array_for_two_updated_inputs_is_refused() -> None:
     module.main(a, b)
     assert a.tolist() == [2.0] * 3 and b.tolist() == [2.0] * 3
     assert call_error(module.main, a, a) == (
-        "argument 1: the same memory as argument 0, and the program updates both in "
+        "argument b: the same memory as argument a, and the program updates both in "
         "place: pass separate arrays"
     )
     assert a.tolist() == [2.0] * 3
@@ -268,7 +268,7 @@ def test_updates_inside_a_structure_through_abi_compile(tmp_path: Any) -> None:
     torch.export.save(program, archive)
     assert main([str(archive), "-o", str(vmfb)]) == 0
     module = abi_iree.load(vmfb)
-    assert "Updates in place: args[1]['v'][0], args[1]['k']" in (module.main.__doc__ or "")
+    assert "Updates in place: state['v'][0], state['k']" in (module.main.__doc__ or "")
     given = {"v": [np.zeros(3, np.float32), np.ones(1, np.float32)], "k": np.ones(2, np.float32)}
     eager = {"v": [torch.zeros(3), torch.ones(1)], "k": torch.ones(2)}
     for _ in range(2):

@@ -2,9 +2,11 @@
 // call (`abi.call`): a dataclass and a namedtuple of the recorded names (in TYPES, which
 // load() passes as types=), string-keyed dicts as TypedDicts (the functional form for a key
 // that is not an identifier), an int-keyed dict as dict[int, …], a class whose field is not
-// an identifier as Any, a 0-d argument that also takes a Python number, a specialized
-// constant as a Literal, bfloat16 (no numpy class) as NDArray[Any], positional parameters
-// before / and keywords after *. Read from standard input, load() has no default path.
+// an identifier as Any, an array argument as whatever the call takes (ArrayLike; a result
+// or a recorded class's field as NDArray of its dtype), a specialized constant as a
+// Literal, positional parameters before / and keywords after *, and a CompiledSession of
+// the same functions that session() returns. Read from standard input, load() has no
+// default path.
 // RUN: abi-opt -p iree-abi-v1 %s | abi-sig stub - | filecheck %s --match-full-lines --strict-whitespace
 // RUN: abi-opt -p iree-abi-v1 %s -o %t.mlir
 // RUN: abi-sig stub %t.mlir -o %t.py
@@ -34,7 +36,7 @@
 // CHECK-NEXT:import numpy
 // CHECK-NEXT:import numpy.typing
 // CHECK-EMPTY:
-// CHECK-NEXT:__all__ = ['Params', 'TrainState', 'Aux', 'Out', 'CompiledModule', 'load']
+// CHECK-NEXT:__all__ = ['Params', 'TrainState', 'Aux', 'Out', 'CompiledModule', 'CompiledSession', 'load']
 // CHECK-EMPTY:
 // CHECK-EMPTY:
 // CHECK-NEXT:class Params(TypedDict):
@@ -56,18 +58,48 @@
 // CHECK-NEXT:    extra: Any
 // CHECK-EMPTY:
 // CHECK-EMPTY:
+// CHECK-NEXT:class CompiledSession(Protocol):
+// CHECK-NEXT:    """The functions of '<stdin>' with state of their own (`session()`)."""
+// CHECK-EMPTY:
+// CHECK-NEXT:    def step(
+// CHECK-NEXT:        self,
+// CHECK-NEXT:        state: TrainState,
+// CHECK-NEXT:        batch: dict[int, numpy.typing.ArrayLike],
+// CHECK-NEXT:        /,
+// CHECK-NEXT:        *,
+// CHECK-NEXT:        lr: numpy.typing.ArrayLike,
+// CHECK-NEXT:        mode: Literal['greedy'],
+// CHECK-NEXT:    ) -> Out: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def reset(self) -> None: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def close(self) -> None: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def __enter__(self) -> CompiledSession: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def __exit__(self, *exc: object) -> None: ...
+// CHECK-EMPTY:
+// CHECK-EMPTY:
 // CHECK-NEXT:class CompiledModule(Protocol):
 // CHECK-NEXT:    """The functions of '<stdin>'."""
 // CHECK-EMPTY:
 // CHECK-NEXT:    def step(
 // CHECK-NEXT:        self,
 // CHECK-NEXT:        state: TrainState,
-// CHECK-NEXT:        batch: dict[int, numpy.typing.NDArray[Any]],
+// CHECK-NEXT:        batch: dict[int, numpy.typing.ArrayLike],
 // CHECK-NEXT:        /,
 // CHECK-NEXT:        *,
-// CHECK-NEXT:        lr: numpy.typing.NDArray[numpy.float32] | float,
+// CHECK-NEXT:        lr: numpy.typing.ArrayLike,
 // CHECK-NEXT:        mode: Literal['greedy'],
 // CHECK-NEXT:    ) -> Out: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def session(self) -> CompiledSession: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def close(self) -> None: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def __enter__(self) -> CompiledModule: ...
+// CHECK-EMPTY:
+// CHECK-NEXT:    def __exit__(self, *exc: object) -> None: ...
 // CHECK-EMPTY:
 // CHECK-EMPTY:
 // CHECK-NEXT:# The recorded class names and the classes above that results are built as.
