@@ -27,15 +27,15 @@ _GPU_DRIVERS = {"cuda": "cuda", "rocm": "hip", "vulkan-spirv": "vulkan", "metal-
 
 def module_targets(vm_module: Any) -> tuple[TargetRecord, ...]:
     """The executable targets the module records (`abi.provenance` of its first function
-    that has one); none for a module that records none, or a malformed entry (which
-    `abi-sig show` reports)."""
-    for name in vm_module.function_names:
-        text = dict(vm_module.lookup_function(name).reflection).get(ABI_PROVENANCE)
-        if text is not None:
-            try:
+    that has one); none for a module that records none, or a malformed entry or name
+    (which `abi-sig show` and the load report)."""
+    try:
+        for name in vm_module.function_names:
+            text = dict(vm_module.lookup_function(name).reflection).get(ABI_PROVENANCE)
+            if text is not None:
                 return decode_provenance(text).targets
-            except AbiError:
-                return ()
+    except (AbiError, RuntimeError):  # (a name not UTF-8: loading it says so)
+        return ()
     return ()
 
 
