@@ -38,6 +38,7 @@ from abi_compiler.calling.vm_arrays import (
     host_array,
     host_value,
     in_place_view,
+    mapped_array,
     reads_in_place,
     record_name,
     sub_list,
@@ -131,6 +132,14 @@ class _ResultArray(rt.DeviceArray):
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)  # kDLCPU: the array is given from host memory
+
+    # IREE's maps the buffer into an array that is valid only while this object lives
+    # (the array does not hold the buffer); this one's array holds it (`mapped_array`).
+    def _map_to_host(self) -> tuple[Any, Any]:
+        array = mapped_array(self._buffer_view, self._get_raw_dtype())
+        if self._override_dtype is not None and self._override_dtype != array.dtype:
+            array = array.astype(self._override_dtype)
+        return array.base.mapping, array
 
 
 class Marshal:

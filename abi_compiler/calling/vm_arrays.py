@@ -362,11 +362,33 @@ def reads_in_place(device: Any) -> bool:
     return bool(mapped.__array_interface__["data"][0] == probe.__array_interface__["data"][0])
 
 
+class _MappedBuffer:
+    """The owner of a mapped result array's memory (the array's ``base``): it holds the
+    buffer view and its mapping, so that the buffer lives as long as any array of its
+    memory. (The array IREE's mapping gives does not keep the buffer alive: once the
+    call's result list is gone, the buffer is freed and its memory reused by the next
+    allocation in the process, on any thread.)"""
+
+    __slots__ = ("__array_interface__", "mapping", "view")
+
+    def __init__(self, view: Any, mapping: Any, array: np.ndarray[Any, Any]) -> None:
+        self.view, self.mapping = view, mapping
+        self.__array_interface__ = array.__array_interface__
+
+
+def mapped_array(view: Any, dtype: Any) -> Any:
+    """The buffer of ``view`` mapped as a numpy array of ``dtype`` that keeps the buffer
+    alive (its ``base`` a `_MappedBuffer`); a `RuntimeError` where the host cannot map it."""
+    mapping = view.map()
+    return np.asarray(_MappedBuffer(view, mapping, mapping.asarray(view.shape, dtype)))
+
+
 def to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:
     """The result buffer as a host numpy array: mapped where the buffer is host visible
-    (local CPU devices), copied otherwise (as IREE's `DeviceArray.to_host`)."""
+    (local CPU devices; the array keeps the buffer alive, `mapped_array`), copied
+    otherwise (as IREE's `DeviceArray.to_host`)."""
     try:
-        return view.map().asarray(view.shape, dtype)
+        return mapped_array(view, dtype)
     except RuntimeError:
         return DeviceArray(
             device, view, implicit_host_transfer=True, override_dtype=dtype
