@@ -461,13 +461,13 @@ def test_a_module_that_crashes_the_runtime_in_the_child_is_an_abi_error(
     """`load` first creates the context of a module it did not compile in a child process
     (a byte flipped in a module's executable crashed IREE's runtime with SIGSEGV in the
     caller's process). The child here crashes as such a module makes it crash."""
-    from abi_compiler.calling import modules
+    from abi_compiler.calling import child_load
 
     vmfb = abi_iree.compile_vmfb(
         PARAMETER_TEXT.replace('#flow.parameter.named<"model"::"w">', "dense<1.0>")
     )
     monkeypatch.setattr(
-        modules, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
+        child_load, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"
     )
     # Compiled in this process: trusted, no child.
     assert abi_iree.load(vmfb).main(np.ones(4, np.float32)).tolist() == [2.0] * 4
@@ -485,7 +485,7 @@ def test_a_module_that_crashes_the_runtime_in_the_child_is_an_abi_error(
 def test_a_module_from_a_file_is_tried_in_a_child(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    from abi_compiler.calling import modules
+    from abi_compiler.calling import child_load
 
     vmfb = abi_iree.compile_vmfb(PARAMETER_TEXT)
     path = tmp_path / "model.vmfb"
@@ -502,7 +502,7 @@ def test_a_module_from_a_file_is_tried_in_a_child(
         4.0,
     ]
     monkeypatch.setattr(
-        modules, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"
+        child_load, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"
     )
     with pytest.raises(AbiError, match=r"crashed \(SIGABRT\)"):
         abi_iree.load(path, parameters=weights)
