@@ -1,6 +1,6 @@
 """The devices a module is compiled for (docs/calling.md, "Devices and targets"): a target
 named as `compile_vmfb(…, target=…)` and `abi-compile --target` take it —
-``cpu[:<cpu>]``, ``cpu:<triple>:<cpu>``, ``cuda[:<arch>]``, ``rocm[:<arch>]``,
+``cpu[:<cpu>]``, ``cpu:<triple>:<cpu>``, ``cuda[:<arch>]``, ``rocm:<arch>``,
 ``vulkan[:<arch>]``, ``metal``, ``vmvx`` — read into a `Target`, and a list of them into
 iree-compile's flags: one device per kind (``local`` holds the CPU and vmvx executables,
 in the order given), several devices as IREE's device select (the runtime takes the first
@@ -34,7 +34,7 @@ __all__ = [
 FORMS = (
     "cpu[:CPU] (an LLVM CPU name or level: host, x86-64-v3, znver4, generic, …), "
     "cpu:TRIPLE:CPU (e.g. cpu:aarch64-linux-android:generic), cuda[:ARCH] (e.g. cuda:sm_80), "
-    "rocm[:ARCH] (e.g. rocm:gfx942), vulkan[:ARCH], metal, vmvx"
+    "rocm:ARCH (e.g. rocm:gfx942), vulkan[:ARCH], metal, vmvx"
 )
 
 #: Per kind: IREE's compiler backend and HAL device.

@@ -22,8 +22,11 @@ __all__ = ["load_endpoints", "read_functions"]
 def read_functions(path: str | os.PathLike[str]) -> list[FunctionSignature]:
     """The functions of the compiled module at ``path``; an `AbiError` for a file that is
     not one (MLIR is compiled first: ``abi-compile``)."""
-    with open(path, "rb") as stream:
-        data = stream.read()
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read()
+    except FileNotFoundError:  # (worded as abi-compile and abi-generate say it)
+        raise AbiError(f"cannot read '{os.fspath(path)}': no such file") from None
     if not is_vmfb(data):
         raise AbiError(
             f"{os.fspath(path)}: not a compiled module (.vmfb): compile it first "

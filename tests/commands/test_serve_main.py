@@ -44,7 +44,7 @@ def test_refusals_are_one_line(
 def test_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path / "none.vmfb")]) == 1
     assert capsys.readouterr().err == (
-        f"abi-serve: error: [Errno 2] No such file or directory: '{tmp_path / 'none.vmfb'}'\n"
+        f"abi-serve: error: cannot read '{tmp_path / 'none.vmfb'}': no such file\n"
     )
 
 

@@ -64,6 +64,13 @@ def test_malformed_targets(text: str, message: str) -> None:
     assert str(caught.value) == message
 
 
+def test_forms_say_rocm_needs_an_architecture() -> None:
+    # IREE needs a ROCm architecture (docs/calling.md's table: `rocm:ARCH`), so the forms an
+    # error lists must not offer a bare `rocm`, which is refused.
+    assert "rocm:ARCH (e.g. rocm:gfx942)" in FORMS
+    assert "rocm[" not in FORMS
+
+
 def test_target_lists() -> None:
     assert parse_targets("vmvx") == (Target("vmvx"),)
     assert parse_targets(["cuda:sm_80", "cpu"]) == (Target("cuda", "sm_80"), Target("cpu", "host"))
