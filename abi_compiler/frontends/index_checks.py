@@ -123,6 +123,53 @@ def insert_index_checks(module: Any, argument_names: list[str] | None = None) ->
     checked = 0
     for block in blocks:
         checked += _check_block(block, argument_names or [])
+        checked += _check_numbers(block, argument_names or [])
+    return checked
+
+
+# Ops that index a buffer with one number (a `!torch.int`, e.g. `aten.item` of a caller's
+# 0-d tensor, as `t[3 - pos]` exports): the buffer's operand, the dim's, the number's.
+# Eager torch takes [-size, size) (IREE's lowering counts a negative one from the end too).
+_NUMBER_INDEXING = {"torch.aten.select.int": _Indexing(0, 2, 1, negatives=True)}
+
+
+def _check_numbers(block: Any, argument_names: list[str]) -> int:
+    """The bounds check of every number an op of `_NUMBER_INDEXING` indexes with that can
+    come from a caller's value, written before the op (the number is on the host already:
+    no read-back)."""
+    checked = 0
+    for operation in list(block.operations):
+        operation = operation.operation
+        indexing = _NUMBER_INDEXING.get(_op_name(operation))
+        if indexing is None:
+            continue
+        operands = list(operation.operands)
+        buffer, number = operands[indexing.buffer], operands[indexing.index]
+        shape = _shape(buffer.type)
+        if shape is None or str(number.type) != "!torch.int" or not _from_caller(number):
+            continue
+        dim = _dim(operation, indexing, len(shape))
+        if dim is None:
+            continue
+        size = shape[dim]
+        high = str(size) if size is not None else "size"
+        name = _op_name(operation).removeprefix("torch.")
+        check = _Check(
+            number,
+            size,
+            buffer,
+            dim,
+            True,
+            f"{INDEX_CHECK_MARK}: {name} got an index outside [-{high}, {high}) for dim {dim}"
+            f"{_sources(number, argument_names)}",
+        )
+        with operation.context, operation.location:
+            build = _Builder(operation)
+            above = build.op("torch.aten.ge.int", "!torch.bool", [number, build.low(check)])
+            build.assertion(above, check.message)
+            below = build.op("torch.aten.lt.int", "!torch.bool", [number, build.size(check)])
+            build.assertion(below, check.message)
+        checked += 1
     return checked
 
 

@@ -324,3 +324,68 @@ def test_jax_gathers_clamp_and_scatters_pad() -> None:
     )
     gather = next(line for line in lines if "stablehlo.gather" in line)
     assert '"stablehlo.gather"(%arg0, %0)' in gather
+
+
+SELECT_TEXT = """
+func.func @main(%arg0: !torch.vtensor<[],si64>) -> !torch.vtensor<[],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int3 = torch.constant.int 3
+  %t = torch.vtensor.literal(dense<1.0> : tensor<4xf32>) : !torch.vtensor<[4],f32>
+  %i = torch.aten.rsub.Scalar %arg0, %int3, %int1 : !torch.vtensor<[],si64>, !torch.int, !torch.int -> !torch.vtensor<[],si64>
+  %n = torch.aten.item %i : !torch.vtensor<[],si64> -> !torch.int
+  %0 = torch.aten.select.int %t, %int0, %n : !torch.vtensor<[4],f32>, !torch.int, !torch.int -> !torch.vtensor<[],f32>
+  return %0 : !torch.vtensor<[],f32>
+}
+"""
+
+
+def test_a_number_index_is_checked_where_it_is() -> None:
+    """`t[3 - pos]` with a 0-d `pos` exports as `aten.item` then `aten.select.int`: the
+    number is checked against [-4, 4) before the select (no read-back: it is on the host),
+    a constant number is not."""
+    count, lines = _checked(SELECT_TEXT, ["pos"])
+    assert count == 1
+    message = (
+        '"index out of bounds: aten.select.int got an index outside [-4, 4) for dim 0, '
+        "computed from argument 'pos'\""
+    )
+    assert _ops(lines)[4:] == [  # (after the constants and the table)
+        "torch.aten.rsub.Scalar",
+        "torch.aten.item",
+        "torch.constant.int",
+        "torch.aten.ge.int",
+        "torch.runtime.assert",
+        "torch.constant.int",
+        "torch.aten.lt.int",
+        "torch.runtime.assert",
+        "torch.aten.select.int",
+    ]
+    asserts = [line for line in lines if line.startswith("torch.runtime.assert")]
+    assert [line.split(", ", 1)[1] for line in asserts] == [message, message]
+    constant = SELECT_TEXT.replace(
+        "%n = torch.aten.item %i : !torch.vtensor<[],si64> -> !torch.int",
+        "%n = torch.constant.int 2",
+    )
+    assert _checked(constant)[0] == 0
+
+
+def test_torch_number_index_refused_as_eager_torch_refuses() -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+    from abi_compiler import iree as abi_iree
+
+    class Pick(torch.nn.Module):
+        def forward(self, t: Any, pos: Any) -> Any:
+            return t[3 - pos]
+
+    table = torch.arange(4.0) + 10
+    module = abi_iree.compile(torch.export.export(Pick(), (table, torch.tensor(1))))
+    for pos in (0, 3, 4, 5, 7):  # 3 - pos in [-4, 4): as eager torch reads it
+        expected = Pick()(table, torch.tensor(pos))
+        assert module.main(table, torch.tensor(pos)).item() == expected.item()
+    for pos in (8, -1, 100, -100, 2**40):
+        with pytest.raises(IndexError):
+            Pick()(table, torch.tensor(pos))
+        with pytest.raises(AbiError, match=r"aten\.select\.int got an index outside \[-4, 4\)"):
+            module.main(table, torch.tensor(pos))
