@@ -3,7 +3,7 @@ the frontends (`abi_compiler.frontends`; docs/abi-compile.md).
 
     abi-compile INPUT… -o OUT.vmfb [--signature NAME]… [--target DEVICE]… [--emit-mlir]
                 [--import MODULE]… [--parameters ARCHIVE] [--tokenizer TOKENIZER_JSON]
-                [--generation-config JSON] [-q]
+                [--generation-config JSON] [--shared-state] [-q]
 
 Each INPUT is read by its content (`detect`): MLIR bytecode (its magic number), a torch
 program saved by `torch.export.save` (a zip archive), MLIR text (no NUL byte), an ONNX
@@ -146,6 +146,12 @@ def _parser() -> status.ArgumentParser:
         help="record a language model's generation job and this tokenizer (its "
         "tokenizer.json; the chat template from the tokenizer_config.json beside it) in the "
         "module, for abi-generate and Module.generate",
+    )
+    add(
+        "--shared-state",
+        action="store_true",
+        help="with several inputs: their mutable globals of one name are one (a language "
+        "model's prompt function and one-token step on one KV cache)",
     )
     add(
         "--generation-config",
@@ -392,10 +398,12 @@ def _text(
     signatures: list[str],
     stages: Progress,
     parameters: dict[str, Any] | None,
+    shared_state: bool = False,
 ) -> str:
     """The lowered module of every input; the named parameters its text reads (a torch
     program's big weights) are gathered in ``parameters`` (`merge_parameters`: one per
-    name and bytes, `<NAME>/<name>` for a clash); None: every weight stays in the text."""
+    name and bytes, `<NAME>/<name>` for a clash); None: every weight stays in the text.
+    ``shared_state``: the inputs' mutable globals of one name are one (`link`)."""
     from abi_compiler.errors import AbiError
     from abi_compiler.frontends.entries import Entry, link, merge_parameters
     from abi_compiler.signatures.module_signatures import reserved_functions, reserved_name_error
@@ -426,7 +434,7 @@ def _text(
                 lowered = _lower(program, item.path)
             entries.append(Entry(item.name, lowered, function, item.path))
         try:
-            text = link(entries)
+            text = link(entries, shared_state=shared_state)
         except AbiError as error:
             raise UsageError(str(error)) from None
     reserved_names = reserved_functions(text)
@@ -476,7 +484,7 @@ def run(argv: Sequence[str] | None) -> int:
                 stages = progress_for(PROG, False if args.quiet else None)
                 inline = args.emit_mlir and archive is None
                 parameters: dict[str, Any] | None = None if inline else {}
-                text = _text(inputs, args.signature, stages, parameters)
+                text = _text(inputs, args.signature, stages, parameters, args.shared_state)
                 if args.emit_mlir:
                     data = text.encode("utf-8")
                 else:

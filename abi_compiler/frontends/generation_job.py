@@ -145,7 +145,7 @@ def _prompt_and_step(text: str, found: dict[str, Roles]) -> tuple[str, str | Non
     if state.get(prompt) is None or state.get(prompt) != state.get(step):
         raise AbiError(
             f"cannot record a generation job: @{prompt} and @{step} do not share one cache "
-            "(their state differs): compile them with shared_state=True"
+            "(their state differs): compile them with shared_state=True (abi-compile --shared-state)"
         )
     return prompt, step
 

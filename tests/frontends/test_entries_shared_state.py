@@ -6,6 +6,8 @@ entry keeps its own."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -60,3 +62,22 @@ def test_compiled_the_functions_use_one_global() -> None:
     apart = compile_quietly({"write": WRITE, "read": READ})
     apart.write(np.array([1, 2, 3, 4], dtype=np.int32))
     assert apart.read().tolist() == [1, 1, 1, 1]
+
+
+def test_abi_compile_shared_state(tmp_path: Any) -> None:
+    """`abi-compile write=… read=… --shared-state`: the inputs' cache is one global (as
+    `compile_vmfb(…, shared_state=True)`); without the flag, each keeps its own."""
+    from abi_compiler import iree as abi_iree
+    from abi_compiler.commands.compile_main import main
+    from tests.calling.conftest import needs_iree
+
+    needs_iree()
+    (tmp_path / "write.mlir").write_text(WRITE)
+    (tmp_path / "read.mlir").write_text(READ)
+    inputs = [f"write={tmp_path / 'write.mlir'}", f"read={tmp_path / 'read.mlir'}"]
+    for flags, expected in (([], [1, 1, 1, 1]), (["--shared-state"], [2, 3, 4, 5])):
+        out = tmp_path / f"model{len(flags)}.vmfb"
+        assert main([*inputs, "-o", str(out), "-q", *flags]) == 0
+        module = abi_iree.load(out)
+        module.write(np.array([1, 2, 3, 4], dtype=np.int32))
+        assert module.read().tolist() == expected

@@ -140,7 +140,7 @@ def test_one_function_for_the_prompt_and_the_steps(built: Built) -> None:
             )
     assert str(error.value) == (
         "cannot record a generation job: @main and @step do not share one cache (their "
-        "state differs): compile them with shared_state=True"
+        "state differs): compile them with shared_state=True (abi-compile --shared-state)"
     )
     want = built.module.generate(PROMPTS[0], max_new_tokens=12)
     assert module.generate(PROMPTS[0], max_new_tokens=12) == want
