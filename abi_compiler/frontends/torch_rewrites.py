@@ -1,9 +1,9 @@
 """Rewrites of the torch-dialect module iree-turbine imports, before IREE's torch lowering
 (`abi_compiler.frontends.iree_ir.lower_torch`): each spells an op that IREE 3.13's torch
 pipeline (torch-mlir) refuses or lowers to other numbers as ops it lowers and that give
-eager torch's values; `single_query_attention` and `prompt_attention` spell a decoding step's and a prompt's attention as
-ops IREE runs faster, with eager's values. One section per rewrite, each naming the
-upstream gap; `rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
+eager torch's values; `single_query_attention` and `prompt_attention` spell a decoding
+step's and a prompt's attention as ops IREE runs faster, with eager's values. One section
+per rewrite, each naming the upstream gap; `rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
 
 Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 """
