@@ -7,7 +7,8 @@ hidden 256, vocab 2000, random weights).
 Per round, engines interleaved, CPU time (`time.process_time`), best round:
 
 * prefill: a ``--prompt``-token prompt in one call of the compiled dynamic module, against
-  eager torch's forward over the same prompt (the dynamic program's `ep.module()`, one
+  the same compiled without the prompt's attention rewrite (`torch_rewrites.prompt_attention`:
+  IREE's attention op), eager torch's forward over the same prompt (the dynamic program's `ep.module()`, one
   intra-op thread), and against the same prompt fed token by token to the compiled
   one-token module;
 * decode: ``--tokens`` greedy steps after it, one token per call: with the prompt
@@ -31,6 +32,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import numpy as np
 
@@ -63,9 +65,10 @@ def main() -> int:
     from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
 
     from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import torch_rewrites
 
     torch.set_num_threads(1)
-    model = _model()
+    model = _model("bench")
     cache, length = args.cache, args.prompt
     seq = torch.export.Dim("seq", min=1, max=cache)
     dynamic = TorchExportableModuleForDecoderOnlyLM(
@@ -89,6 +92,9 @@ def main() -> int:
             shared_state=True,
         )
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
+        # Before the prompt's attention rewrite: IREE's attention op for its many rows.
+        with mock.patch.object(torch_rewrites, "prompt_attention", lambda module: 0):
+            unrewritten = abi_iree.compile(dynamic, device=args.device, results="numpy")
     prompt_module = shared
     eager = dynamic.module()
     prompt = np.array([[(7 * i + 3) % 2000 for i in range(length)]], dtype=np.int64)
@@ -96,6 +102,9 @@ def main() -> int:
 
     def one_call() -> Any:
         return prompt_module.main(input_ids=prompt, cache_position=positions)
+
+    def attention_op() -> Any:
+        return unrewritten.main(input_ids=prompt, cache_position=positions)
 
     def eager_forward() -> Any:
         with torch.no_grad():
@@ -111,10 +120,14 @@ def main() -> int:
         return out
 
     np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
-    prefill = _best(
-        args.rounds,
-        {"one call": one_call, "eager forward": eager_forward, "token by token": token_by_token},
-    )
+    np.testing.assert_allclose(one_call(), attention_op(), rtol=1e-4, atol=1e-5)
+    prefill_engines = {
+        "one call": one_call,
+        "one call, IREE's attention op (no prompt rewrite)": attention_op,
+        "eager forward": eager_forward,
+        "token by token": token_by_token,
+    }
+    prefill = _best(args.rounds, prefill_engines)
 
     def decode(module: Any, function: str) -> list[int]:
         # The prompt in one call (or token by token) is not timed here: only the steps.
@@ -160,7 +173,7 @@ def main() -> int:
         "| prefill of the prompt | ms | one call / it |",
         "| --- | --- | --- |",
     ]
-    for name in ("one call", "eager forward", "token by token"):
+    for name in prefill_engines:
         ratio = prefill["one call"] / prefill[name]
         lines.append(f"| {name} | {prefill[name] * 1e3:.2f} | {ratio:.3f} |")
     lines += [

@@ -1,9 +1,9 @@
 """Rewrites of the torch-dialect module iree-turbine imports, before IREE's torch lowering
 (`abi_compiler.frontends.iree_ir.lower_torch`): each spells an op that IREE 3.13's torch
 pipeline (torch-mlir) refuses or lowers to other numbers as ops it lowers and that give
-eager torch's values; `single_query_attention` spells a decoding step's attention as
-ops IREE runs faster, with eager's values. One section per rewrite, each naming the
-upstream gap; `rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
+eager torch's values; `single_query_attention` and `prompt_attention` spell a decoding
+step's and a prompt's attention as ops IREE runs faster, with eager's values. One section
+per rewrite, each naming the upstream gap; `rewrite` runs them all. docs/calling.md, "What the torch frontend rewrites".
 
 Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 """
@@ -19,6 +19,7 @@ __all__ = [
     "SCALAR_OPERATOR_ALIASES",
     "diff_as_subtractions",
     "index_copy_as_index_put",
+    "prompt_attention",
     "rewrite",
     "single_query_attention",
     "spell_operators_as_bitwise",
@@ -37,6 +38,7 @@ def rewrite(module: Any) -> int:
         + index_copy_as_index_put(module)
         + diff_as_subtractions(module)
         + single_query_attention(module)
+        + prompt_attention(module)
         + gelu_tanh_as_math(module)
     )
 
@@ -434,6 +436,23 @@ def single_query_attention(module: Any) -> int:
     likewise), and the result is reshaped back. With a bool mask of ``S`` columns the
     products stop at the last key any of its rows allows: the keys past it add exactly 0.
     Returns how many ops were rewritten; any other attention stays as it is."""
+    return _attention_as_math(module, one_row=True)
+
+
+def prompt_attention(module: Any) -> int:
+    """`single_query_attention` for an attention of several query rows (``q`` of shape
+    ``[B, H, L, D]``, ``L`` a number other than 1 or dynamic: a prompt's), with the same
+    conditions and math. With repeated key and value heads, the ``n`` query heads of a
+    group and their ``L`` rows become the ``n * L`` rows of the group's query (``[B, G, n
+    * L, D]``: one batched product per key head, no copy of the keys), and a mask's rows
+    are repeated for the ``n`` heads of a group (or reshaped likewise, one mask per head).
+    IREE 3.13 lowers the attention op itself to `iree_linalg_ext.attention`, whose llvm-cpu
+    code is several times slower than these products. Returns how many ops were
+    rewritten."""
+    return _attention_as_math(module, one_row=False)
+
+
+def _attention_as_math(module: Any, one_row: bool) -> int:
     from iree.compiler import ir
 
     found: list[tuple[Any, float]] = []
@@ -441,7 +460,7 @@ def single_query_attention(module: Any) -> int:
     def visit(op: Any) -> Any:
         operation = op.operation
         if operation.name == SDPA:
-            scale = _single_query_scale(operation)
+            scale = _single_query_scale(operation, one_row)
             if scale is not None:
                 found.append((operation, scale))
         return ir.WalkResult.ADVANCE
@@ -473,8 +492,9 @@ def _constant(value: Any, name: str) -> str | None:
     return str(owner.attributes["value"]).split(":")[0].strip()
 
 
-def _single_query_scale(operation: Any) -> float | None:
-    """The scale of an attention `single_query_attention` rewrites, or None for another."""
+def _single_query_scale(operation: Any, one_row: bool = True) -> float | None:
+    """The scale of an attention `single_query_attention` (``one_row``) or
+    `prompt_attention` rewrites, or None for another."""
     operands = list(operation.operands)
     if len(operands) != 8 or len(operation.results) != 1:
         return None
@@ -490,7 +510,7 @@ def _single_query_scale(operation: Any) -> float | None:
         return None
     # One query row; no broadcasting between the operands, so every product's shape is
     # known.
-    if q_dims[2] != "1" or not q_dims[3].isdigit() or q_dims[3] != k_dims[3]:
+    if (q_dims[2] == "1") != one_row or not q_dims[3].isdigit() or q_dims[3] != k_dims[3]:
         return None
     if q_dims[:2] != k_dims[:2] or k_dims[:3] != v_dims[:3]:
         return None
@@ -511,15 +531,15 @@ def _single_query_scale(operation: Any) -> float | None:
 
 def _mask_dims(mask: Any, element: str, scores: list[str]) -> list[str] | None:
     """The dims of an attention's mask (``[]`` for none) if it is one the rewrite takes: a
-    bool or ``element`` tensor of known dims that broadcasts to ``scores`` (``[B, H, 1,
-    S]``) without growing it."""
+    bool or ``element`` tensor of known dims (a dynamic one only where ``scores`` has the
+    same) that broadcasts to ``scores`` (``[B, H, L, S]``) without growing it."""
     if _constant(mask, "torch.constant.none") is not None:
         return []
     dims, mask_element = _shape(mask)
     if mask_element not in ("i1", element) or not 0 < len(dims) <= len(scores):
         return None
     for dim, target in zip(reversed(dims), reversed(scores), strict=False):
-        if not dim.isdigit() or (dim != "1" and dim != target):
+        if dim != target and dim != "1":
             return None
     return dims
 
@@ -616,26 +636,30 @@ def _write_attention(operation: Any, scale: float, build: _Builder) -> None:
     """Replace the attention ``operation`` (one `_single_query_scale` took) by its math."""
     query, key, value, mask = list(operation.operands)[:4]
     q_dims, element = _shape(query)
-    batch, heads, _, depth = q_dims
+    batch, heads, rows, depth = q_dims
     mask_dims = _mask_dims(mask, element, [*q_dims[:3], _shape(key)[0][2]])
     assert mask_dims is not None
     mask_element = _shape(mask)[1] if mask_dims else ""
-    rows = "1"
     repeated_keys, repeated_values = _repeated_heads(key), _repeated_heads(value)
     packed = (
         repeated_keys is not None
         and repeated_values is not None
         and repeated_keys[1] == repeated_values[1]
         and heads.isdigit()
+        # A mask per head but one row for all: the packed rows would need it repeated.
+        and not (rows != "1" and len(mask_dims) >= 3 and mask_dims[-3] != "1" == mask_dims[-2])
     )
     if packed:
         assert repeated_keys is not None and repeated_values is not None
         (key, repeats), value = repeated_keys, repeated_values[0]
-        heads, rows = str(int(heads) // repeats), str(repeats)
+        # The group's heads, each with its rows, as the rows of one query: [B, G, n * L, D].
+        heads, rows = str(int(heads) // repeats), _times(repeats, rows)
         query = build.reshape(query, [batch, heads, rows, depth])
-        if len(mask_dims) >= 3 and mask_dims[-3] != "1":  # one mask row per query head
+        if len(mask_dims) >= 3 and mask_dims[-3] != "1":  # one mask per query head
             mask_dims = [*mask_dims[:-3], heads, rows, mask_dims[-1]]
             mask = build.reshape(mask, mask_dims)
+        elif len(mask_dims) >= 2 and mask_dims[-2] != "1":  # rows shared by the heads
+            mask, mask_dims = _repeat_rows(build, mask, mask_dims, repeats)
     length = _shape(key)[0][2]
     if mask_element == "i1" and length.isdigit() and int(length) > 1 and mask_dims[-1] == length:
         key, value, mask, length = _allowed_keys(build, key, value, mask, mask_dims)
@@ -677,8 +701,10 @@ def _allowed_keys(
     length = mask_dims[-1]
     allowed = mask
     if len(mask_dims) > 1:
-        rows = math.prod(int(dim) for dim in mask_dims[:-1])
-        allowed = build.reshape(mask, [str(rows), length])
+        rows = "1"
+        for dim in mask_dims[:-1]:
+            rows = _times(int(rows), dim) if rows.isdigit() else "?"
+        allowed = build.reshape(mask, [rows, length])
         allowed = build.op(
             "torch.aten.any.dim",
             _vtensor([length], "i1"),
@@ -720,6 +746,34 @@ def _allowed_keys(
         )
 
     return cut(key, 2), cut(value, 2), cut(mask, len(mask_dims) - 1), "?"
+
+
+def _times(count: int, dim: str) -> str:
+    """The dim ``count`` times ``dim`` (``?`` for a dynamic one)."""
+    return str(count * int(dim)) if dim.isdigit() else "?"
+
+
+def _repeat_rows(
+    build: _Builder, mask: Any, mask_dims: list[str], repeats: int
+) -> tuple[Any, list[str]]:
+    """A mask (``[..., L, S]``) whose rows the ``repeats`` query heads of a group share,
+    as the mask of their ``repeats * L`` rows (``[..., repeats * L, S]``, the heads'
+    rows one after another as `_write_attention` packs the queries)."""
+    at = len(mask_dims) - 2
+    _, element = _shape(mask)
+    unsqueezed = [*mask_dims[:at], "1", *mask_dims[at:]]
+    mask = build.op("torch.aten.unsqueeze", _vtensor(unsqueezed, element), mask, build.integer(at))
+    expanded = [*mask_dims[:at], str(repeats), *mask_dims[at:]]
+    sizes = [*(["-1"] * at), str(repeats), "-1", "-1"]
+    mask = build.op(
+        "torch.aten.expand",
+        _vtensor(expanded, element),
+        mask,
+        build.integers(*sizes),
+        build.boolean(False),
+    )
+    dims = [*mask_dims[:at], _times(repeats, mask_dims[at]), mask_dims[-1]]
+    return build.reshape(mask, dims), dims
 
 
 def _parse_attribute(text: str) -> Any:

@@ -241,11 +241,12 @@ class Prefill(torch.nn.Module):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
-def test_attention_of_several_query_rows_stays() -> None:
+def test_attention_of_several_causal_query_rows_stays() -> None:
     q = torch.ones(1, 4, 3, 8)
     program = torch.export.export(Prefill(), (q, q, q))
     module = aot.export(program).mlir_module
     assert torch_rewrites.single_query_attention(module) == 0
+    assert torch_rewrites.prompt_attention(module) == 0  # is_causal: not taken
     assert "torch.aten.scaled_dot_product_attention" in str(module)
 
 
@@ -319,3 +320,68 @@ def test_compiled_diff_of_a_dynamic_length_returns_eager_values() -> None:
     for row in ([[4, 5, 6]], [[0, 1, 2, 0, 1, 7, 8, 0]]):
         value = torch.tensor(row)
         assert torch.equal(torch.as_tensor(compiled.main(value)), PackedCheck()(value))
+
+
+class GroupedPrompt(torch.nn.Module):
+    """A prompt's attention: ``L`` query rows (dynamic in the export) for each of 4 heads
+    against 2 key and value heads of 6 positions, repeated as `repeat_kv` writes it."""
+
+    def forward(self, q: Any, k: Any, v: Any, mask: Any) -> Any:
+        k = k[:, :, None, :, :].expand(1, 2, 2, 6, 8).reshape(1, 4, 6, 8)
+        v = v[:, :, None, :, :].expand(1, 2, 2, 6, 8).reshape(1, 4, 6, 8)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def _prompt_masks(rows: int) -> dict[str, Any]:
+    """Masks of ``rows`` query rows at positions 1..rows of a 6-key cache: causal (the
+    keys past the last row's position hidden from all), one per head (a row of head 3
+    allows no key: torch gives 0 there), additive."""
+    causal = torch.arange(6)[None, :] <= torch.arange(1, rows + 1)[:, None]
+    per_head = causal.expand(4, rows, 6).clone()
+    per_head[3, 0] = False
+    additive = torch.where(causal, -0.5 * torch.arange(6.0), float("-inf"))
+    return {
+        "causal": causal.reshape(1, 1, rows, 6),
+        "per_head": per_head.reshape(1, 4, rows, 6),
+        "additive": additive.reshape(1, 1, rows, 6),
+    }
+
+
+def _prompt_args(mask: str, rows: int) -> tuple[Any, ...]:
+    generator = torch.Generator().manual_seed(1)
+    q, k, v = (
+        torch.randn(shape, generator=generator)
+        for shape in ((1, 4, rows, 8), (1, 2, 6, 8), (1, 2, 6, 8))
+    )
+    return q, k, v, _prompt_masks(rows)[mask]
+
+
+def _prompt_program(mask: str) -> Any:
+    rows = torch.export.Dim("rows", min=2, max=5)
+    shapes = {"q": {2: rows}, "k": None, "v": None, "mask": {2: rows}}
+    return torch.export.export(GroupedPrompt(), _prompt_args(mask, 3), dynamic_shapes=shapes)
+
+
+def test_prompt_attention_becomes_its_math_on_the_kv_heads() -> None:
+    module = aot.export(_prompt_program("causal")).mlir_module
+    assert torch_rewrites.single_query_attention(module) == 0
+    assert torch_rewrites.prompt_attention(module) == 1
+    after = str(module)
+    assert "scaled_dot_product_attention" not in after
+    # The 2 query heads of a group, each with its rows, are the rows of the key head's
+    # query; the mask's rows repeated for them; the keys cut after the last one allowed.
+    assert "-> !torch.vtensor<[1,2,?,8],f32>" in after
+    assert "-> !torch.vtensor<[1,1,2,?,6],i1>" in after
+    assert after.count("torch.aten.slice.Tensor") == 3
+    assert torch_rewrites.prompt_attention(module) == 0
+
+
+@pytest.mark.parametrize("mask", ["causal", "per_head", "additive"])
+def test_compiled_prompt_attention_returns_eager_values(mask: str) -> None:
+    compiled = compile_quietly(_prompt_program(mask))
+    for rows in (2, 3, 5):
+        args = _prompt_args(mask, rows)
+        got = compiled.main(*args)
+        torch.testing.assert_close(got, GroupedPrompt()(*args), rtol=1e-5, atol=1e-6)
+    if mask == "per_head":
+        assert torch.equal(got[0, 3, 0], torch.zeros(8))  # a row that allows no key
