@@ -26,6 +26,7 @@ docs/calling.md, "Arguments read in place". Each figure is the best round; each 
 is per round (min / median / max).
 
     python bench/bench_call.py [--calls 500] [--rounds 7] [--output bench/RESULTS_call.md]
+    python bench/bench_call.py --engines-only  # the engines table alone
 
 Needs JAX, flax, optax, torch and iree-turbine; onnxruntime for its row. Not part of
 the test suite.
@@ -241,10 +242,19 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500, help="calls per round")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--output", help="write the results as markdown to this file")
+    parser.add_argument(
+        "--engines-only",
+        action="store_true",
+        help="only the dict model beside other engines (no compile of the other cases)",
+    )
     options = parser.parse_args()
-    cases = {"jax_train_step": jax_case(), "torch_dict": torch_case()}
+    if options.engines_only:
+        cases: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
+        big: dict[str, Callable[[], Any]] = {}
+    else:
+        cases = {"jax_train_step": jax_case(), "torch_dict": torch_case()}
+        big = big_argument_case()
     engines = engines_case()
-    big = big_argument_case()
     best = {(name, side): float("inf") for name in cases for side in ("ours", "theirs")}
     rounds: dict[str, list[float]] = {name: [] for name in (*engines, *big)}
     for _ in range(options.rounds):  # interleaved: every case and side in every round

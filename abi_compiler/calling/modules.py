@@ -258,7 +258,11 @@ class Function:
         updates = plan.call.updates
         if len(targets) > 1:
             check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
-        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        if self._iree_packer is not None:  # (`_vm_arguments` without checks, inlined)
+            arguments = self._iree_packer[0].pack(self._invoke_context, packed, {})
+        else:
+            arguments = self._vm_arguments(packed, False)
+        results = self._invoke(arguments, len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
         try:
@@ -269,8 +273,9 @@ class Function:
             root, path = self._result_paths[done]
             mismatch.inside(*path)
             raise mismatch.error("result", root) from None
-        for target, (argument, written) in zip(targets, updates, strict=True):
-            write_back(target, flat[written], plan.updated_paths[argument])
+        if updates:
+            for target, (argument, written) in zip(targets, updates, strict=True):
+                write_back(target, flat[written], plan.updated_paths[argument])
         return plan.rebuild(flat, sent)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:
