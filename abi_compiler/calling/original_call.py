@@ -101,13 +101,20 @@ def _packer(roots: list[Template]) -> Callable[[list[Any]], list[Any]]:
     fills: list[Callable[[list[Any]], Any]] = []
     for template in roots:
         if type(template) is int:
-            fills.append(lambda flat, index=template: flat[index])
+            fills.append(functools.partial(_at, template))
         elif template is not None and all(type(item) is int for item in template):
-            indices = list(template)
-            fills.append(lambda flat, indices=indices: [flat[i] for i in indices])
+            fills.append(functools.partial(_at_each, list(template)))
         else:
             fills.append(functools.partial(_fill, template))
     return lambda flat: [fill(flat) for fill in fills]
+
+
+def _at(index: int, flat: list[Any]) -> Any:
+    return flat[index]
+
+
+def _at_each(indices: list[int], flat: list[Any]) -> list[Any]:
+    return [flat[index] for index in indices]
 
 
 def _leaf_dict(
@@ -589,11 +596,12 @@ class CallPlan:
         if kind == "list":
             return lambda flat: [child(flat) for child in children]
         if kind == "dict" and own is None and all(isinstance(c, Array) for c in node.children):
-            transform = self._leaf_result
+            arrays = [c for c in node.children if isinstance(c, Array)]
+            leaf_result = self._leaf_result
             return _leaf_dict(
                 keys,
-                [c.index for c in node.children if isinstance(c, Array)],
-                [None if transform is None else transform(c) for c in node.children],
+                [array.index for array in arrays],
+                [None if leaf_result is None else leaf_result(array) for array in arrays],
             )
         if kind == "dict":
             if own is not None:
