@@ -277,9 +277,13 @@ def main() -> None:
         "end. CPU time per call (`time.process_time`), best round of each; device "
         "`local-task`; both sides in one process, rounds interleaved.",
         "",
-        "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + unflatten | ratio |",
-        "| --- | --- | --- | --- |",
     ]
+    if cases:
+        lines += [
+            "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + "
+            "unflatten | ratio |",
+            "| --- | --- | --- | --- |",
+        ]
     for name in cases:
         ours_time, theirs_time = best[name, "ours"], best[name, "theirs"]
         lines.append(
@@ -301,11 +305,10 @@ def main() -> None:
     lines += [
         "",
         f"Ours with torch tensors ÷ ours with numpy arrays, per round: {_spread(torch_ratio)}.",
-        "",
-        "| one argument of 4 MiB, `x.sum()` | best µs/call |",
-        "| --- | --- |",
     ]
-    lines += [f"| {name} | {min(rounds[name]) * 1e6:.1f} |" for name in big]
+    if big:
+        lines += ["", "| one argument of 4 MiB, `x.sum()` | best µs/call |", "| --- | --- |"]
+        lines += [f"| {name} | {min(rounds[name]) * 1e6:.1f} |" for name in big]
     text = "\n".join(lines) + "\n"
     print(text)
     if options.output:
