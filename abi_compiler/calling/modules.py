@@ -258,11 +258,7 @@ class Function:
         updates = plan.call.updates
         if len(targets) > 1:
             check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
-        if self._iree_packer is not None:  # (`_vm_arguments` without checks, inlined)
-            arguments = self._iree_packer[0].pack(self._invoke_context, packed, {})
-        else:
-            arguments = self._vm_arguments(packed, False)
-        results = self._invoke(arguments, len(self._readers))
+        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
         try:
