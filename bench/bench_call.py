@@ -26,6 +26,7 @@ docs/calling.md, "Arguments read in place". Each figure is the best round; each 
 is per round (min / median / max).
 
     python bench/bench_call.py [--calls 500] [--rounds 7] [--output bench/RESULTS_call.md]
+    python bench/bench_call.py --engines-only  # the engines table alone
 
 Needs JAX, flax, optax, torch and iree-turbine; onnxruntime for its row. Not part of
 the test suite.
@@ -241,10 +242,19 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500, help="calls per round")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--output", help="write the results as markdown to this file")
+    parser.add_argument(
+        "--engines-only",
+        action="store_true",
+        help="only the dict model beside other engines (no compile of the other cases)",
+    )
     options = parser.parse_args()
-    cases = {"jax_train_step": jax_case(), "torch_dict": torch_case()}
+    if options.engines_only:
+        cases: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
+        big: dict[str, Callable[[], Any]] = {}
+    else:
+        cases = {"jax_train_step": jax_case(), "torch_dict": torch_case()}
+        big = big_argument_case()
     engines = engines_case()
-    big = big_argument_case()
     best = {(name, side): float("inf") for name in cases for side in ("ours", "theirs")}
     rounds: dict[str, list[float]] = {name: [] for name in (*engines, *big)}
     for _ in range(options.rounds):  # interleaved: every case and side in every round
@@ -267,9 +277,13 @@ def main() -> None:
         "end. CPU time per call (`time.process_time`), best round of each; device "
         "`local-task`; both sides in one process, rounds interleaved.",
         "",
-        "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + unflatten | ratio |",
-        "| --- | --- | --- | --- |",
     ]
+    if cases:
+        lines += [
+            "| model | ours (loaded `.vmfb`, original call) | IREE invoker + to_host + "
+            "unflatten | ratio |",
+            "| --- | --- | --- | --- |",
+        ]
     for name in cases:
         ours_time, theirs_time = best[name, "ours"], best[name, "theirs"]
         lines.append(
@@ -291,11 +305,10 @@ def main() -> None:
     lines += [
         "",
         f"Ours with torch tensors ÷ ours with numpy arrays, per round: {_spread(torch_ratio)}.",
-        "",
-        "| one argument of 4 MiB, `x.sum()` | best µs/call |",
-        "| --- | --- |",
     ]
-    lines += [f"| {name} | {min(rounds[name]) * 1e6:.1f} |" for name in big]
+    if big:
+        lines += ["", "| one argument of 4 MiB, `x.sum()` | best µs/call |", "| --- | --- |"]
+        lines += [f"| {name} | {min(rounds[name]) * 1e6:.1f} |" for name in big]
     text = "\n".join(lines) + "\n"
     print(text)
     if options.output:

@@ -164,6 +164,8 @@ def _fast_array(
     if wanted is not None:
         dtype, accepted = wanted, frozenset({wanted})
     static = tuple((axis, size) for axis, size in enumerate(t.dims) if size is not None)
+    # Every dim static: the shape is compared whole (a tuple compare, no generator).
+    whole = tuple(t.dims) if len(static) == rank else None
 
     def fast(value: Any) -> Any:
         if type(value) is not np.ndarray:
@@ -178,7 +180,9 @@ def _fast_array(
             array = value
         if array.dtype is dtype or array.dtype in accepted:
             shape = array.shape
-            if len(shape) == rank and all(shape[axis] == size for axis, size in static):
+            if shape == whole or (
+                len(shape) == rank and all(shape[axis] == size for axis, size in static)
+            ):
                 return array
         return slow(value)
 
@@ -413,6 +417,12 @@ def _torch() -> Any:
 
 def _torch_result(torch: Any, view: Any, bfloat16: bool) -> Callable[[Any], Any]:
     from_numpy = torch.from_numpy
+    if view is None and not bfloat16:
+
+        def plain(value: Any) -> Any:  # the common case, without the tests below
+            return from_numpy(value) if type(value) is np.ndarray else value
+
+        return plain
 
     def to_tensor(value: Any) -> Any:
         if type(value) is not np.ndarray:

@@ -275,8 +275,9 @@ class Function:
             root, path = self._result_paths[done]
             mismatch.inside(*path)
             raise mismatch.error("result", root) from None
-        for target, (argument, written) in zip(targets, updates, strict=True):
-            write_back(target, flat[written], plan.updated_paths[argument])
+        if updates:
+            for target, (argument, written) in zip(targets, updates, strict=True):
+                write_back(target, flat[written], plan.updated_paths[argument])
         return plan.rebuild(flat, sent)
 
     def _vm_arguments(self, packed: list[Any], check: bool) -> Any:

@@ -95,6 +95,47 @@ def _fill(template: Template, flat: list[Any]) -> Any:
     return [_fill(item, flat) for item in template]
 
 
+def _packer(roots: list[Template]) -> Callable[[list[Any]], list[Any]]:
+    """The packed roots of the flat leaves (`_fill` of each root), the walk over the
+    templates done once: a leaf root, or a structure of leaves only, read by index."""
+    fills: list[Callable[[list[Any]], Any]] = []
+    for template in roots:
+        if type(template) is int:
+            fills.append(functools.partial(_at, template))
+        elif template is not None and all(type(item) is int for item in template):
+            fills.append(functools.partial(_at_each, list(template)))
+        else:
+            fills.append(functools.partial(_fill, template))
+    return lambda flat: [fill(flat) for fill in fills]
+
+
+def _at(index: int, flat: list[Any]) -> Any:
+    return flat[index]
+
+
+def _at_each(indices: list[int], flat: list[Any]) -> list[Any]:
+    return [flat[index] for index in indices]
+
+
+def _leaf_dict(
+    keys: SequenceABC[Any], indices: list[int], transforms: list[Callable[[Any], Any] | None]
+) -> Callable[[list[Any]], Any]:
+    """A plain dict result whose values are leaves (each its flat value, or the leaf's
+    transform of it: a tensor): one comprehension, no getter called per item."""
+    if all(transform is None for transform in transforms):
+        plain = list(zip(keys, indices, strict=True))
+        return lambda flat: {key: flat[index] for key, index in plain}
+    triples = [
+        (key, index, transform or _same)
+        for key, index, transform in zip(keys, indices, transforms, strict=True)
+    ]
+    return lambda flat: {key: transform(flat[index]) for key, index, transform in triples}
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
 def _scatter(template: Template, value: Any, out: list[Any]) -> None:
     if type(template) is int:
         out[template] = value
@@ -363,6 +404,11 @@ class CallPlan:
             raise AbiError(
                 f"abi.call: its arrays are leaves {sorted(given)}, the records have {self._count}"
             )
+        #: The flat argument leaves before a call fills them: the fixed ones in place.
+        self._blank: list[Any] = [None] * self._count
+        for index, value in self._fixed:
+            self._blank[index] = value
+        self._pack = _packer(self._roots)
         self._check_shapes: Callable[[list[tuple[int, ...]]], None] | None = None
         if self._related and relations is not None:
             self._check_shapes = relations([(path, dims) for _, path, dims in self._related])
@@ -391,6 +437,39 @@ class CallPlan:
         into (the ``target`` of the value given), and the host arrays sent in place.
         ``send``: each leaf, once checked, as the VM is to be given it (``send(array)``:
         a host array the device reads in place, as a buffer view of its memory)."""
+        if kwargs or self._keywords or len(args) != len(self._positional):
+            args, kwargs = self._normalized(args, kwargs)
+        flat = self._blank.copy()  # the fixed leaves in place
+        for label, convert, value in zip(self._labels, self._positional, args, strict=True):
+            try:
+                convert(value, flat)
+            except Mismatch as mismatch:
+                raise mismatch.error("argument", label) from None
+        for name, convert in self._keywords.items():
+            if name not in kwargs:
+                raise AbiError(f"argument {name!r}: missing value")
+            try:
+                convert(kwargs[name], flat)
+            except Mismatch as mismatch:
+                raise mismatch.error("argument", name) from None
+        if self._check_shapes is not None:
+            self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
+        targets = [flat[argument] for argument, _ in self.call.updates] if self._updated else []
+        sent: list[Any] = []
+        if send and self._senders:
+            for index, sender in self._senders:
+                value = flat[index]
+                flat[index] = sender(value)
+                if flat[index] is not value:
+                    sent.append(value)
+        return self._pack(flat), targets, sent
+
+    def _normalized(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], Mapping[str, Any]]:
+        """The positional values and keywords of a call that gives keywords, or not
+        exactly the positional values: extra positional values named by their keyword
+        (each unexpected or missing value an `AbiError`)."""
         count = len(self._positional)
         if self.call.by_name:
             args, kwargs = self._by_name(args, kwargs)
@@ -424,32 +503,7 @@ class CallPlan:
                 raise AbiError(f"argument {name!r}: unexpected keyword argument ({takes})")
         if len(args) < count:
             raise AbiError(f"{format_path('argument', self._labels[len(args)], ())}: missing value")
-        flat: list[Any] = [None] * self._count
-        for index, value in self._fixed:
-            flat[index] = value
-        for label, convert, value in zip(self._labels, self._positional, args, strict=True):
-            try:
-                convert(value, flat)
-            except Mismatch as mismatch:
-                raise mismatch.error("argument", label) from None
-        for name, convert in self._keywords.items():
-            if name not in kwargs:
-                raise AbiError(f"argument {name!r}: missing value")
-            try:
-                convert(kwargs[name], flat)
-            except Mismatch as mismatch:
-                raise mismatch.error("argument", name) from None
-        if self._check_shapes is not None:
-            self._check_shapes([_shape(flat[index]) for index, _, _ in self._related])
-        targets = [flat[argument] for argument, _ in self.call.updates]
-        sent: list[Any] = []
-        if send:
-            for index, sender in self._senders:
-                value = flat[index]
-                flat[index] = sender(value)
-                if flat[index] is not value:
-                    sent.append(value)
-        return [_fill(template, flat) for template in self._roots], targets, sent
+        return args, kwargs
 
     def _by_name(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any]
@@ -569,6 +623,14 @@ class CallPlan:
         own = self._types.get(node.name) if node.name is not None else None
         if kind == "list":
             return lambda flat: [child(flat) for child in children]
+        if kind == "dict" and own is None and all(isinstance(c, Array) for c in node.children):
+            arrays = [c for c in node.children if isinstance(c, Array)]
+            leaf_result = self._leaf_result
+            return _leaf_dict(
+                keys,
+                [array.index for array in arrays],
+                [None if leaf_result is None else leaf_result(array) for array in arrays],
+            )
         if kind == "dict":
             if own is not None:
                 return lambda flat: own({k: c(flat) for k, c in zip(keys, children, strict=True)})
@@ -716,13 +778,12 @@ def _container(
         key_set = set(node.keys)
 
         def mapping(value: Any, flat: list[Any]) -> None:
-            if not isinstance(value, Mapping):
+            if type(value) is dict:  # the common case: no ABC check
+                if len(value) != count or value.keys() != key_set:
+                    raise Mismatch(f"expected {_describe(node)}, got keys {keys_text(value)}")
+            elif not isinstance(value, Mapping):
                 raise Mismatch(f"expected {_describe(node)}, got {type_name(value)}")
-            if len(value) != count or not (
-                value.keys() == key_set
-                if type(value) is dict
-                else all(key in value for key in key_set)
-            ):
+            elif len(value) != count or not all(key in value for key in key_set):
                 raise Mismatch(f"expected {_describe(node)}, got keys {keys_text(value)}")
             for key, child in pairs:
                 try:

@@ -767,8 +767,35 @@ def _structure_flat_reader(marshal: Marshal, node: Sequence | Dict) -> FlatReade
     return partial(read_structure_into, [marshal.flat_reader(item) for item in items], keys)
 
 
+class HostArrayInto:
+    """`LeafInto` of a host array result (`ArrayConverter.read` with ``host``), in one
+    frame: the buffer view, its element type checked, mapped as a numpy array. Anything
+    else (not a buffer view, another element type, a buffer the host cannot map) takes
+    the converter's own `read`, which raises its `Mismatch` or copies."""
+
+    __slots__ = ("converter", "dtype", "index", "returned")
+
+    def __init__(self, converter: ArrayConverter, index: int) -> None:
+        self.converter, self.index = converter, index
+        self.dtype, self.returned = converter.dtype, converter.returned
+
+    def read_into(self, lst: Any, position: int, out: list[Any]) -> None:
+        try:
+            view = lst.get_as_object(position, BufferView)
+            if view is not None and view.element_type in self.returned:
+                out[self.index] = view.map().asarray(view.shape, self.dtype)
+                return
+        except (ValueError, RuntimeError):  # not a reference; not host visible
+            pass
+        out[self.index] = self.converter.read(lst, position)
+
+
 def _leaf_flat_reader(marshal: Marshal, node: Leaf) -> FlatReader:
-    return LeafInto(marshal.value_reader(node.type), node.index).read_into
+    read = marshal.value_reader(node.type)
+    converter = getattr(read, "__self__", None)
+    if type(converter) is ArrayConverter and converter.host and read == converter.read:
+        return HostArrayInto(converter, node.index).read_into
+    return LeafInto(read, node.index).read_into
 
 
 # (Given the node, not a leaf's type: a leaf's value lands at its index.)
