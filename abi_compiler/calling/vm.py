@@ -769,7 +769,8 @@ def _structure_flat_reader(marshal: Marshal, node: Sequence | Dict) -> FlatReade
 
 class HostArrayInto:
     """`LeafInto` of a host array result (`ArrayConverter.read` with ``host``), in one
-    frame: the buffer view, its element type checked, mapped as a numpy array. Anything
+    frame: the buffer view, its element type checked, mapped as a numpy array that holds
+    its buffer (`mapped_array`). Anything
     else (not a buffer view, another element type, a buffer the host cannot map) takes
     the converter's own `read`, which raises its `Mismatch` or copies."""
 
@@ -783,7 +784,8 @@ class HostArrayInto:
         try:
             view = lst.get_as_object(position, BufferView)
             if view is not None and view.element_type in self.returned:
-                out[self.index] = view.map().asarray(view.shape, self.dtype)
+                # (the array keeps the buffer alive: a bare mapping's does not)
+                out[self.index] = mapped_array(view, self.dtype)
                 return
         except (ValueError, RuntimeError):  # not a reference; not host visible
             pass
