@@ -380,7 +380,9 @@ def mapped_array(view: Any, dtype: Any) -> Any:
     """The buffer of ``view`` mapped as a numpy array of ``dtype`` that keeps the buffer
     alive (its ``base`` a `_MappedBuffer`); a `RuntimeError` where the host cannot map it."""
     mapping = view.map()
-    return np.asarray(_MappedBuffer(view, mapping, mapping.asarray(view.shape, dtype)))
+    array = np.asarray(_MappedBuffer(view, mapping, mapping.asarray(view.shape, dtype)))
+    # (an array interface names an extension dtype, bfloat16, only by its size: `|V2`)
+    return array if array.dtype == dtype else array.view(dtype)
 
 
 def to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:

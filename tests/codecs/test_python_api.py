@@ -157,15 +157,19 @@ def test_every_stub_is_python_that_defines_what_it_means_to(
     for node in ast.walk(tree):
         for name in _identifiers(node):
             assert unicodedata.normalize("NFKC", name) == name, name
-    protocol = next(s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == classes[-2])
+    # (`__all__`: the record classes, then CompiledModule, CompiledSession and load)
+    protocol = next(s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == classes[-3])
     assert ast.get_docstring(protocol, clean=False) == f"The functions of {source!r}."
+    own = ("session", "close", "reset", "closed", "function_names", "__enter__", "__exit__")
     methods = [s.name for s in protocol.body if isinstance(s, ast.FunctionDef)]
-    assert methods == [f.name for f in stubbed if is_identifier(f.name)]
+    assert [m for m in methods if m not in own] == [
+        f.name for f in stubbed if is_identifier(f.name) and f.name not in own
+    ]
     for function in stubbed:
         if not is_identifier(function.name):
             assert f"    # {function.name!r}: call it as module[{function.name!r}]" in text
     for method in protocol.body:
-        if isinstance(method, ast.FunctionDef):
+        if isinstance(method, ast.FunctionDef) and method.name not in own:
             _check_keywords(method, next(f for f in stubbed if f.name == method.name))
 
 
@@ -220,5 +224,5 @@ def test_names_python_reads_as_others() -> None:
     compile(text, "stub.py", "exec")
     assert "class cast_2(NamedTuple):" in text
     assert "'ｃａｓｔ': cast_2," in text  # (`load` builds the recorded name as it)
-    assert "    def main(self, arg0: cast_2, arg1: numpy.typing.NDArray[numpy.float32], /)" in text
+    assert "    def main(self, arg0: cast_2, arg1: numpy.typing.ArrayLike, /)" in text
     assert "    # 'ｍａｉｎ': call it as module['ｍａｉｎ'](…) (not a Python name)" in text
