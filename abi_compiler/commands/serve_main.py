@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def serve(options: Any) -> int:
+    from abi_compiler.serve.module_file import read_functions
+
+    try:  # (the file first: what is wrong with it is said whether Ray is here or not)
+        read_functions(options.model)
+    except (AbiError, OSError) as error:
+        raise status.UsageError(str(error)) from None
     try:
         import ray
         from ray import serve as ray_serve

@@ -49,7 +49,12 @@ def test_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_without_ray_it_says_which_extra(tmp_path: Path) -> None:
-    """Ray refused on import (as where the serve extra is not installed)."""
+    """Ray refused on import (as where the serve extra is not installed), for a real
+    module (a file's own problems are said first)."""
+    from tests.calling.helpers import compile_quietly
+
+    source = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> { return %a : tensor<2xf32> }"
+    (tmp_path / "model.vmfb").write_bytes(compile_quietly(source, "iree-abi-v1", vmfb=True))
     code = (
         "import importlib.abc, sys\n"
         "class Refuse(importlib.abc.MetaPathFinder):\n"
