@@ -83,7 +83,7 @@ from abi_compiler.frontends.iree_ir import (
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
 from abi_compiler.frontends.torch_rewrites import rewrite
-from abi_compiler.frontends.torch_rewrites_models import unknown_operators
+from abi_compiler.frontends.torch_rewrites_models import gelu_tanh_as_math, unknown_operators
 
 __all__ = ["program", "to_mlir"]
 
@@ -170,6 +170,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
     # Before `rewrite`: an `index_copy` is checked as one (it refuses negative indices).
     insert_index_checks(module, [name for name in _user_input_names(exported) if name])
     rewrite(module)
+    gelu_tanh_as_math(module)
     _name_state(module, exported)
     try:
         module = lower_torch(module)

@@ -28,18 +28,14 @@ __all__ = [
 
 def rewrite(module: Any) -> int:
     """Every rewrite of this module, in place, on ``module`` (iree-turbine's
-    `mlir_module`), and those of `torch_rewrites_models`. Returns how many ops were
-    rewritten."""
-    # Imported here: that module builds its ops with this one's helpers.
-    from abi_compiler.frontends.torch_rewrites_models import gelu_tanh_as_math
-
+    `mlir_module`; the frontend then runs `torch_rewrites_models`', which build on this
+    one). Returns how many ops were rewritten."""
     return (
         spell_operators_as_bitwise(module)
         + index_copy_as_index_put(module)
         + diff_as_subtractions(module)
         + single_query_attention(module)
         + prompt_attention(module)
-        + gelu_tanh_as_math(module)
     )
 
 

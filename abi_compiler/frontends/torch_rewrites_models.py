@@ -2,7 +2,7 @@
 architectures needed (`TorchExportableModuleForDecoderOnlyLM`'s programs: Llama, GPT-2,
 Qwen2/3, Mistral, Phi-3, Gemma 1/2/3): each spells an op whose IREE 3.13 lowering gives
 other numbers than eager torch as ops that give eager's, to float rounding. One section per
-rewrite, each naming the upstream gap; `abi_compiler.frontends.torch_rewrites.rewrite` runs
+rewrite, each naming the upstream gap; the torch frontend runs
 them with the others. `unknown_operators` names what no rewrite gives IREE (a mixture of
 experts' `aten.histc`), for the frontend's refusal. docs/calling.md, "What the torch
 frontend rewrites" and "Architectures".
