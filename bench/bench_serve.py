@@ -22,6 +22,7 @@ Needs IREE's compiler and ray[serve]. Not part of the test suite.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import statistics
@@ -51,22 +52,32 @@ BATCH = 32
 WEIGHT_ROWS = 65536  # x 1024 float32: 256 MiB
 WEIGHT_COLUMNS = 1024
 
-MATMULS = f"""
-util.global private @w0 = #flow.parameter.named<"model"::"w0"> : tensor<{WIDTH}x{WIDTH}xf32>
-util.global private @w1 = #flow.parameter.named<"model"::"w1"> : tensor<{WIDTH}x{WIDTH}xf32>
-func.func @main(%x: tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32> {{
-  %w0 = util.global.load @w0 : tensor<{WIDTH}x{WIDTH}xf32>
-  %w1 = util.global.load @w1 : tensor<{WIDTH}x{WIDTH}xf32>
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<{BATCH}x{WIDTH}xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32>
-  %a = linalg.matmul ins(%x, %w0 : tensor<{BATCH}x{WIDTH}xf32>, tensor<{WIDTH}x{WIDTH}xf32>) outs(%init : tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32>
-  %b = linalg.matmul ins(%a, %w1 : tensor<{BATCH}x{WIDTH}xf32>, tensor<{WIDTH}x{WIDTH}xf32>) outs(%init : tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32>
-  %c = linalg.matmul ins(%b, %w0 : tensor<{BATCH}x{WIDTH}xf32>, tensor<{WIDTH}x{WIDTH}xf32>) outs(%init : tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32>
-  %d = linalg.matmul ins(%c, %w1 : tensor<{BATCH}x{WIDTH}xf32>, tensor<{WIDTH}x{WIDTH}xf32>) outs(%init : tensor<{BATCH}x{WIDTH}xf32>) -> tensor<{BATCH}x{WIDTH}xf32>
-  return %d : tensor<{BATCH}x{WIDTH}xf32>
-}}
-"""
+
+def matmuls(count: int) -> str:
+    """``count`` chained 512 × 512 matmuls of a 32 × 512 batch (two weights, alternating):
+    the step grows with ``count``, the request and the answer do not."""
+    shape = f"tensor<{BATCH}x{WIDTH}xf32>"
+    weight = f"tensor<{WIDTH}x{WIDTH}xf32>"
+    lines = [
+        *(
+            f'util.global private @w{i} = #flow.parameter.named<"model"::"w{i}"> : {weight}'
+            for i in range(2)
+        ),
+        f"func.func @main(%x: {shape}) -> {shape} {{",
+        *(f"  %w{i} = util.global.load @w{i} : {weight}" for i in range(2)),
+        "  %zero = arith.constant 0.0 : f32",
+        f"  %empty = tensor.empty() : {shape}",
+        f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {shape}) -> {shape}",
+    ]
+    value = "%x"
+    for i in range(count):
+        lines.append(
+            f"  %m{i} = linalg.matmul ins({value}, %w{i % 2} : {shape}, {weight}) "
+            f"outs(%init : {shape}) -> {shape}"
+        )
+        value = f"%m{i}"
+    return "\n".join([*lines, f"  return {value} : {shape}", "}"])
+
 
 BIG = f"""
 util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<{WEIGHT_ROWS}x{WEIGHT_COLUMNS}xf32>
@@ -173,6 +184,16 @@ def _language_model_answers(folder: Path) -> list[str]:
     ]
 
 
+# (chained matmuls, encoding of the request and the answer): the first is the JSON a
+# small client writes (nested lists); the others send the arrays in base64, as a client
+# of big arrays would, with a short and a long step.
+THROUGHPUT_CASES = ((4, "lists"), (4, "base64"), (32, "base64"))
+
+
+def _same(body: tuple[str, Any], index: int) -> tuple[str, Any]:
+    return body
+
+
 def throughput(folder: Path, rounds: int) -> list[str]:
     import ray
     from ray import serve
@@ -185,62 +206,78 @@ def throughput(folder: Path, rounds: int) -> list[str]:
         f"w{i}": (rng.standard_normal((WIDTH, WIDTH)) / WIDTH**0.5).astype(np.float32)
         for i in range(2)
     }
-    path = folder / "matmuls.vmfb"
-    path.write_bytes(abi_iree.compile_vmfb(MATMULS, parameters=weights))
-    module = abi_iree.load(path, results="numpy", device="local-sync")
     x = rng.standard_normal((BATCH, WIDTH)).astype(np.float32)
-    start = time.perf_counter()
-    for _ in range(20):
-        module.main(x)
-    step = (time.perf_counter() - start) / 20
-    expected = encode_value(module.main(x))
-    request = {"args": [x.tolist()]}
-    found: dict[int, list[float]] = {1: [], 2: []}
-    errors = 0
+    lines = [
+        "## Throughput: 1 and 2 replicas",
+        "",
+        f"Chained 512 × 512 matmuls of a {BATCH} × {WIDTH} batch (the step in this process on "
+        f"`local-sync` beside each table). {REQUESTS} requests from {CLIENTS} clients per "
+        "round, rounds interleaved (1 replica, 2 replicas, …), each replica on `local-sync` "
+        "(one thread: the replicas are the parallelism). The request's array and the answer "
+        'are nested JSON lists or base64 (`"encoding": "base64"`).',
+        "",
+    ]
     start_local_ray(8)
     try:
         port = free_port()
         serve.start(http_options={"host": LOOPBACK, "port": port})
-        for _ in range(rounds):
-            for replicas in (1, 2):
-                serve.run(
-                    app(path, replicas=replicas, device="local-sync"),
-                    name="matmuls",
-                    route_prefix="/",
-                )
-                wait_for_replicas("matmuls", replicas, 180)
-                _load(4, 16, Server(port), lambda i: ("/v1/functions/main", request))  # warm
-                seconds, got = _load(
-                    CLIENTS, REQUESTS, Server(port), lambda i: ("/v1/functions/main", request)
-                )
-                errors += sum(
-                    1 for status, answer in got if status != 200 or answer != {"result": expected}
-                )
-                found[replicas].append(REQUESTS / seconds)
+        for count, encoding in THROUGHPUT_CASES:
+            (folder / f"{count}-{encoding}").mkdir()
+            path = (
+                folder / f"{count}-{encoding}" / "matmuls.vmfb"
+            )  # the deployment's name: "matmuls"
+            path.write_bytes(abi_iree.compile_vmfb(matmuls(count), parameters=weights))
+            module = abi_iree.load(path, results="numpy", device="local-sync")
+            module.main(x)
+            start = time.perf_counter()
+            for _ in range(20):
+                module.main(x)
+            step = (time.perf_counter() - start) / 20
+            expected = encode_value(module.main(x), encoding)  # type: ignore[arg-type]
+            request: dict[str, Any] = {"args": [encode_value(x, encoding)]}  # type: ignore[arg-type]
+            if encoding == "base64":
+                request["encoding"] = "base64"
+            found: dict[int, list[float]] = {1: [], 2: []}
+            errors = 0
+            for _ in range(rounds):
+                for replicas in (1, 2):
+                    serve.run(
+                        app(path, replicas=replicas, device="local-sync"),
+                        name="matmuls",
+                        route_prefix="/",
+                    )
+                    wait_for_replicas("matmuls", replicas, 180)
+                    body = functools.partial(_same, ("/v1/functions/main", request))
+                    _load(4, 16, Server(port), body)  # warm
+                    seconds, got = _load(CLIENTS, REQUESTS, Server(port), body)
+                    errors += sum(
+                        1
+                        for status, answer in got
+                        if status != 200 or answer != {"result": expected}
+                    )
+                    found[replicas].append(REQUESTS / seconds)
+            ratios = [two / one for one, two in zip(found[1], found[2], strict=True)]
+            lines += [
+                f"### {count} matmuls ({step * 1e3:.1f} ms per call), {encoding}",
+                "",
+                f"{errors} wrong or failed answers.",
+                "",
+                "| round | 1 replica (requests/s) | 2 replicas (requests/s) | 2 / 1 |",
+                "| --- | --- | --- | --- |",
+                *[
+                    f"| {i + 1} | {one:.1f} | {two:.1f} | {two / one:.2f} |"
+                    for i, (one, two) in enumerate(zip(found[1], found[2], strict=True))
+                ],
+                "",
+                f"Median ratio {statistics.median(ratios):.2f}.",
+                "",
+            ]
     finally:
         try:
             serve.shutdown()
         finally:
             ray.shutdown()
-    ratios = [two / one for one, two in zip(found[1], found[2], strict=True)]
-    return [
-        "## Throughput: 1 and 2 replicas",
-        "",
-        f"Four 512 × 512 matmuls of a 32 × 512 batch: {step * 1e3:.1f} ms per call in this "
-        f"process on `local-sync`. {REQUESTS} requests from {CLIENTS} clients per round, "
-        f"rounds interleaved (1 replica, 2 replicas, …), each replica on `local-sync`; "
-        f"{errors} wrong or failed answers.",
-        "",
-        "| round | 1 replica (requests/s) | 2 replicas (requests/s) | 2 / 1 |",
-        "| --- | --- | --- | --- |",
-        *[
-            f"| {i + 1} | {one:.1f} | {two:.1f} | {two / one:.2f} |"
-            for i, (one, two) in enumerate(zip(found[1], found[2], strict=True))
-        ],
-        "",
-        f"Median ratio {statistics.median(ratios):.2f}.",
-        "",
-    ]
+    return lines
 
 
 def _memory(pid: int) -> dict[str, int]:
