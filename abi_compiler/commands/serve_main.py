@@ -64,7 +64,7 @@ def serve(options: Any) -> int:
         from ray import serve as ray_serve
 
         from abi_compiler.serve.deployment import app
-        from abi_compiler.serve.local_ray import start_local_ray
+        from abi_compiler.serve.local_ray import join_ray, start_local_ray
     except ImportError as error:
         raise status.UsageError(
             f"Ray Serve is not installed ({error}): pip install 'abi-compiler[serve]'"
@@ -86,11 +86,14 @@ def serve(options: Any) -> int:
         except AbiError as error:
             raise status.UsageError(str(error)) from None
     else:
-        ray.init(address=options.address, log_to_driver=False)
+        try:
+            join_ray(options.address)
+        except AbiError as error:
+            raise status.UsageError(str(error)) from None
+    name = options.name or os.path.splitext(os.path.basename(options.model))[0]
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         ray_serve.start(http_options={"host": options.host, "port": options.port})
-        name = options.name or os.path.splitext(os.path.basename(options.model))[0]
         ray_serve.run(application, name=name, route_prefix="/")
         sys.stdout.write(
             f"{PROG}: serving {name} ({options.replicas} replica"
@@ -101,7 +104,10 @@ def serve(options: Any) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         try:
-            ray_serve.shutdown()
+            if options.address is None:
+                ray_serve.shutdown()
+            else:  # a cluster's Serve may serve others' applications: only ours goes
+                ray_serve.delete(name)
         finally:
             ray.shutdown()
     return status.OK  # pragma: no cover - the wait above ends by an exception
