@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from abi_compiler.codecs.state_json import read_versioned
 from abi_compiler.errors import AbiError
 
 __all__ = [
@@ -154,12 +155,7 @@ _MEMBERS = {
 def decode_generation(text: str | bytes) -> GenerationRecord:
     """The record of an `abi.generation` text; an `AbiError` naming the member for
     anything malformed (an unknown member too: a newer writer's)."""
-    try:
-        value: Any = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
-        _fail("not JSON")
-    if not isinstance(value, dict) or value.get("v") != VERSION:
-        _fail(f'expected an object with "v": {VERSION}')
+    value = read_versioned(text, VERSION)
     unknown = sorted(set(value) - _MEMBERS)
     if unknown:
         _fail(f'unknown member "{unknown[0]}"')

@@ -20,6 +20,7 @@ __all__ = [
     "format_access",
     "format_global",
     "format_state",
+    "read_versioned",
 ]
 
 VERSION = 1
@@ -45,14 +46,20 @@ def _fail(message: str) -> NoReturn:
     raise AbiError(message)
 
 
-def decode_state(text: str | bytes) -> list[StateGlobal]:
+def read_versioned(text: str | bytes, version: int) -> dict[str, Any]:
+    """The JSON object of a versioned entry's ``text`` (its member ``"v"`` is
+    ``version``); an `AbiError` for anything else."""
     try:
         value: Any = json.loads(text)
     except (ValueError, UnicodeDecodeError):
         _fail("not JSON")
-    if not isinstance(value, dict) or value.get("v") != VERSION:
-        _fail(f'expected an object with "v": {VERSION}')
-    return decode_globals(value.get("globals"), "globals")
+    if not isinstance(value, dict) or value.get("v") != version:
+        _fail(f'expected an object with "v": {version}')
+    return value
+
+
+def decode_state(text: str | bytes) -> list[StateGlobal]:
+    return decode_globals(read_versioned(text, VERSION).get("globals"), "globals")
 
 
 def decode_globals(items: Any, where: str) -> list[StateGlobal]:

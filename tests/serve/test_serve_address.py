@@ -97,6 +97,21 @@ class Output:
         raise AssertionError(f"no {marker!r} within {seconds} s; output:\n" + "\n".join(self.seen))
 
 
+def _spawn(
+    command: list[str], environment: dict[str, str], cwd: Path | None = None
+) -> subprocess.Popen[str]:
+    """``command`` in its own process group, its output (with its errors) read by `Output`."""
+    return subprocess.Popen(
+        command,
+        env=environment,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
 def _stop(process: subprocess.Popen[str], sig: int) -> int:
     if process.poll() is None:
         process.send_signal(sig)
@@ -125,7 +140,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
         "PYTHONPATH": str(ROOT),
     }
-    head = subprocess.Popen(
+    head = _spawn(
         [
             ray_command,
             "start",
@@ -137,11 +152,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
             "--include-dashboard=false",
             "--disable-usage-stats",
         ],
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+        environment,
     )
     try:
         Output(head).wait_for("Ray runtime started", 120)
@@ -164,7 +175,7 @@ def test_abi_serve_joins_a_cluster_on_the_loopback(
     model = tmp_path / "double.vmfb"
     model.write_bytes(compile_quietly(SOURCE, "iree-abi-v1", vmfb=True))
     port = free_port()
-    serving = subprocess.Popen(
+    serving = _spawn(
         [
             sys.executable,
             "-c",
@@ -175,12 +186,8 @@ def test_abi_serve_joins_a_cluster_on_the_loopback(
             "--port",
             str(port),
         ],
-        env=environment,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+        environment,
+        tmp_path,
     )
     try:
         Output(serving).wait_for("abi-serve: serving double", 240)
