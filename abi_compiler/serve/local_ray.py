@@ -45,13 +45,14 @@ def _no_cluster() -> Iterator[None]:
 
 
 def start_local_ray(num_cpus: int, **options: Any) -> None:
-    """Start a local Ray instance with ``num_cpus`` logical CPUs, its node address the
-    loopback, no dashboard; an `AbiError` (and nothing left running) when Ray still
+    """Start a new local Ray instance with ``num_cpus`` logical CPUs, its node address
+    the loopback, no dashboard (a new one even where a cluster runs on this machine); an `AbiError` (and nothing left running) when Ray still
     chose another address."""
     with _no_cluster():
         import ray
 
         ray.init(
+            address="local",  # (not a cluster `ray start` left running, nor RAY_ADDRESS's)
             _node_ip_address=LOOPBACK,
             include_dashboard=False,
             num_cpus=num_cpus,

@@ -211,3 +211,28 @@ def test_abi_serve_joins_a_cluster_on_the_loopback(
         timeout=120,
     )
     assert check.stdout.strip().splitlines()[-1] == "2", check.stderr[-2000:]
+
+
+def test_a_local_instance_is_a_new_one_beside_a_cluster(
+    cluster: tuple[str, dict[str, str]],
+) -> None:
+    """With a `ray start` cluster running on this machine (and named by RAY_ADDRESS),
+    `start_local_ray` starts its own instance (its 1 CPU, not the cluster's 2): `abi-serve`
+    without --address, the tests and the bench never join a cluster by accident."""
+    address, environment = cluster
+    code = (
+        "import ray\n"
+        "from abi_compiler.serve.local_ray import start_local_ray\n"
+        "start_local_ray(1)\n"
+        "print(int(ray.cluster_resources()['CPU']), ray.get_runtime_context().gcs_address)\n"
+        "ray.shutdown()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**environment, "RAY_ADDRESS": address},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    cpus, gcs = done.stdout.strip().splitlines()[-1].split()
+    assert (cpus, gcs != address) == ("1", True), done.stderr[-2000:]
