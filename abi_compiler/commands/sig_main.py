@@ -42,6 +42,7 @@ from abi_compiler.model import (
     Signature,
     ValueType,
 )
+from abi_compiler.signatures.generation_diff import diff_generation
 from abi_compiler.signatures.module_signatures import (
     FunctionSignature,
     ReadError,
@@ -351,6 +352,13 @@ def _diff(args: argparse.Namespace) -> int:
         strict=args.strict,
         old_state=states[0],
         new_state=states[1],
+    )
+    jobs = [
+        next(((f.name, f.generation) for f in functions if f.generation is not None), None)
+        for functions in read
+    ]
+    findings = sorted(  # (stable: breaking ones first, the job's after the functions')
+        [*findings, *diff_generation(jobs[0], jobs[1])], key=lambda finding: not finding.breaking
     )
     breaking = any(finding.breaking for finding in findings)
     information = _provenance_changes(read[0], read[1])
