@@ -157,7 +157,7 @@ def with_position_range(text: str, functions: set[str], cache: int) -> str:
     cache)``, in its original call where nothing records that bound yet (a prompt of
     dynamic length: the frontend cannot follow its positions into the cache): a call
     with a position outside the cache is then refused before it runs, naming the value
-    (docs/formats.md, "How the roles are found")."""
+    (docs/formats.md, "A model's generation job: `abi.generation`, `abi.tokenizer`")."""
 
     def update(name: str, value: str) -> str | None:
         if name not in functions:
