@@ -131,7 +131,7 @@ def generate_on(
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise AbiError(f"seed: expected a non-negative int, got {seed!r}")
     conversation = _conversation(target)
-    session = on_session
+    session = on_session  # (its conversation goes on; a module starts afresh)
     if messages is not None:
         if prompt is not None:
             raise AbiError("give a prompt or messages, not both")

@@ -233,6 +233,31 @@ def test_a_body_over_the_limit_is_413_in_the_shape_of_its_path(
     assert endpoints.too_large("/v1/functions/main", 10).json() == {"error": message}
 
 
+def test_a_fault_in_the_module_is_a_server_error_in_openais_shape(
+    endpoints: ModuleEndpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What IREE's runtime raises (not an `AbiError`) is a 500 of type ``server_error``,
+    and an event of that shape in a stream."""
+
+    class Faulting:
+        def generate(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a trap\nin the module")
+
+    monkeypatch.setattr(_routes(endpoints), "module", Faulting())
+    response = post(endpoints, "/v1/completions", {"prompt": "fox"})
+    assert response.status == 500
+    assert response.json() == {
+        "error": {
+            "message": "the module failed: a trap in the module",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    streamed = post(endpoints, "/v1/completions", {"prompt": "fox", "stream": True})
+    assert _events(streamed) == [response.json()]
+
+
 def test_another_method_is_405_in_openais_shape(endpoints: ModuleEndpoints) -> None:
     response = endpoints.handle("GET", "/v1/completions", b"")
     assert (response.status, response.headers) == (405, {"Allow": "POST"})
