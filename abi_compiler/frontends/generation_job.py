@@ -165,15 +165,20 @@ def with_position_range(text: str, functions: set[str], cache: int) -> str:
         call = decode_call(value)
         positions = dict(call.keywords)[POSITIONS]
         assert isinstance(positions, Array)  # (`generation_roles` found it)
+        every = (
+            None
+            if positions.dims is None or not isinstance(positions.dims[0], int)
+            else set(range(positions.dims[0]))
+        )
         if any(
-            found.elements is None
+            (found.elements is None or set(found.elements) == every)
             and found.low is not None
             and found.low >= 0
             and found.high is not None
             and found.high < cache
             for found in positions.ranges
         ):
-            return None  # (bounded within the cache already)
+            return None  # (every position bounded within the cache already: a step's)
         bounded = dataclasses.replace(
             positions, ranges=(*positions.ranges, ValueRange(0, cache - 1))
         )
