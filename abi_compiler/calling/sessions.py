@@ -86,12 +86,15 @@ def generate_text(target: Any, prompt: Any = None, **options: Any) -> Any:
     ``target``'s cache (a `Module` or a `Session`): ``prompt`` text (a `GeneratedText`
     back) or token ids (`GeneratedTokens`), or ``messages=[{"role": …, "content": …}]``
     through the recorded chat template; ``max_new_tokens``, ``do_sample``,
-    ``temperature``, ``top_k``, ``top_p``, ``seed``, ``stop``, ``stream``
-    (`abi_compiler.generation.generate`, imported when called; docs/calling.md,
-    "Generating text")."""
-    from abi_compiler.generation import generate
+    ``temperature``, ``top_k``, ``top_p``, ``seed``, ``stop``, ``stream``. Also
+    `abi_compiler.generation.generate`. The loop (`abi_compiler.generation.loop`,
+    imported when called) is told the module and whether ``target`` is a session of it:
+    it imports nothing of this module (docs/calling.md, "Generating text")."""
+    from abi_compiler.generation.loop import generate_on
 
-    return generate(target, prompt, **options)
+    on_session = isinstance(target, Session)
+    module = target.module if on_session else target
+    return generate_on(target, module, on_session, prompt, **options)
 
 
 def generation_method(target: Any) -> Any:

@@ -18,7 +18,11 @@ What the annotations say:
   node with fields) a frozen ``dataclasses.dataclass`` of the recorded name, which the
   stub's ``load`` passes as ``types=`` so that results are instances of them; a class
   whose name or fields are not Python identifiers (or are keywords) is ``Any``;
-* results are typed as numpy arrays: the stub's ``load`` asks for ``results="numpy"``.
+* results are typed as numpy arrays: the stub's ``load`` asks for ``results="numpy"``;
+* a module that records a generation job (`StubGeneration`) has ``generate`` on the
+  module and on its sessions, typed as `abi_compiler.generation` returns: a
+  ``GeneratedText`` for text, ``GeneratedTokens`` for token ids, a ``GenerationStream``
+  with ``stream=True``.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ from abi_compiler.model import (
 )
 from abi_compiler.model import Sequence as SequenceNode
 
-__all__ = ["Parameter", "PythonApi", "StubFunction", "is_identifier"]
+__all__ = ["Parameter", "PythonApi", "StubFunction", "StubGeneration", "is_identifier"]
 
 Side = Literal["argument", "result"]
 
@@ -128,6 +132,16 @@ class StubFunction:
     name: str
     call: OriginalCall | None
     signature: Signature | None
+
+
+@dataclass(frozen=True, slots=True)
+class StubGeneration:
+    """A module's recorded generation job (`abi.generation`) as the stub types its
+    ``generate``: ``text``, whether it records a tokenizer (a `str` prompt); ``chat``,
+    whether it records a chat template (``messages``)."""
+
+    text: bool
+    chat: bool
 
 
 @dataclass
@@ -340,14 +354,22 @@ class PythonApi:
         source: str,
         version: str,
         default_path: str | None = None,
+        generation: StubGeneration | None = None,
     ) -> str:
         """A typed Python module for the module read from ``source``; its ``load`` takes
-        ``default_path`` when no path is given (None: a path must be given)."""
+        ``default_path`` when no path is given (None: a path must be given); with
+        ``generation`` (the module records a job), ``generate`` on the module and its
+        sessions, unless a function of the module is named ``generate`` (its functions
+        come first, as at run time)."""
         methods: list[list[str]] = []
         for function in functions:
             parameters = self.parameters(function)
             result = self.result(function)
             methods.append(_method(function.name, parameters, result))
+        if generation is not None and all(f.name != "generate" for f in functions):
+            methods.append(_generate_method(generation))
+        else:
+            generation = None
         protocol = self._fresh("CompiledModule")
         session = self._fresh("CompiledSession")
         types = [c for c in self.classes if c.recorded is not None]
@@ -364,12 +386,42 @@ class PythonApi:
             "",
             "import dataclasses",
             "import os",
-            "from collections.abc import KeysView",
-            "from typing import Any, Literal, NamedTuple, Protocol, TypedDict, cast",
+            *(
+                [
+                    "from collections.abc import KeysView",
+                    "from typing import Any, Literal, NamedTuple, Protocol, TypedDict, cast",
+                ]
+                if generation is None
+                else [
+                    "from collections.abc import KeysView, Mapping, Sequence",
+                    "from typing import (",
+                    "    TYPE_CHECKING,",
+                    *(
+                        f"    {name},"
+                        for name in ("Any", "Literal", "NamedTuple", "Protocol", "TypedDict")
+                    ),
+                    "    cast,",
+                    "    overload,",
+                    ")",
+                ]
+            ),
             "",
             "import numpy",
             "import numpy.typing",
             "",
+            *(
+                []
+                if generation is None
+                else [
+                    "if TYPE_CHECKING:",
+                    "    from abi_compiler.generation import (",
+                    "        GeneratedText,",
+                    "        GeneratedTokens,",
+                    "        GenerationStream,",
+                    "    )",
+                    "",
+                ]
+            ),
             "__all__ = "
             + _list_literal([*(c.name for c in self.classes), protocol, session, "load"]),
             "",
@@ -470,6 +522,14 @@ _RESERVED = frozenset(
         "TypedDict",
         "TYPES",
         "cast",
+        # (those of a module with a generation job)
+        "GeneratedText",
+        "GeneratedTokens",
+        "GenerationStream",
+        "Mapping",
+        "Sequence",
+        "TYPE_CHECKING",
+        "overload",
         "dataclasses",
         "load",
         "numpy",
@@ -516,6 +576,59 @@ def _method(name: str, parameters: list[Parameter] | None, result: str) -> list[
     if len(line) <= _WIDTH:
         return [line]
     return [f"{head}(", *(f"        {part}," for part in parts), f"    ) -> {result}: ..."]
+
+
+def _generate_method(generation: StubGeneration) -> list[str]:
+    """``generate`` as `abi_compiler.generation.generate` takes it (docs/calling.md,
+    "Generating text"), one overload per result: text (a `str` prompt or messages, when
+    the module records a tokenizer), token ids, a stream, and a ``stream`` not known
+    until run time."""
+    settings = [
+        "max_new_tokens: int | None = None",
+        "do_sample: bool | None = None",
+        "temperature: float | None = None",
+        "top_k: int | None = None",
+        "top_p: float | None = None",
+        "seed: int | None = None",
+    ]
+    messages = ["messages: Sequence[Mapping[str, Any]] | None = None"] if generation.chat else []
+    ids = "Sequence[int] | numpy.typing.NDArray[numpy.integer[Any]]"
+    overloads: list[tuple[list[str], str]] = []
+    if generation.text:
+        text_prompt = "prompt: str | None = None" if generation.chat else "prompt: str"
+        stop = "stop: str | Sequence[str] = ()"
+        overloads.append(
+            (
+                [text_prompt, "*", *messages, *settings, stop, "stream: Literal[False] = False"],
+                "GeneratedText",
+            )
+        )
+    overloads.append(
+        (
+            [
+                f"prompt: {ids}",
+                "*",
+                *settings,
+                "stop: int | Sequence[int] = ()",
+                "stream: Literal[False] = False",
+            ],
+            "GeneratedTokens",
+        )
+    )
+    prompt = f"prompt: str | {ids} | None = None" if generation.text else f"prompt: {ids}"
+    stop = "stop: str | int | Sequence[str] | Sequence[int] = ()"
+    if not generation.text:
+        stop = "stop: int | Sequence[int] = ()"
+    either = [prompt, "*", *messages, *settings, stop]
+    overloads.append(([*either, "stream: Literal[True]"], "GenerationStream"))
+    results = "GeneratedText | GeneratedTokens" if generation.text else "GeneratedTokens"
+    overloads.append(([*either, "stream: bool = False"], f"{results} | GenerationStream"))
+    lines: list[str] = []
+    for parameters, result in overloads:
+        lines += ["    @overload", "    def generate(", "        self,"]
+        lines += [f"        {parameter}," for parameter in parameters]
+        lines.append(f"    ) -> {result}: ...")
+    return lines
 
 
 # An array argument: whatever the call converts to an array (numpy arrays and scalars,

@@ -24,7 +24,7 @@ from abi_compiler.codecs.generation_json import encode_generation, format_genera
 from abi_compiler.codecs.json_abi import decode_json, format_declaration
 from abi_compiler.codecs.lexical import printable
 from abi_compiler.codecs.provenance_json import format_provenance, format_target
-from abi_compiler.codecs.python_api import PythonApi, StubFunction
+from abi_compiler.codecs.python_api import PythonApi, StubFunction, StubGeneration
 from abi_compiler.codecs.raw import decode_raw, format_raw
 from abi_compiler.codecs.sip import decode_sip, format_sip
 from abi_compiler.codecs.state_json import encode_state, format_state
@@ -42,6 +42,7 @@ from abi_compiler.model import (
     Signature,
     ValueType,
 )
+from abi_compiler.signatures.generation_diff import diff_generation
 from abi_compiler.signatures.module_signatures import (
     FunctionSignature,
     ReadError,
@@ -352,6 +353,13 @@ def _diff(args: argparse.Namespace) -> int:
         old_state=states[0],
         new_state=states[1],
     )
+    jobs = [
+        next(((f.name, f.generation) for f in functions if f.generation is not None), None)
+        for functions in read
+    ]
+    findings = sorted(  # (stable: breaking ones first, the job's after the functions')
+        [*findings, *diff_generation(jobs[0], jobs[1])], key=lambda finding: not finding.breaking
+    )
     breaking = any(finding.breaking for finding in findings)
     information = _provenance_changes(read[0], read[1])
     if args.format == "json":
@@ -391,7 +399,13 @@ def _stub(args: argparse.Namespace) -> int:
     if args.file != "-" and is_vmfb(data):
         folder = os.path.dirname(os.path.abspath(args.output)) if args.output else os.curdir
         default = args.file if os.path.isabs(args.file) else os.path.relpath(args.file, folder)
-    text = PythonApi().stub(stubbed, source, package_version(), default)
+    job = next((f.generation for f in functions if f.generation is not None), None)
+    generation = (
+        None
+        if job is None
+        else StubGeneration(job.tokenizer is not None, job.chat_template is not None)
+    )
+    text = PythonApi().stub(stubbed, source, package_version(), default, generation)
     if args.output is None:
         _write(text)
     else:

@@ -13,6 +13,7 @@ is a transformers tokenizer, a `tokenizers.Tokenizer` or a `tokenizer.json` path
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Mapping
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from abi_compiler.attribute_names import ABI_CALL, ABI_GENERATION, ABI_STATE, ABI_TOKENIZER
-from abi_compiler.call_model import Array, OriginalCall
-from abi_compiler.codecs.call_json import decode_call
+from abi_compiler.call_model import Array, OriginalCall, ValueRange
+from abi_compiler.codecs.call_json import decode_call, encode_call
 from abi_compiler.codecs.generation_json import (
     SETTINGS,
     GenerationRecord,
@@ -40,6 +41,7 @@ __all__ = [
     "generation_roles",
     "read_tokenizer",
     "with_generation",
+    "with_position_range",
 ]
 
 #: The names of the arguments that take the token ids and their positions (the recipe's).
@@ -148,6 +150,44 @@ def _prompt_and_step(text: str, found: dict[str, Roles]) -> tuple[str, str | Non
             "(their state differs): compile them with shared_state=True (abi-compile --shared-state)"
         )
     return prompt, step
+
+
+def with_position_range(text: str, functions: set[str], cache: int) -> str:
+    """``text`` with the positions of each of ``functions`` bounded to the cache, ``[0,
+    cache)``, in its original call where nothing records that bound yet (a prompt of
+    dynamic length: the frontend cannot follow its positions into the cache): a call
+    with a position outside the cache is then refused before it runs, naming the value
+    (docs/formats.md, "A model's generation job: `abi.generation`, `abi.tokenizer`")."""
+
+    def update(name: str, value: str) -> str | None:
+        if name not in functions:
+            return None
+        call = decode_call(value)
+        positions = dict(call.keywords)[POSITIONS]
+        assert isinstance(positions, Array)  # (`generation_roles` found it)
+        every = (
+            None
+            if positions.dims is None or not isinstance(positions.dims[0], int)
+            else set(range(positions.dims[0]))
+        )
+        if any(
+            (found.elements is None or set(found.elements) == every)
+            and found.low is not None
+            and found.low >= 0
+            and found.high is not None
+            and found.high < cache
+            for found in positions.ranges
+        ):
+            return None  # (every position bounded within the cache already: a step's)
+        bounded = dataclasses.replace(
+            positions, ranges=(*positions.ranges, ValueRange(0, cache - 1))
+        )
+        keywords = tuple(
+            (key, bounded if key == POSITIONS else node) for key, node in call.keywords
+        )
+        return encode_call(dataclasses.replace(call, keywords=keywords))
+
+    return update_reflection_entries(text, ABI_CALL, update)
 
 
 def _integers(array: Array) -> bool:
@@ -353,6 +393,7 @@ def with_generation(
         decode_generation(entry)
     except AbiError as error:
         raise AbiError(f"generation_config: {error}") from None
+    text = with_position_range(text, {function, step or function}, roles.cache)
     text = add_reflection_entries(text, ABI_GENERATION, {function: entry}.get)
     if read is not None:
         text = add_reflection_entries(text, ABI_TOKENIZER, {function: read.text}.get)

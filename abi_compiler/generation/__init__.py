@@ -8,19 +8,21 @@ transformers (the tokenizer runs with the `tokenizers` package: the `[generate]`
     for piece in module.generate(messages=[{"role": "user", "content": "Hi"}], stream=True):
         print(piece, end="", flush=True)
 
-`Module.generate` and `Session.generate` call `generate` here (docs/calling.md,
-"Generating text").
+`generate(module_or_session, …)` is what `Module.generate` and `Session.generate` call
+(`abi_compiler.calling.sessions.generate_text`: the caller's side tells a session from a
+module, and hands the loop, `loop.generate_on`, both; docs/calling.md, "Generating
+text").
 """
 
 from __future__ import annotations
 
+from abi_compiler.calling.sessions import generate_text as generate
 from abi_compiler.generation.job import GenerationJob
 from abi_compiler.generation.loop import (
     FinishReason,
     GeneratedText,
     GeneratedTokens,
     GenerationStream,
-    generate,
 )
 from abi_compiler.generation.sampling import Sampling, distribution, next_token
 

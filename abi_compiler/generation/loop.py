@@ -18,13 +18,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from abi_compiler.calling.sessions import Session
 from abi_compiler.errors import AbiError
 from abi_compiler.generation.job import GenerationJob
 from abi_compiler.generation.sampling import Sampling, next_token
 from abi_compiler.generation.text import TextPieces
 
-__all__ = ["FinishReason", "GeneratedText", "GeneratedTokens", "GenerationStream", "generate"]
+__all__ = ["FinishReason", "GeneratedText", "GeneratedTokens", "GenerationStream", "generate_on"]
 
 #: Why a generation stopped: an end-of-sequence id, a stop string (or stop id),
 #: ``max_new_tokens``, or the cache full (no position left for the next token).
@@ -96,8 +95,10 @@ class _Conversation:
 _CONVERSATIONS: weakref.WeakKeyDictionary[Any, _Conversation] = weakref.WeakKeyDictionary()
 
 
-def generate(
+def generate_on(
     target: Any,
+    module: Any,
+    on_session: bool,
     prompt: Any = None,
     *,
     messages: Any = None,
@@ -110,9 +111,10 @@ def generate(
     stop: Any = (),
     stream: bool = False,
 ) -> Any:
-    """Generate from a loaded `Module` or a `Session` (``Module.generate``,
-    ``Session.generate``; docs/calling.md, "Generating text")."""
-    module = target.module if isinstance(target, Session) else target
+    """Generate on ``target``: the loaded `Module` ``module`` itself, or a `Session` of it
+    (``on_session``), as the caller's side tells (`abi_compiler.calling.sessions.
+    generate_text`, behind ``Module.generate``, ``Session.generate`` and
+    `abi_compiler.generation.generate`; docs/calling.md, "Generating text")."""
     job = GenerationJob.of(module)
     settings = {
         "max_new_tokens": max_new_tokens,
@@ -129,7 +131,7 @@ def generate(
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
         raise AbiError(f"seed: expected a non-negative int, got {seed!r}")
     conversation = _conversation(target)
-    session = isinstance(target, Session)
+    session = on_session  # (its conversation goes on; a module starts afresh)
     if messages is not None:
         if prompt is not None:
             raise AbiError("give a prompt or messages, not both")

@@ -20,7 +20,6 @@ from abi_compiler.serve.endpoints import (
     ModuleEndpoints,
     Response,
     read_body,
-    too_large,
 )
 from abi_compiler.serve.module_file import load_endpoints, read_functions
 
@@ -38,16 +37,16 @@ class ModuleServer:
         self.max_body = max_body
 
     async def __call__(self, request: Request) -> StarletteResponse:
+        path = request.url.path
+        root = request.scope.get("root_path") or ""
+        if root and path.startswith(root):
+            path = path[len(root) :]
         try:
             body = await read_body(
                 request.stream(), request.headers.get("content-length"), self.max_body
             )
         except BodyTooLarge:
-            return _starlette(too_large(self.max_body))
-        path = request.url.path
-        root = request.scope.get("root_path") or ""
-        if root and path.startswith(root):
-            path = path[len(root) :]
+            return _starlette(self.endpoints.too_large(path, self.max_body))
         response = await asyncio.to_thread(
             self.endpoints.handle, request.method, path, body, request.headers
         )

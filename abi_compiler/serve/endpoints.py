@@ -76,10 +76,6 @@ async def read_body(chunks: AsyncIterator[bytes], content_length: str | None, li
     return bytes(body)
 
 
-def too_large(limit: int) -> Response:
-    return error_response(413, f"the request body is over the limit of {limit} bytes")
-
-
 Route = Callable[[str, bytes, Mapping[str, str]], Response]
 
 
@@ -95,6 +91,18 @@ class ModuleEndpoints:
         self.lock = threading.Lock()
         #: Further routes by (method, first path segments) (the OpenAI API's).
         self.extra: dict[tuple[str, str], Route] = {}
+        #: The paths a further API owns, each with the answer, in that API's error shape, to
+        #: a request no route of `extra` takes (another method; a module that lacks what
+        #: the API needs): a function of the request's method.
+        self.owned: dict[str, Callable[[str], Response]] = {}
+        #: The error shape of those paths (`error_response`'s elsewhere).
+        self.error_shapes: dict[str, Callable[[int, str], Response]] = {}
+
+    def too_large(self, path: str, limit: int) -> Response:
+        """The 413 of a request to ``path`` whose body is over ``limit``, in the error
+        shape of the API that owns the path."""
+        shape = self.error_shapes.get("/".join(p for p in path.split("/") if p), error_response)
+        return shape(413, f"the request body is over the limit of {limit} bytes")
 
     def handle(
         self, method: str, path: str, body: bytes, headers: Mapping[str, str] | None = None
@@ -113,6 +121,9 @@ class ModuleEndpoints:
         route = self.extra.get((method, key))
         if route is not None:
             return route(key, body, headers)
+        owned = self.owned.get(key)
+        if owned is not None:
+            return owned(method)
         if parts[:2] == ["v1", "functions"]:
             if len(parts) == 2:
                 return self._allow(method, "GET") or json_response(200, self.listing())

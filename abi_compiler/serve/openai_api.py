@@ -8,7 +8,11 @@ A request does not need what an earlier request left on a replica: a completion 
 generated from an empty cache, a chat from its messages. A replica keeps the sessions of
 its last few conversations, keyed by the messages including the reply it gave; a chat
 request whose messages continue one of them (the conversation so far, then new messages)
-goes on in that session, whose cache already holds the conversation's tokens."""
+goes on in that session, whose cache already holds the conversation's tokens.
+
+Errors have OpenAI's shape, ``{"error": {"message", "type", "param", "code"}}`` (``type``
+``invalid_request_error`` for a 4xx, ``server_error`` for a 5xx), in a stream too; a
+module without a generation job answers these routes 404 in that shape."""
 
 from __future__ import annotations
 
@@ -24,12 +28,21 @@ from abi_compiler.errors import AbiError
 from abi_compiler.serve.endpoints import (
     ModuleEndpoints,
     Response,
-    error_response,
     json_response,
     parse_json,
 )
 
-__all__ = ["FINISH_REASONS", "Conversations", "TextGeneration", "add_text_generation"]
+__all__ = [
+    "FINISH_REASONS",
+    "Conversations",
+    "InvalidRequest",
+    "TextGeneration",
+    "add_text_generation",
+    "openai_error",
+]
+
+#: The OpenAI routes: each path and its method.
+ROUTES = {"v1/completions": "POST", "v1/chat/completions": "POST", "v1/models": "GET"}
 
 #: The generation's finish reason → OpenAI's (the cache's end is a length).
 FINISH_REASONS = {"eos": "stop", "stop": "stop", "length": "length", "cache": "length"}
@@ -52,6 +65,42 @@ _COMPLETION = (*_COMMON, "prompt", "echo", "logprobs")
 _CHAT = (*_COMMON, "messages", "max_completion_tokens", "logprobs")
 
 _ids = itertools.count(1)
+
+
+class InvalidRequest(AbiError):
+    """A request this server cannot answer as asked (400), naming the request member
+    at fault (``param``, OpenAI's error member; None: none in particular)."""
+
+    def __init__(self, message: str, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+def error_object(
+    status: int, message: str, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    """OpenAI's error object: ``type`` ``invalid_request_error`` for a 4xx status,
+    ``server_error`` for a 5xx."""
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    return {"message": message, "type": kind, "param": param, "code": code}
+
+
+def openai_error(
+    status: int,
+    message: str,
+    param: str | None = None,
+    code: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """An error response in OpenAI's shape, ``{"error": {…}}`` (`error_object`)."""
+    response = json_response(status, {"error": error_object(status, message, param, code)})
+    response.headers.update(headers or {})
+    return response
+
+
+def _refused(error: AbiError) -> Response:
+    """The 400 of a request ``error`` refuses (the member it names, if any)."""
+    return openai_error(400, str(error), error.param if isinstance(error, InvalidRequest) else None)
 
 
 def _key(messages: list[Any]) -> str:
@@ -107,16 +156,18 @@ class TextGeneration:
         this server cannot answer as asked."""
         unknown = sorted(set(request) - set(allowed) - {"messages", "prompt"})
         if unknown:
-            raise AbiError(f"unsupported member {unknown[0]!r} in the request")
+            raise InvalidRequest(f"unsupported member {unknown[0]!r} in the request", unknown[0])
         model = request.get("model")
         if model is not None and model != self.name:
-            raise AbiError(f"model {model!r} is not served here (this server serves {self.name!r})")
+            raise InvalidRequest(
+                f"model {model!r} is not served here (this server serves {self.name!r})", "model"
+            )
         if request.get("n", 1) != 1:
-            raise AbiError('"n": only one choice per request is generated (n = 1)')
+            raise InvalidRequest('"n": only one choice per request is generated (n = 1)', "n")
         if request.get("logprobs") not in (None, False, 0):
-            raise AbiError('"logprobs": not supported')
+            raise InvalidRequest('"logprobs": not supported', "logprobs")
         if request.get("echo"):
-            raise AbiError('"echo": not supported')
+            raise InvalidRequest('"echo": not supported', "echo")
         options: dict[str, Any] = {}
         limit = request.get("max_completion_tokens", request.get("max_tokens"))
         if limit is not None:
@@ -128,7 +179,9 @@ class TextGeneration:
                 or isinstance(temperature, bool)
                 or temperature < 0
             ):
-                raise AbiError(f'"temperature": expected a number >= 0, got {temperature!r}')
+                raise InvalidRequest(
+                    f'"temperature": expected a number >= 0, got {temperature!r}', "temperature"
+                )
             options["do_sample"] = temperature > 0  # (0: greedy, as OpenAI's)
             if temperature > 0:
                 options["temperature"] = float(temperature)
@@ -141,12 +194,24 @@ class TextGeneration:
         return options
 
     def completions(self, key: str, body: bytes, headers: Mapping[str, str]) -> Response:
+        try:
+            return self._completion(body)
+        except AbiError as error:
+            return _refused(error)
+
+    def chat(self, key: str, body: bytes, headers: Mapping[str, str]) -> Response:
+        try:
+            return self._chat(body)
+        except AbiError as error:
+            return _refused(error)
+
+    def _completion(self, body: bytes) -> Response:
         request = _object(parse_json(body))
         prompt = request.get("prompt")
         if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
             prompt = prompt[0]
         if not isinstance(prompt, str):
-            raise AbiError('"prompt": expected a string')
+            raise InvalidRequest('"prompt": expected a string', "prompt")
         options = self._options(request, _COMPLETION)
 
         def prompt_tokens() -> int:  # (counted under the endpoints' lock, as the module runs)
@@ -159,11 +224,13 @@ class TextGeneration:
             prompt_tokens,
         )
 
-    def chat(self, key: str, body: bytes, headers: Mapping[str, str]) -> Response:
+    def _chat(self, body: bytes) -> Response:
         request = _object(parse_json(body))
         messages = request.get("messages")
         if not isinstance(messages, list) or not messages:
-            raise AbiError('"messages": expected a list of {"role", "content"} objects')
+            raise InvalidRequest(
+                '"messages": expected a list of {"role", "content"} objects', "messages"
+            )
         options = self._options(request, _CHAT)
 
         def prompt_tokens() -> int:
@@ -195,7 +262,7 @@ class TextGeneration:
         messages: list[Any] | None = None,
     ) -> Response:
         if not isinstance(stream, bool):
-            raise AbiError(f'"stream": expected true or false, got {stream!r}')
+            raise InvalidRequest(f'"stream": expected true or false, got {stream!r}', "stream")
         identity = f"{'chatcmpl' if messages is not None else 'cmpl'}-{next(_ids)}"
         created = int(time.time())
         if stream:
@@ -212,7 +279,7 @@ class TextGeneration:
             except AbiError:
                 raise
             except Exception as error:  # IREE's runtime, the tokenizer
-                return error_response(500, f"the module failed: {' '.join(str(error).split())}")
+                return openai_error(500, f"the module failed: {' '.join(str(error).split())}")
             text, session = found if messages is not None else (found, None)
             if session is not None and messages is not None:
                 reply = {"role": "assistant", "content": str(text)}
@@ -284,20 +351,10 @@ class TextGeneration:
                     self.conversations.keep([*messages, reply], session)
                 yield event({}, FINISH_REASONS[pieces.finish_reason])
             except AbiError as error:
-                yield (
-                    b"data: "
-                    + json.dumps({"error": {"message": str(error), "code": 400}}).encode()
-                    + b"\n\n"
-                )
+                yield _error_event(error_object(400, str(error)))
             except Exception as error:
                 message = " ".join(str(error).split())
-                yield (
-                    b"data: "
-                    + json.dumps(
-                        {"error": {"message": f"the module failed: {message}", "code": 500}}
-                    ).encode()
-                    + b"\n\n"
-                )
+                yield _error_event(error_object(500, f"the module failed: {message}"))
         yield b"data: [DONE]\n\n"
 
     def models(self, key: str, body: bytes, headers: Mapping[str, str]) -> Response:
@@ -310,23 +367,52 @@ class TextGeneration:
         )
 
 
+def _error_event(error: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps({"error": error}).encode() + b"\n\n"
+
+
 def _object(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise AbiError("expected a JSON object")
+        raise InvalidRequest("expected a JSON object")
     return value
 
 
 def add_text_generation(endpoints: ModuleEndpoints) -> TextGeneration | None:
     """The OpenAI routes on ``endpoints`` when its module records a generation job (None:
-    it records none, or `abi_compiler.generation` cannot run here: no `tokenizers`)."""
-    from abi_compiler.generation import GenerationJob
+    it records none, or `abi_compiler.generation` cannot run here: their paths then
+    answer 404, saying why); another method on their paths is a 405, in OpenAI's shape."""
+    for path in ROUTES:
+        endpoints.error_shapes[path] = openai_error
+    reason = None
+    if all(function.generation is None for function in endpoints.functions.values()):
+        reason = (
+            f"module '{endpoints.name}' records no generation job ('abi.generation'): it "
+            "answers no OpenAI request (compile the model with its tokenizer: abi-compile "
+            "--tokenizer)"
+        )
+    else:
+        try:
+            from abi_compiler.generation import GenerationJob
 
-    try:
-        GenerationJob.of(endpoints.module)
-    except (AbiError, ImportError):
+            GenerationJob.of(endpoints.module)
+        except (AbiError, ImportError) as error:
+            reason = f"module '{endpoints.name}' cannot generate text here: {error}"
+    if reason is not None:
+        for path in ROUTES:
+            endpoints.owned[path] = lambda method: openai_error(404, reason)
         return None
     routes = TextGeneration(endpoints)
     endpoints.extra[("POST", "v1/completions")] = routes.completions
     endpoints.extra[("POST", "v1/chat/completions")] = routes.chat
     endpoints.extra[("GET", "v1/models")] = routes.models
+    for path, allowed in ROUTES.items():
+        endpoints.owned[path] = _not_allowed(allowed)
     return routes
+
+
+def _not_allowed(allowed: str) -> Callable[[str], Response]:
+    def answer(method: str) -> Response:
+        message = f"method {method} not allowed: {allowed}"
+        return openai_error(405, message, headers={"Allow": allowed})
+
+    return answer

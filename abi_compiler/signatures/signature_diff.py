@@ -83,9 +83,10 @@ from abi_compiler.model import (
     ValueType,
 )
 
-#: What a finding's path is in: an argument, the result, or the module state the
-#: function uses (the path is then the global's name).
-Side = Literal["argument", "result", "state"]
+#: What a finding's path is in: an argument, the result, the module state the function
+#: uses (the path is then the global's name), or the module's generation job (the
+#: member's name; `abi_compiler.signatures.generation_diff`).
+Side = Literal["argument", "result", "state", "generation"]
 
 #: What a finding is about; ``added``/``removed`` carry one value, the others two.
 What = Literal[
@@ -109,6 +110,7 @@ What = Literal[
     "values",
     "updates",
     "call",
+    "job",
 ]
 
 
@@ -133,11 +135,13 @@ class Finding:
     @property
     def location(self) -> str:
         """``argument params['dense']['kernel']``, ``argument 0``, ``result[1]``,
-        ``state @cache``."""
+        ``state @cache``, ``generation cache``."""
         if self.side is None:
             return "function"
         if self.side == "state":
             return f"state @{self.path[0]}"
+        if self.side == "generation":
+            return " ".join(["generation", *map(str, self.path)])
         if self.side == "result":
             return "result" + format_keys(self.path)
         root, keys = self.path[0], self.path[1:]
@@ -158,6 +162,8 @@ class Finding:
         if self.what in ("added", "removed"):
             value = self.new if self.what == "added" else self.old
             return f"{severity}: {self.function}: {self.location}: {self.what} {value}"
+        if self.what == "job":
+            return f"{severity}: {self.function}: {self.location}: {self.old} -> {self.new}"
         return f"{severity}: {self.function}: {self.location}: {self.what} {self.old} -> {self.new}"
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from abi_compiler.call_model import Array, Constant, Container, OriginalCall
-from abi_compiler.codecs.python_api import PythonApi, StubFunction, is_identifier
+from abi_compiler.codecs.python_api import PythonApi, StubFunction, StubGeneration, is_identifier
 from abi_compiler.model import Argument, Leaf, NDArray, Scalar, Signature
 
 # What the stub binds besides its classes.
@@ -127,12 +127,18 @@ def bound(body: list[ast.stmt]) -> list[str]:
     return found
 
 
+# What a stub of a module with a generation job binds besides (`generate`'s annotations).
+GENERATION_IMPORTED = {"Mapping", "Sequence", "TYPE_CHECKING", "overload"}
+GENERATIONS = st.one_of(st.none(), st.builds(StubGeneration, st.booleans(), st.booleans()))
+
+
 @settings(max_examples=200, deadline=None)
-@given(functions(), NAMES.map(lambda name: name + ".vmfb"), st.booleans())
+@given(functions(), NAMES.map(lambda name: name + ".vmfb"), st.booleans(), GENERATIONS)
 def test_every_stub_is_python_that_defines_what_it_means_to(
-    stubbed: list[StubFunction], source: str, default: bool
+    stubbed: list[StubFunction], source: str, default: bool, generation: StubGeneration | None
 ) -> None:
-    text = PythonApi().stub(stubbed, source, "1.0", source if default else None)
+    text = PythonApi().stub(stubbed, source, "1.0", source if default else None, generation)
+    generates = generation is not None and all(f.name != "generate" for f in stubbed)
     compile(text, "stub.py", "exec")  # (a SyntaxError: names bound twice as parameters too)
     text.encode("utf-8")  # what `abi-sig stub -o` writes
     tree = ast.parse(text)
@@ -152,7 +158,8 @@ def test_every_stub_is_python_that_defines_what_it_means_to(
     assert isinstance(exported, ast.List)
     classes = [ast.literal_eval(item) for item in exported.elts]
     # (`import numpy` and `import numpy.typing` both bind numpy)
-    assert sorted(names) == sorted([*IMPORTED, "numpy", "__all__", "TYPES", *classes])
+    imported = [*IMPORTED, *(GENERATION_IMPORTED if generates else ())]
+    assert sorted(names) == sorted([*imported, "numpy", "__all__", "TYPES", *classes])
     # Every name is written in the form Python reads it in.
     for node in ast.walk(tree):
         for name in _identifiers(node):
@@ -164,12 +171,16 @@ def test_every_stub_is_python_that_defines_what_it_means_to(
     methods = [s.name for s in protocol.body if isinstance(s, ast.FunctionDef)]
     assert [m for m in methods if m not in own] == [
         f.name for f in stubbed if is_identifier(f.name) and f.name not in own
-    ]
+    ] + ["generate"] * (0 if not generates else 4 if generation and generation.text else 3)
     for function in stubbed:
         if not is_identifier(function.name):
             assert f"    # {function.name!r}: call it as module[{function.name!r}]" in text
     for method in protocol.body:
-        if isinstance(method, ast.FunctionDef) and method.name not in own:
+        if (
+            isinstance(method, ast.FunctionDef)
+            and method.name not in own
+            and method.name in {f.name for f in stubbed}
+        ):
             _check_keywords(method, next(f for f in stubbed if f.name == method.name))
 
 

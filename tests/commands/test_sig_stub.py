@@ -110,7 +110,9 @@ def stubbed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
+def _mypy(
+    folder: Path, script: str, stub: str = "model_api.py"
+) -> subprocess.CompletedProcess[str]:
     # abi_compiler is found on MYPYPATH (this checkout, whatever this process has
     # installed); its own modules are not what is checked here.
     env = {**os.environ, "MYPYPATH": str(ROOT)}
@@ -123,7 +125,7 @@ def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
             "--follow-imports=silent",
             "--cache-dir",
             str(folder / ".mypy_cache"),
-            "model_api.py",
+            stub,
             script,
         ],
         cwd=folder,
@@ -134,15 +136,23 @@ def _mypy(folder: Path, script: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_call_through_the_stub_gives_its_classes(stubbed: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "call.py"],
-        cwd=stubbed,
+def _run(
+    folder: Path, script: Path | str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``script`` run with the stubs in ``folder`` importable (from ``cwd``, else
+    ``folder``)."""
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=cwd or folder,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(stubbed), str(ROOT)])},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT)])},
         check=False,
     )
+
+
+def test_a_call_through_the_stub_gives_its_classes(stubbed: Path) -> None:
+    done = _run(stubbed, "call.py")
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "model_api Pair float32 [0, 1, 2]\n"
 
@@ -172,13 +182,110 @@ def test_a_session_loop_of_lists_type_checks_and_runs_from_another_folder(
         0,
         "Success: no issues found in 2 source files\n",
     )
-    done = subprocess.run(
-        [sys.executable, str(stubbed / "session.py")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(stubbed), str(ROOT)])},
-        check=False,
-    )
+    done = _run(stubbed, stubbed / "session.py", tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == "[2.0, 2.0, 2.0] [1, 2, 3]\n[4.0, 4.0, 4.0] [1, 2, 3]\n"
+
+
+# A language model's stub (docs/calling.md, "Signatures and typed stubs"): `generate` on
+# the module and its sessions, typed as `abi_compiler.generation` returns.
+GENERATE = """
+import numpy as np
+
+from abi_compiler.generation import GeneratedText, GeneratedTokens, GenerationStream
+from chat_api import CompiledModule, CompiledSession, load
+
+module: CompiledModule = load()
+text: GeneratedText = module.generate("Hello", max_new_tokens=4, stop=["."])
+ids: GeneratedTokens = module.generate([0, 5, 9], max_new_tokens=3, stop=[1])
+more: GeneratedTokens = module.generate(np.array([0, 5, 9]), max_new_tokens=3)
+stream: GenerationStream = module.generate("Hello", stream=True, max_new_tokens=4)
+pieces = "".join(stream)
+chat: GeneratedText = module.generate(messages=[{"role": "user", "content": "hi"}])
+either = module.generate("Hello", stream=len(pieces) > 1000, max_new_tokens=1)
+with module.session() as session:
+    turns: CompiledSession = session
+    first: GeneratedText = turns.generate("Hello", max_new_tokens=2)
+    print(first.finish_reason, len(first.token_ids))
+print(text.finish_reason, list(ids) == list(more), ids.finish_reason)
+print(pieces == str(module.generate("Hello", max_new_tokens=4)), stream.finish_reason)
+"""
+
+# A module without a tokenizer takes token ids only; one without a job has no generate.
+GENERATE_WRONG = """
+from ids_api import load as load_ids
+from model_api import load as load_plain
+
+module = load_ids()
+module.generate("text")
+module.generate([1, 2], temprature=0.5)
+module.generate([1, 2]).token_ids
+load_plain().generate([1, 2])
+"""
+
+
+@pytest.fixture(scope="module")
+def generation_stubs(stubbed: Path) -> Path:
+    pytest.importorskip("tokenizers")
+    import warnings
+
+    from abi_compiler import iree as abi_iree
+    from tests.generation import fixtures
+
+    tokenizer = fixtures.train_tokenizer()
+    fixtures.save_tokenizer(tokenizer, stubbed / "tokenizer")
+    model = fixtures.mlir_model(tokenizer.get_vocab_size())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        chat = abi_iree.compile_vmfb(
+            model, pipeline=None, tokenizer=stubbed / "tokenizer" / "tokenizer.json"
+        )
+        ids = abi_iree.compile_vmfb(model, pipeline=None, generation=True)
+    for name, data in (("chat", chat), ("ids", ids)):
+        (stubbed / f"{name}.vmfb").write_bytes(data)
+        done = subprocess.run(
+            [sys.executable, "-m", "abi_compiler.commands.sig_main", "stub", f"{name}.vmfb"],
+            cwd=stubbed,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stderr) == (0, "")
+        (stubbed / f"{name}_api.py").write_text(done.stdout)
+    (stubbed / "generate.py").write_text(GENERATE)
+    (stubbed / "generate_wrong.py").write_text(GENERATE_WRONG)
+    return stubbed
+
+
+def test_a_language_models_stub_types_generate(generation_stubs: Path) -> None:
+    """`generate` on the module and on a session: a `str` prompt or messages give a
+    `GeneratedText`, token ids a `GeneratedTokens`, ``stream=True`` a
+    `GenerationStream`; mypy accepts those uses and they run."""
+    checked = _mypy(generation_stubs, "generate.py", "chat_api.py")
+    assert (checked.returncode, checked.stdout) == (
+        0,
+        "Success: no issues found in 2 source files\n",
+    )
+    done = _run(generation_stubs, "generate.py")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "length 2\nlength True length\nTrue length\n"
+
+
+def test_generate_is_typed_by_what_the_job_records(generation_stubs: Path) -> None:
+    """A job without a tokenizer takes token ids only; a module without a job has no
+    `generate`."""
+    assert "def generate" not in (generation_stubs / "model_api.py").read_text()
+    checked = _mypy(generation_stubs, "generate_wrong.py", "ids_api.py")
+    errors = [
+        line.split(": error: ", 1)[1] for line in checked.stdout.splitlines() if ": error: " in line
+    ]
+    assert errors == [
+        'Argument 1 to "generate" of "CompiledModule" has incompatible type "str"; expected '
+        '"Sequence[int] | ndarray[tuple[Any, ...], dtype[integer[Any]]]"  [arg-type]',
+        'Unexpected keyword argument "temprature" for overloaded function "generate" of '
+        '"CompiledModule"; did you mean "temperature"?  [call-overload]',
+        'No overload variant of "generate" of "CompiledModule" matches argument types '
+        '"list[int]", "float"  [call-overload]',
+        '"GeneratedTokens" has no attribute "token_ids"  [attr-defined]',
+        '"CompiledModule" has no attribute "generate"  [attr-defined]',
+    ]

@@ -245,10 +245,12 @@ func.func @main(%ids: tensor<1x?xi64>, %pos: tensor<?xi64>) -> tensor<1x?x{V}xf3
 """
 
 
-def mlir_model(vocabulary: int, cache: int = CACHE) -> str:
+def mlir_model(vocabulary: int, cache: int = CACHE, position_ranges: bool = True) -> str:
     """The MLIR text of a model of ``vocabulary`` tokens and a cache of ``cache`` whose
     function records the original call transformers' recipe gives (``input_ids``,
-    ``cache_position`` by keyword, their ranges and the prompt's length symbol)."""
+    ``cache_position`` by keyword, their ranges and the prompt's length symbol;
+    ``position_ranges=False``: no range of the positions, as the torch frontend records
+    the recipe's program of a dynamic prompt length)."""
     from abi_compiler.call_model import Array, OriginalCall, Symbol, ValueRange
     from abi_compiler.codecs.call_json import encode_call
 
@@ -256,7 +258,10 @@ def mlir_model(vocabulary: int, cache: int = CACHE) -> str:
         (),
         (
             ("input_ids", Array(0, "int64", (1, "seq"), (ValueRange(0, vocabulary - 1),))),
-            ("cache_position", Array(1, "int64", ("seq",), (ValueRange(0, cache - 1),))),
+            (
+                "cache_position",
+                Array(1, "int64", ("seq",), (ValueRange(0, cache - 1),) if position_ranges else ()),
+            ),
         ),
         Array(0, "float32", (1, "seq", vocabulary)),
         symbols=(Symbol("seq", 1, cache),),

@@ -265,6 +265,31 @@ def test_bad_calls(module: Any, call: dict[str, Any], message: str) -> None:
     assert str(error.value) == message
 
 
+def test_the_job_bounds_the_positions_to_the_cache() -> None:
+    """A prompt function whose original call bounds no position (the recipe's program of
+    a dynamic prompt length, as the torch frontend records it) gets the job's cache as
+    their range: a direct call with a position past the cache is refused before it runs.
+    Without the job nothing bounds them."""
+    text = fixtures.mlir_model(300, position_ranges=False)
+    ids = np.array([[5, 6]])
+    bare = abi_iree.load(_compile(text))
+    assert bare.main(input_ids=ids, cache_position=np.array([CACHE - 1, CACHE])).shape == (
+        1,
+        2,
+        300,
+    )
+    module = abi_iree.load(_compile(text, generation=True))
+    for positions, where in (([CACHE - 1, CACHE], "value 64 at [1]"), ([-1, 0], "value -1 at [0]")):
+        with pytest.raises(AbiError) as error:
+            module.main(input_ids=ids, cache_position=np.array(positions))
+        assert str(error.value).startswith(
+            f"argument 'cache_position': {where} is outside [0, 63]: "
+        ), str(error.value)
+    logits = module.main(input_ids=ids, cache_position=np.array([CACHE - 2, CACHE - 1]))
+    a, b, c = fixtures.RULE
+    assert int(np.argmax(logits[0, -1])) == (a * 6 + b * (CACHE - 1) + c) % 300
+
+
 def test_a_module_without_a_job_or_template(folder: Path, tokenizer: Any) -> None:
     bare = abi_iree.load(_compile(fixtures.mlir_model(tokenizer.get_vocab_size())))
     with pytest.raises(AbiError) as error:

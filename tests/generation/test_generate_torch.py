@@ -26,6 +26,8 @@ pytest.importorskip("tokenizers")
 pytest.importorskip("jinja2")
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.call_model import Array, ValueRange  # noqa: E402
+from abi_compiler.codecs.call_json import decode_call  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.generation import GenerationJob  # noqa: E402
 
@@ -87,6 +89,33 @@ def test_the_prompt_in_one_call_gives_eager_logits(built: Built) -> None:
     with torch.no_grad():
         eager = built.model(torch.tensor([[*ids, 7]])).logits.numpy()[:, -1:]
     np.testing.assert_allclose(following, eager, rtol=1e-4, atol=1e-5)
+
+
+def test_a_position_past_the_cache_is_refused_before_the_call(built: Built) -> None:
+    """The prompt function (a dynamic prompt length: the frontend records no range of its
+    positions) gets the job's cache as their range: a position at the cache's end is an
+    `AbiError` naming it, before the module runs, and the session goes on."""
+
+    def positions(function: Any) -> Any:
+        found = dict(decode_call(function.reflection["abi.call"]).keywords)["cache_position"]
+        assert isinstance(found, Array)
+        return found.ranges
+
+    assert positions(built.module.main) == (ValueRange(0, fixtures.CACHE - 1),)
+    # (the step function's one position was bounded by the frontend: kept as it is)
+    assert positions(built.module.step) == (ValueRange(0, fixtures.CACHE - 1),)
+    session = built.module.session()
+    with pytest.raises(AbiError) as error:
+        session.main(
+            input_ids=np.array([[5, 7]]),
+            cache_position=np.array([fixtures.CACHE - 1, fixtures.CACHE]),
+        )
+    assert str(error.value) == (
+        "argument 'cache_position': value 64 at [1] is outside [0, 63]: the compiled module "
+        "indexes a buffer with it"
+    )
+    logits = session.main(input_ids=np.array([[5]]), cache_position=np.array([0]))
+    assert np.asarray(logits).shape == (1, 1, built.tokenizer.get_vocab_size())
 
 
 def test_a_session_continues_as_one_call_over_the_conversation(built: Built) -> None:

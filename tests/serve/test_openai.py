@@ -153,44 +153,122 @@ def _routes(endpoints: ModuleEndpoints) -> TextGeneration:
 
 
 @pytest.mark.parametrize(
-    ("path", "body", "message"),
+    ("path", "body", "message", "param"),
     [
-        ("/v1/completions", {"prompt": "fox " * 200}, "the prompt ("),
+        ("/v1/completions", {"prompt": "fox " * 200}, "the prompt (", None),
         (
             "/v1/completions",
             {"prompt": "fox", "n": 2},
             '"n": only one choice per request is generated (n = 1)',
+            "n",
         ),
         (
             "/v1/completions",
             {"prompt": "fox", "model": "gpt"},
             "model 'gpt' is not served here (this server serves 'lm')",
+            "model",
         ),
-        ("/v1/completions", {"prompt": 5}, '"prompt": expected a string'),
+        ("/v1/completions", {"prompt": 5}, '"prompt": expected a string', "prompt"),
         (
             "/v1/completions",
             {"prompt": "fox", "temperature": -1},
             '"temperature": expected a number >= 0, got -1',
+            "temperature",
         ),
         (
             "/v1/completions",
             {"prompt": "fox", "best_of": 2},
             "unsupported member 'best_of' in the request",
+            "best_of",
         ),
         (
             "/v1/chat/completions",
             {"messages": []},
             '"messages": expected a list of {"role", "content"} objects',
+            "messages",
         ),
+        ("/v1/chat/completions", [1], "expected a JSON object", None),
+        ("/v1/completions", "{", "malformed JSON in the request", None),
     ],
 )
-def test_a_bad_request_is_400(
-    endpoints: ModuleEndpoints, path: str, body: Any, message: str
+def test_a_bad_request_is_400_in_openais_shape(
+    endpoints: ModuleEndpoints, path: str, body: Any, message: str, param: str | None
 ) -> None:
-    response = post(endpoints, path, body)
+    response = (
+        endpoints.handle("POST", path, body.encode())
+        if isinstance(body, str)
+        else post(endpoints, path, body)
+    )
     assert response.status == 400
-    assert response.json()["error"].startswith(message), response.json()
+    error = response.json()["error"]
+    assert sorted(error) == ["code", "message", "param", "type"], error
+    assert error["message"].startswith(message), error
+    assert (error["type"], error["param"], error["code"]) == ("invalid_request_error", param, None)
     assert post(endpoints, "/v1/completions", {"prompt": "fox", "max_tokens": 1}).status == 200
+
+
+def test_an_error_in_a_stream_is_an_event_in_openais_shape(endpoints: ModuleEndpoints) -> None:
+    """The status was sent (200) before the prompt was read: the error is an event."""
+    response = post(endpoints, "/v1/completions", {"prompt": "fox " * 200, "stream": True})
+    assert response.status == 200
+    (event,) = _events(response)
+    error = event["error"]
+    assert error["message"].startswith("the prompt ("), error
+    assert (error["type"], error["param"], error["code"]) == ("invalid_request_error", None, None)
+
+
+def test_a_body_over_the_limit_is_413_in_the_shape_of_its_path(
+    endpoints: ModuleEndpoints,
+) -> None:
+    """(What the deployment answers before it reads the rest of the body.)"""
+    message = "the request body is over the limit of 10 bytes"
+    assert endpoints.too_large("/v1/chat/completions", 10).json() == {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    assert endpoints.too_large("/v1/functions/main", 10).json() == {"error": message}
+
+
+def test_a_fault_in_the_module_is_a_server_error_in_openais_shape(
+    endpoints: ModuleEndpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What IREE's runtime raises (not an `AbiError`) is a 500 of type ``server_error``,
+    and an event of that shape in a stream."""
+
+    class Faulting:
+        def generate(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a trap\nin the module")
+
+    monkeypatch.setattr(_routes(endpoints), "module", Faulting())
+    response = post(endpoints, "/v1/completions", {"prompt": "fox"})
+    assert response.status == 500
+    assert response.json() == {
+        "error": {
+            "message": "the module failed: a trap in the module",
+            "type": "server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    streamed = post(endpoints, "/v1/completions", {"prompt": "fox", "stream": True})
+    assert _events(streamed) == [response.json()]
+
+
+def test_another_method_is_405_in_openais_shape(endpoints: ModuleEndpoints) -> None:
+    response = endpoints.handle("GET", "/v1/completions", b"")
+    assert (response.status, response.headers) == (405, {"Allow": "POST"})
+    assert response.json() == {
+        "error": {
+            "message": "method GET not allowed: POST",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    }
 
 
 def test_models_and_a_module_without_a_job(endpoints: ModuleEndpoints, tmp_path: Path) -> None:
@@ -201,4 +279,26 @@ def test_models_and_a_module_without_a_job(endpoints: ModuleEndpoints, tmp_path:
     path = tmp_path / "plain.vmfb"
     path.write_bytes(abi_iree.compile_vmfb("func.func @f(%x: i32) -> i32 { return %x : i32 }"))
     plain = load_endpoints(str(path), read_functions(path), "plain")
-    assert plain.handle("POST", "/v1/completions", b"{}").status == 404
+    message = (
+        "module 'plain' records no generation job ('abi.generation'): it answers no OpenAI "
+        "request (compile the model with its tokenizer: abi-compile --tokenizer)"
+    )
+    for method, route in (
+        ("POST", "/v1/completions"),
+        ("POST", "/v1/chat/completions"),
+        ("GET", "/v1/models"),
+    ):
+        response = plain.handle(method, route, b'{"prompt": "fox"}')
+        assert response.status == 404
+        assert response.json() == {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": None,
+                "code": None,
+            }
+        }
+    # (the module's own API keeps its shape)
+    assert plain.handle("POST", "/v1/functions/g", b"{}").json() == {
+        "error": "module 'plain' serves no function 'g' (its functions: f)"
+    }

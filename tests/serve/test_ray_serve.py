@@ -188,5 +188,6 @@ def test_a_language_model_over_http(server: Server, language_model: Path | None)
     text = "".join(json.loads(e)["choices"][0]["text"] for e in events[:-1])
     assert text == str(lm.generate("The quick", max_new_tokens=5, do_sample=False))
     status, answer = server.json("POST", "/lm/v1/completions", {"prompt": "fox " * 200})
-    assert status == 400 and answer["error"].startswith("the prompt (")
+    assert status == 400 and answer["error"]["message"].startswith("the prompt (")
+    assert answer["error"]["type"] == "invalid_request_error"
     assert server.json("POST", "/lm/v1/completions", {"prompt": "fox", "max_tokens": 1})[0] == 200
