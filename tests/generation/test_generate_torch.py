@@ -3,8 +3,9 @@ length: the whole prompt in one call) and compiled with its tokenizer: from the 
 in a process that cannot import torch or transformers, `Module.generate` gives
 `tokenizer.decode(model.generate(..., do_sample=False))` for 32 new tokens; the prompt's
 logits in one call are eager torch's; a session continues a conversation as one call over
-all of it would; `abi-compile --tokenizer` records the same job. Skipped without torch,
-transformers and iree-turbine."""
+all of it would; `abi-compile --tokenizer` records the same job. The child process runs
+with ``ABI_GENERATE_ONLY_PYTHON`` where it names a Python (a venv with only the `generate`
+extra: docs/testing.md). Skipped without torch, transformers and iree-turbine."""
 
 from __future__ import annotations
 
