@@ -25,23 +25,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.calling.conftest import needs_iree
 from tests.frontends import architectures
 from tests.generation import fixtures
 
-needs_iree()
-torch = pytest.importorskip("torch")
-pytest.importorskip("iree.turbine.aot")
-pytest.importorskip("transformers.integrations.executorch")
-pytest.importorskip("tokenizers")
+torch = fixtures.needs_the_recipe()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::FutureWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
+pytestmark = [pytest.mark.filterwarnings(warning) for warning in fixtures.FRAMEWORK_WARNINGS]
 
 #: 13 tokens with the BOS: longer than a sliding window (8), and with 32 new tokens below
 #: the position where LongRoPE switches to its long factors (48).

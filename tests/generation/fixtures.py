@@ -41,6 +41,27 @@ CHAT_TEMPLATE = (
 CACHE = 64
 
 
+#: What torch.export and transformers warn of on the way (not what the tests are about):
+#: `pytestmark = [pytest.mark.filterwarnings(w) for w in FRAMEWORK_WARNINGS]`.
+FRAMEWORK_WARNINGS = ("ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+def needs_the_recipe() -> Any:
+    """Skip the calling test module without IREE, torch, iree-turbine, transformers' export
+    recipe or `tokenizers` (each module calls it before importing abi_compiler.iree);
+    torch."""
+    import pytest
+
+    from tests.calling.conftest import needs_iree
+
+    needs_iree()
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine.aot")
+    pytest.importorskip("transformers.integrations.executorch")
+    pytest.importorskip("tokenizers")
+    return torch
+
+
 def train_tokenizer(vocab_size: int = 320) -> Any:
     """A byte-level BPE `tokenizers.Tokenizer` (a BOS added to each text), trained on
     `CORPUS`; `<|user|>`-style role markers are added tokens."""

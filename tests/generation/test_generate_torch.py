@@ -16,25 +16,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.calling.conftest import needs_iree
 from tests.generation import fixtures
 
-needs_iree()
-torch = pytest.importorskip("torch")
-pytest.importorskip("iree.turbine.aot")
-pytest.importorskip("transformers.integrations.executorch")
-pytest.importorskip("tokenizers")
+torch = fixtures.needs_the_recipe()
 pytest.importorskip("jinja2")
 
 from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.generation import GenerationJob  # noqa: E402
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::FutureWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
+pytestmark = [pytest.mark.filterwarnings(warning) for warning in fixtures.FRAMEWORK_WARNINGS]
 
 PROMPTS = ["The quick brown fox", "Le café est très chaud, naïve", "日本語のテキスト 🙂"]
 NEW_TOKENS = 32
