@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.frontends import architectures
+from tests.generation import fixtures
 
 
 def _eager_step(torch: Any, module: Any, ids: Any, positions: Any) -> Any:
@@ -80,7 +81,7 @@ def main() -> int:
         "| --- | --- | --- | --- |",
     ]
     for name in names:
-        program = architectures.export_step(architectures.tiny_model(name))
+        program = fixtures.export_step_recipe(architectures.tiny_model(name))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compiled = abi_iree.compile(program, device=args.device)

@@ -1,25 +1,28 @@
 """The decoder-only architectures transformers exports with its own recipe
 (`TorchExportableModuleForDecoderOnlyLM`, a static KV cache in the module's buffers), each
-from a tiny config with seeded random weights (nothing is downloaded), and the two programs
-the recipe exports of it: one token a call (`export_step`) and a prompt of any length up to
-the cache a call (`export_prompt`, the sequence dynamic). tests/frontends/test_architectures.py
-compiles them; bench/bench_architectures.py times them. Importing this module imports no
-framework.
+from a tiny config with seeded random weights (nothing is downloaded), ready for the
+recipe's programs (tests/generation/fixtures.py exports them: one token a call, and a
+prompt of any length up to the cache a call). tests/frontends/test_architectures.py
+compiles them with the test tokenizer; bench/bench_architectures.py times them. Importing
+this module imports no framework.
 
 Each config is 2 layers of hidden width 32, 4 query heads on 2 key/value heads (GPT-2: 4
-heads), a vocabulary of `VOCAB` and positions up to `CACHE`, with what sets the family
-apart: GPT-2's learned positions and biases, Qwen2's q/k/v biases, Mistral's sliding
-window, Phi-3's fused projections (and, as `phi3-longrope`, LongRoPE), Gemma's scaled
-embeddings and tanh GELU, Gemma 2's soft-capping and alternating sliding windows, Gemma 3's
-q/k norms and two RoPEs, Qwen3's q/k norms. A window of `WINDOW` positions is shorter than
-`PROMPT`, so the prompt and the generation both cross it.
+heads), a vocabulary of `VOCAB` (or a tokenizer's) and positions up to `CACHE`, with what
+sets the family apart: GPT-2's learned positions and biases, Qwen2's q/k/v biases,
+Mistral's sliding window, Phi-3's fused projections (and, as `phi3-longrope`, LongRoPE),
+Gemma's scaled embeddings and tanh GELU, Gemma 2's soft-capping and alternating sliding
+windows, Gemma 3's q/k norms and two RoPEs, Qwen3's q/k norms. A window of `WINDOW`
+positions is shorter than `PROMPT` (and the tests' prompt), so the prompt and the
+generation both cross it. The special tokens are the test tokenizer's.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-CACHE = 64
+from tests.generation import fixtures
+
+CACHE = fixtures.CACHE
 VOCAB = 160
 WINDOW = 8
 NEW_TOKENS = 32
@@ -42,7 +45,11 @@ ARCHITECTURES = (
 def _config(name: str, vocab: int) -> Any:
     import transformers as t
 
-    tokens = {"bos_token_id": 1, "eos_token_id": vocab - 1, "pad_token_id": 0}
+    tokens = {
+        "bos_token_id": fixtures.BOS,
+        "eos_token_id": fixtures.EOS,
+        "pad_token_id": fixtures.PAD,
+    }
     common: dict[str, Any] = {
         "vocab_size": vocab,
         "hidden_size": 32,
@@ -97,82 +104,24 @@ def _config(name: str, vocab: int) -> Any:
 def tiny_model(name: str, vocab: int = VOCAB) -> Any:
     """The eager causal LM of architecture ``name`` (one of `ARCHITECTURES`), seeded,
     in eval mode, set up for the recipe's static cache; ``vocab`` token ids (that of a
-    tokenizer to record with it), the last the end of sequence."""
+    tokenizer to record with it), the test tokenizer's special tokens."""
     import torch
     import transformers
 
     torch.manual_seed(0)
-    model = transformers.AutoModelForCausalLM.from_config(_config(name, vocab))
-    model.eval()
-    model.generation_config.cache_implementation = "static"
-    model.generation_config.use_cache = True
-    return model
+    return fixtures.prepared(transformers.AutoModelForCausalLM.from_config(_config(name, vocab)))
 
 
-def _recipe(model: Any) -> Any:
-    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
-
-    return TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=CACHE)
-
-
-def export_step(model: Any) -> Any:
-    """The recipe's program of one token and its position a call."""
-    import torch
-
-    return _recipe(model).export(
-        input_ids=torch.tensor([[1]], dtype=torch.long),
-        cache_position=torch.tensor([0], dtype=torch.long),
-    )
-
-
-def export_prompt(model: Any) -> Any:
-    """The recipe's program of 1 to `CACHE` tokens a call (the prompt in one call, then
-    one token a call), their positions `cache_position`."""
-    import torch
-
-    tokens = torch.export.Dim("tokens", min=1, max=CACHE)
-    return _recipe(model).export(
-        input_ids=torch.tensor([[1, 2, 3, 4]], dtype=torch.long),
-        cache_position=torch.arange(4, dtype=torch.long),
-        dynamic_shapes={"input_ids": {1: tokens}, "cache_position": {0: tokens}},
-    )
-
-
-def generate(model: Any) -> list[int]:
-    """`model.generate(PROMPT, do_sample=False, max_new_tokens=NEW_TOKENS)`'s new tokens."""
-    import torch
-
-    with torch.no_grad():
-        out = model.generate(torch.tensor([PROMPT]), max_new_tokens=NEW_TOKENS, do_sample=False)
-    return [int(token) for token in out[0, len(PROMPT) :]]
-
-
-def greedy_steps(step: Any) -> list[int]:
-    """Greedy tokens from ``step(input_ids, cache_position)`` (numpy int64 arrays in,
-    logits out) one token a call: the prompt's, then each new one's."""
+def greedy_steps(step: Any, prompt: list[int] = PROMPT) -> list[int]:
+    """`NEW_TOKENS` greedy tokens after ``prompt`` from ``step(input_ids,
+    cache_position)`` (numpy int64 arrays in, logits out) one token a call: the prompt's,
+    then each new one's."""
     import numpy as np
 
     tokens: list[int] = []
-    for position in range(len(PROMPT) + NEW_TOKENS - 1):
-        token = PROMPT[position] if position < len(PROMPT) else tokens[-1]
+    for position in range(len(prompt) + NEW_TOKENS - 1):
+        token = prompt[position] if position < len(prompt) else tokens[-1]
         logits = step(np.array([[token]], dtype=np.int64), np.array([position], dtype=np.int64))
-        if position >= len(PROMPT) - 1:
+        if position >= len(prompt) - 1:
             tokens.append(int(np.asarray(logits)[0, -1].argmax()))
     return tokens
-
-
-def greedy_prompt(step: Any) -> tuple[list[int], Any]:
-    """Greedy tokens from ``step`` with the prompt in one call, then one token a call;
-    and the logits of the prompt's call."""
-    import numpy as np
-
-    first = np.asarray(
-        step(np.array([PROMPT], dtype=np.int64), np.arange(len(PROMPT), dtype=np.int64))
-    )
-    tokens = [int(first[0, -1].argmax())]
-    for position in range(len(PROMPT), len(PROMPT) + NEW_TOKENS - 1):
-        logits = step(
-            np.array([[tokens[-1]]], dtype=np.int64), np.array([position], dtype=np.int64)
-        )
-        tokens.append(int(np.asarray(logits)[0, -1].argmax()))
-    return tokens, first

@@ -1,95 +1,91 @@
 """Every decoder-only architecture of tests/frontends/architectures.py (Llama, GPT-2,
 Qwen2, Mistral, Phi-3 with and without LongRoPE, Gemma, Gemma 2, Gemma 3, Qwen3), exported
-with transformers' recipe both one token a call and the prompt in one call, compiled, and
-run from the `.vmfb`s in a process that cannot import torch or transformers: the greedy
-tokens of each equal `model.generate(..., do_sample=False)`'s 32, and the prompt's logits
-are eager's to float rounding (docs/calling.md, "Architectures"). Skipped without torch,
-transformers and iree-turbine."""
+with transformers' recipe as the generation `.vmfb` is compiled (the prompt in one call and
+one token a call on one cache, the test tokenizer and the generation config inside:
+tests/generation/fixtures.py), each compiled once for the file:
+
+* in a child process where importing torch or transformers raises (a `sys.meta_path`
+  finder installed before anything else), `module.generate(prompt, max_new_tokens=32,
+  do_sample=False)` from the `.vmfb` gives exactly `tokenizer.decode(model.generate(ids,
+  max_new_tokens=32, do_sample=False)[new tokens], skip_special_tokens=True)`, computed
+  here, and stops for the same reason;
+* here, the prompt function's logits are eager's to float rounding, and the one-token
+  function fed the prompt token by token gives `generate`'s tokens.
+
+With ``ABI_GENERATE_ONLY_PYTHON=/path/to/venv/bin/python`` (a venv with only
+``pip install 'abi-compiler[generate]'``, not editable) the child runs with that Python in
+isolated mode beside the `.vmfb`, and must import the installed package, not this checkout
+(docs/testing.md). Skipped without torch, transformers and iree-turbine."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from tests.calling.conftest import needs_iree
-from tests.calling.helpers import compile_quietly
 from tests.frontends import architectures
+from tests.generation import fixtures
 
-needs_iree()
-torch = pytest.importorskip("torch")
-pytest.importorskip("iree.turbine.aot")
-pytest.importorskip("transformers")
-pytest.importorskip("transformers.integrations.executorch")
+torch = fixtures.needs_the_recipe()
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::FutureWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
+from abi_compiler import iree as abi_iree  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.filterwarnings(warning) for warning in fixtures.FRAMEWORK_WARNINGS]
 
-# The loops on the `.vmfb`s, with numpy and abi_compiler only: torch and transformers
-# are refused on import.
-WITHOUT_TORCH = """
-import importlib.abc, json, sys
-
-class Refuse(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("torch", "transformers"):
-            raise ImportError(f"{name} is not installed here")
-        return None
-
-sys.meta_path.insert(0, Refuse())
-
-import numpy as np
-from abi_compiler import iree as abi_iree
-from tests.frontends import architectures
-
-step, prompt = abi_iree.load(sys.argv[1]), abi_iree.load(sys.argv[2])
-by_step = architectures.greedy_steps(lambda i, p: step.main(input_ids=i, cache_position=p))
-by_prompt, logits = architectures.greedy_prompt(
-    lambda i, p: prompt.main(input_ids=i, cache_position=p)
-)
-np.save(sys.argv[3], logits)
-print(json.dumps([by_step, by_prompt]))
-"""
+#: 13 tokens with the BOS: longer than a sliding window (8), and with 32 new tokens below
+#: the position where LongRoPE switches to its long factors (48).
+PROMPT = "The quick brown fox"
 
 
-@pytest.mark.parametrize("name", architectures.ARCHITECTURES)
-def test_the_vmfbs_generate_generates_tokens(name: str, tmp_path: Path) -> None:
-    model = architectures.tiny_model(name)
-    want = architectures.generate(model)
-    assert len(want) == architectures.NEW_TOKENS  # no end of sequence on the way
-    assert len(set(want)) > 6  # a model that says something
-    step, prompt = architectures.export_step(model), architectures.export_prompt(model)
-    eager = prompt.module()
+class Built:
+    """One architecture's model, its `.vmfb` (written to ``tmp``) and the text transformers
+    generates from `PROMPT`."""
+
+    def __init__(self, name: str, tokenizer: Any, tmp: Path) -> None:
+        self.ids: list[int] = tokenizer.encode(PROMPT)
+        self.model = architectures.tiny_model(name, len(tokenizer))
+        self.want = fixtures.hf_generate(self.model, self.ids, architectures.NEW_TOKENS)
+        self.text = tokenizer.decode(self.want, skip_special_tokens=True)
+        self.programs = fixtures.generation_programs(self.model)
+        self.path = tmp / f"{name}.vmfb"
+        vmfb = fixtures.compile_for_generation(self.model, tokenizer, programs=self.programs)
+        self.path.write_bytes(vmfb)
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> Any:
+    return fixtures.transformers_tokenizer(fixtures.train_tokenizer())
+
+
+@pytest.fixture(scope="module", params=architectures.ARCHITECTURES)
+def built(request: pytest.FixtureRequest, tokenizer: Any, tmp_path_factory: Any) -> Built:
+    return Built(request.param, tokenizer, tmp_path_factory.mktemp(request.param))
+
+
+def test_generate_from_the_vmfb_without_torch_gives_transformers_text(built: Built) -> None:
+    assert architectures.WINDOW < len(built.ids) <= 13
+    assert len(built.want) == architectures.NEW_TOKENS  # no end of sequence on the way
+    assert len(set(built.want)) > 6  # a model that says something
+    call = {"prompt": PROMPT, "max_new_tokens": architectures.NEW_TOKENS, "do_sample": False}
+    [(text, reason)] = fixtures.generate_without_torch(built.path, [call])
+    assert text == built.text
+    assert reason == "length"
+
+
+def test_the_functions_give_eager_logits_and_generate_tokens(built: Built) -> None:
+    module = abi_iree.load(built.path)
+    ids = np.array([built.ids])
+    positions = np.arange(len(built.ids))
+    logits = np.asarray(module.session().main(input_ids=ids, cache_position=positions))
+    eager = built.programs["main"].module()
     with torch.no_grad():
-        eager_logits = eager(
-            input_ids=torch.tensor([architectures.PROMPT]),
-            cache_position=torch.arange(len(architectures.PROMPT)),
-        ).numpy()
-    paths = [tmp_path / "step.vmfb", tmp_path / "prompt.vmfb"]
-    for path, program in zip(paths, (step, prompt), strict=True):
-        path.write_bytes(compile_quietly(program, vmfb=True))
-    logits_path = tmp_path / "logits.npy"
-    done = subprocess.run(
-        [sys.executable, "-c", WITHOUT_TORCH, *map(str, paths), str(logits_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    by_step, by_prompt = json.loads(done.stdout.splitlines()[-1])
-    assert by_step == want
-    assert by_prompt == want
+        want = eager(input_ids=torch.from_numpy(ids), cache_position=torch.from_numpy(positions))
     # Float rounding: a few units in the last place of the largest logit (before the tanh
     # GELU was rewritten, a Gemma's were 50 times that).
-    scale = np.abs(eager_logits).max()
-    np.testing.assert_allclose(np.load(logits_path), eager_logits, rtol=0, atol=4e-6 * scale)
+    scale = np.abs(want.numpy()).max()
+    np.testing.assert_allclose(logits, want.numpy(), rtol=0, atol=4e-6 * scale)
+    step = module.session().step
+    tokens = architectures.greedy_steps(lambda i, p: step(input_ids=i, cache_position=p), built.ids)
+    assert tokens == built.want

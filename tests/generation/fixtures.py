@@ -9,6 +9,7 @@ transformers."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ CORPUS = [
 
 #: Special tokens, in id order from 0.
 SPECIAL_TOKENS = ["<s>", "</s>", "<pad>"]
-BOS, EOS = 0, 1
+BOS, EOS, PAD = 0, 1, 2
 
 #: A chat template in transformers' style (Jinja), with a generation prompt.
 CHAT_TEMPLATE = (
@@ -38,6 +39,27 @@ CHAT_TEMPLATE = (
 
 #: The cache length of the test models.
 CACHE = 64
+
+
+#: What torch.export and transformers warn of on the way (not what the tests are about):
+#: `pytestmark = [pytest.mark.filterwarnings(w) for w in FRAMEWORK_WARNINGS]`.
+FRAMEWORK_WARNINGS = ("ignore::FutureWarning", "ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+def needs_the_recipe() -> Any:
+    """Skip the calling test module without IREE, torch, iree-turbine, transformers' export
+    recipe or `tokenizers` (each module calls it before importing abi_compiler.iree);
+    torch."""
+    import pytest
+
+    from tests.calling.conftest import needs_iree
+
+    needs_iree()
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine.aot")
+    pytest.importorskip("transformers.integrations.executorch")
+    pytest.importorskip("tokenizers")
+    return torch
 
 
 def train_tokenizer(vocab_size: int = 320) -> Any:
@@ -129,10 +151,17 @@ def export_step_recipe(model: Any, cache: int = CACHE) -> Any:
     )
 
 
-def compile_for_generation(model: Any, tokenizer: Any, cache: int = CACHE) -> bytes:
-    """The `.vmfb` `Module.generate` runs best: the prompt function (``main``, a prompt of
-    any length) and the step function (``step``, one token) on one KV cache, with the
-    tokenizer and the model's generation config recorded."""
+def generation_programs(model: Any, cache: int = CACHE) -> dict[str, Any]:
+    """The two programs `Module.generate` runs best: the prompt program (``main``, a prompt
+    of any length) and the step program (``step``, one token)."""
+    return {"main": export_prompt_recipe(model, cache), "step": export_step_recipe(model, cache)}
+
+
+def compile_for_generation(
+    model: Any, tokenizer: Any, cache: int = CACHE, programs: dict[str, Any] | None = None
+) -> bytes:
+    """The `.vmfb` of ``programs`` (by default `generation_programs`) on one KV cache,
+    with the tokenizer and the model's generation config recorded."""
     import warnings
 
     from abi_compiler import iree as abi_iree
@@ -140,7 +169,7 @@ def compile_for_generation(model: Any, tokenizer: Any, cache: int = CACHE) -> by
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         vmfb: bytes = abi_iree.compile_vmfb(
-            {"main": export_prompt_recipe(model, cache), "step": export_step_recipe(model, cache)},
+            programs or generation_programs(model, cache),
             shared_state=True,
             tokenizer=tokenizer,
             generation_config=model.generation_config,
@@ -163,11 +192,18 @@ def hf_generate(model: Any, ids: list[int], new_tokens: int) -> list[int]:
     return [int(token) for token in out[0, len(ids) :]]
 
 
-# What runs where torch and transformers are refused on import: the arguments are the
-# `.vmfb` path and a JSON list of calls, each keyword arguments of `Module.generate`; it
-# prints one JSON list of [text or token ids, finish_reason].
+#: The variable naming another Python for `generate_without_torch`'s child (a venv with only
+#: `pip install 'abi-compiler[generate]'`, not editable): the six architectures' text from
+#: the package as a user installs it.
+GENERATE_ONLY_PYTHON = "ABI_GENERATE_ONLY_PYTHON"
+
+# What runs where torch and transformers are refused on import (the finder goes in before
+# anything else is imported): the arguments are the `.vmfb` path and a JSON list of calls,
+# each keyword arguments of `Module.generate`; it prints one JSON object: the
+# [text or token ids, finish_reason] of each call, where abi_compiler came from and the
+# environment's prefix.
 WITHOUT_TORCH = """
-import importlib.abc, json, sys
+import importlib.abc, sys
 
 class Refuse(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
@@ -176,6 +212,9 @@ class Refuse(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Refuse())
+import json
+
+import abi_compiler
 from abi_compiler import iree as abi_iree
 
 module = abi_iree.load(sys.argv[1])
@@ -183,23 +222,34 @@ found = []
 for call in json.loads(sys.argv[2]):
     out = module.generate(**call)
     found.append([out if isinstance(out, str) else list(out), out.finish_reason])
-print(json.dumps(found))
+assert "torch" not in sys.modules and "transformers" not in sys.modules
+print(json.dumps({"found": found, "abi_compiler": abi_compiler.__file__, "prefix": sys.prefix}))
 """
 
 
 def generate_without_torch(vmfb: Path, calls: list[dict[str, Any]]) -> list[list[Any]]:
     """`Module.generate(**call)` for each call, in a child process that cannot import
-    torch or transformers: [text or token ids, finish_reason] each."""
+    torch or transformers: [text or token ids, finish_reason] each. The child is this
+    Python on this checkout, or, where `GENERATE_ONLY_PYTHON` names one, that Python in
+    isolated mode (`-I`: neither this checkout nor ``PYTHONPATH``) beside the `.vmfb`,
+    which must import the abi_compiler installed in its environment."""
+    other = os.environ.get(GENERATE_ONLY_PYTHON)
+    command = [other, "-I"] if other else [sys.executable]
     done = subprocess.run(
-        [sys.executable, "-c", WITHOUT_TORCH, str(vmfb), json.dumps(calls)],
+        [*command, "-c", WITHOUT_TORCH, str(vmfb.resolve()), json.dumps(calls)],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=vmfb.parent if other else ROOT,
         check=False,
     )
     if done.returncode != 0:
-        raise AssertionError(f"the child failed:\n{done.stderr}")
-    found: list[list[Any]] = json.loads(done.stdout.strip().splitlines()[-1])
+        raise AssertionError(f"the child ({command[0]}) failed:\n{done.stderr}")
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    if other and not Path(said["abi_compiler"]).resolve().is_relative_to(
+        Path(said["prefix"]).resolve()
+    ):
+        raise AssertionError(f"{other} imported {said['abi_compiler']}, not its installed one")
+    found: list[list[Any]] = said["found"]
     return found
 
 

@@ -3,8 +3,9 @@ length: the whole prompt in one call) and compiled with its tokenizer: from the 
 in a process that cannot import torch or transformers, `Module.generate` gives
 `tokenizer.decode(model.generate(..., do_sample=False))` for 32 new tokens; the prompt's
 logits in one call are eager torch's; a session continues a conversation as one call over
-all of it would; `abi-compile --tokenizer` records the same job. Skipped without torch,
-transformers and iree-turbine."""
+all of it would; `abi-compile --tokenizer` records the same job. The child process runs
+with ``ABI_GENERATE_ONLY_PYTHON`` where it names a Python (a venv with only the `generate`
+extra: docs/testing.md). Skipped without torch, transformers and iree-turbine."""
 
 from __future__ import annotations
 
@@ -15,14 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.calling.conftest import needs_iree
 from tests.generation import fixtures
 
-needs_iree()
-torch = pytest.importorskip("torch")
-pytest.importorskip("iree.turbine.aot")
-pytest.importorskip("transformers.integrations.executorch")
-pytest.importorskip("tokenizers")
+torch = fixtures.needs_the_recipe()
 pytest.importorskip("jinja2")
 
 from abi_compiler import iree as abi_iree  # noqa: E402
@@ -31,11 +27,7 @@ from abi_compiler.codecs.call_json import decode_call  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
 from abi_compiler.generation import GenerationJob  # noqa: E402
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::FutureWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-]
+pytestmark = [pytest.mark.filterwarnings(warning) for warning in fixtures.FRAMEWORK_WARNINGS]
 
 PROMPTS = ["The quick brown fox", "Le café est très chaud, naïve", "日本語のテキスト 🙂"]
 NEW_TOKENS = 32
