@@ -190,11 +190,46 @@ def _language_model_answers(folder: Path) -> list[str]:
 THROUGHPUT_CASES = ((4, "lists"), (4, "base64"), (32, "base64"))
 
 
+#: Ray's process titles (``ray::ProxyActor`` …) and the role each plays for a request.
+ROLES = (
+    ("ProxyActor", "Serve's HTTP proxy"),
+    ("ServeReplica", "the replicas"),
+    ("ServeController", "Serve's controller"),
+    ("raylet", "Ray's raylet, GCS and agents"),
+    ("gcs_server", "Ray's raylet, GCS and agents"),
+    ("agent", "Ray's raylet, GCS and agents"),
+)
+CLIENTS_ROLE = "the 16 clients (this process)"
+
+
+def _cpu_by_role() -> dict[str, float]:
+    """CPU seconds (user + system) so far of each role's processes (from /proc), and of
+    this process (the clients' threads)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    found: dict[str, float] = {CLIENTS_ROLE: sum(os.times()[:2])}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as stream:
+                command = stream.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as stream:
+                fields = stream.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        role = next((r for marker, r in ROLES if marker in command), None)
+        if role is not None:
+            found[role] = found.get(role, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
 def _same(body: tuple[str, Any], index: int) -> tuple[str, Any]:
     return body
 
 
-def throughput(folder: Path, rounds: int) -> list[str]:
+def throughput(
+    folder: Path, rounds: int, cases: tuple[tuple[int, str], ...] = THROUGHPUT_CASES
+) -> list[str]:
     import ray
     from ray import serve
 
@@ -221,7 +256,7 @@ def throughput(folder: Path, rounds: int) -> list[str]:
     try:
         port = free_port()
         serve.start(http_options={"host": LOOPBACK, "port": port})
-        for count, encoding in THROUGHPUT_CASES:
+        for count, encoding in cases:
             (folder / f"{count}-{encoding}").mkdir()
             path = (
                 folder / f"{count}-{encoding}" / "matmuls.vmfb"
@@ -238,6 +273,7 @@ def throughput(folder: Path, rounds: int) -> list[str]:
             if encoding == "base64":
                 request["encoding"] = "base64"
             found: dict[int, list[float]] = {1: [], 2: []}
+            cpu: dict[int, dict[str, list[float]]] = {}
             errors = 0
             for _ in range(rounds):
                 for replicas in (1, 2):
@@ -249,7 +285,12 @@ def throughput(folder: Path, rounds: int) -> list[str]:
                     wait_for_replicas("matmuls", replicas, 180)
                     body = functools.partial(_same, ("/v1/functions/main", request))
                     _load(4, 16, Server(port), body)  # warm
+                    before = _cpu_by_role()
                     seconds, got = _load(CLIENTS, REQUESTS, Server(port), body)
+                    after = _cpu_by_role()
+                    for role, total in after.items():
+                        spent = (total - before.get(role, 0.0)) / REQUESTS * 1e3
+                        cpu.setdefault(replicas, {}).setdefault(role, []).append(spent)
                     errors += sum(
                         1
                         for status, answer in got
@@ -270,6 +311,17 @@ def throughput(folder: Path, rounds: int) -> list[str]:
                 ],
                 "",
                 f"Median ratio {statistics.median(ratios):.2f}.",
+                "",
+                "CPU per request, by role (ms; median of the rounds; a role's processes "
+                "read from /proc before and after each round):",
+                "",
+                "| role | 1 replica | 2 replicas |",
+                "| --- | --- | --- |",
+                *[
+                    f"| {role} | {statistics.median(cpu[1].get(role, [0.0])):.2f} | "
+                    f"{statistics.median(cpu[2].get(role, [0.0])):.2f} |"
+                    for role in dict.fromkeys([*cpu[1], *cpu[2]])
+                ],
                 "",
             ]
     finally:
@@ -401,6 +453,11 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=ROOT / "bench" / "RESULTS_serve.md")
     parser.add_argument("--parts", default="answers,throughput,memory")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--cases",
+        default=",".join(f"{count}:{encoding}" for count, encoding in THROUGHPUT_CASES),
+        help="the throughput cases, MATMULS:ENCODING (lists or base64), comma-separated",
+    )
     options = parser.parse_args()
     parts = options.parts.split(",")
     lines = [
@@ -417,7 +474,11 @@ def main() -> None:
         if "answers" in parts:
             lines += answers(Path(folder))
         if "throughput" in parts:
-            lines += throughput(Path(folder), options.rounds)
+            cases = tuple(
+                (int(count), encoding)
+                for count, encoding in (case.split(":") for case in options.cases.split(","))
+            )
+            lines += throughput(Path(folder), options.rounds, cases)
         if "memory" in parts:
             lines += memory(Path(folder))
     options.output.write_text("\n".join(lines))
