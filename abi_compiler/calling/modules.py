@@ -209,7 +209,8 @@ class Function:
                 roots = (
                     root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
                 )
-            self._flat_readers = [marshal.flat_reader(node) for node in roots]
+            tensors = self._plan.tensor_readers
+            self._flat_readers = [marshal.flat_reader(node, tensors) for node in roots]
             self._result_count = sum(len(leaves_of(node)) for node in signature.results)
             self._call = self._call_original
 

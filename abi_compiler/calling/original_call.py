@@ -362,6 +362,10 @@ class CallPlan:
         send: Callable[[Array], Converter | None] | None = None,
     ) -> None:
         self.call = call
+        #: Per result leaf (index) given as a framework tensor that the caller's side
+        #: reads straight from the VM's buffer: what makes the tensor of its DLPack
+        #: capsule (None where it cannot; set by whoever builds the plan).
+        self.tensor_readers: dict[int, Converter] = {}
         self._send = send
         #: (leaf, what it is sent as) for each argument leaf with a `send`.
         self._senders: list[tuple[int, Converter]] = []
@@ -668,8 +672,8 @@ class CallPlan:
 
 
 def _unshare(flat: list[Any], sent: SequenceABC[Any]) -> None:
-    """Each host array of ``flat`` whose data lies in the memory of a host array of
-    ``sent``, replaced by a copy."""
+    """Each host array (or torch tensor) of ``flat`` whose data lies in the memory of a
+    host array of ``sent``, replaced by a copy."""
     spans = [
         (start, start + array.nbytes)
         for array in sent
@@ -681,6 +685,10 @@ def _unshare(flat: list[Any], sent: SequenceABC[Any]) -> None:
             address = interface["data"][0]
             if any(start <= address < end for start, end in spans):
                 flat[position] = value.copy()
+        elif callable(getattr(value, "data_ptr", None)):  # a tensor read from its buffer
+            address = value.data_ptr()
+            if any(start <= address < end for start, end in spans):
+                flat[position] = value.clone()
 
 
 def _shape(value: Any) -> tuple[int, ...]:

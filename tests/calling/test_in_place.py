@@ -5,6 +5,7 @@ result that the function returns as its argument is still a copy of its own."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -177,3 +178,33 @@ def test_a_module_returning_device_arrays_copies_its_arguments() -> None:
     assert function._plan._senders == []
     same, _ = function(_at(0))
     np.testing.assert_array_equal(same.to_host(), VALUES)
+
+
+# The same function as a torch program's (its results torch tensors).
+TORCH_TEXT = TEXT.replace(
+    mlir_string(encode_call(CALL)),
+    mlir_string(encode_call(dataclasses.replace(CALL, tensor="torch"))),
+)
+
+
+@pytest.fixture(scope="module")
+def torch_module() -> Any:
+    pytest.importorskip("torch")
+    return abi_iree.load(compile_quietly(TORCH_TEXT, vmfb=True), device="local-sync")
+
+
+def test_a_torch_result_is_a_tensor_of_its_own_buffer(torch_module: Any) -> None:
+    import torch
+
+    x = torch.from_numpy(_at(0))
+    assert x.data_ptr() % IN_PLACE_ALIGNMENT == 0  # (read in place)
+    same, twice = torch_module.main(x)
+    assert type(same) is torch.Tensor and type(twice) is torch.Tensor
+    # The argument returned as it is: a copy, not the caller's memory (also when read
+    # as a tensor straight from the buffer).
+    assert same.data_ptr() != x.data_ptr()
+    torch.testing.assert_close(same, x)
+    torch.testing.assert_close(twice, x + x)
+    twice.add_(1)  # writable, and the call's own
+    torch.testing.assert_close(torch_module.main(x)[1], x + x)
+    torch.testing.assert_close(twice, x + x + 1)
