@@ -265,7 +265,11 @@ class Function:
         updates = plan.call.updates
         if len(targets) > 1:
             check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
-        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        if self._iree_packer is not None:  # (the plan checked the arrays)
+            arguments = self._iree_packer[0].pack(self._invoke_context, packed, {})
+        else:
+            arguments = self._vm_arguments(packed, False)
+        results = self._invoke(arguments, len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
         try:
@@ -346,8 +350,11 @@ class Function:
 
     def _invoke(self, arguments: Any, expected: int | None) -> Any:
         results = VmList(expected or 1)
-        try:
+        context = self._context.context
+        if context is None:  # closed: refused, by the state's own words
             self._context.invoke(self.vm_function, arguments, results)
+        try:
+            context.invoke(self.vm_function, arguments, results)
         except RuntimeError as error:  # the module's own index check (frontends.index_checks)
             failed = index_check_failure(error)
             if failed is None:
