@@ -350,11 +350,8 @@ class Function:
 
     def _invoke(self, arguments: Any, expected: int | None) -> Any:
         results = VmList(expected or 1)
-        context = self._context.context
-        if context is None:  # closed: refused, by the state's own words
-            self._context.invoke(self.vm_function, arguments, results)
         try:
-            context.invoke(self.vm_function, arguments, results)
+            self._context.invoke(self.vm_function, arguments, results)
         except RuntimeError as error:  # the module's own index check (frontends.index_checks)
             failed = index_check_failure(error)
             if failed is None:
