@@ -85,16 +85,20 @@ def plan(
             return _key_leaf(node.dtype, data)
         return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
-    tensors: dict[int, Callable[[Any], Any]] = {}
+    tensors: dict[int, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {}
 
     def result(array: Array) -> Callable[[Any], Any] | None:
         _check_dtype(array.dtype)
         found = results.get(array.index)
         t = found.type if found else None
+        transform = _result_leaf(array, t, call.tensor, module.results)
         tensor = _tensor_reader(array, t, call.tensor, module.results)
-        if tensor is not None:
-            tensors[array.index] = tensor
-        return _result_leaf(array, t, call.tensor, module.results)
+        if tensor is not None and transform is not None and marshal.reads_tensors(t):
+            # Read as the tensor (`vm.TensorInto`; a buffer read the long way made one by
+            # the transform): nothing left to do.
+            tensors[array.index] = (tensor, transform)
+            return None
+        return transform
 
     def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
         found = tuple(LeafDims(path, dims) for path, dims in leaves)

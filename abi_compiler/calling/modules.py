@@ -125,6 +125,7 @@ class Function:
                 self.convention = "flat"
                 self._push_any = marshal.push_dynamic
                 self._read_any = marshal.read_dynamic
+                self._call = self._call_flat
         except TypesError as error:
             raise AbiError(f"function @{self.name}: {error}") from None
         except AbiError as error:
@@ -232,8 +233,6 @@ class Function:
         return state_of(self)
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        if self.convention == "flat":
-            return self._call_flat(args, kwargs)
         return self._call(args, kwargs)
 
     def __repr__(self) -> str:

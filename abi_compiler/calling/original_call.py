@@ -363,9 +363,10 @@ class CallPlan:
     ) -> None:
         self.call = call
         #: Per result leaf (index) given as a framework tensor that the caller's side
-        #: reads straight from the VM's buffer: what makes the tensor of its DLPack
-        #: capsule (None where it cannot; set by whoever builds the plan).
-        self.tensor_readers: dict[int, Converter] = {}
+        #: reads straight from the VM's buffer, whose transform ``leaf_result`` left
+        #: to that reader: what makes the tensor of its DLPack capsule (None where it
+        #: cannot) and of a host array (set by whoever builds the plan).
+        self.tensor_readers: dict[int, tuple[Converter, Converter]] = {}
         self._send = send
         #: (leaf, what it is sent as) for each argument leaf with a `send`.
         self._senders: list[tuple[int, Converter]] = []

@@ -115,8 +115,9 @@ Pusher = Callable[[Any, Any], None]  # (VmVariantList, value) -> None
 Reader = Callable[[Any, int], Any]  # (VmVariantList, index) -> value
 FlatReader = Callable[[Any, int, list[Any]], None]  # (VmVariantList, index, leaves)
 Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
-#: Per result leaf given as a torch tensor: DLPack capsule -> tensor (None: another dtype).
-TensorReaders = dict[int, Callable[[Any], Any]]
+#: Per result leaf given as a torch tensor: (DLPack capsule -> tensor, None where its dtype
+#: is another; host array -> tensor, for a buffer read the long way).
+TensorReaders = dict[int, tuple[Callable[[Any], Any], Callable[[Any], Any]]]
 
 _ARG_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
 _ARG_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)  # as IREE's invoker
@@ -201,10 +202,15 @@ class Marshal:
     def flat_reader(self, node: Node | None, tensors: TensorReaders | None = None) -> FlatReader:
         """Reads a result record's value into a flat list by leaf index (the original
         call rebuilds its structure from that, `CallPlan.rebuild`); ``tensors``: the
-        leaves the call gives as torch tensors, each read straight from its buffer by
-        the function given (a DLPack capsule → the tensor, None where its dtype is
-        not the leaf's)."""
+        leaves the call gives as torch tensors, each read straight from its buffer
+        (`TensorInto`; only leaves of records `reads_tensors` takes)."""
         return FLAT_READERS[record_kind(node)](self, node, tensors or {})
+
+    def reads_tensors(self, t: ValueType | None) -> bool:
+        """Whether a result leaf of ``t`` can be read straight as a framework's tensor
+        (`flat_reader`'s ``tensors``): a host array of a known element type, from a
+        device that exports its buffers as host memory."""
+        return self.exports and isinstance(t, NDArray) and element_for(t.element) is not None
 
     # -- arguments through IREE's packer ------------------------------------------------
     #
@@ -818,12 +824,18 @@ class TensorInto:
     """`HostArrayInto` of a result the call gives as a torch tensor: the tensor made
     from the buffer's DLPack capsule (``tensor``; it holds the buffer, no copy). A
     buffer whose tensor would have another dtype, or anything `HostArrayInto` reads
-    the long way, is read as the host array, which the plan turns into the tensor."""
+    the long way, is read as the host array and made the tensor by ``finish``."""
 
-    __slots__ = ("converter", "device", "index", "returned", "tensor")
+    __slots__ = ("converter", "device", "finish", "index", "returned", "tensor")
 
-    def __init__(self, converter: ArrayConverter, index: int, tensor: Callable[[Any], Any]):
-        self.converter, self.index, self.tensor = converter, index, tensor
+    def __init__(
+        self,
+        converter: ArrayConverter,
+        index: int,
+        tensor: Callable[[Any], Any],
+        finish: Callable[[Any], Any],
+    ) -> None:
+        self.converter, self.index, self.tensor, self.finish = converter, index, tensor, finish
         self.device, self.returned = converter.device, converter.returned
 
     def read_into(self, lst: Any, position: int, out: list[Any]) -> None:
@@ -836,17 +848,19 @@ class TensorInto:
                     return
         except _SHORT_WAY_ERRORS:
             pass
-        out[self.index] = self.converter.read(lst, position)
+        out[self.index] = self.finish(self.converter.read(lst, position))
 
 
 def _leaf_flat_reader(marshal: Marshal, node: Leaf, tensors: TensorReaders) -> FlatReader:
     read = marshal.value_reader(node.type)
     converter = getattr(read, "__self__", None)
+    tensor = tensors.get(node.index)
     if type(converter) is ArrayConverter and converter.host and read == converter.read:
-        tensor = tensors.get(node.index)
-        if tensor is not None and marshal.exports:
-            return TensorInto(converter, node.index, tensor).read_into
+        if tensor is not None:
+            return TensorInto(converter, node.index, *tensor).read_into
         return HostArrayInto(converter, node.index).read_into
+    if tensor is not None:  # (`Marshal.reads_tensors` took a record this does not read)
+        raise AssertionError(f"result leaf {node.index}: no tensor reader for {node.type}")
     return LeafInto(read, node.index).read_into
 
 
