@@ -388,7 +388,7 @@ def mapped_array(view: Any, dtype: Any) -> Any:
 
 
 #: The largest result copied out of its buffer (`host_reader`); from this size, a result
-#: is the buffer's memory mapped (docs/calling.md, "Results").
+#: is the buffer's memory mapped (docs/calling.md, "Arrays").
 COPIED_RESULT_MAX_BYTES = 1 << 16
 #: DLPack's device code of host memory (``kDLCPU``).
 _DL_CPU = 1
