@@ -97,16 +97,33 @@ def _fill(template: Template, flat: list[Any]) -> Any:
 
 def _packer(roots: list[Template]) -> Callable[[list[Any]], list[Any]]:
     """The packed roots of the flat leaves (`_fill` of each root), the walk over the
-    templates done once: a leaf root, or a structure of leaves only, read by index."""
+    templates done once: a leaf root, or a structure of leaves only, read by index; one
+    root (the common case) without a loop over the roots."""
     fills: list[Callable[[list[Any]], Any]] = []
     for template in roots:
+        indices = _leaf_indices(template)
         if type(template) is int:
             fills.append(functools.partial(_at, template))
-        elif template is not None and all(type(item) is int for item in template):
-            fills.append(functools.partial(_at_each, list(template)))
+        elif indices is not None:
+            fills.append(functools.partial(_at_each, indices))
         else:
             fills.append(functools.partial(_fill, template))
-    return lambda flat: [fill(flat) for fill in fills]
+    if len(roots) != 1:
+        return lambda flat: [fill(flat) for fill in fills]
+    (root,), fill = roots, fills[0]
+    indices = _leaf_indices(root)
+    if type(root) is int:
+        return lambda flat: [flat[root]]
+    if indices is not None:
+        return lambda flat: [[flat[index] for index in indices]]
+    return lambda flat: [fill(flat)]
+
+
+def _leaf_indices(template: Template) -> list[int] | None:
+    """The leaf indices of a structure of leaves only; None for anything else."""
+    if type(template) is int or template is None:
+        return None
+    return list(template) if all(type(item) is int for item in template) else None
 
 
 def _at(index: int, flat: list[Any]) -> Any:
