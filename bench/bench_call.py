@@ -27,6 +27,7 @@ is per round (min / median / max).
 
     python bench/bench_call.py [--calls 500] [--rounds 7] [--output bench/RESULTS_call.md]
     python bench/bench_call.py --engines-only  # the engines table alone
+    python bench/bench_call.py --phases  # where one call of ours goes, phase by phase
 
 Needs JAX, flax, optax, torch and iree-turbine; onnxruntime for its row. Not part of
 the test suite.
@@ -37,6 +38,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import io
+import itertools
 import os
 import platform
 import statistics
@@ -182,6 +184,51 @@ def engines_case() -> dict[str, Callable[[], Any]]:
     return cases
 
 
+def phases(calls: int) -> list[str]:
+    """Markdown rows: the dict model's call (ours, numpy and torch) timed phase by phase
+    inside the call itself (`time.perf_counter_ns` between the steps `_call_original`
+    takes: bind and check, the VM argument list, invoke, reading the results, the
+    rebuild, freeing the lists), median and 10th percentile of ``calls`` calls."""
+    torch.manual_seed(0)
+    model = DictModel().eval()
+    x = torch.randn(8, 16)
+    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    clock = time.perf_counter_ns
+    rows = []
+    for name, results, value in (("numpy", "numpy", x.numpy()), ("torch", None, x)):
+        function = abi_iree.load(vmfb, device="local-sync", results=results).main
+        plan, args = function._plan, ({"x": value},)
+        spans: list[list[int]] = [[] for _ in range(7)]
+        for _ in range(calls):
+            t0 = clock()
+            packed, _, sent = plan.bind(args, {})
+            t1 = clock()
+            arguments = function._vm_arguments(packed, False)
+            t2 = clock()
+            vm_results = function._invoke(arguments, len(function._readers))
+            t3 = clock()
+            flat: list[Any] = [None] * function._result_count
+            for position, read in enumerate(function._flat_readers):
+                read(vm_results, position, flat)
+            t4 = clock()
+            plan.rebuild(flat, sent)
+            t5 = clock()
+            del vm_results, arguments, packed
+            t6 = clock()
+            function(*args)
+            t7 = clock()
+            steps = itertools.pairwise((t0, t1, t2, t3, t4, t5, t6))
+            for span, (a, b) in zip(spans[:6], steps, strict=True):
+                span.append(b - a)
+            spans[6].append(t7 - t6)
+        cells = []
+        for span in spans:
+            span.sort()
+            cells.append(f"{span[len(span) // 2] / 1e3:.2f} ({span[len(span) // 10] / 1e3:.2f})")
+        rows.append(f"| ours, {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def big_argument_case() -> dict[str, Callable[[], Any]]:
     """f(x) = x.sum() on 4 MiB: aligned (sent in place) and unaligned (copied)."""
     program = torch.export.export(SumModel(), (torch.zeros(1024, 1024),))
@@ -247,7 +294,20 @@ def main() -> None:
         action="store_true",
         help="only the dict model beside other engines (no compile of the other cases)",
     )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="only the phases of ours on the dict model (µs per call, median and 10th percentile)",
+    )
     options = parser.parse_args()
+    if options.phases:
+        print(
+            "| call | bind + checks | VM argument list | invoke | read results | rebuild | "
+            "free lists | whole call |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("\n".join(phases(options.calls)))
+        return
     if options.engines_only:
         cases: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
         big: dict[str, Callable[[], Any]] = {}

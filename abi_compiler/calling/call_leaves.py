@@ -85,10 +85,20 @@ def plan(
             return _key_leaf(node.dtype, data)
         return _leaf_converter(_unused_record(node), node.dtype, marshal.convert, None)
 
+    tensors: dict[int, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {}
+
     def result(array: Array) -> Callable[[Any], Any] | None:
         _check_dtype(array.dtype)
         found = results.get(array.index)
-        return _result_leaf(array, found.type if found else None, call.tensor, module.results)
+        t = found.type if found else None
+        transform = _result_leaf(array, t, call.tensor, module.results)
+        tensor = _tensor_reader(array, t, call.tensor, module.results)
+        if tensor is not None and transform is not None and marshal.reads_tensors(t):
+            # Read as the tensor (`vm.TensorInto`; a buffer read the long way made one by
+            # the transform): nothing left to do.
+            tensors[array.index] = (tensor, transform)
+            return None
+        return transform
 
     def relations(leaves: list[tuple[str, tuple[Any, ...]]]) -> Callable[[Any], None]:
         found = tuple(LeafDims(path, dims) for path, dims in leaves)
@@ -102,9 +112,11 @@ def plan(
         found = by_index.get(array.index)
         return marshal.sender(found.type) if found is not None else None
 
-    return CallPlan(
+    made = CallPlan(
         call, signature, leaf, result, module.types, relations, unused, unflatten, target, send
     )
+    made.tensor_readers = tensors
+    return made
 
 
 def _check_dtype(name: str | None) -> None:
@@ -321,18 +333,7 @@ def _result_leaf(
     if _is_key(array.dtype):
         assert array.dtype is not None
         return _key_result(array.dtype)
-    element = element_for(t.element) if isinstance(t, NDArray) else None
-    view: np.dtype[Any] | None = None
-    if element is not None and array.dtype is not None and array.dtype != element.dtype.name:
-        wanted = _numpy_dtype(array.dtype)
-        same_bits = wanted is not None and wanted.itemsize == element.dtype.itemsize
-        if (
-            wanted is not None
-            and wanted.kind in "iub"
-            and element.dtype.kind in "iub"
-            and same_bits
-        ):
-            view = wanted
+    view = _result_view(array, t)
     if tensor == "torch" and results is None:
         torch = _torch()
         if torch is not None:
@@ -340,6 +341,54 @@ def _result_leaf(
     if view is None:
         return None
     return lambda value: value.view(view) if type(value) is np.ndarray else value
+
+
+def _result_view(array: Array, t: ValueType | None) -> np.dtype[Any] | None:
+    """The framework's integer dtype a result array of record ``t`` is viewed as (an
+    unsigned integer keeps its dtype although its record has no sign); None: as read."""
+    element = element_for(t.element) if isinstance(t, NDArray) else None
+    if element is None or array.dtype is None or array.dtype == element.dtype.name:
+        return None
+    wanted = _numpy_dtype(array.dtype)
+    if (
+        wanted is not None
+        and wanted.kind in "iub"
+        and element.dtype.kind in "iub"
+        and wanted.itemsize == element.dtype.itemsize
+    ):
+        return wanted
+    return None
+
+
+def _tensor_reader(
+    array: Array, t: ValueType | None, tensor: str, results: ResultsMode | None
+) -> Callable[[Any], Any] | None:
+    """For a result torch gives as a plain tensor (its dtype the record's own, not
+    bfloat16, not a key): the tensor of a DLPack capsule of its buffer
+    (`torch.from_dlpack`, no copy), None where the tensor's dtype is not the one
+    ``from_numpy`` would give (the caller then reads it as an array). None otherwise."""
+    element = element_for(t.element) if isinstance(t, NDArray) else None
+    if (
+        tensor != "torch"
+        or results is not None
+        or element is None
+        or _is_key(array.dtype)
+        or array.dtype == "bfloat16"
+        or element.dtype.kind not in "biufc"
+        or _result_view(array, t) is not None
+    ):
+        return None
+    torch = _torch()
+    if torch is None:
+        return None
+    from_dlpack = torch.from_dlpack
+    wanted = torch.from_numpy(np.empty(0, element.dtype)).dtype
+
+    def read(capsule: Any) -> Any:
+        value = from_dlpack(capsule)
+        return value if value.dtype is wanted else None
+
+    return read
 
 
 # --------------------------------------------------------------------------------------

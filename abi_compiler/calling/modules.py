@@ -125,6 +125,7 @@ class Function:
                 self.convention = "flat"
                 self._push_any = marshal.push_dynamic
                 self._read_any = marshal.read_dynamic
+                self._call = self._call_flat
         except TypesError as error:
             raise AbiError(f"function @{self.name}: {error}") from None
         except AbiError as error:
@@ -209,7 +210,8 @@ class Function:
                 roots = (
                     root.items if isinstance(root, Sequence) else tuple(c for _, c in root.items)
                 )
-            self._flat_readers = [marshal.flat_reader(node) for node in roots]
+            tensors = self._plan.tensor_readers
+            self._flat_readers = [marshal.flat_reader(node, tensors) for node in roots]
             self._result_count = sum(len(leaves_of(node)) for node in signature.results)
             self._call = self._call_original
 
@@ -231,8 +233,6 @@ class Function:
         return state_of(self)
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
-        if self.convention == "flat":
-            return self._call_flat(args, kwargs)
         return self._call(args, kwargs)
 
     def __repr__(self) -> str:
@@ -264,7 +264,11 @@ class Function:
         updates = plan.call.updates
         if len(targets) > 1:
             check_targets(targets, [plan.updated_paths[argument] for argument, _ in updates])
-        results = self._invoke(self._vm_arguments(packed, False), len(self._readers))
+        if self._iree_packer is not None:  # (the plan checked the arrays)
+            arguments = self._iree_packer[0].pack(self._invoke_context, packed, {})
+        else:
+            arguments = self._vm_arguments(packed, False)
+        results = self._invoke(arguments, len(self._readers))
         flat: list[Any] = [None] * self._result_count
         done = 0
         try:

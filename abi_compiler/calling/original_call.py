@@ -97,16 +97,33 @@ def _fill(template: Template, flat: list[Any]) -> Any:
 
 def _packer(roots: list[Template]) -> Callable[[list[Any]], list[Any]]:
     """The packed roots of the flat leaves (`_fill` of each root), the walk over the
-    templates done once: a leaf root, or a structure of leaves only, read by index."""
+    templates done once: a leaf root, or a structure of leaves only, read by index; one
+    root (the common case) without a loop over the roots."""
     fills: list[Callable[[list[Any]], Any]] = []
     for template in roots:
+        indices = _leaf_indices(template)
         if type(template) is int:
             fills.append(functools.partial(_at, template))
-        elif template is not None and all(type(item) is int for item in template):
-            fills.append(functools.partial(_at_each, list(template)))
+        elif indices is not None:
+            fills.append(functools.partial(_at_each, indices))
         else:
             fills.append(functools.partial(_fill, template))
-    return lambda flat: [fill(flat) for fill in fills]
+    if len(roots) != 1:
+        return lambda flat: [fill(flat) for fill in fills]
+    (root,), fill = roots, fills[0]
+    indices = _leaf_indices(root)
+    if type(root) is int:
+        return lambda flat: [flat[root]]
+    if indices is not None:
+        return lambda flat: [[flat[index] for index in indices]]
+    return lambda flat: [fill(flat)]
+
+
+def _leaf_indices(template: Template) -> list[int] | None:
+    """The leaf indices of a structure of leaves only; None for anything else."""
+    if type(template) is int or template is None:
+        return None
+    return list(template) if all(type(item) is int for item in template) else None
 
 
 def _at(index: int, flat: list[Any]) -> Any:
@@ -362,6 +379,11 @@ class CallPlan:
         send: Callable[[Array], Converter | None] | None = None,
     ) -> None:
         self.call = call
+        #: Per result leaf (index) given as a framework tensor that the caller's side
+        #: reads straight from the VM's buffer, whose transform ``leaf_result`` left
+        #: to that reader: what makes the tensor of its DLPack capsule (None where it
+        #: cannot) and of a host array (set by whoever builds the plan).
+        self.tensor_readers: dict[int, tuple[Converter, Converter]] = {}
         self._send = send
         #: (leaf, what it is sent as) for each argument leaf with a `send`.
         self._senders: list[tuple[int, Converter]] = []
@@ -668,8 +690,8 @@ class CallPlan:
 
 
 def _unshare(flat: list[Any], sent: SequenceABC[Any]) -> None:
-    """Each host array of ``flat`` whose data lies in the memory of a host array of
-    ``sent``, replaced by a copy."""
+    """Each host array (or torch tensor) of ``flat`` whose data lies in the memory of a
+    host array of ``sent``, replaced by a copy."""
     spans = [
         (start, start + array.nbytes)
         for array in sent
@@ -681,6 +703,10 @@ def _unshare(flat: list[Any], sent: SequenceABC[Any]) -> None:
             address = interface["data"][0]
             if any(start <= address < end for start, end in spans):
                 flat[position] = value.copy()
+        elif callable(getattr(value, "data_ptr", None)):  # a tensor read from its buffer
+            address = value.data_ptr()
+            if any(start <= address < end for start, end in spans):
+                flat[position] = value.clone()
 
 
 def _shape(value: Any) -> tuple[int, ...]:

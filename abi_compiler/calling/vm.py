@@ -31,11 +31,14 @@ from abi_compiler.calling.vm_arrays import (
     DeviceArray,
     Element,
     VmList,
+    capsule_of,
     checked_view,
     dynamic_hal_type,
     element_for,
     element_type_name,
+    exports_to_host,
     host_array,
+    host_reader,
     host_value,
     in_place_view,
     mapped_array,
@@ -112,6 +115,9 @@ Pusher = Callable[[Any, Any], None]  # (VmVariantList, value) -> None
 Reader = Callable[[Any, int], Any]  # (VmVariantList, index) -> value
 FlatReader = Callable[[Any, int, list[Any]], None]  # (VmVariantList, index, leaves)
 Checker = Callable[[Any], Any]  # packed value -> packed value, arrays checked
+#: Per result leaf given as a torch tensor: (DLPack capsule -> tensor, None where its dtype
+#: is another; host array -> tensor, for a buffer read the long way).
+TensorReaders = dict[int, tuple[Callable[[Any], Any], Callable[[Any], Any]]]
 
 _ARG_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
 _ARG_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)  # as IREE's invoker
@@ -153,6 +159,7 @@ class Marshal:
         "allocator",
         "convert",
         "device",
+        "exports",
         "host",
         "in_place",
         "invoke_context",
@@ -171,6 +178,8 @@ class Marshal:
         self.invoke_context = binding.InvokeContext(device)
         #: The device reads aligned host arrays in place (`vm_arrays.in_place_view`).
         self.in_place = reads_in_place(device)
+        #: Result buffers are read through DLPack as host memory (`vm_arrays.host_reader`).
+        self.exports = self.host and self.in_place and exports_to_host(device)
         #: `"unknown"` values (and every value of a function without reflection).
         self.push_dynamic: Pusher = partial(push_dynamic, self)
         self.read_dynamic: Reader = partial(read_dynamic, self)
@@ -190,10 +199,18 @@ class Marshal:
     def value_reader(self, t: ValueType | None) -> Reader:
         return READERS[value_kind(t)](self, t)
 
-    def flat_reader(self, node: Node | None) -> FlatReader:
+    def flat_reader(self, node: Node | None, tensors: TensorReaders | None = None) -> FlatReader:
         """Reads a result record's value into a flat list by leaf index (the original
-        call rebuilds its structure from that, `CallPlan.rebuild`)."""
-        return FLAT_READERS[record_kind(node)](self, node)
+        call rebuilds its structure from that, `CallPlan.rebuild`); ``tensors``: the
+        leaves the call gives as torch tensors, each read straight from its buffer
+        (`TensorInto`; only leaves of records `reads_tensors` takes)."""
+        return FLAT_READERS[record_kind(node)](self, node, tensors or {})
+
+    def reads_tensors(self, t: ValueType | None) -> bool:
+        """Whether a result leaf of ``t`` can be read straight as a framework's tensor
+        (`flat_reader`'s ``tensors``): a host array of a known element type, from a
+        device that exports its buffers as host memory."""
+        return self.exports and isinstance(t, NDArray) and element_for(t.element) is not None
 
     # -- arguments through IREE's packer ------------------------------------------------
     #
@@ -258,6 +275,7 @@ class ArrayConverter:
         "expected",
         "hal_type",
         "host",
+        "host_read",
         "in_place",
         "returned",
     )
@@ -269,6 +287,8 @@ class ArrayConverter:
         self.device, self.allocate = marshal.device, marshal.allocate
         self.convert, self.host = marshal.convert, marshal.host
         self.in_place, self.element_type = marshal.in_place, int(element.hal_type)
+        #: A result buffer view → its host array (`vm_arrays.host_reader`).
+        self.host_read = host_reader(marshal.device if marshal.exports else None, self.dtype)
 
     def send(self, value: Any) -> Any:
         """A checked argument as the VM is given it: a host array of the element's own
@@ -758,50 +778,94 @@ def read_structure_into(
         raise
 
 
-def _gap_flat_reader(marshal: Marshal, node: None) -> FlatReader:
+def _gap_flat_reader(marshal: Marshal, node: None, tensors: TensorReaders) -> FlatReader:
     return skip_gap
 
 
-def _structure_flat_reader(marshal: Marshal, node: Sequence | Dict) -> FlatReader:
+def _structure_flat_reader(
+    marshal: Marshal, node: Sequence | Dict, tensors: TensorReaders
+) -> FlatReader:
     items, keys = _items(node)
-    return partial(read_structure_into, [marshal.flat_reader(item) for item in items], keys)
+    readers = [marshal.flat_reader(item, tensors) for item in items]
+    return partial(read_structure_into, readers, keys)
+
+
+#: What reading a result buffer the short way may raise (then read the long way, by the
+#: converter's `read`, which raises its `Mismatch` or copies): not a reference, not host
+#: visible, no DLPack code for its element type.
+_SHORT_WAY_ERRORS = (ValueError, RuntimeError, BufferError, TypeError)
 
 
 class HostArrayInto:
     """`LeafInto` of a host array result (`ArrayConverter.read` with ``host``), in one
-    frame: the buffer view, its element type checked, mapped as a numpy array that holds
-    its buffer (`mapped_array`). Anything
-    else (not a buffer view, another element type, a buffer the host cannot map) takes
-    the converter's own `read`, which raises its `Mismatch` or copies."""
+    frame: the buffer view, its element type checked, read as a host array by the
+    record's `vm_arrays.host_reader` (a copy of a small buffer, a mapping of a large
+    one, each holding what it reads). Anything else (not a buffer view, another element
+    type, a buffer the host cannot map) takes the converter's own `read`."""
 
-    __slots__ = ("converter", "dtype", "index", "returned")
+    __slots__ = ("converter", "host_read", "index", "returned")
 
     def __init__(self, converter: ArrayConverter, index: int) -> None:
         self.converter, self.index = converter, index
-        self.dtype, self.returned = converter.dtype, converter.returned
+        self.host_read, self.returned = converter.host_read, converter.returned
 
     def read_into(self, lst: Any, position: int, out: list[Any]) -> None:
         try:
             view = lst.get_as_object(position, BufferView)
             if view is not None and view.element_type in self.returned:
-                # (the array keeps the buffer alive: a bare mapping's does not)
-                out[self.index] = mapped_array(view, self.dtype)
+                out[self.index] = self.host_read(view)
                 return
-        except (ValueError, RuntimeError):  # not a reference; not host visible
+        except _SHORT_WAY_ERRORS:
             pass
         out[self.index] = self.converter.read(lst, position)
 
 
-def _leaf_flat_reader(marshal: Marshal, node: Leaf) -> FlatReader:
+class TensorInto:
+    """`HostArrayInto` of a result the call gives as a torch tensor: the tensor made
+    from the buffer's DLPack capsule (``tensor``; it holds the buffer, no copy). A
+    buffer whose tensor would have another dtype, or anything `HostArrayInto` reads
+    the long way, is read as the host array and made the tensor by ``finish``."""
+
+    __slots__ = ("converter", "device", "finish", "index", "returned", "tensor")
+
+    def __init__(
+        self,
+        converter: ArrayConverter,
+        index: int,
+        tensor: Callable[[Any], Any],
+        finish: Callable[[Any], Any],
+    ) -> None:
+        self.converter, self.index, self.tensor, self.finish = converter, index, tensor, finish
+        self.device, self.returned = converter.device, converter.returned
+
+    def read_into(self, lst: Any, position: int, out: list[Any]) -> None:
+        try:
+            view = lst.get_as_object(position, BufferView)
+            if view is not None and view.element_type in self.returned:
+                tensor = self.tensor(capsule_of(self.device, view))
+                if tensor is not None:
+                    out[self.index] = tensor
+                    return
+        except _SHORT_WAY_ERRORS:
+            pass
+        out[self.index] = self.finish(self.converter.read(lst, position))
+
+
+def _leaf_flat_reader(marshal: Marshal, node: Leaf, tensors: TensorReaders) -> FlatReader:
     read = marshal.value_reader(node.type)
     converter = getattr(read, "__self__", None)
+    tensor = tensors.get(node.index)
     if type(converter) is ArrayConverter and converter.host and read == converter.read:
+        if tensor is not None:
+            return TensorInto(converter, node.index, *tensor).read_into
         return HostArrayInto(converter, node.index).read_into
+    if tensor is not None:  # (`Marshal.reads_tensors` took a record this does not read)
+        raise AssertionError(f"result leaf {node.index}: no tensor reader for {node.type}")
     return LeafInto(read, node.index).read_into
 
 
 # (Given the node, not a leaf's type: a leaf's value lands at its index.)
-FLAT_READERS: dict[RecordKind, Callable[[Marshal, Any], FlatReader]] = {
+FLAT_READERS: dict[RecordKind, Callable[[Marshal, Any, TensorReaders], FlatReader]] = {
     "gap": _gap_flat_reader,
     "structure": _structure_flat_reader,
     "scalar": _leaf_flat_reader,

@@ -8,7 +8,9 @@ buffer views a result record reads (docs/calling.md, "Values"). Every problem is
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn
 
 from abi_compiler.calling.iree_runtime import ml_dtypes, np, rt
@@ -383,6 +385,78 @@ def mapped_array(view: Any, dtype: Any) -> Any:
     array = np.asarray(_MappedBuffer(view, mapping, mapping.asarray(view.shape, dtype)))
     # (an array interface names an extension dtype, bfloat16, only by its size: `|V2`)
     return array if array.dtype == dtype else array.view(dtype)
+
+
+#: The largest result copied out of its buffer (`host_reader`); from this size, a result
+#: is the buffer's memory mapped (docs/calling.md, "Arrays").
+COPIED_RESULT_MAX_BYTES = 1 << 16
+#: DLPack's device code of host memory (``kDLCPU``).
+_DL_CPU = 1
+
+
+class _Exported:
+    """A DLPack capsule of a result buffer (`HalDevice.create_dlpack_capsule`, which holds
+    the buffer until the capsule's consumer lets it go), handed to a consumer that takes
+    an object with ``__dlpack__`` rather than a capsule (`np.from_dlpack`)."""
+
+    __slots__ = ("capsule",)
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, **options: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (_DL_CPU, 0)
+
+
+def exports_to_host(device: Any) -> bool:
+    """Whether a buffer of ``device`` exported through DLPack is the host memory its
+    mapping reads (IREE's local CPU devices): the answer is the device's own, probed
+    once by comparing the two addresses (nothing is read through the exported one)."""
+    probe = np.zeros(16, np.int32)
+    try:
+        view = device.allocator.allocate_buffer_copy(
+            _RESULT_MEMORY, _RESULT_USAGE, device, probe, int(_E.INT_32)
+        )
+        mapped = view.map().asarray(view.shape, probe.dtype)
+        exported = np.from_dlpack(_Exported(device.create_dlpack_capsule(view, _DL_CPU, 0)))
+    except (BufferError, TypeError, ValueError, RuntimeError):
+        return False
+    return bool(mapped.__array_interface__["data"][0] == exported.__array_interface__["data"][0])
+
+
+_RESULT_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
+_RESULT_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)
+
+
+def host_reader(device: Any, dtype: np.dtype[Any]) -> Callable[[Any], Any]:
+    """How a result buffer view whose element type reads as ``dtype`` becomes a host
+    numpy array, chosen once per record: where ``device`` (None: not) exports its
+    buffers as host memory (`exports_to_host`) and numpy has a DLPack code for
+    ``dtype``, a result below `COPIED_RESULT_MAX_BYTES` is copied out of its exported
+    memory (the array owns its copy: cheaper than a mapping that holds the buffer) and a
+    larger one mapped (`mapped_array`); otherwise every result is mapped. Either way the
+    array is writable and outlives the call's buffers. Raises what DLPack raises (the
+    caller then reads the value the long way)."""
+    if device is None or dtype.kind not in "biufc":  # (ml_dtypes' floats: no DLPack code)
+        return partial(mapped_array, dtype=dtype)
+    create, from_dlpack = device.create_dlpack_capsule, np.from_dlpack
+
+    def read(view: Any) -> Any:
+        if view.byte_length > COPIED_RESULT_MAX_BYTES:
+            return mapped_array(view, dtype)
+        array = from_dlpack(_Exported(create(view, _DL_CPU, 0))).copy()
+        return array if array.dtype is dtype else array.view(dtype)
+
+    return read
+
+
+def capsule_of(device: Any, view: Any) -> Any:
+    """A DLPack capsule of the result ``view`` for a framework's ``from_dlpack`` (the
+    tensor then holds the buffer: no copy)."""
+    return device.create_dlpack_capsule(view, _DL_CPU, 0)
 
 
 def to_host(view: Any, dtype: np.dtype[Any], device: Any) -> Any:

@@ -5,6 +5,7 @@ result that the function returns as its argument is still a copy of its own."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -177,3 +178,70 @@ def test_a_module_returning_device_arrays_copies_its_arguments() -> None:
     assert function._plan._senders == []
     same, _ = function(_at(0))
     np.testing.assert_array_equal(same.to_host(), VALUES)
+
+
+# The same function as a torch program's (its results torch tensors).
+TORCH_TEXT = TEXT.replace(
+    mlir_string(encode_call(CALL)),
+    mlir_string(encode_call(dataclasses.replace(CALL, tensor="torch"))),
+)
+
+
+@pytest.fixture(scope="module")
+def torch_module() -> Any:
+    pytest.importorskip("torch")
+    return abi_iree.load(compile_quietly(TORCH_TEXT, vmfb=True), device="local-sync")
+
+
+def test_a_torch_result_is_a_tensor_of_its_own_buffer(torch_module: Any) -> None:
+    import torch
+
+    x = torch.from_numpy(_at(0))
+    assert x.data_ptr() % IN_PLACE_ALIGNMENT == 0  # (read in place)
+    same, twice = torch_module.main(x)
+    assert type(same) is torch.Tensor and type(twice) is torch.Tensor
+    # The argument returned as it is: a copy, not the caller's memory (also when read
+    # as a tensor straight from the buffer).
+    assert same.data_ptr() != x.data_ptr()
+    torch.testing.assert_close(same, x)
+    torch.testing.assert_close(twice, x + x)
+    twice.add_(1)  # writable, and the call's own
+    torch.testing.assert_close(torch_module.main(x)[1], x + x)
+    torch.testing.assert_close(twice, x + x + 1)
+
+
+def test_a_buffer_whose_tensor_has_another_dtype_is_read_the_long_way(
+    torch_module: Any,
+) -> None:
+    # (a signless i32 record given a UINT_32 buffer: DLPack would make a uint32 tensor;
+    # the leaf's is int32, the array's bits as `from_numpy` gives them)
+    import torch
+
+    from abi_compiler.calling import call_leaves
+    from abi_compiler.calling.vm import ArrayConverter, TensorInto
+    from abi_compiler.calling.vm_arrays import element_for
+    from abi_compiler.model import NDArray, Scalar
+
+    record = NDArray(Scalar("i", 32), (2,))
+    leaf = Array(0, "int32", (2,))
+    marshal = torch_module._marshal
+    tensor = call_leaves._tensor_reader(leaf, record, "torch", None)
+    finish = call_leaves._result_leaf(leaf, record, "torch", None)
+    assert tensor is not None and finish is not None and marshal.reads_tensors(record)
+    element = element_for(record.element)
+    assert element is not None
+    converter = ArrayConverter(marshal, element, "int32[2]")
+    device = marshal.device
+    view = device.allocator.allocate_buffer_copy(
+        int(rt.MemoryType.DEVICE_LOCAL),
+        int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING),
+        device,
+        np.array([1, 2**32 - 1], np.uint32),
+        int(rt.HalElementType.UINT_32),
+    )
+    results = rt.VmVariantList(1)
+    results.push_ref(view)
+    out: list[Any] = [None]
+    TensorInto(converter, 0, tensor, finish).read_into(results, 0, out)
+    assert type(out[0]) is torch.Tensor and out[0].dtype == torch.int32
+    assert out[0].tolist() == [1, -1]
