@@ -42,14 +42,26 @@ from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.frontends.iree_tools import run_tool
+from abi_compiler.frontends.linalg_rewrites import DATA_TILING_HINT
 from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 
-__all__ = ["COMPILE_FLAGS", "HOST_TARGET", "compile", "compile_vmfb", "lower", "resolve_targets"]
+__all__ = [
+    "COMPILE_FLAGS",
+    "DATA_TILING_FLAG",
+    "HOST_TARGET",
+    "compile",
+    "compile_flags",
+    "compile_vmfb",
+    "lower",
+    "resolve_targets",
+]
 
 # --------------------------------------------------------------------------------------
 # Compiling: abi-opt in-process, then iree-compile.
 # --------------------------------------------------------------------------------------
+
+_GENERALIZE = "--iree-opt-generalize-matmul=true"
 
 COMPILE_FLAGS: tuple[str, ...] = (
     # IREE demotes f64 to f32 by default; values must come back as they were.
@@ -62,9 +74,26 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # one-row product (each `linear` of a decode step) is compiled as the matrix-vector
     # product it is, not as a matmul tiled for many rows; a decode step takes about half
     # the time (docs/calling.md#compiler-flags).
-    "--iree-opt-generalize-matmul=true",
+    _GENERALIZE,
 )
-"""The flags `compile` gives iree-compile after the targets' (`target_flags`)."""
+"""The flags `compile` gives iree-compile after the targets' (`target_flags`), for a
+module without data-tiling hints (`compile_flags`)."""
+
+#: What replaces the generalization for a module that carries `DATA_TILING_HINT`: a
+#: generalized product loses its hint, and every contraction would be data-tiled.
+DATA_TILING_FLAG = "--iree-opt-data-tiling=true"
+
+
+def compile_flags(text: bytes) -> tuple[str, ...]:
+    """The flags for the module ``text`` (MLIR text or bytecode): `COMPILE_FLAGS`; where it
+    carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
+    the torch frontend writes), with IREE's data tiling in place of the generalization: the
+    hinted products (a `linear`'s, with its weight packed once where it is loaded) are
+    data-tiled, the others compiled as before. docs/calling.md#compiler-flags."""
+    if DATA_TILING_HINT.encode() not in text:
+        return COMPILE_FLAGS
+    return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), DATA_TILING_FLAG)
+
 
 #: The target `compile` compiles for by default: this machine's CPU, since the module is
 #: loaded here (`compile_vmfb`'s default, for a file that is shipped: `portable_target`).
@@ -213,7 +242,7 @@ def compile_vmfb(
         ) from error
     device_flags = [*target_flags(targets), *_target_arguments(extra_args)]
     resolved = resolve_targets(targets, device_flags, find_tool("iree-compile"))
-    flags = [*target_flags(targets), *COMPILE_FLAGS, *extra_args]
+    flags = [*target_flags(targets), *compile_flags(text), *extra_args]
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
             text = _with_entry(text, ABI_PARAMETERS, archive_name)
