@@ -48,7 +48,7 @@ from abi_compiler.versions import package_version
 
 __all__ = [
     "COMPILE_FLAGS",
-    "DATA_TILING_FLAG",
+    "DATA_TILING_FLAGS",
     "HOST_TARGET",
     "compile",
     "compile_flags",
@@ -79,9 +79,11 @@ COMPILE_FLAGS: tuple[str, ...] = (
 """The flags `compile` gives iree-compile after the targets' (`target_flags`), for a
 module without data-tiling hints (`compile_flags`)."""
 
-#: What replaces the generalization for a module that carries `DATA_TILING_HINT`: a
-#: generalized product loses its hint, and every contraction would be data-tiled.
-DATA_TILING_FLAG = "--iree-opt-data-tiling=true"
+#: What replaces the generalization for a module that carries the data-tiling hint: a
+#: generalized product loses its hint, and every contraction would then be data-tiled
+#: (which IREE 3.13 cannot compile for some), so generalizing is turned off outright (an
+#: ``--iree-opt-level=O2`` in `extra_args` would otherwise turn it on).
+DATA_TILING_FLAGS = ("--iree-opt-generalize-matmul=false", "--iree-opt-data-tiling=true")
 
 
 def compile_flags(text: bytes) -> tuple[str, ...]:
@@ -92,7 +94,7 @@ def compile_flags(text: bytes) -> tuple[str, ...]:
     data-tiled, the others compiled as before. docs/calling.md#compiler-flags."""
     if DATA_TILING_HINT.encode() not in text:
         return COMPILE_FLAGS
-    return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), DATA_TILING_FLAG)
+    return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), *DATA_TILING_FLAGS)
 
 
 #: The target `compile` compiles for by default: this machine's CPU, since the module is

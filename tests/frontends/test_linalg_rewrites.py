@@ -17,7 +17,7 @@ needs_iree()
 from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.calling.compiling import (  # noqa: E402
     COMPILE_FLAGS,
-    DATA_TILING_FLAG,
+    DATA_TILING_FLAGS,
     compile_flags,
 )
 from abi_compiler.frontends.linalg_rewrites import (  # noqa: E402
@@ -80,10 +80,15 @@ def test_the_products_of_a_weight_are_hinted() -> None:
 
 def test_a_hinted_module_is_data_tiled_not_generalized() -> None:
     generalize = "--iree-opt-generalize-matmul=true"
-    assert generalize in COMPILE_FLAGS and DATA_TILING_FLAG not in COMPILE_FLAGS
+    assert generalize in COMPILE_FLAGS
+    assert not set(DATA_TILING_FLAGS) & set(COMPILE_FLAGS)
     assert compile_flags(b"linalg.matmul ins(") == COMPILE_FLAGS
     hinted = compile_flags(b"linalg.matmul {iree.opt.data_tiling} ins(")
-    assert hinted == (*(flag for flag in COMPILE_FLAGS if flag != generalize), DATA_TILING_FLAG)
+    assert hinted == (*(flag for flag in COMPILE_FLAGS if flag != generalize), *DATA_TILING_FLAGS)
+    assert DATA_TILING_FLAGS == (
+        "--iree-opt-generalize-matmul=false",
+        "--iree-opt-data-tiling=true",
+    )
 
 
 # A `linear` of a dynamic number of rows, its weight a constant [K, N].
@@ -102,14 +107,21 @@ func.func @main(%x: tensor<?x256xf32>) -> tensor<?x512xf32> {
 """
 
 
+O2 = ("--iree-opt-level=O2", "--iree-opt-strip-assertions=false")
+
+
 @pytest.mark.parametrize(
-    ("hint", "kernel", "flag"),
+    ("hint", "extra", "kernel", "flag"),
     [
-        ("{iree.opt.data_tiling}", b"matmul_Dx512x256_f32", DATA_TILING_FLAG),
-        ("", b"matmul_like_Dx512x256_f32", "--iree-opt-generalize-matmul=true"),
+        ("{iree.opt.data_tiling}", (), b"matmul_Dx512x256_f32", "--iree-opt-data-tiling=true"),
+        # -O2 generalizes by default: not a product whose hint is on.
+        ("{iree.opt.data_tiling}", O2, b"matmul_Dx512x256_f32", "--iree-opt-data-tiling=true"),
+        ("", (), b"matmul_like_Dx512x256_f32", "--iree-opt-generalize-matmul=true"),
     ],
 )
-def test_a_hinted_product_compiles_with_its_values(hint: str, kernel: bytes, flag: str) -> None:
+def test_a_hinted_product_compiles_with_its_values(
+    hint: str, extra: tuple[str, ...], kernel: bytes, flag: str
+) -> None:
     """The hinted product stays a named matmul (generalized, it would lose its hint) and
     gives the same values: small integers, so every sum is exact in float32."""
     w = (np.arange(256 * 512, dtype=np.float32) % 5 - 2).reshape(256, 512)
@@ -117,7 +129,7 @@ def test_a_hinted_product_compiles_with_its_values(hint: str, kernel: bytes, fla
     text = LINEAR.replace("WEIGHT", weight).replace("HINT", hint)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", abi_iree.CompileWarning)
-        vmfb = abi_iree.compile_vmfb(text)
+        vmfb = abi_iree.compile_vmfb(text, extra_args=extra)
     assert kernel in vmfb
     module = abi_iree.load(vmfb)
     assert flag in module.main.reflection["abi.provenance"]
