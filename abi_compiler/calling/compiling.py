@@ -91,7 +91,8 @@ def compile_flags(text: bytes) -> tuple[str, ...]:
     carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
     the torch frontend writes), with IREE's data tiling in place of the generalization: the
     hinted products (a `linear`'s, with its weight packed once where it is loaded) are
-    data-tiled, the others compiled as before. docs/calling.md#compiler-flags."""
+    data-tiled, the others compiled as before (`compile_vmfb` compiles again with
+    `COMPILE_FLAGS` where iree-compile fails with these). docs/calling.md#compiler-flags."""
     if DATA_TILING_HINT.encode() not in text:
         return COMPILE_FLAGS
     return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), *DATA_TILING_FLAGS)
@@ -244,27 +245,41 @@ def compile_vmfb(
         ) from error
     device_flags = [*target_flags(targets), *_target_arguments(extra_args)]
     resolved = resolve_targets(targets, device_flags, find_tool("iree-compile"))
-    flags = [*target_flags(targets), *compile_flags(text), *extra_args]
+    chosen = compile_flags(text)
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        embedding: list[str] = []
         if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
             text = _with_entry(text, ABI_PARAMETERS, archive_name)
         elif parameters:
             archive = os.path.join(folder, EMBEDDED_ARCHIVE)
             with stages.stage("write the weights"):
                 save_parameters(parameters, archive)
-            flags += _embedding_flags(archive)
+            embedding = _embedding_flags(archive)
         if not text.startswith(_BYTECODE_MAGIC):
             text = _with_state(text)
         if generation or (
             generation is None and (tokenizer is not None or generation_config is not None)
         ):
             text = _with_generation(text, tokenizer, generation_config)
-        if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
-            recorded = [_recorded_flag(flag, folder) for flag in flags]
-            text = _with_provenance(text, targets, resolved, recorded, inputs)
-        command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
-        with stages.stage("iree-compile"):
-            vmfb = run_tool(command, text, "iree-compile")
+
+        def run(own: tuple[str, ...]) -> bytes:
+            flags = [*target_flags(targets), *own, *extra_args, *embedding]
+            source = text
+            if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
+                recorded = [_recorded_flag(flag, folder) for flag in flags]
+                source = _with_provenance(text, targets, resolved, recorded, inputs)
+            command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
+            with stages.stage("iree-compile"):
+                return run_tool(command, source, "iree-compile")
+
+        try:
+            vmfb = run(chosen)
+        except CompileError:
+            if chosen == COMPILE_FLAGS:
+                raise
+            # IREE 3.13's data tiling fails on some hinted products (a bool `where` fused
+            # after one: `linalg.pack` refuses its padding): compiled as before instead.
+            vmfb = run(COMPILE_FLAGS)
     compiled_here(vmfb)
     return vmfb
 

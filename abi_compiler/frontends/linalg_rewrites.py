@@ -29,12 +29,15 @@ DATA_TILING_HINT = "iree.opt.data_tiling"
 
 # The named products the torch pipeline writes (a `linear`, `matmul`, `bmm`).
 _PRODUCTS = ("linalg.matmul", "linalg.batch_matmul")
+# The element types hinted: IREE 3.13's data tiling packs an integer or bool product's
+# operands with a padding of another type (`linalg.pack` refused: i8 against i1).
+_FLOATS = {"f16", "bf16", "f32", "f64"}
 
 
 def hint_weight_products(module: Any) -> int:
     """Put `DATA_TILING_HINT` on each `linalg.matmul` and `linalg.batch_matmul` of
     ``module`` (builtin tensors: `lower_torch`'s) whose second operand has a static shape
-    and whose operands and result are of one element type. The hint changes how IREE lays
+    and whose operands and result are of one floating-point type. The hint changes how IREE lays
     out and tiles the product, not what it computes (the bench's Llama gave bitwise the
     same logits with and without it). Returns how many ops were hinted."""
     from iree.compiler import ir
@@ -59,6 +62,5 @@ def _weight_product(operation: Any) -> bool:
     if len(operation.operands) != 3 or len(operation.results) != 1:
         return False
     types = [ir.RankedTensorType(value.type) for value in operation.operands]
-    if len({str(kind.element_type) for kind in types}) != 1:
-        return False
-    return bool(types[1].has_static_shape)
+    elements = {str(kind.element_type) for kind in types}
+    return len(elements) == 1 and elements <= _FLOATS and bool(types[1].has_static_shape)

@@ -161,3 +161,29 @@ def test_the_torch_frontend_hints_a_linear_not_a_dynamic_product() -> None:
         warnings.simplefilter("ignore")
         products = _products(program(exported).mlir)
     assert sorted(DATA_TILING_HINT in line for line in products) == [False, True]
+
+
+def test_a_module_data_tiling_cannot_compile_is_compiled_as_before() -> None:
+    """A `linear` whose result a bool `where` takes: IREE 3.13's data tiling fails on it
+    (`linalg.pack` refuses the mask's padding), so the module is compiled again with
+    `COMPILE_FLAGS`, which its provenance records, and gives torch's values."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("iree.turbine")
+
+    class Masked(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 3)
+
+        def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return torch.where(mask, self.linear(x), 0.0)
+
+    torch.manual_seed(0)
+    model = Masked().eval()
+    x, mask = torch.linspace(-1.0, 1.0, 8).reshape(2, 4), torch.tensor([True, False, True])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = abi_iree.compile(torch.export.export(model, (x, mask)), results="numpy")
+    assert "--iree-opt-generalize-matmul=true" in module.main.reflection["abi.provenance"]
+    with torch.no_grad():
+        np.testing.assert_allclose(module.main(x, mask), model(x, mask).numpy(), rtol=1e-6)
