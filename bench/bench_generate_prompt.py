@@ -14,10 +14,19 @@ Per round, engines interleaved, CPU time (`time.process_time`), best round:
 * decode: ``--tokens`` greedy steps after it, one token per call: with the prompt
   function itself, with the step function compiled beside it on the same cache
   (``{"main": dynamic, "step": one_token}``, ``shared_state=True``: what generation
-  uses), and with the one-token module alone (today's decode); the tokens checked equal.
+  uses), and with the one-token module alone (today's decode); the tokens checked equal;
+* ``--variant NAME=FLAGS`` (repeatable): the prompt and step functions compiled again with
+  these iree-compile flags added (space-separated, after `COMPILE_FLAGS`: a later flag
+  wins), a prefill row and a decode row of their own, in the same rounds;
+  ``--no-attention-op`` leaves out the row without the prompt's attention rewrite (its
+  compile and its 80 ms a round).
+
+Ratios are per round (min / median / max over the rounds) against "one call" (prefill)
+and "one token" (decode).
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
-        [--rounds 5] [--device local-sync] [--output FILE]
+        [--rounds 5] [--device local-sync] [--variant NAME=FLAGS ...] [--no-attention-op]
+        [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import statistics
 import sys
 import time
 import warnings
@@ -41,14 +51,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.bench_generate import _model
 
 
-def _best(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    best = dict.fromkeys(engines, float("inf"))
+def _rounds(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
+    """Each engine's CPU time in each round, the engines interleaved within a round."""
+    times: dict[str, list[float]] = {name: [] for name in engines}
     for _ in range(rounds):
         for name, run in engines.items():
             start = time.process_time()
             run()
-            best[name] = min(best[name], time.process_time() - start)
-    return best
+            times[name].append(time.process_time() - start)
+    return times
+
+
+def _spread(values: list[float], bases: list[float]) -> str:
+    """min / median / max of ``values`` ÷ ``bases``, round by round."""
+    ratios = [value / base for value, base in zip(values, bases, strict=True)]
+    return f"{min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}"
 
 
 def main() -> int:
@@ -58,6 +75,8 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--device", default="local-sync")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS")
+    parser.add_argument("--no-attention-op", action="store_true")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -91,10 +110,22 @@ def main() -> int:
             results="numpy",
             shared_state=True,
         )
+        variants = {}
+        for variant in args.variant:
+            name, _, flags = variant.partition("=")
+            variants[name] = abi_iree.compile(
+                {"main": dynamic, "step": single},
+                device=args.device,
+                results="numpy",
+                shared_state=True,
+                extra_args=flags.split(),
+            )
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
         # Before the prompt's attention rewrite: IREE's attention op for its many rows.
-        with mock.patch.object(torch_rewrites, "prompt_attention", lambda module: 0):
-            unrewritten = abi_iree.compile(dynamic, device=args.device, results="numpy")
+        unrewritten = None
+        if not args.no_attention_op:
+            with mock.patch.object(torch_rewrites, "prompt_attention", lambda module: 0):
+                unrewritten = abi_iree.compile(dynamic, device=args.device, results="numpy")
     prompt_module = shared
     eager = dynamic.module()
     prompt = np.array([[(7 * i + 3) % 2000 for i in range(length)]], dtype=np.int64)
@@ -104,7 +135,11 @@ def main() -> int:
         return prompt_module.main(input_ids=prompt, cache_position=positions)
 
     def attention_op() -> Any:
+        assert unrewritten is not None
         return unrewritten.main(input_ids=prompt, cache_position=positions)
+
+    def variant_call(module: Any) -> Callable[[], Any]:
+        return lambda: module.main(input_ids=prompt, cache_position=positions)
 
     def eager_forward() -> Any:
         with torch.no_grad():
@@ -120,24 +155,22 @@ def main() -> int:
         return out
 
     np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
-    np.testing.assert_allclose(one_call(), attention_op(), rtol=1e-4, atol=1e-5)
-    prefill_engines = {
-        "one call": one_call,
-        "one call, IREE's attention op (no prompt rewrite)": attention_op,
-        "eager forward": eager_forward,
-        "token by token": token_by_token,
-    }
-    prefill = _best(args.rounds, prefill_engines)
+    prefill_engines = {"one call": one_call}
+    for name, module in variants.items():
+        prefill_engines[f"one call ({name})"] = variant_call(module)
+    if unrewritten is not None:
+        prefill_engines["one call, IREE's attention op (no prompt rewrite)"] = attention_op
+    prefill_engines |= {"eager forward": eager_forward, "token by token": token_by_token}
+    for name, run in prefill_engines.items():
+        if name.startswith("one call") and name != "one call":
+            np.testing.assert_allclose(one_call(), run(), rtol=1e-4, atol=1e-5)
+    prefill = _rounds(args.rounds, prefill_engines)
 
     def decode(module: Any, function: str) -> list[int]:
         # The prompt in one call (or token by token) is not timed here: only the steps.
-        tokens = [
-            int(
-                np.asarray(one_call() if module is prompt_module else token_by_token())[
-                    0, -1
-                ].argmax()
-            )
-        ]
+        first = module.main if module is not step_module else None
+        logits = first(input_ids=prompt, cache_position=positions) if first else token_by_token()
+        tokens = [int(np.asarray(logits)[0, -1].argmax())]
         start = time.process_time()
         for step in range(args.tokens - 1):
             logits = module[function](
@@ -151,14 +184,15 @@ def main() -> int:
     engines = {
         "the prompt function (dynamic length)": (prompt_module, "main"),
         "the step function (shared cache)": (prompt_module, "step"),
+        **{f"the step function ({name})": (module, "step") for name, module in variants.items()},
         "one token": (step_module, "main"),
     }
-    steps = dict.fromkeys(engines, float("inf"))
+    steps: dict[str, list[float]] = {name: [] for name in engines}
     found: dict[str, list[int]] = {}
     for _ in range(args.rounds):
         for name, (module, function) in engines.items():
             found[name] = decode(module, function)
-            steps[name] = min(steps[name], decode.elapsed / (args.tokens - 1))  # type: ignore[attr-defined]
+            steps[name].append(decode.elapsed / (args.tokens - 1))  # type: ignore[attr-defined]
     if len({tuple(tokens) for tokens in found.values()}) != 1:
         print("the decoded tokens differ", file=sys.stderr)
         return 1
@@ -170,20 +204,28 @@ def main() -> int:
         f"{args.rounds} interleaved rounds. {platform.processor() or platform.machine()}, "
         f"torch {torch.__version__}.",
         "",
-        "| prefill of the prompt | ms | one call / it |",
-        "| --- | --- | --- |",
+        "| prefill of the prompt | best ms | one call / it (best) | one call / it per round "
+        "(min / median / max) |",
+        "| --- | --- | --- | --- |",
     ]
     for name in prefill_engines:
-        ratio = prefill["one call"] / prefill[name]
-        lines.append(f"| {name} | {prefill[name] * 1e3:.2f} | {ratio:.3f} |")
+        best = min(prefill[name])
+        spread = _spread(prefill["one call"], prefill[name])
+        lines.append(
+            f"| {name} | {best * 1e3:.2f} | {min(prefill['one call']) / best:.3f} | {spread} |"
+        )
     lines += [
         "",
-        "| decode, per token | ms | / the one-token module (today's) |",
-        "| --- | --- | --- |",
+        "| decode, per token | best ms | / the one-token module (best) | per round "
+        "(min / median / max) |",
+        "| --- | --- | --- | --- |",
     ]
     for name in engines:
-        ratio = steps[name] / steps["one token"]
-        lines.append(f"| {name} | {steps[name] * 1e3:.3f} | {ratio:.2f} |")
+        best = min(steps[name])
+        spread = _spread(steps[name], steps["one token"])
+        lines.append(
+            f"| {name} | {best * 1e3:.3f} | {best / min(steps['one token']):.2f} | {spread} |"
+        )
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:

@@ -42,14 +42,26 @@ from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.frontends.iree_tools import run_tool
+from abi_compiler.frontends.linalg_rewrites import DATA_TILING_HINT
 from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 
-__all__ = ["COMPILE_FLAGS", "HOST_TARGET", "compile", "compile_vmfb", "lower", "resolve_targets"]
+__all__ = [
+    "COMPILE_FLAGS",
+    "DATA_TILING_FLAGS",
+    "HOST_TARGET",
+    "compile",
+    "compile_flags",
+    "compile_vmfb",
+    "lower",
+    "resolve_targets",
+]
 
 # --------------------------------------------------------------------------------------
 # Compiling: abi-opt in-process, then iree-compile.
 # --------------------------------------------------------------------------------------
+
+_GENERALIZE = "--iree-opt-generalize-matmul=true"
 
 COMPILE_FLAGS: tuple[str, ...] = (
     # IREE demotes f64 to f32 by default; values must come back as they were.
@@ -62,9 +74,29 @@ COMPILE_FLAGS: tuple[str, ...] = (
     # one-row product (each `linear` of a decode step) is compiled as the matrix-vector
     # product it is, not as a matmul tiled for many rows; a decode step takes about half
     # the time (docs/calling.md#compiler-flags).
-    "--iree-opt-generalize-matmul=true",
+    _GENERALIZE,
 )
-"""The flags `compile` gives iree-compile after the targets' (`target_flags`)."""
+"""The flags `compile` gives iree-compile after the targets' (`target_flags`), for a
+module without data-tiling hints (`compile_flags`)."""
+
+#: What replaces the generalization for a module that carries the data-tiling hint: a
+#: generalized product loses its hint, and every contraction would then be data-tiled
+#: (which IREE 3.13 cannot compile for some), so generalizing is turned off outright (an
+#: ``--iree-opt-level=O2`` in `extra_args` would otherwise turn it on).
+DATA_TILING_FLAGS = ("--iree-opt-generalize-matmul=false", "--iree-opt-data-tiling=true")
+
+
+def compile_flags(text: bytes) -> tuple[str, ...]:
+    """The flags for the module ``text`` (MLIR text or bytecode): `COMPILE_FLAGS`; where it
+    carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
+    the torch frontend writes), with IREE's data tiling in place of the generalization: the
+    hinted products (a `linear`'s, with its weight packed once where it is loaded) are
+    data-tiled, the others compiled as before (`compile_vmfb` compiles again with
+    `COMPILE_FLAGS` where iree-compile fails with these). docs/calling.md#compiler-flags."""
+    if DATA_TILING_HINT.encode() not in text:
+        return COMPILE_FLAGS
+    return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), *DATA_TILING_FLAGS)
+
 
 #: The target `compile` compiles for by default: this machine's CPU, since the module is
 #: loaded here (`compile_vmfb`'s default, for a file that is shipped: `portable_target`).
@@ -213,27 +245,41 @@ def compile_vmfb(
         ) from error
     device_flags = [*target_flags(targets), *_target_arguments(extra_args)]
     resolved = resolve_targets(targets, device_flags, find_tool("iree-compile"))
-    flags = [*target_flags(targets), *COMPILE_FLAGS, *extra_args]
+    chosen = compile_flags(text)
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
+        embedding: list[str] = []
         if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
             text = _with_entry(text, ABI_PARAMETERS, archive_name)
         elif parameters:
             archive = os.path.join(folder, EMBEDDED_ARCHIVE)
             with stages.stage("write the weights"):
                 save_parameters(parameters, archive)
-            flags += _embedding_flags(archive)
+            embedding = _embedding_flags(archive)
         if not text.startswith(_BYTECODE_MAGIC):
             text = _with_state(text)
         if generation or (
             generation is None and (tokenizer is not None or generation_config is not None)
         ):
             text = _with_generation(text, tokenizer, generation_config)
-        if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
-            recorded = [_recorded_flag(flag, folder) for flag in flags]
-            text = _with_provenance(text, targets, resolved, recorded, inputs)
-        command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
-        with stages.stage("iree-compile"):
-            vmfb = run_tool(command, text, "iree-compile")
+
+        def run(own: tuple[str, ...]) -> bytes:
+            flags = [*target_flags(targets), *own, *extra_args, *embedding]
+            source = text
+            if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
+                recorded = [_recorded_flag(flag, folder) for flag in flags]
+                source = _with_provenance(text, targets, resolved, recorded, inputs)
+            command = [find_tool("iree-compile"), *flags, "-", "-o", "-"]
+            with stages.stage("iree-compile"):
+                return run_tool(command, source, "iree-compile")
+
+        try:
+            vmfb = run(chosen)
+        except CompileError:
+            if chosen == COMPILE_FLAGS:
+                raise
+            # IREE 3.13's data tiling fails on some hinted products (a bool `where` fused
+            # after one: `linalg.pack` refuses its padding): compiled as before instead.
+            vmfb = run(COMPILE_FLAGS)
     compiled_here(vmfb)
     return vmfb
 
