@@ -392,6 +392,9 @@ def mapped_array(view: Any, dtype: Any) -> Any:
 COPIED_RESULT_MAX_BYTES = 1 << 16
 #: DLPack's device code of host memory (``kDLCPU``).
 _DL_CPU = 1
+#: The buffer `exports_to_host` probes a device with (a result's memory and usage).
+_RESULT_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
+_RESULT_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)
 
 
 class _Exported:
@@ -421,14 +424,10 @@ def exports_to_host(device: Any) -> bool:
             _RESULT_MEMORY, _RESULT_USAGE, device, probe, int(_E.INT_32)
         )
         mapped = view.map().asarray(view.shape, probe.dtype)
-        exported = np.from_dlpack(_Exported(device.create_dlpack_capsule(view, _DL_CPU, 0)))
+        exported = np.from_dlpack(_Exported(capsule_of(device, view)))
     except (BufferError, TypeError, ValueError, RuntimeError):
         return False
     return bool(mapped.__array_interface__["data"][0] == exported.__array_interface__["data"][0])
-
-
-_RESULT_MEMORY = int(rt.MemoryType.DEVICE_LOCAL)
-_RESULT_USAGE = int(rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING)
 
 
 def host_reader(device: Any, dtype: np.dtype[Any]) -> Callable[[Any], Any]:
@@ -442,7 +441,7 @@ def host_reader(device: Any, dtype: np.dtype[Any]) -> Callable[[Any], Any]:
     caller then reads the value the long way)."""
     if device is None or dtype.kind not in "biufc":  # (ml_dtypes' floats: no DLPack code)
         return partial(mapped_array, dtype=dtype)
-    create, from_dlpack = device.create_dlpack_capsule, np.from_dlpack
+    create, from_dlpack = device.create_dlpack_capsule, np.from_dlpack  # (per result: bound)
 
     def read(view: Any) -> Any:
         if view.byte_length > COPIED_RESULT_MAX_BYTES:
