@@ -10,6 +10,7 @@ too short for IREE's task system to pay for its threads."""
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 from abi_compiler.attribute_names import ABI_PROVENANCE
@@ -33,9 +34,9 @@ LOCAL_DRIVERS = ("local-task", "local-sync")
 #: The module size (its `.vmfb` and the parameters it reads, in bytes) from which `load`
 #: runs it on ``local-task`` by default, below which on ``local-sync``: a call of a
 #: module of this size reads about as many bytes of weights, long enough for a second
-#: thread to pay for waking it at each of its dispatches (`bench/bench_device_default.py`;
-#: docs/calling.md, "Devices and targets").
-LOCAL_TASK_BYTES = 64 << 20
+#: thread to pay for waking it at each of its dispatches; below it no run measured a
+#: gain (`bench/bench_device_default.py`; docs/calling.md, "The local CPU driver").
+LOCAL_TASK_BYTES = 256 << 20
 
 #: The driver of each GPU backend, in the order `load` prefers them.
 _GPU_DRIVERS = {"cuda": "cuda", "rocm": "hip", "vulkan-spirv": "vulkan", "metal-spirv": "metal"}
@@ -96,12 +97,16 @@ def _local_refusal(targets: tuple[TargetRecord, ...]) -> str | None:
     return "; ".join(reasons) or "it has no CPU or vmvx executable"
 
 
-def local_driver(size: int) -> str:
+def local_driver(size: int, cpus: int | None = None) -> str:
     """The local CPU driver for a module of ``size`` bytes (its `.vmfb` and the parameters
-    it reads): ``local-task`` from `LOCAL_TASK_BYTES` on, ``local-sync`` below. The size
-    stands for the work of a call, which is not known before one: a module whose work
-    comes from its inputs rather than its weights is best given its ``device``."""
-    return "local-task" if size >= LOCAL_TASK_BYTES else "local-sync"
+    it reads): ``local-task`` from `LOCAL_TASK_BYTES` on where the process may run on two
+    CPUs or more (``cpus``; by default those of its affinity mask), ``local-sync``
+    otherwise. The size stands for the work of a call, which is not known before one: a
+    module whose work comes from its inputs rather than its weights is best given its
+    ``device``."""
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return "local-task" if size >= LOCAL_TASK_BYTES and cpus >= 2 else "local-sync"
 
 
 def choose_driver(targets: tuple[TargetRecord, ...], requested: str | None, size: int) -> str:

@@ -95,7 +95,7 @@ def app(
     replicas: run it with ``serve.run(app(...))``. ``name`` names the deployment and
     titles the API (the file's stem by default); a request body over ``max_body`` bytes
     is refused (413) unread; ``device`` is each replica's IREE device (by default
-    `load`'s: ``local-sync``, one thread per replica, for a module under 64 MiB,
+    `load`'s: ``local-sync``, one thread per replica, for a module under 256 MiB,
     ``local-task`` from there); ``mmap=False`` reads the `.vmfb` into each replica instead of
     mapping it. An unreadable module is an `AbiError` here, before Ray."""
     if replicas < 1:

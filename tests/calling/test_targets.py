@@ -21,6 +21,7 @@ from tests.calling.helpers import PARAMETER_TEXT, compile_quietly
 needs_iree()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
+from abi_compiler.calling import placement  # noqa: E402
 from abi_compiler.calling.placement import (  # noqa: E402
     LOCAL_TASK_BYTES,
     choose_driver,
@@ -275,20 +276,23 @@ def test_a_module_made_before_targets_were_recorded_loads() -> None:
 
 
 def test_the_local_driver_follows_the_module_size() -> None:
-    assert local_driver(LOCAL_TASK_BYTES - 1) == "local-sync"
-    assert local_driver(LOCAL_TASK_BYTES) == "local-task"
+    assert local_driver(LOCAL_TASK_BYTES - 1, cpus=2) == "local-sync"
+    assert local_driver(LOCAL_TASK_BYTES, cpus=2) == "local-task"
+    assert local_driver(LOCAL_TASK_BYTES, cpus=1) == "local-sync"  # (no second CPU)
     assert choose_driver((), None, 0) == "local-sync"
-    assert choose_driver((), None, LOCAL_TASK_BYTES) == "local-task"
+    assert choose_driver((), None, LOCAL_TASK_BYTES) == local_driver(LOCAL_TASK_BYTES)
     assert choose_driver((), "local-task", 0) == "local-task"  # (given: kept)
     assert choose_driver((), "local-sync", LOCAL_TASK_BYTES) == "local-sync"
 
 
-#: A function that reads a parameter of `LOCAL_TASK_BYTES` and adds its first 4 floats.
-BIG_PARAMETER_TEXT = f"""
-util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<{LOCAL_TASK_BYTES // 4}xf32>
+def _reading(floats: int) -> str:
+    """A function that reads a parameter `w` of ``floats`` floats and adds its first 4."""
+    kind = f"tensor<{floats}xf32>"
+    return f"""
+util.global private @w = #flow.parameter.named<"model"::"w"> : {kind}
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{
-  %w = util.global.load @w : tensor<{LOCAL_TASK_BYTES // 4}xf32>
-  %head = tensor.extract_slice %w[0] [4] [1] : tensor<{LOCAL_TASK_BYTES // 4}xf32> to tensor<4xf32>
+  %w = util.global.load @w : {kind}
+  %head = tensor.extract_slice %w[0] [4] [1] : {kind} to tensor<4xf32>
   %r = arith.addf %x, %head : tensor<4xf32>
   return %r : tensor<4xf32>
 }}
@@ -296,25 +300,29 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{
 
 
 @pytest.mark.parametrize("device", [None, "local-sync", "local-task"])
-def test_the_default_cpu_driver_is_chosen_by_the_weights(device: str | None) -> None:
+def test_the_default_cpu_driver_is_chosen_by_the_weights(
+    device: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """By default a module runs on ``local-sync`` (its calls too short for IREE's task
     system to pay for a second thread) unless it and the parameters it reads hold
-    `LOCAL_TASK_BYTES` or more; a driver given is used as given."""
+    `LOCAL_TASK_BYTES` or more (1 MiB here, for a small test); a driver given is used as
+    given."""
+    monkeypatch.setattr(placement, "LOCAL_TASK_BYTES", 1 << 20)
     x = np.arange(4, dtype=np.float32)
     small = abi_iree.load(
         compile_quietly(PARAMETER_TEXT, target="cpu:host", vmfb=True),
         device=device,
         parameters={"w": np.ones(4, np.float32)},
     )
-    weights = np.zeros(LOCAL_TASK_BYTES // 4, np.float32)
+    weights = np.zeros(1 << 18, np.float32)  # 1 MiB: with the .vmfb, over the line
     weights[:4] = 2
     big = abi_iree.load(
-        compile_quietly(BIG_PARAMETER_TEXT, target="cpu:host", vmfb=True),
+        compile_quietly(_reading(weights.size), target="cpu:host", vmfb=True),
         device=device,
         parameters={"w": weights},
     )
     assert repr(small.device) == (device or "local-sync")
-    assert repr(big.device) == (device or "local-task")
+    assert repr(big.device) == (device or local_driver(1 << 20))
     np.testing.assert_array_equal(small.main(x), x + 1)
     np.testing.assert_array_equal(big.main(x), x + 2)
 
