@@ -839,10 +839,11 @@ def load(
     driver the module's targets and this machine share: a GPU's with a device here, then
     the local CPU's by the module's size (its `.vmfb` and parameters): ``local-sync`` below
     256 MiB (`placement.LOCAL_TASK_BYTES`), whose calls are too short to pay for a second
-    thread, ``local-task`` from there (on two CPUs or more). A module none of whose targets runs on it (a GPU absent, a CPU
-    executable for another architecture or needing features this CPU lacks) is an
-    `AbiError` naming its targets, the features missing and the drivers present
-    (`abi_compiler.calling.placement`; docs/calling.md, "Devices and targets").
+    thread, ``local-task`` from there (on two CPUs or more). A module none of whose
+    targets runs on it (a GPU absent, a CPU executable for another architecture or
+    needing features this CPU lacks) is an `AbiError` naming its targets, the features
+    missing and the drivers present (`abi_compiler.calling.placement`; docs/calling.md,
+    "Devices and targets").
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
     record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are

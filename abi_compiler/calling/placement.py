@@ -34,7 +34,7 @@ LOCAL_DRIVERS = ("local-task", "local-sync")
 #: The module size (its `.vmfb` and the parameters it reads, in bytes) from which `load`
 #: runs it on ``local-task`` by default, below which on ``local-sync``: a call of a
 #: module of this size reads about as many bytes of weights, long enough for a second
-#: thread to pay for waking it at each of its dispatches; below it no run measured a
+#: thread to pay for waking it at each of its dispatches; below it no run measured a clear
 #: gain (`bench/bench_device_default.py`; docs/calling.md, "The local CPU driver").
 LOCAL_TASK_BYTES = 256 << 20
 
