@@ -25,12 +25,14 @@ Per round, engines interleaved, CPU time (`time.process_time`), best round:
 
 Ratios are per round (min / median / max over the rounds) against "one call" (prefill)
 and "one token" (decode), and of the prefill function against eager and token by token.
+``--softmax-op`` adds a row of the prefill function compiled with the prompt's softmax
+as IREE's op (`aten._safe_softmax`, as before it was written out).
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
 for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
         [--rounds 5] [--device local-sync] [--variant NAME=FLAGS ...] [--no-attention-op]
-        [--compare-compile] [--output FILE]
+        [--compare-compile] [--softmax-op] [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -72,6 +74,15 @@ def _spread(values: list[float], bases: list[float]) -> str:
     return f"{min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}"
 
 
+def _softmax_op(build: Any, scores: Any, dims: list[str], element: str) -> Any:
+    """The prompt's softmax as `aten._safe_softmax` (IREE's `linalg.softmax`)."""
+    from abi_compiler.frontends.torch_rewrites import _vtensor
+
+    return build.op(
+        "torch.aten._safe_softmax", _vtensor(dims, element), scores, build.integer(3), build.none()
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache", type=int, default=256)
@@ -82,6 +93,7 @@ def main() -> int:
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS")
     parser.add_argument("--no-attention-op", action="store_true")
     parser.add_argument("--compare-compile", action="store_true")
+    parser.add_argument("--softmax-op", action="store_true")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -135,6 +147,16 @@ def main() -> int:
                 shared_state=True,
                 extra_args=flags.split(),
             )
+        softmax_op = None
+        if args.softmax_op:  # the prompt's softmax as IREE's op (before it was written out)
+            with mock.patch.object(torch_rewrites, "_safe_softmax", _softmax_op):
+                softmax_op = abi_iree.compile(
+                    {"main": dynamic, "step": single},
+                    device=args.device,
+                    results="numpy",
+                    shared_state=True,
+                    generation=True,
+                )
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
         # Before the prompt's attention rewrite: IREE's attention op for its many rows.
         unrewritten = None
@@ -175,16 +197,19 @@ def main() -> int:
     np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(prefill_call()[0, -1], one_call()[0, -1], rtol=1e-5, atol=1e-6)
     prefill_engines = {"one call": one_call, "one call, the prefill function": prefill_call}
+    if softmax_op is not None:
+        prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
+            softmax_op.main_prefill(input_ids=prompt, cache_position=positions)
+        )
     for name, module in variants.items():
         prefill_engines[f"one call ({name})"] = variant_call(module)
     if unrewritten is not None:
         prefill_engines["one call, IREE's attention op (no prompt rewrite)"] = attention_op
     prefill_engines |= {"eager forward": eager_forward, "token by token": token_by_token}
     for name, run in prefill_engines.items():
-        if name.startswith("one call") and name not in (
-            "one call",
-            "one call, the prefill function",
-        ):
+        if name.startswith("one call, the prefill function,"):
+            np.testing.assert_allclose(prefill_call(), run(), rtol=1e-4, atol=1e-5)
+        elif name.startswith("one call") and name != "one call, the prefill function":
             np.testing.assert_allclose(one_call(), run(), rtol=1e-4, atol=1e-5)
     prefill = _rounds(args.rounds, prefill_engines)
 
