@@ -700,13 +700,12 @@ def _safe_softmax(build: _Builder, scores: Any, dims: list[str], element: str) -
     additive mask, IREE 3.13 compiled this form to wrong values (a key head's rows all
     0; tests/frontends/test_torch_rewrites.py), the op stays there."""
     row = [*dims[:-1], "1"]
-    top = build.op(
-        "torch.aten.amax",
-        _vtensor(row, element),
-        scores,
-        build.integers(len(dims) - 1),
-        build.boolean(True),
-    )
+    last = build.integers(len(dims) - 1)
+
+    def over_keys(name: str, value: Any, *rest: Any) -> Any:
+        return build.op(name, _vtensor(row, element), value, last, build.boolean(True), *rest)
+
+    top = over_keys("torch.aten.amax", scores)
     nothing = build.op("torch.aten.eq.Scalar", _vtensor(row, "i1"), top, build.number(-math.inf))
     top = build.op(
         "torch.aten.masked_fill.Scalar", _vtensor(row, element), top, nothing, build.number(0.0)
@@ -715,14 +714,7 @@ def _safe_softmax(build: _Builder, scores: Any, dims: list[str], element: str) -
         "torch.aten.sub.Tensor", _vtensor(dims, element), scores, top, build.integer(1)
     )
     powers = build.op("torch.aten.exp", _vtensor(dims, element), shifted)
-    total = build.op(
-        "torch.aten.sum.dim_IntList",
-        _vtensor(row, element),
-        powers,
-        build.integers(len(dims) - 1),
-        build.boolean(True),
-        build.none(),
-    )
+    total = over_keys("torch.aten.sum.dim_IntList", powers, build.none())
     # (a row of no key: its exps are all 0, divided by 1)
     total = build.op(
         "torch.aten.masked_fill.Scalar", _vtensor(row, element), total, nothing, build.number(1.0)
