@@ -67,7 +67,7 @@ def last_logits_program(
     if getattr(node, "name", None) != user_outputs[0]:
         return None
     logits_shape = _shape(node)
-    if logits_shape is None or len(logits_shape) != 3 or logits_shape[1] != ids_shape[1]:
+    if logits_shape is None or len(logits_shape) != 3 or not _same(logits_shape[1], ids_shape[1]):
         return None
     while node.target is not torch.ops.aten.linear.default:
         if node.target not in _ROW_WISE or len(node.users) != 1:
@@ -78,7 +78,9 @@ def last_logits_program(
         node = rows[0]
     hidden = node.args[0]
     shape = _shape(hidden) if isinstance(hidden, torch.fx.Node) else None
-    if shape is None or len(shape) != 3 or shape[1] != ids_shape[1] or len(node.users) != 1:
+    if shape is None or len(shape) != 3 or not _same(shape[1], ids_shape[1]):
+        return None
+    if len(node.users) != 1:
         return None
     with graph.inserting_before(node):
         last = graph.call_function(torch.ops.aten.slice.Tensor, (hidden, 1, -1, _END))
@@ -100,4 +102,10 @@ def _shape(node: Any) -> tuple[Any, ...] | None:
 def _has_rows(node: torch.fx.Node, ids_shape: tuple[Any, ...]) -> bool:
     """Whether ``node``'s value has the prompt's rows (a dim of the prompt's length)."""
     shape = _shape(node)
-    return shape is not None and len(shape) >= 2 and ids_shape[1] in shape
+    return shape is not None and len(shape) >= 2 and any(_same(d, ids_shape[1]) for d in shape)
+
+
+def _same(dim: Any, other: Any) -> bool:
+    """Whether two dims are the same size expression (compared as text: comparing a
+    symbolic size with ``==`` would add a guard to the program's shape environment)."""
+    return str(dim) == str(other)
