@@ -6,7 +6,9 @@ hidden 256, vocab 2000, random weights).
 
 Per round, engines interleaved, CPU time (`time.process_time`), best round:
 
-* prefill: a ``--prompt``-token prompt in one call of the compiled dynamic module, against
+* prefill: a ``--prompt``-token prompt in one call of the compiled dynamic module (``main``,
+  every row's logits, and ``main_prefill``, the last row's: what `Module.generate` calls,
+  compiled beside them with ``generation=True``), against
   the same compiled without the prompt's attention rewrite (`torch_rewrites.prompt_attention`:
   IREE's attention op), eager torch's forward over the same prompt (the dynamic program's `ep.module()`, one
   intra-op thread), and against the same prompt fed token by token to the compiled
@@ -22,11 +24,15 @@ Per round, engines interleaved, CPU time (`time.process_time`), best round:
   compile and its 80 ms a round).
 
 Ratios are per round (min / median / max over the rounds) against "one call" (prefill)
-and "one token" (decode).
+and "one token" (decode), and of the prefill function against eager and token by token.
+``--softmax-op`` adds a row of the prefill function compiled with the prompt's softmax
+as IREE's op (`aten._safe_softmax`, as before it was written out).
+``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
+for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
         [--rounds 5] [--device local-sync] [--variant NAME=FLAGS ...] [--no-attention-op]
-        [--output FILE]
+        [--compare-compile] [--softmax-op] [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -68,6 +74,15 @@ def _spread(values: list[float], bases: list[float]) -> str:
     return f"{min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}"
 
 
+def _softmax_op(build: Any, scores: Any, dims: list[str], element: str) -> Any:
+    """The prompt's softmax as `aten._safe_softmax` (IREE's `linalg.softmax`)."""
+    from abi_compiler.frontends.torch_rewrites import _vtensor
+
+    return build.op(
+        "torch.aten._safe_softmax", _vtensor(dims, element), scores, build.integer(3), build.none()
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache", type=int, default=256)
@@ -77,6 +92,8 @@ def main() -> int:
     parser.add_argument("--device", default="local-sync")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME=FLAGS")
     parser.add_argument("--no-attention-op", action="store_true")
+    parser.add_argument("--compare-compile", action="store_true")
+    parser.add_argument("--softmax-op", action="store_true")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -103,13 +120,23 @@ def main() -> int:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # What generation compiles: the prompt function and the step function on one cache.
-        shared = abi_iree.compile(
+        # What generation compiles: the prompt function and the step function on one
+        # cache, and the prompt's prefill function beside them (`generation=True`).
+        started = time.perf_counter()
+        shared_vmfb = abi_iree.compile_vmfb(
             {"main": dynamic, "step": single},
-            device=args.device,
-            results="numpy",
+            target="cpu:host",
             shared_state=True,
+            generation=True,
         )
+        compiled = {"with the prefill function": (time.perf_counter() - started, shared_vmfb)}
+        shared = abi_iree.load(shared_vmfb, device=args.device, results="numpy")
+        if args.compare_compile:
+            started = time.perf_counter()
+            without = abi_iree.compile_vmfb(
+                {"main": dynamic, "step": single}, target="cpu:host", shared_state=True
+            )
+            compiled["without it"] = (time.perf_counter() - started, without)
         variants = {}
         for variant in args.variant:
             name, _, flags = variant.partition("=")
@@ -120,6 +147,16 @@ def main() -> int:
                 shared_state=True,
                 extra_args=flags.split(),
             )
+        softmax_op = None
+        if args.softmax_op:  # the prompt's softmax as IREE's op (before it was written out)
+            with mock.patch.object(torch_rewrites, "_safe_softmax", _softmax_op):
+                softmax_op = abi_iree.compile(
+                    {"main": dynamic, "step": single},
+                    device=args.device,
+                    results="numpy",
+                    shared_state=True,
+                    generation=True,
+                )
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
         # Before the prompt's attention rewrite: IREE's attention op for its many rows.
         unrewritten = None
@@ -133,6 +170,9 @@ def main() -> int:
 
     def one_call() -> Any:
         return prompt_module.main(input_ids=prompt, cache_position=positions)
+
+    def prefill_call() -> Any:
+        return prompt_module.main_prefill(input_ids=prompt, cache_position=positions)
 
     def attention_op() -> Any:
         assert unrewritten is not None
@@ -155,14 +195,21 @@ def main() -> int:
         return out
 
     np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
-    prefill_engines = {"one call": one_call}
+    np.testing.assert_allclose(prefill_call()[0, -1], one_call()[0, -1], rtol=1e-5, atol=1e-6)
+    prefill_engines = {"one call": one_call, "one call, the prefill function": prefill_call}
+    if softmax_op is not None:
+        prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
+            softmax_op.main_prefill(input_ids=prompt, cache_position=positions)
+        )
     for name, module in variants.items():
         prefill_engines[f"one call ({name})"] = variant_call(module)
     if unrewritten is not None:
         prefill_engines["one call, IREE's attention op (no prompt rewrite)"] = attention_op
     prefill_engines |= {"eager forward": eager_forward, "token by token": token_by_token}
     for name, run in prefill_engines.items():
-        if name.startswith("one call") and name != "one call":
+        if name.startswith("one call, the prefill function,"):
+            np.testing.assert_allclose(prefill_call(), run(), rtol=1e-4, atol=1e-5)
+        elif name.startswith("one call") and name != "one call, the prefill function":
             np.testing.assert_allclose(one_call(), run(), rtol=1e-4, atol=1e-5)
     prefill = _rounds(args.rounds, prefill_engines)
 
@@ -214,6 +261,26 @@ def main() -> int:
         lines.append(
             f"| {name} | {best * 1e3:.2f} | {min(prefill['one call']) / best:.3f} | {spread} |"
         )
+    base = prefill["one call, the prefill function"]
+    lines += [
+        "",
+        "| the prefill function / | per round (min / median / max) |",
+        "| --- | --- |",
+        *(
+            f"| {name} | {_spread(base, prefill[name])} |"
+            for name in ("eager forward", "token by token")
+        ),
+    ]
+    if compiled:
+        lines += [
+            "",
+            "| compiled (`compile_vmfb`, `cpu:host`) | s | `.vmfb` bytes |",
+            "| --- | --- | --- |",
+        ]
+        lines += [
+            f"| {name} | {seconds:.1f} | {len(vmfb)} |"
+            for name, (seconds, vmfb) in compiled.items()
+        ]
     lines += [
         "",
         "| decode, per token | best ms | / the one-token module (best) | per round "

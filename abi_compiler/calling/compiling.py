@@ -247,7 +247,8 @@ def compile_vmfb(
     if isinstance(source, Mapping):
         gathered: dict[str, Any] = {}
         with stages.stage("import and lower"):
-            source = _linked(source, pipeline, options, gathered, shared_state)
+            generating = _generating(generation, tokenizer, generation_config)
+            source = _linked(source, pipeline, options, gathered, shared_state, generating)
         pipeline, parameters = None, {**gathered, **(parameters or {})}
     elif frontend_name(source) is not None:
         with stages.stage(f"import ({frontend_name(source)})"):
@@ -293,9 +294,7 @@ def compile_vmfb(
             embedding = _embedding_flags(archive)
         if not text.startswith(_BYTECODE_MAGIC):
             text = _with_state(text)
-        if generation or (
-            generation is None and (tokenizer is not None or generation_config is not None)
-        ):
+        if _generating(generation, tokenizer, generation_config):
             text = _with_generation(text, tokenizer, generation_config)
 
         def run(own: tuple[str, ...]) -> bytes:
@@ -466,6 +465,14 @@ def resolve_targets(
     return found
 
 
+def _generating(generation: bool | None, tokenizer: Any, generation_config: Any) -> bool:
+    """Whether `compile_vmfb` records a generation job (``generation``; None: when a
+    tokenizer or generation config is given)."""
+    if generation is None:
+        return tokenizer is not None or generation_config is not None
+    return bool(generation)
+
+
 def _with_generation(text: bytes, tokenizer: Any, generation_config: Any) -> bytes:
     """The text with the generation job of its function that computes logits
     (`abi_compiler.frontends.generation_job`); bytecode is refused."""
@@ -533,7 +540,8 @@ def compile(
         # Torch entries keep big weights out of the text here too, one parameter per name
         # and bytes (`lower_entries`): the module is loaded with them.
         with progress_for("abi_compiler.iree", progress).stage("import and lower"):
-            source = _linked(source, pipeline, options, parameters, shared_state)
+            generating = _generating(generation, tokenizer, generation_config)
+            source = _linked(source, pipeline, options, parameters, shared_state, generating)
         pipeline, options = None, {}
     elif frontend_name(source) is not None:
         with progress_for("abi_compiler.iree", progress).stage(f"import ({frontend_name(source)})"):
@@ -590,10 +598,18 @@ def _linked(
     options: dict[str, Any],
     parameters: dict[str, Any] | None = None,
     shared_state: bool = False,
+    generating: bool = False,
 ) -> str:
     """A mapping of sources → one lowered module (`abi_compiler.frontends.entries`); with
-    ``parameters``, the entries' named parameters are gathered there."""
+    ``parameters``, the entries' named parameters are gathered there. ``generating`` with
+    ``shared_state``: each torch prompt program gets its prefill function beside it
+    (`abi_compiler.frontends.generation_job.with_prefill_entries`)."""
     from abi_compiler.frontends.entries import lower_entries
+
+    if generating and shared_state:
+        from abi_compiler.frontends.generation_job import with_prefill_entries
+
+        sources = with_prefill_entries(sources)
 
     def lower_one(entry: Any, entry_pipeline: str, entry_name: str) -> str:
         return lower(entry, entry_pipeline, name=entry_name)

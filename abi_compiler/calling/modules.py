@@ -803,6 +803,15 @@ def _refused(error: Exception) -> AbiError:
     return AbiError(f"cannot load the compiled module: {' '.join(str(error).split())}")
 
 
+def _parameter_bytes(parameters: str | os.PathLike[str] | Mapping[str, Any] | None) -> int:
+    """The bytes of the parameters a module is loaded with (an archive's file size)."""
+    if parameters is None:
+        return 0
+    if isinstance(parameters, (str, os.PathLike)):
+        return os.path.getsize(parameters)
+    return sum(memoryview(array).nbytes for array in parameters.values())
+
+
 def _mapped(path: str) -> Any:
     """The file at ``path`` mapped read-only (an empty file: its empty contents, which
     cannot be mapped)."""
@@ -828,10 +837,13 @@ def load(
     runs on the calling thread; ``"cuda"``, ``"hip"``, ``"vulkan"``), or an
     `iree.runtime.HalDevice` (taken as it is, unchecked). By default (None), the best
     driver the module's targets and this machine share: a GPU's with a device here, then
-    ``local-task``. A module none of whose targets runs on it (a GPU absent, a CPU
-    executable for another architecture or needing features this CPU lacks) is an
-    `AbiError` naming its targets, the features missing and the drivers present
-    (`abi_compiler.calling.placement`; docs/calling.md, "Devices and targets").
+    the local CPU's by the module's size (its `.vmfb` and parameters): ``local-sync`` below
+    256 MiB (`placement.LOCAL_TASK_BYTES`), whose calls are too short to pay for a second
+    thread, ``local-task`` from there (on two CPUs or more). A module none of whose
+    targets runs on it (a GPU absent, a CPU executable for another architecture or
+    needing features this CPU lacks) is an `AbiError` naming its targets, the features
+    missing and the drivers present (`abi_compiler.calling.placement`; docs/calling.md,
+    "Devices and targets").
 
     ``convert=True`` lets array arguments of another numeric dtype be converted to the
     record's (otherwise an `AbiError`). Results are numpy arrays (a torch model's are
@@ -906,7 +918,8 @@ def load(
         parameters = host_parameters(parameters)  # (copies kept alive with the module)
     if device is None or isinstance(device, str):
         # (before its context: a module this machine cannot run never runs here)
-        device = choose_driver(module_targets(vm_module), device)
+        size = len(data) + _parameter_bytes(parameters)
+        device = choose_driver(module_targets(vm_module), device, size)
     if isolate:
         archive = parameters if isinstance(parameters, (str, os.PathLike)) else None
         load_in_a_child(

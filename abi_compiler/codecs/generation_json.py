@@ -64,7 +64,9 @@ class GenerationRecord:
     messages (None: none); ``special_tokens`` the names it may use (``bos_token``…);
     ``tokenizer`` the recorded tokenizer (None: token ids in and out only); ``step`` the
     function that takes one token a call on the same cache, when another one does (None:
-    this one, for the prompt and every step)."""
+    this one, for the prompt and every step); ``prefill`` the function that takes a
+    prompt on the same cache and returns its last row's logits only (``float[1,1,
+    vocabulary]``), when another one does (None: this one)."""
 
     ids: str
     positions: str
@@ -76,6 +78,7 @@ class GenerationRecord:
     special_tokens: tuple[tuple[str, str], ...] = ()
     tokenizer: TokenizerRecord | None = None
     step: str | None = None
+    prefill: str | None = None
 
 
 def tokenizer_record(text: str, vocabulary: int) -> TokenizerRecord:
@@ -118,6 +121,8 @@ def encode_generation(record: GenerationRecord) -> str:
         },
         "step": record.step,
     }
+    if record.prefill is not None:  # (absent otherwise: what readers before it read)
+        value["prefill"] = record.prefill
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
@@ -149,6 +154,7 @@ _MEMBERS = {
     "special_tokens",
     "tokenizer",
     "step",
+    "prefill",
 }
 
 
@@ -199,6 +205,9 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
     step = value.get("step")
     if step is not None and (not isinstance(step, str) or not step):
         _fail('"step": expected a function name (a non-empty string) or null')
+    prefill = value.get("prefill")
+    if prefill is not None and (not isinstance(prefill, str) or not prefill):
+        _fail('"prefill": expected a function name (a non-empty string) or null')
     return GenerationRecord(
         ids,
         positions,
@@ -210,6 +219,7 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
         tuple(sorted(special.items())),
         record,
         step,
+        prefill,
     )
 
 
@@ -231,8 +241,8 @@ def _defaults(value: Any) -> tuple[tuple[str, Any], ...]:
 
 def format_generation(record: GenerationRecord) -> str:
     """The `generation:` line of `abi-sig show`: ``ids input_ids, positions
-    cache_position, cache 32, vocabulary 300, eos [2], steps @step, tokenizer 12345 bytes
-    (300 tokens), chat template``."""
+    cache_position, cache 32, vocabulary 300, eos [2], steps @step, prompts @main_prefill,
+    tokenizer 12345 bytes (300 tokens), chat template``."""
     parts = [
         f"ids {record.ids}",
         f"positions {record.positions}",
@@ -242,6 +252,8 @@ def format_generation(record: GenerationRecord) -> str:
     ]
     if record.step is not None:
         parts.append(f"steps @{record.step}")
+    if record.prefill is not None:
+        parts.append(f"prompts @{record.prefill}")
     if record.defaults:
         parts.append(
             "defaults " + ", ".join(f"{key}={json.dumps(v)}" for key, v in record.defaults)

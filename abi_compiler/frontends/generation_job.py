@@ -36,12 +36,14 @@ from abi_compiler.text.reflection_entry import add_reflection_entries, update_re
 __all__ = [
     "IDS",
     "POSITIONS",
+    "PREFILL_SUFFIX",
     "Roles",
     "TokenizerSource",
     "generation_roles",
     "read_tokenizer",
     "with_generation",
     "with_position_range",
+    "with_prefill_entries",
 ]
 
 #: The names of the arguments that take the token ids and their positions (the recipe's).
@@ -52,13 +54,15 @@ POSITIONS = "cache_position"
 @dataclass(frozen=True, slots=True)
 class Roles:
     """What a function's original call says of its job: the cache length, the number of
-    logits per token, the rows of the token embedding (None: not recorded), and whether
-    it takes one token a call (a step function) rather than a prompt of any length."""
+    logits per token, the rows of the token embedding (None: not recorded), whether it
+    takes one token a call (a step function) rather than a prompt of any length, and
+    whether it returns the last position's logits only (a prompt's prefill function)."""
 
     cache: int
     vocabulary: int
     embedding: int | None
     step: bool = False
+    last: bool = False
 
 
 def generation_roles(call: OriginalCall) -> Roles | str:
@@ -91,7 +95,9 @@ def generation_roles(call: OriginalCall) -> Roles | str:
             "a dynamic prompt length bounded by the cache (Dim(max=max_cache_len))"
         )
     rows = [r.high + 1 for r in ids.ranges if r.elements is None and r.high is not None]
-    return Roles(cache, logits.dims[2], rows[0] if rows else None, ids.dims[1] == 1)
+    step = ids.dims[1] == 1
+    last = not step and logits.dims[1] == 1 and not isinstance(ids.dims[1], int)
+    return Roles(cache, logits.dims[2], rows[0] if rows else None, step, last)
 
 
 def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | None:
@@ -114,29 +120,45 @@ def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | Non
     return None
 
 
-def _prompt_and_step(text: str, found: dict[str, Roles]) -> tuple[str, str | None]:
-    """The function that takes the prompt, and the one that takes each step when another
-    one does: two functions on one cache (the same cache length, vocabulary and state:
-    `compile_vmfb(…, shared_state=True)`), one of them one token a call."""
+@dataclass(frozen=True, slots=True)
+class _Functions:
+    """The functions of a job: ``prompt`` (every row's logits: the one that records the
+    job), ``step`` (one token a call; None: the prompt function), ``prefill`` (a prompt
+    of any length, the last row's logits; None: the prompt function)."""
+
+    prompt: str
+    step: str | None = None
+    prefill: str | None = None
+
+
+def _job_functions(text: str, found: dict[str, Roles]) -> _Functions:
+    """The functions that do the job: one, or several on one cache (the same cache
+    length, vocabulary and state: `compile_vmfb(…, shared_state=True)`) — a prompt
+    function, a step function taking one token a call, and a prefill function returning
+    the last row's logits of a prompt (`with_prefill_entries`)."""
     if len(found) == 1:
-        return next(iter(found)), None
+        return _Functions(next(iter(found)))
     names = ", ".join("@" + name for name in found)
     steps = [name for name, roles in found.items() if roles.step]
-    prompts = [name for name, roles in found.items() if not roles.step]
-    if len(found) != 2 or len(steps) != 1 or len(prompts) != 1:
+    prefills = [name for name, roles in found.items() if roles.last]
+    prompts = [name for name, roles in found.items() if not roles.step and not roles.last]
+    if len(steps) > 1 or len(prefills) > 1 or len(prompts) != 1:
         raise AbiError(
-            f"cannot record a generation job: several functions do it ({names}); two may, "
-            "one taking a prompt of any length and one a token a call"
+            f"cannot record a generation job: several functions do it ({names}); two or "
+            "three may, one taking a prompt of any length, one a token a call and one a "
+            "prompt for its last logits only"
         )
-    prompt, step = prompts[0], steps[0]
-    if (found[prompt].cache, found[prompt].vocabulary) != (
-        found[step].cache,
-        found[step].vocabulary,
-    ):
-        raise AbiError(
-            f"cannot record a generation job: @{prompt} and @{step} differ in cache length "
-            "or vocabulary"
-        )
+    prompt = prompts[0]
+    others = [*steps, *prefills]
+    for other in others:
+        if (found[prompt].cache, found[prompt].vocabulary) != (
+            found[other].cache,
+            found[other].vocabulary,
+        ):
+            raise AbiError(
+                f"cannot record a generation job: @{prompt} and @{other} differ in cache "
+                "length or vocabulary"
+            )
     state: dict[str, str] = {}
 
     def collect(name: str, value: str) -> None:
@@ -144,12 +166,44 @@ def _prompt_and_step(text: str, found: dict[str, Roles]) -> tuple[str, str | Non
         return None
 
     update_reflection_entries(text, ABI_STATE, collect)
-    if state.get(prompt) is None or state.get(prompt) != state.get(step):
-        raise AbiError(
-            f"cannot record a generation job: @{prompt} and @{step} do not share one cache "
-            "(their state differs): compile them with shared_state=True (abi-compile --shared-state)"
-        )
-    return prompt, step
+    for other in others:
+        if state.get(prompt) is None or state.get(prompt) != state.get(other):
+            raise AbiError(
+                f"cannot record a generation job: @{prompt} and @{other} do not share one "
+                "cache (their state differs): compile them with shared_state=True "
+                "(abi-compile --shared-state)"
+            )
+    return _Functions(prompt, steps[0] if steps else None, prefills[0] if prefills else None)
+
+
+#: The name of a prompt entry's prefill function is the entry's with this after it.
+PREFILL_SUFFIX = "_prefill"
+
+
+def with_prefill_entries(sources: Mapping[str, object]) -> dict[str, object]:
+    """``sources`` (a mapping of entries sharing their state) with, after each torch
+    prompt program (a prompt of any length, every row's logits), that program cut to the
+    last row's logits (`abi_compiler.frontends.torch_last_logits`) as the entry
+    ``<key>_prefill`` (``_2``… appended while taken): the function the generation loop
+    feeds a prompt to (docs/design.md, "Generation"). A program whose
+    logits cannot be cut that way gets none."""
+    from abi_compiler.frontends import frontend_name
+
+    added: dict[str, object] = {}
+    for key, source in sources.items():
+        if frontend_name(source) != "torch":
+            continue
+        from abi_compiler.frontends.torch_last_logits import last_logits_program
+
+        cut = last_logits_program(source, IDS)  # type: ignore[arg-type]
+        if cut is None:
+            continue
+        name, count = f"{key}{PREFILL_SUFFIX}", 1
+        while name in sources or name in added:
+            count += 1
+            name = f"{key}{PREFILL_SUFFIX}_{count}"
+        added[name] = cut
+    return {**sources, **added}
 
 
 def with_position_range(text: str, functions: set[str], cache: int) -> str:
@@ -357,7 +411,8 @@ def with_generation(
             f"'{IDS}' and their positions '{POSITIONS}' and returns the logits"
             + (f" ({'; '.join(why)})" if why else " (no function records its original call)")
         )
-    function, step = _prompt_and_step(text, found)
+    functions = _job_functions(text, found)
+    function = functions.prompt
     roles = found[function]
     read = None if tokenizer is None else read_tokenizer(tokenizer)
     if read is not None:
@@ -386,14 +441,16 @@ def with_generation(
         None if read is None else read.chat_template,
         () if read is None else tuple(sorted(read.special_tokens.items())),
         None if read is None else tokenizer_record(read.text, read.vocabulary),
-        step,
+        functions.step,
+        functions.prefill,
     )
     entry = encode_generation(record)
     try:  # checked as its reader checks it: a setting of the wrong type is refused here
         decode_generation(entry)
     except AbiError as error:
         raise AbiError(f"generation_config: {error}") from None
-    text = with_position_range(text, {function, step or function}, roles.cache)
+    every = (functions.prompt, functions.step, functions.prefill)
+    text = with_position_range(text, {name for name in every if name is not None}, roles.cache)
     text = add_reflection_entries(text, ABI_GENERATION, {function: entry}.get)
     if read is not None:
         text = add_reflection_entries(text, ABI_TOKENIZER, {function: read.text}.get)

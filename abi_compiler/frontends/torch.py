@@ -399,10 +399,10 @@ def _keeping_outputs(
     values = output.args[0]
     output.args = (tuple(values[position] for position in kept),)
     graph_module.recompile()
-    return _with_outputs(exported, graph_module, [specs[position] for position in kept])
+    return with_outputs(exported, graph_module, [specs[position] for position in kept])
 
 
-def _with_outputs(
+def with_outputs(
     exported: torch.export.ExportedProgram, graph_module: Any, output_specs: list[Any]
 ) -> torch.export.ExportedProgram:
     """``exported`` with ``graph_module`` (a copy of its graph module, its output node
@@ -618,7 +618,7 @@ def _returned_updates(
         for position in order
     ]
     names = [str(specs[position].target) for position in updates]
-    return _with_outputs(exported, graph_module, output_specs), names
+    return with_outputs(exported, graph_module, output_specs), names
 
 
 def _tensor_inputs(exported: torch.export.ExportedProgram) -> dict[str, int]:

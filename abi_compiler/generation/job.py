@@ -31,8 +31,10 @@ class GenerationJob:
     ``ids`` and ``positions`` (the keyword arguments of the token ids and their cache
     positions), ``cache_length``, ``vocabulary``, ``eos_ids``, ``defaults`` (setting →
     value), ``chat_template`` (None: none), ``special_tokens``; ``prompt_tokens_per_call``
-    (None: a whole prompt in one call, else that many); ``tokenizer`` (a
-    `tokenizers.Tokenizer`; an `AbiError` when the module records none)."""
+    (None: a whole prompt in one call, else that many); ``step_function`` and
+    ``prefill_function`` (the functions the steps and the prompt call: ``function``
+    where the module has no other); ``tokenizer`` (a `tokenizers.Tokenizer`; an
+    `AbiError` when the module records none)."""
 
     def __init__(self, function: Any, record: GenerationRecord, tokenizer_text: str | None):
         self.function: str = function.name
@@ -52,6 +54,8 @@ class GenerationJob:
         )
         #: The function each step after the prompt calls (one token on the same cache).
         self.step_function: str = record.step or function.name
+        #: The function the prompt is fed to (its last row's logits, on the same cache).
+        self.prefill_function: str = record.prefill or function.name
 
     @classmethod
     def of(cls, module: Any) -> GenerationJob:
@@ -91,6 +95,15 @@ class GenerationJob:
                 step = _check_call(module[record.step], record)
                 if step[2] not in (1, None):
                     raise AbiError(f'"step": @{record.step} does not take one token a call')
+            if record.prefill is not None:
+                if record.prefill not in module.function_names:
+                    raise AbiError(f'"prefill": the module exports no function @{record.prefill}')
+                prefill = _check_call(module[record.prefill], record)
+                if prefill[2] != _check_call(function, record)[2]:
+                    raise AbiError(
+                        f'"prefill": @{record.prefill} does not take the prompt as '
+                        f"@{function.name} does"
+                    )
             return cls(function, record, text)
         except AbiError as error:
             raise AbiError(

@@ -195,7 +195,7 @@ class _Run:
         self.target, self.job, self.conversation = target, job, conversation
         self.full, self.limit, self.sampling, self.generator = full, limit, sampling, generator
         self.pieces, self.stop_ids = pieces, stop_ids
-        self.function = target[job.function]
+        self.prefill = target[job.prefill_function]
         self.step = target[job.step_function]
         self.output: list[int] = []
         self.finish_reason: FinishReason | None = None
@@ -239,7 +239,7 @@ class _Run:
         rest = full[len(conversation.cached) :]
         per_call = self.job.prompt_tokens_per_call or len(rest)
         for start in range(0, len(rest), per_call):
-            logits = self._feed(rest[start : start + per_call], self.function)
+            logits = self._feed(rest[start : start + per_call], self.prefill)
         conversation.pending = []  # (it was the prompt's: fed now)
         while True:
             token = next_token(logits, self.sampling, self.generator)

@@ -31,7 +31,13 @@ class ModuleServer:
     """One replica: the module loaded once, its routes (`ModuleEndpoints`)."""
 
     def __init__(
-        self, path: str, functions: Any, name: str, max_body: int, device: str, mmap: bool
+        self,
+        path: str,
+        functions: Any,
+        name: str,
+        max_body: int,
+        device: str | None,
+        mmap: bool,
     ) -> None:
         self.endpoints: ModuleEndpoints = load_endpoints(path, functions, name, device, mmap)
         self.max_body = max_body
@@ -79,7 +85,7 @@ def app(
     replicas: int = 1,
     name: str | None = None,
     max_body: int = DEFAULT_MAX_BODY,
-    device: str = "local-task",
+    device: str | None = None,
     cpus_per_replica: float = 1.0,
     max_ongoing_requests: int = 8,
     mmap: bool = True,
@@ -88,8 +94,9 @@ def app(
     named parameters from the `.irpa` beside it, as `load` finds them) with ``replicas``
     replicas: run it with ``serve.run(app(...))``. ``name`` names the deployment and
     titles the API (the file's stem by default); a request body over ``max_body`` bytes
-    is refused (413) unread; ``device`` is each replica's IREE device (``"local-sync"``:
-    one thread per replica); ``mmap=False`` reads the `.vmfb` into each replica instead of
+    is refused (413) unread; ``device`` is each replica's IREE device (by default
+    `load`'s: ``local-sync``, one thread per replica, for a module under 256 MiB,
+    ``local-task`` from there); ``mmap=False`` reads the `.vmfb` into each replica instead of
     mapping it. An unreadable module is an `AbiError` here, before Ray."""
     if replicas < 1:
         raise ValueError(f"replicas must be at least 1, got {replicas}")

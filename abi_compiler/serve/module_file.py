@@ -42,12 +42,12 @@ def load_endpoints(
     path: str,
     functions: list[FunctionSignature],
     name: str,
-    device: str = "local-task",
+    device: str | None = None,
     mmap: bool = True,
 ) -> ModuleEndpoints:
     """The module at ``path`` loaded (its `.vmfb` and `.irpa` mapped, not copied:
-    `load(…, mmap=True)`; ``mmap=False`` reads the `.vmfb` into the replica's memory),
-    and its routes (the OpenAI ones too for a language model); results as numpy arrays
+    `load(…, mmap=True)`; ``mmap=False`` reads the `.vmfb` into the replica's memory)
+    on ``device`` (by default `load`'s: ``local-sync`` for a small module), and its routes (the OpenAI ones too for a language model); results as numpy arrays
     (no framework)."""
     from abi_compiler.calling.modules import load
 

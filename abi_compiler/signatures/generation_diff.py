@@ -70,6 +70,8 @@ def diff_generation(old: Job | None, new: Job | None) -> list[Finding]:
         change("defaults", False, _defaults(before), _defaults(after))
     if before.step != after.step:
         change("step", False, _step(before.step), _step(after.step))
+    if before.prefill != after.prefill:
+        change("prefill", False, _step(before.prefill), _step(after.prefill))
     a_tokenizer, b_tokenizer = _tokenizer(before.tokenizer), _tokenizer(after.tokenizer)
     if a_tokenizer != b_tokenizer:
         change(

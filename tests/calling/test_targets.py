@@ -16,12 +16,18 @@ import numpy as np
 import pytest
 
 from tests.calling.conftest import needs_iree
-from tests.calling.helpers import compile_quietly
+from tests.calling.helpers import PARAMETER_TEXT, compile_quietly
 
 needs_iree()
 
 from abi_compiler import iree as abi_iree  # noqa: E402
-from abi_compiler.calling.placement import present_drivers  # noqa: E402
+from abi_compiler.calling import placement  # noqa: E402
+from abi_compiler.calling.placement import (  # noqa: E402
+    LOCAL_TASK_BYTES,
+    choose_driver,
+    local_driver,
+    present_drivers,
+)
 from abi_compiler.codecs.provenance_json import Provenance  # noqa: E402
 from abi_compiler.devices.host import cpu_features, executable_format  # noqa: E402
 from abi_compiler.devices.targets import portable_target  # noqa: E402
@@ -254,7 +260,8 @@ def test_gpu_calls(target: str, driver: str) -> None:
 
 def test_a_module_made_before_targets_were_recorded_loads() -> None:
     """No `targets` in its provenance (as every module made before they were recorded):
-    loaded on ``local-task``, unchecked, as before."""
+    loaded on the local CPU's driver for its size (``local-sync``: a small one),
+    unchecked."""
     old = '{"abi-compiler":"0","flags":[],"inputs":[],"iree-compiler":"3","target":"host","v":1}'
     text = (
         "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> attributes {iree.reflection = "
@@ -264,8 +271,60 @@ def test_a_module_made_before_targets_were_recorded_loads() -> None:
     vmfb = compile_quietly(text, target="vmvx", vmfb=True)
     assert _recorded(vmfb).targets == ()
     module = abi_iree.load(vmfb)
-    assert module.device is not None
+    assert repr(module.device) == "local-sync"
     np.testing.assert_array_equal(module.f(np.array([1, 2], np.float32)), [2, 4])
+
+
+def test_the_local_driver_follows_the_module_size() -> None:
+    assert local_driver(LOCAL_TASK_BYTES - 1, cpus=2) == "local-sync"
+    assert local_driver(LOCAL_TASK_BYTES, cpus=2) == "local-task"
+    assert local_driver(LOCAL_TASK_BYTES, cpus=1) == "local-sync"  # (no second CPU)
+    assert choose_driver((), None, 0) == "local-sync"
+    assert choose_driver((), None, LOCAL_TASK_BYTES) == local_driver(LOCAL_TASK_BYTES)
+    assert choose_driver((), "local-task", 0) == "local-task"  # (given: kept)
+    assert choose_driver((), "local-sync", LOCAL_TASK_BYTES) == "local-sync"
+
+
+def _reading(floats: int) -> str:
+    """A function that reads a parameter `w` of ``floats`` floats and adds its first 4."""
+    kind = f"tensor<{floats}xf32>"
+    return f"""
+util.global private @w = #flow.parameter.named<"model"::"w"> : {kind}
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {{
+  %w = util.global.load @w : {kind}
+  %head = tensor.extract_slice %w[0] [4] [1] : {kind} to tensor<4xf32>
+  %r = arith.addf %x, %head : tensor<4xf32>
+  return %r : tensor<4xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("device", [None, "local-sync", "local-task"])
+def test_the_default_cpu_driver_is_chosen_by_the_weights(
+    device: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default a module runs on ``local-sync`` (its calls too short for IREE's task
+    system to pay for a second thread) unless it and the parameters it reads hold
+    `LOCAL_TASK_BYTES` or more (1 MiB here, for a small test); a driver given is used as
+    given."""
+    monkeypatch.setattr(placement, "LOCAL_TASK_BYTES", 1 << 20)
+    x = np.arange(4, dtype=np.float32)
+    small = abi_iree.load(
+        compile_quietly(PARAMETER_TEXT, target="cpu:host", vmfb=True),
+        device=device,
+        parameters={"w": np.ones(4, np.float32)},
+    )
+    weights = np.zeros(1 << 18, np.float32)  # 1 MiB: with the .vmfb, over the line
+    weights[:4] = 2
+    big = abi_iree.load(
+        compile_quietly(_reading(weights.size), target="cpu:host", vmfb=True),
+        device=device,
+        parameters={"w": weights},
+    )
+    assert repr(small.device) == (device or "local-sync")
+    assert repr(big.device) == (device or local_driver(1 << 20))
+    np.testing.assert_array_equal(small.main(x), x + 1)
+    np.testing.assert_array_equal(big.main(x), x + 2)
 
 
 @pytest.mark.parametrize(

@@ -61,6 +61,15 @@ def test_the_entry_as_written() -> None:
     assert format_generation(two) == (
         "ids ids, positions pos, cache 8, vocabulary 10, eos [], steps @step, no tokenizer"
     )
+    # A prefill function: written only when there is one (what earlier readers read).
+    three = GenerationRecord("ids", "pos", 8, 10, step="step", prefill="main_prefill")
+    assert json.loads(encode_generation(three))["prefill"] == "main_prefill"
+    assert "prefill" not in json.loads(encode_generation(two))
+    assert decode_generation(encode_generation(three)) == three
+    assert format_generation(three) == (
+        "ids ids, positions pos, cache 8, vocabulary 10, eos [], steps @step, prompts "
+        "@main_prefill, no tokenizer"
+    )
 
 
 def test_the_line_abi_sig_show_prints() -> None:
@@ -123,6 +132,7 @@ MALFORMED = [
     (_changed(defaults={"temperature": True}), '"defaults"."temperature": expected int or float'),
     (_changed(chat_template=3), '"chat_template": expected a string or null'),
     (_changed(step=""), '"step": expected a function name (a non-empty string) or null'),
+    (_changed(prefill=7), '"prefill": expected a function name (a non-empty string) or null'),
     (_changed(special_tokens={"bos_token": 1}), '"special_tokens": expected an object of strings'),
     (
         _changed(tokenizer={"bytes": 1}),

@@ -89,3 +89,7 @@ def test_the_functions_give_eager_logits_and_generate_tokens(built: Built) -> No
     step = module.session().step
     tokens = architectures.greedy_steps(lambda i, p: step(input_ids=i, cache_position=p), built.ids)
     assert tokens == built.want
+    # The prompt's prefill function (docs/design.md, "Generation"): the
+    # last row of those logits, found through each architecture's head (Gemma's capping).
+    last = np.asarray(module.session().main_prefill(input_ids=ids, cache_position=positions))
+    np.testing.assert_allclose(last, want.numpy()[:, -1:], rtol=0, atol=4e-6 * scale)

@@ -177,6 +177,22 @@ def compile_for_generation(
     return vmfb
 
 
+def spy_on_feeds(monkeypatch: Any) -> list[tuple[int, str]]:
+    """The calls the generation loop makes from now on (pytest's ``monkeypatch``), as
+    (tokens fed, function called), in order."""
+    from abi_compiler.generation import loop
+
+    fed: list[tuple[int, str]] = []
+    feed = loop._Run._feed
+
+    def spy(run: Any, tokens: list[int], function: Any) -> Any:
+        fed.append((len(tokens), function.name))
+        return feed(run, tokens, function)
+
+    monkeypatch.setattr(loop._Run, "_feed", spy)
+    return fed
+
+
 def hf_generate(model: Any, ids: list[int], new_tokens: int) -> list[int]:
     """The new tokens of transformers' greedy `generate` (stopping at the model's end of
     sequence, as `Module.generate` does)."""

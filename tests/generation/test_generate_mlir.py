@@ -167,16 +167,7 @@ def test_messages_through_the_chat_template(module: Any, tokenizer: Any) -> None
 def test_a_session_continues_its_conversation(
     module: Any, tokenizer: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from abi_compiler.generation import loop
-
-    fed: list[tuple[int, str]] = []
-    feed = loop._Run._feed
-
-    def spy(run: Any, tokens: list[int], function: Any) -> Any:
-        fed.append((len(tokens), function.name))
-        return feed(run, tokens, function)
-
-    monkeypatch.setattr(loop._Run, "_feed", spy)
+    fed = fixtures.spy_on_feeds(monkeypatch)
     session = module.session()
     first = session.generate(PROMPT, max_new_tokens=5)
     second = session.generate([7, 8], max_new_tokens=5)
@@ -358,6 +349,11 @@ def test_what_compiling_refuses(folder: Path, tokenizer: Any) -> None:
             '{"v":1,"ids":"tokens","positions":"cache_position","cache":8,"vocabulary":323}',
             "the function takes no array 'tokens' by keyword",
         ),
+        (
+            '{"v":1,"ids":"input_ids","positions":"cache_position","cache":64,'
+            '"vocabulary":323,"prefill":"nowhere"}',
+            '"prefill": the module exports no function @nowhere',
+        ),
     ],
 )
 def test_a_malformed_recorded_job(tokenizer: Any, entry: str, message: str) -> None:
@@ -369,6 +365,27 @@ def test_a_malformed_recorded_job(tokenizer: Any, entry: str, message: str) -> N
     with pytest.raises(AbiError) as error:
         module.generate([1])
     assert str(error.value) == f"function @main: malformed reflection 'abi.generation': {message}"
+
+
+def test_a_prefill_function_that_takes_the_prompt_otherwise() -> None:
+    """A recorded prefill function must take a prompt as the job's function does (here
+    at most 8 tokens a call, where @main takes up to the cache's 64)."""
+    entry = (
+        '{"v":1,"ids":"input_ids","positions":"cache_position","cache":64,'
+        '"vocabulary":323,"prefill":"short"}'
+    ).replace('"', "\\22")
+    main = fixtures.mlir_model(323).replace(
+        "abi.call =", f'abi.generation = "{entry}", abi.call =', 1
+    )
+    short = fixtures.mlir_model(323).replace("[\\22seq\\22,1,64]", "[\\22seq\\22,1,8]")
+    assert short != fixtures.mlir_model(323)
+    module = abi_iree.load(_compile({"main": main, "short": short}))
+    with pytest.raises(AbiError) as error:
+        module.generate([1])
+    assert str(error.value) == (
+        "function @main: malformed reflection 'abi.generation': \"prefill\": @short does "
+        "not take the prompt as @main does"
+    )
 
 
 def test_abi_sig_show_prints_the_job(

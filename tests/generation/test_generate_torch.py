@@ -83,6 +83,33 @@ def test_the_prompt_in_one_call_gives_eager_logits(built: Built) -> None:
     np.testing.assert_allclose(following, eager, rtol=1e-4, atol=1e-5)
 
 
+def test_the_prompt_goes_to_its_prefill_function(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recording the job beside the prompt program added its prefill function (the same
+    program, the last position's logits only: docs/design.md, "Generation"), which the
+    loop feeds the prompt to; `main` still returns every row."""
+    module = built.module
+    assert module.function_names == ["main", "step", "main_prefill"]
+    job = GenerationJob.of(module)
+    assert (job.function, job.step_function, job.prefill_function) == (
+        "main",
+        "step",
+        "main_prefill",
+    )
+    ids = built.hf_tokenizer.encode(PROMPTS[1])
+    positions = np.arange(len(ids))
+    session = module.session()
+    every = np.asarray(session.main(input_ids=np.array([ids]), cache_position=positions))
+    last = np.asarray(session.main_prefill(input_ids=np.array([ids]), cache_position=positions))
+    assert every.shape == (1, len(ids), job.vocabulary) and last.shape == (1, 1, job.vocabulary)
+    np.testing.assert_allclose(last, every[:, -1:], rtol=1e-5, atol=1e-6)
+    fed = fixtures.spy_on_feeds(monkeypatch)
+    out = module.generate(ids, max_new_tokens=3)
+    assert fed == [(len(ids), "main_prefill"), (1, "step"), (1, "step")]
+    assert list(out) == fixtures.hf_generate(built.model, ids, 3)
+
+
 def test_a_position_past_the_cache_is_refused_before_the_call(built: Built) -> None:
     """The prompt function (a dynamic prompt length: the frontend records no range of its
     positions) gets the job's cache as their range: a position at the cache's end is an
@@ -94,6 +121,7 @@ def test_a_position_past_the_cache_is_refused_before_the_call(built: Built) -> N
         return found.ranges
 
     assert positions(built.module.main) == (ValueRange(0, fixtures.CACHE - 1),)
+    assert positions(built.module.main_prefill) == (ValueRange(0, fixtures.CACHE - 1),)
     # (the step function's one position was bounded by the frontend: kept as it is)
     assert positions(built.module.step) == (ValueRange(0, fixtures.CACHE - 1),)
     session = built.module.session()

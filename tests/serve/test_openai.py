@@ -59,6 +59,11 @@ def module(vmfb: Path) -> Any:
     return abi_iree.load(vmfb)
 
 
+def test_a_replica_loads_on_the_default_device(endpoints: ModuleEndpoints) -> None:
+    """A replica takes `load`'s default device: ``local-sync`` for a module this small."""
+    assert repr(endpoints.module.device) == "local-sync"
+
+
 def post(endpoints: ModuleEndpoints, path: str, body: Any) -> Response:
     return endpoints.handle("POST", path, json.dumps(body).encode())
 

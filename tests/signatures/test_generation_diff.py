@@ -57,6 +57,10 @@ def test_the_same_job_and_no_job_are_no_change() -> None:
         ({"defaults": ()}, "compatible: main: generation defaults: max_new_tokens=20 -> none"),
         ({"step": "step"}, "compatible: main: generation step: none -> @step"),
         (
+            {"prefill": "main_prefill"},
+            "compatible: main: generation prefill: none -> @main_prefill",
+        ),
+        (
             {"tokenizer": TokenizerRecord(4861, "9f1e" + "1" * 60, 323)},
             "breaking: main: generation tokenizer: 4861 bytes, sha256 5d0c11111111… (323 "
             "tokens) -> 4861 bytes, sha256 9f1e11111111… (323 tokens)",
