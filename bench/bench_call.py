@@ -28,6 +28,8 @@ is per round (min / median / max).
     python bench/bench_call.py [--calls 500] [--rounds 7] [--output bench/RESULTS_call.md]
     python bench/bench_call.py --engines-only  # the engines table alone
     python bench/bench_call.py --phases  # where one call of ours goes, phase by phase
+    python bench/bench_call.py --floors  # the dict model under each of FLAG_VARIANTS
+    python bench/bench_call.py --touches  # ours after one read of a torch tensor
 
 Needs JAX, flax, optax, torch and iree-turbine; onnxruntime for its row. Not part of
 the test suite.
@@ -133,6 +135,43 @@ def torch_case() -> tuple[Callable[[], Any], Callable[[], Any]]:
     return call, baseline
 
 
+def _floor(function: Any, xn: np.ndarray) -> Callable[[], Any]:
+    """IREE's `VmContext.invoke` of the dict model's ``function`` on an argument list built
+    once (and a fresh result list): no conversion at all."""
+    context, vm_function = function._context, function.vm_function
+    arguments = rt.VmVariantList(1)
+    arguments.push_list(function._vm_arguments([[xn]], True).get_as_list(0))
+
+    def floor() -> Any:
+        results = rt.VmVariantList(2)
+        context.invoke(vm_function, arguments, results)
+        return results
+
+    return floor
+
+
+def _onnx_run(model: torch.nn.Module, x: torch.Tensor, expected: Any) -> Callable[[], Any] | None:
+    """ONNX Runtime's `run` of the dict model (single thread, numpy in and out), its
+    results checked against ``expected``; None (and why, printed) without onnxruntime."""
+    try:
+        import onnxruntime
+    except ImportError as error:
+        print(f"ONNX Runtime: cannot run ({error})")
+        return None
+    stream = io.BytesIO()
+    torch.onnx.export(
+        model, ({"x": x}, {}), stream, input_names=["x"], output_names=["y", "h"], dynamo=False
+    )
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = onnxruntime.InferenceSession(
+        stream.getvalue(), options, providers=["CPUExecutionProvider"]
+    )
+    xn = x.numpy()
+    _same(dict(zip(["y", "h"], session.run(None, {"x": xn}), strict=True)), expected)
+    return lambda: session.run(None, {"x": xn})
+
+
 def engines_case() -> dict[str, Callable[[], Any]]:
     """The dict model called by each engine, numpy in and out unless named torch."""
     torch.manual_seed(0)
@@ -143,44 +182,87 @@ def engines_case() -> dict[str, Callable[[], Any]]:
     vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
     as_numpy = abi_iree.load(vmfb, device="local-sync", results="numpy").main
     as_torch = abi_iree.load(vmfb, device="local-sync").main
-    raw = as_numpy._context, as_numpy.vm_function
-    arguments = rt.VmVariantList(1)
-    arguments.push_list(as_numpy._vm_arguments([[xn]], True).get_as_list(0))
-
-    def floor() -> Any:
-        results = rt.VmVariantList(2)
-        raw[0].invoke(raw[1], arguments, results)
-        return results
-
     cases: dict[str, Callable[[], Any]] = {
         "ours, numpy": lambda: as_numpy({"x": xn}),
         "ours, torch": lambda: as_torch({"x": x}),
-        "IREE invoke, prebuilt lists (floor)": floor,
+        "IREE invoke, prebuilt lists (floor)": _floor(as_numpy, xn),
         "eager torch": lambda: model({"x": x}),
     }
-    try:
-        import onnxruntime
+    run = _onnx_run(model, x, as_numpy({"x": xn}))
+    if run is not None:
+        cases["ONNX Runtime run"] = run
+    return cases
 
-        stream = io.BytesIO()
-        torch.onnx.export(
-            model,
-            ({"x": x}, {}),
-            stream,
-            input_names=["x"],
-            output_names=["y", "h"],
-            dynamo=False,
-        )
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(
-            stream.getvalue(), options, providers=["CPUExecutionProvider"]
-        )
-        expected = as_numpy({"x": xn})
-        got = dict(zip(["y", "h"], session.run(None, {"x": xn}), strict=True))
-        _same(got, expected)
-        cases["ONNX Runtime run"] = lambda: session.run(None, {"x": xn})
-    except ImportError as error:
-        print(f"ONNX Runtime: cannot run ({error})")
+
+#: iree-compile flags given after `compile_flags`' (`--floors`): the dict model as
+#: main compiled it before reusable command buffers and the data-tiling threshold, and
+#: with each of the two changes alone.
+FLAG_VARIANTS: dict[str, tuple[str, ...]] = {
+    "data-tiled, recorded per call": (
+        "--iree-hal-indirect-command-buffers=false",
+        "--iree-opt-generalize-matmul=false",
+        "--iree-opt-data-tiling=true",
+    ),
+    "data-tiled, reusable": ("--iree-opt-generalize-matmul=false", "--iree-opt-data-tiling=true"),
+    "not data-tiled, recorded per call": ("--iree-hal-indirect-command-buffers=false",),
+    "not data-tiled, reusable (compile_flags)": (),
+}
+
+
+def floors_case() -> dict[str, Callable[[], Any]]:
+    """Per `FLAG_VARIANTS` entry, the dict model's floor (IREE's invoke on prebuilt lists)
+    and our numpy call, beside ONNX Runtime's run."""
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    model = DictModel().eval()
+    x = torch.randn(8, 16)
+    xn = x.numpy()
+    program = torch.export.export(model, ({"x": x},))
+    with torch.no_grad():
+        expected = model({"x": x})
+    cases: dict[str, Callable[[], Any]] = {}
+    for name, flags in FLAG_VARIANTS.items():
+        vmfb = abi_iree.compile_vmfb(program, extra_args=flags)
+        function = abi_iree.load(vmfb, device="local-sync", results="numpy").main
+        _same(function({"x": xn}), expected)
+        cases[f"floor, {name}"] = _floor(function, xn)
+        cases[f"ours, numpy, {name}"] = lambda function=function: function({"x": xn})
+    run = _onnx_run(model, x, expected)
+    if run is not None:
+        cases["ONNX Runtime run"] = run
+    return cases
+
+
+def touches_case() -> dict[str, Callable[[], Any]]:
+    """Our numpy call right after one read of a torch tensor (and the reads alone): what
+    going through torch at all costs the rest of a call (`--touches`)."""
+    torch.manual_seed(0)
+    model = DictModel().eval()
+    x = torch.randn(8, 16)
+    xn = x.numpy()
+    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    as_numpy = abi_iree.load(vmfb, device="local-sync", results="numpy").main
+    reads: dict[str, Callable[[], Any]] = {
+        "x.shape": lambda: x.shape,
+        "x.numpy()": x.numpy,
+        "the 8 reads the checks need": lambda: (
+            x.dtype,
+            x.shape,
+            x.stride(),
+            x.requires_grad,
+            x.is_conj(),
+            x.is_neg(),
+            x.device.type,
+            x.data_ptr(),
+        ),
+    }
+    cases: dict[str, Callable[[], Any]] = {
+        "ours, numpy": lambda: as_numpy({"x": xn}),
+        "ours, torch": lambda: as_numpy({"x": x}),
+    }
+    for name, read in reads.items():
+        cases[f"{name}, then ours, numpy"] = lambda read=read: (read(), as_numpy({"x": xn}))
+        cases[f"{name} alone"] = read
     return cases
 
 
@@ -284,6 +366,26 @@ def _same(got: Any, expected: Any) -> None:
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
 
 
+def _table(cases: dict[str, Callable[[], Any]], base: str, calls: int, rounds: int) -> str:
+    """Markdown rows: each case's median and best µs per call (CPU time) over ``rounds``
+    interleaved rounds, and its ratio to ``base`` per round (min / median / max)."""
+    seconds: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, function in cases.items():
+            seconds[name].append(_cpu_seconds(function, calls))
+    lines = [
+        f"| case | median µs | best µs | ÷ {base} per round (min / median / max) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, values in seconds.items():
+        ratios = [a / b for a, b in zip(values, seconds[base], strict=True)]
+        lines.append(
+            f"| {name} | {statistics.median(values) * 1e6:.2f} | {min(values) * 1e6:.2f} | "
+            f"{_spread(ratios)} |"
+        )
+    return "\n".join(lines) + f"\n\nload average {os.getloadavg()[0]:.1f} at the end"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=500, help="calls per round")
@@ -299,7 +401,22 @@ def main() -> None:
         action="store_true",
         help="only the phases of ours on the dict model (µs per call, median and 10th percentile)",
     )
+    parser.add_argument(
+        "--floors",
+        action="store_true",
+        help="only the dict model compiled with each of FLAG_VARIANTS: IREE's invoke and ours",
+    )
+    parser.add_argument(
+        "--touches",
+        action="store_true",
+        help="only ours (numpy) after one read of a torch tensor, and the reads alone",
+    )
     options = parser.parse_args()
+    if options.floors or options.touches:
+        table = floors_case() if options.floors else touches_case()
+        base = "ONNX Runtime run" if "ONNX Runtime run" in table else "ours, numpy"
+        print(_table(table, base, options.calls, options.rounds))
+        return
     if options.phases:
         print(
             "| call | bind + checks | VM argument list | invoke | read results | rebuild | "

@@ -38,6 +38,8 @@ SETS: dict[str, list[str]] = {
     "horizontal": ["--iree-dispatch-creation-enable-fuse-horizontal-contractions=true"],
     "ukernels": ["--iree-llvmcpu-enable-ukernels=mmt4d"],
     "no-data-tiling": ["--iree-opt-data-tiling=false"],
+    # Command buffers recorded per call, as every module was before `plain_flags`.
+    "direct": ["--iree-hal-indirect-command-buffers=false"],
     "indirect": ["--iree-hal-indirect-command-buffers=true"],
 }
 _TIME = re.compile(r"BM_main/process_time/real_time\s+([\d.]+) ms\s+([\d.]+) ms")

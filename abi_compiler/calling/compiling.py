@@ -49,11 +49,14 @@ from abi_compiler.versions import package_version
 __all__ = [
     "COMPILE_FLAGS",
     "DATA_TILING_FLAGS",
+    "DIRECT_COMMAND_BUFFERS",
+    "HOST_LOOP_OPS",
     "HOST_TARGET",
     "compile",
     "compile_flags",
     "compile_vmfb",
     "lower",
+    "plain_flags",
     "resolve_targets",
 ]
 
@@ -66,10 +69,6 @@ _GENERALIZE = "--iree-opt-generalize-matmul=true"
 COMPILE_FLAGS: tuple[str, ...] = (
     # IREE demotes f64 to f32 by default; values must come back as they were.
     "--iree-input-demote-f64-to-f32=false",
-    # IREE 3.13 can record a reusable command buffer with no binding slots whose
-    # copy_buffer still reads slot 0 (OUT_OF_RANGE at call time), e.g. for a flax init
-    # returning nested params beside a constant scalar: docs/calling.md#compiler-flags.
-    "--iree-hal-indirect-command-buffers=false",
     # Contractions as linalg.generic (IREE's -O2 default, off at its default -O0): a
     # one-row product (each `linear` of a decode step) is compiled as the matrix-vector
     # product it is, not as a matmul tiled for many rows; a decode step takes about half
@@ -77,7 +76,32 @@ COMPILE_FLAGS: tuple[str, ...] = (
     _GENERALIZE,
 )
 """The flags `compile` gives iree-compile after the targets' (`target_flags`), for a
-module without data-tiling hints (`compile_flags`)."""
+module without data-tiling hints and without host loops (`compile_flags`)."""
+
+#: What a module with host loops is compiled with besides (`compile_flags`): IREE 3.13 can
+#: record a command buffer with no binding slots whose copy_buffer still reads slot 0
+#: (OUT_OF_RANGE at call time) for a loop that starts from a constant the function also
+#: returns (a flax init beside a constant step): docs/calling.md#compiler-flags.
+DIRECT_COMMAND_BUFFERS = "--iree-hal-indirect-command-buffers=false"
+
+#: The ops of a loop on the host, as their names appear in MLIR text (custom or generic
+#: form): a text that names one, or MLIR bytecode (not read), is compiled with
+#: `DIRECT_COMMAND_BUFFERS`. A name inside a string only costs the per-call speed of
+#: IREE's reusable command buffers, never a wrong call.
+HOST_LOOP_OPS: tuple[bytes, ...] = (
+    b"stablehlo.while",
+    b"mhlo.while",
+    b"scf.while",
+    b"scf.for",
+    b"scf.parallel",
+    b"affine.for",
+    b"affine.parallel",
+    b"cf.br",
+    b"cf.cond_br",
+    b"cf.switch",
+    b"tosa.while_loop",
+    b"torch.prim.Loop",
+)
 
 #: What replaces the generalization for a module that carries the data-tiling hint: a
 #: generalized product loses its hint, and every contraction would then be data-tiled
@@ -86,16 +110,28 @@ module without data-tiling hints (`compile_flags`)."""
 DATA_TILING_FLAGS = ("--iree-opt-generalize-matmul=false", "--iree-opt-data-tiling=true")
 
 
+def plain_flags(text: bytes) -> tuple[str, ...]:
+    """The flags for the module ``text`` (MLIR text or bytecode) without data tiling:
+    `COMPILE_FLAGS`, and `DIRECT_COMMAND_BUFFERS` where it has a host loop
+    (`HOST_LOOP_OPS`) or is bytecode. A module without one keeps IREE's reusable
+    command buffers, recorded once where it is loaded and replayed by each call with its
+    own buffers bound (docs/calling.md#compiler-flags)."""
+    if text.startswith(_BYTECODE_MAGIC) or any(op in text for op in HOST_LOOP_OPS):
+        return (*COMPILE_FLAGS, DIRECT_COMMAND_BUFFERS)
+    return COMPILE_FLAGS
+
+
 def compile_flags(text: bytes) -> tuple[str, ...]:
-    """The flags for the module ``text`` (MLIR text or bytecode): `COMPILE_FLAGS`; where it
+    """The flags for the module ``text`` (MLIR text or bytecode): `plain_flags`; where it
     carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
     the torch frontend writes), with IREE's data tiling in place of the generalization: the
     hinted products (a `linear`'s, with its weight packed once where it is loaded) are
     data-tiled, the others compiled as before (`compile_vmfb` compiles again with
-    `COMPILE_FLAGS` where iree-compile fails with these). docs/calling.md#compiler-flags."""
+    `plain_flags` where iree-compile fails with these). docs/calling.md#compiler-flags."""
+    plain = plain_flags(text)
     if DATA_TILING_HINT.encode() not in text:
-        return COMPILE_FLAGS
-    return (*(flag for flag in COMPILE_FLAGS if flag != _GENERALIZE), *DATA_TILING_FLAGS)
+        return plain
+    return (*(flag for flag in plain if flag != _GENERALIZE), *DATA_TILING_FLAGS)
 
 
 #: The target `compile` compiles for by default: this machine's CPU, since the module is
@@ -246,7 +282,7 @@ def compile_vmfb(
         ) from error
     device_flags = [*target_flags(targets), *_target_arguments(extra_args)]
     resolved = resolve_targets(targets, device_flags, find_tool("iree-compile"))
-    chosen = compile_flags(text)
+    chosen, plain = compile_flags(text), plain_flags(text)
     with tempfile.TemporaryDirectory(prefix="abi-compile-") as folder:
         embedding: list[str] = []
         if archive_name is not None and not text.startswith(_BYTECODE_MAGIC):
@@ -274,11 +310,11 @@ def compile_vmfb(
         try:
             vmfb = run(chosen)
         except CompileError:
-            if chosen == COMPILE_FLAGS:
+            if chosen == plain:
                 raise
             # IREE 3.13's data tiling fails on some hinted products (a bool `where` fused
             # after one: `linalg.pack` refuses its padding): compiled as before instead.
-            vmfb = run(COMPILE_FLAGS)
+            vmfb = run(plain)
     compiled_here(vmfb)
     return vmfb
 

@@ -246,3 +246,69 @@ def test_a_one_row_matmul_compiles_as_a_matrix_vector_product(
     x = (np.arange(256, dtype=np.float32) % 7 - 3).reshape(1, 256)
     w = (np.arange(512 * 256, dtype=np.float32) % 5 - 2).reshape(512, 256)
     np.testing.assert_array_equal(abi_iree.load(vmfb).main(x, w), x @ w.T)
+
+
+# One dispatch, no loop; and three doublings in an `scf.for` on the host.
+AFFINE = """func.func @f(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  %p = arith.mulf %x, %y : tensor<8xf32>
+  %s = arith.addf %p, %x : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+"""
+DOUBLINGS = """func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %x) -> (tensor<8xf32>) {
+    %s = arith.addf %a, %a : tensor<8xf32>
+    scf.yield %s : tensor<8xf32>
+  }
+  return %r : tensor<8xf32>
+}
+"""
+EXECUTE_INDIRECT = b"hal.device.queue.execute.indirect"
+
+
+@pytest.mark.parametrize(
+    ("text", "direct"),
+    [
+        (b"func.func @f() {\n  return\n}\n", False),
+        (DOUBLINGS.encode(), True),
+        (b'%r = "stablehlo.while"(%x) ({\n', True),  # generic form
+        (b"cf.br ^bb1", True),
+        (b"ML\xefR\x00", True),  # bytecode: not read
+    ],
+)
+def test_a_module_with_a_host_loop_records_its_command_buffers_per_call(
+    text: bytes, direct: bool
+) -> None:
+    from abi_compiler.calling.compiling import (
+        COMPILE_FLAGS,
+        DIRECT_COMMAND_BUFFERS,
+        compile_flags,
+        plain_flags,
+    )
+
+    expected = (*COMPILE_FLAGS, DIRECT_COMMAND_BUFFERS) if direct else COMPILE_FLAGS
+    assert plain_flags(text) == compile_flags(text) == expected
+    assert DIRECT_COMMAND_BUFFERS == "--iree-hal-indirect-command-buffers=false"
+    assert DIRECT_COMMAND_BUFFERS not in COMPILE_FLAGS
+
+
+@pytest.mark.parametrize("device", ["local-sync", "local-task"])
+def test_a_module_without_a_host_loop_replays_command_buffers_recorded_once(device: str) -> None:
+    """docs/calling.md, "Compiler flags": IREE's reusable command buffers, recorded where
+    the module is loaded, each call binding its own buffers (a result keeps its values
+    after the next call); a module with a host loop records them per call."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", abi_iree.CompileWarning)
+        affine, doublings = abi_iree.compile_vmfb(AFFINE), abi_iree.compile_vmfb(DOUBLINGS)
+    assert EXECUTE_INDIRECT in affine
+    assert EXECUTE_INDIRECT not in doublings
+    function = abi_iree.load(affine, device=device).f
+    xs = [np.arange(8, dtype=np.float32) + shift for shift in (0.0, 1.0, -4.0)]
+    results = [function(x, 2 * x) for x in xs]
+    for x, result in zip(xs, results, strict=True):
+        np.testing.assert_array_equal(result, 2 * x * x + x)
+    x = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(abi_iree.load(doublings, device=device).f(x), 8 * x)

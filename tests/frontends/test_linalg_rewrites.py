@@ -22,39 +22,47 @@ from abi_compiler.calling.compiling import (  # noqa: E402
 )
 from abi_compiler.frontends.linalg_rewrites import (  # noqa: E402
     DATA_TILING_HINT,
+    MIN_HINTED_WEIGHT,
     hint_weight_products,
 )
 
-# Four products: a weight's (static [K, N]) for a dynamic number of rows, and for one row
-# (batched); two activations' (the right-hand side dynamic); mixed element types.
+# Five products: a weight's (static [K, N], 32 x 32) for a dynamic number of rows, and for
+# one row (batched); two activations' (the right-hand side dynamic); mixed element types; a
+# weight of 8 x 4, below `MIN_HINTED_WEIGHT`.
 PRODUCTS = """
-func.func @main(%x: tensor<?x8xf32>, %w: tensor<8x4xf32>, %r: tensor<1x1x8xf32>,
-                %b: tensor<1x8x4xf32>, %k: tensor<?x8xf32>, %v: tensor<8x?xf32>,
-                %h: tensor<2x8xf16>, %g: tensor<8x4xf16>)
-    -> (tensor<?x4xf32>, tensor<1x1x4xf32>, tensor<?x?xf32>, tensor<2x4xf32>) {
+func.func @main(%x: tensor<?x32xf32>, %w: tensor<32x32xf32>, %r: tensor<1x1x32xf32>,
+                %b: tensor<1x32x32xf32>, %k: tensor<?x8xf32>, %v: tensor<8x?xf32>,
+                %h: tensor<2x32xf16>, %g: tensor<32x32xf16>, %s: tensor<8x4xf32>)
+    -> (tensor<?x32xf32>, tensor<1x1x32xf32>, tensor<?x?xf32>, tensor<2x32xf32>,
+        tensor<?x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
-  %m = tensor.dim %x, %c0 : tensor<?x8xf32>
-  %e0 = tensor.empty(%m) : tensor<?x4xf32>
-  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x4xf32>) -> tensor<?x4xf32>
-  %p0 = linalg.matmul ins(%x, %w : tensor<?x8xf32>, tensor<8x4xf32>)
-          outs(%f0 : tensor<?x4xf32>) -> tensor<?x4xf32>
-  %e1 = tensor.empty() : tensor<1x1x4xf32>
-  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
-  %p1 = linalg.batch_matmul ins(%r, %b : tensor<1x1x8xf32>, tensor<1x8x4xf32>)
-          outs(%f1 : tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
+  %m = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e0 = tensor.empty(%m) : tensor<?x32xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p0 = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+          outs(%f0 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %e1 = tensor.empty() : tensor<1x1x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x1x32xf32>) -> tensor<1x1x32xf32>
+  %p1 = linalg.batch_matmul ins(%r, %b : tensor<1x1x32xf32>, tensor<1x32x32xf32>)
+          outs(%f1 : tensor<1x1x32xf32>) -> tensor<1x1x32xf32>
   %n = tensor.dim %v, %c1 : tensor<8x?xf32>
   %mk = tensor.dim %k, %c0 : tensor<?x8xf32>
   %e2 = tensor.empty(%mk, %n) : tensor<?x?xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x?xf32>) -> tensor<?x?xf32>
   %p2 = linalg.matmul ins(%k, %v : tensor<?x8xf32>, tensor<8x?xf32>)
           outs(%f2 : tensor<?x?xf32>) -> tensor<?x?xf32>
-  %e3 = tensor.empty() : tensor<2x4xf32>
-  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x4xf32>) -> tensor<2x4xf32>
-  %p3 = linalg.matmul ins(%h, %g : tensor<2x8xf16>, tensor<8x4xf16>)
-          outs(%f3 : tensor<2x4xf32>) -> tensor<2x4xf32>
-  return %p0, %p1, %p2, %p3 : tensor<?x4xf32>, tensor<1x1x4xf32>, tensor<?x?xf32>, tensor<2x4xf32>
+  %e3 = tensor.empty() : tensor<2x32xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %p3 = linalg.matmul ins(%h, %g : tensor<2x32xf16>, tensor<32x32xf16>)
+          outs(%f3 : tensor<2x32xf32>) -> tensor<2x32xf32>
+  %e4 = tensor.empty(%mk) : tensor<?x4xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %p4 = linalg.matmul ins(%k, %s : tensor<?x8xf32>, tensor<8x4xf32>)
+          outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %p0, %p1, %p2, %p3, %p4
+    : tensor<?x32xf32>, tensor<1x1x32xf32>, tensor<?x?xf32>, tensor<2x32xf32>, tensor<?x4xf32>
 }
 """
 
@@ -71,9 +79,10 @@ def test_the_products_of_a_weight_are_hinted() -> None:
         assert hint_weight_products(module) == 2
         text = str(module)
     products = _products(text)
-    assert len(products) == 4
+    assert len(products) == 5
     hinted = [DATA_TILING_HINT in line for line in products]
-    assert hinted == [True, True, False, False]
+    assert hinted == [True, True, False, False, False]
+    assert MIN_HINTED_WEIGHT == 32 * 32
     assert products[0].startswith("linalg.matmul {iree.opt.data_tiling} ins(%arg0, %arg1")
     assert products[1].startswith("linalg.batch_matmul {iree.opt.data_tiling} ins(%arg2, %arg3")
 
@@ -137,7 +146,7 @@ def test_a_hinted_product_compiles_with_its_values(
     np.testing.assert_array_equal(module.main(x), x @ w)
 
 
-def test_the_torch_frontend_hints_a_linear_not_a_dynamic_product() -> None:
+def test_the_torch_frontend_hints_a_linear_not_a_dynamic_or_small_product() -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("iree.turbine")
     from abi_compiler.frontends import program
@@ -145,22 +154,25 @@ def test_the_torch_frontend_hints_a_linear_not_a_dynamic_product() -> None:
     class Both(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.linear = torch.nn.Linear(8, 4, bias=False)
+            self.linear = torch.nn.Linear(32, 32, bias=False)
+            self.small = torch.nn.Linear(32, 4, bias=False)  # 128 elements: not hinted
 
-        def forward(self, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            return self.linear(x), torch.bmm(x, y)
+        def forward(
+            self, x: torch.Tensor, y: torch.Tensor
+        ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            return self.linear(x), torch.bmm(x, y), self.small(x)
 
     # The columns of ``y`` dynamic (as a prompt's keys are): its product is not hinted.
     columns = torch.export.Dim("columns", min=2, max=64)
     exported = torch.export.export(
         Both(),
-        (torch.ones(1, 3, 8), torch.ones(1, 8, 5)),
+        (torch.ones(1, 3, 32), torch.ones(1, 32, 5)),
         dynamic_shapes=(None, {2: columns}),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         products = _products(program(exported).mlir)
-    assert sorted(DATA_TILING_HINT in line for line in products) == [False, True]
+    assert sorted(DATA_TILING_HINT in line for line in products) == [False, False, True]
 
 
 def test_a_module_data_tiling_cannot_compile_is_compiled_as_before() -> None:
@@ -173,14 +185,14 @@ def test_a_module_data_tiling_cannot_compile_is_compiled_as_before() -> None:
     class Masked(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.linear = torch.nn.Linear(4, 3)
+            self.linear = torch.nn.Linear(32, 32)
 
         def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
             return torch.where(mask, self.linear(x), 0.0)
 
     torch.manual_seed(0)
     model = Masked().eval()
-    x, mask = torch.linspace(-1.0, 1.0, 8).reshape(2, 4), torch.tensor([True, False, True])
+    x, mask = torch.linspace(-1.0, 1.0, 64).reshape(2, 32), torch.arange(32) % 3 == 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module = abi_iree.compile(torch.export.export(model, (x, mask)), results="numpy")

@@ -148,7 +148,7 @@ CORRUPTIONS = pytest.mark.parametrize(
     ("offset", "before", "after", "message"),
     [
         # IREE's verifier refuses it (a global out of range; was a traceback).
-        (1289, 0x85, 0x05, "cannot load the compiled module: Error creating vm module from"),
+        (1245, 0x85, 0x05, "cannot load the compiled module: Error creating vm module from"),
         # ... or a NotImplementedError.
         (384, 0x30, 0x31, "cannot load the compiled module: Error creating vm module from"),
         # A name IREE's bindings cannot make a Python string of (was a RuntimeError).
