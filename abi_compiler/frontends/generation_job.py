@@ -190,12 +190,13 @@ def with_prefill_entries(sources: Mapping[str, object]) -> dict[str, object]:
     from abi_compiler.frontends import frontend_name
 
     added: dict[str, object] = {}
+    source: Any  # (a torch ExportedProgram where it is cut)
     for key, source in sources.items():
         if frontend_name(source) != "torch":
             continue
         from abi_compiler.frontends.torch_last_logits import last_logits_program
 
-        cut = last_logits_program(source, IDS)  # type: ignore[arg-type]
+        cut = last_logits_program(source, IDS)
         if cut is None:
             continue
         name, count = f"{key}{PREFILL_SUFFIX}", 1
