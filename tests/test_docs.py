@@ -47,6 +47,16 @@ def _anchors(page: Path) -> set[str]:
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
+# A file of the repository named in prose (`bench/RESULTS_call.md`, `docs/calling.md`).
+_NAMED_FILE = re.compile(r"(?<![/\w.-])((?:bench|docs|examples|tests)/[\w/.-]+\.(?:md|py|mlir))\b")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_name)
+def test_named_files_exist(page: Path) -> None:
+    for named in sorted(set(_NAMED_FILE.findall(page.read_text()))):
+        assert (ROOT / named).exists(), f"{_name(page)} names {named}, which does not exist"
+
+
 @pytest.mark.parametrize("page", PAGES, ids=_name)
 def test_relative_links_resolve(page: Path) -> None:
     prose = re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", page.read_text(), flags=re.S))
