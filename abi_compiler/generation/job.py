@@ -36,7 +36,13 @@ class GenerationJob:
     where the module has no other); ``tokenizer`` (a `tokenizers.Tokenizer`; an
     `AbiError` when the module records none)."""
 
-    def __init__(self, function: Any, record: GenerationRecord, tokenizer_text: str | None):
+    def __init__(
+        self,
+        function: Any,
+        record: GenerationRecord,
+        tokenizer_text: str | None,
+        call: tuple[str, str, int | None],
+    ):
         self.function: str = function.name
         self.record = record
         self.ids = record.ids
@@ -49,9 +55,8 @@ class GenerationJob:
         self.special_tokens: dict[str, str] = dict(record.special_tokens)
         self._tokenizer_text = tokenizer_text
         self._tokenizer: Any = None
-        self.ids_dtype, self.positions_dtype, self.prompt_tokens_per_call = _check_call(
-            function, record
-        )
+        # (``call``: `_check_call`'s of ``function``)
+        self.ids_dtype, self.positions_dtype, self.prompt_tokens_per_call = call
         #: The function each step after the prompt calls (one token on the same cache).
         self.step_function: str = record.step or function.name
         #: The function the prompt is fed to (its last row's logits, on the same cache).
@@ -95,16 +100,17 @@ class GenerationJob:
                 step = _check_call(module[record.step], record)
                 if step[2] not in (1, None):
                     raise AbiError(f'"step": @{record.step} does not take one token a call')
+            call = _check_call(function, record)
             if record.prefill is not None:
                 if record.prefill not in module.function_names:
                     raise AbiError(f'"prefill": the module exports no function @{record.prefill}')
                 prefill = _check_call(module[record.prefill], record)
-                if prefill[2] != _check_call(function, record)[2]:
+                if prefill[2] != call[2]:
                     raise AbiError(
                         f'"prefill": @{record.prefill} does not take the prompt as '
                         f"@{function.name} does"
                     )
-            return cls(function, record, text)
+            return cls(function, record, text, call)
         except AbiError as error:
             raise AbiError(
                 f"function @{function.name}: malformed reflection '{ABI_GENERATION}': {error}"

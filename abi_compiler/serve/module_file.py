@@ -47,8 +47,9 @@ def load_endpoints(
 ) -> ModuleEndpoints:
     """The module at ``path`` loaded (its `.vmfb` and `.irpa` mapped, not copied:
     `load(…, mmap=True)`; ``mmap=False`` reads the `.vmfb` into the replica's memory)
-    on ``device`` (by default `load`'s: ``local-sync`` for a small module), and its routes (the OpenAI ones too for a language model); results as numpy arrays
-    (no framework)."""
+    on ``device`` (by default `load`'s: ``local-sync`` for a small module), and its
+    routes (the OpenAI ones too for a language model); results as numpy arrays (no
+    framework)."""
     from abi_compiler.calling.modules import load
 
     module = load(path, device=device, results="numpy", mmap=mmap)
