@@ -114,6 +114,14 @@ class DictModel(torch.nn.Module):
         return {"y": self.down(hidden), "h": hidden}
 
 
+def _dict_model() -> tuple[DictModel, torch.Tensor, Any]:
+    """The dict model (seeded), its argument ``x`` [8, 16] and its exported program."""
+    torch.manual_seed(0)
+    model = DictModel().eval()
+    x = torch.randn(8, 16)
+    return model, x, torch.export.export(model, ({"x": x},))
+
+
 def torch_case() -> tuple[Callable[[], Any], Callable[[], Any]]:
     torch.manual_seed(0)
     model = DictModel().eval()
@@ -174,12 +182,10 @@ def _onnx_run(model: torch.nn.Module, x: torch.Tensor, expected: Any) -> Callabl
 
 def engines_case() -> dict[str, Callable[[], Any]]:
     """The dict model called by each engine, numpy in and out unless named torch."""
-    torch.manual_seed(0)
     torch.set_num_threads(1)
-    model = DictModel().eval()
-    x = torch.randn(8, 16)
+    model, x, program = _dict_model()
     xn = x.numpy()
-    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    vmfb = abi_iree.compile_vmfb(program)
     as_numpy = abi_iree.load(vmfb, device="local-sync", results="numpy").main
     as_torch = abi_iree.load(vmfb, device="local-sync").main
     cases: dict[str, Callable[[], Any]] = {
@@ -212,12 +218,9 @@ FLAG_VARIANTS: dict[str, tuple[str, ...]] = {
 def floors_case() -> dict[str, Callable[[], Any]]:
     """Per `FLAG_VARIANTS` entry, the dict model's floor (IREE's invoke on prebuilt lists)
     and our numpy call, beside ONNX Runtime's run."""
-    torch.manual_seed(0)
     torch.set_num_threads(1)
-    model = DictModel().eval()
-    x = torch.randn(8, 16)
+    model, x, program = _dict_model()
     xn = x.numpy()
-    program = torch.export.export(model, ({"x": x},))
     with torch.no_grad():
         expected = model({"x": x})
     cases: dict[str, Callable[[], Any]] = {}
@@ -236,11 +239,9 @@ def floors_case() -> dict[str, Callable[[], Any]]:
 def touches_case() -> dict[str, Callable[[], Any]]:
     """Our numpy call right after one read of a torch tensor (and the reads alone): what
     going through torch at all costs the rest of a call (`--touches`)."""
-    torch.manual_seed(0)
-    model = DictModel().eval()
-    x = torch.randn(8, 16)
+    _, x, program = _dict_model()
     xn = x.numpy()
-    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    vmfb = abi_iree.compile_vmfb(program)
     as_numpy = abi_iree.load(vmfb, device="local-sync", results="numpy").main
     reads: dict[str, Callable[[], Any]] = {
         "x.shape": lambda: x.shape,
@@ -271,10 +272,8 @@ def phases(calls: int) -> list[str]:
     inside the call itself (`time.perf_counter_ns` between the steps `_call_original`
     takes: bind and check, the VM argument list, invoke, reading the results, the
     rebuild, freeing the lists), median and 10th percentile of ``calls`` calls."""
-    torch.manual_seed(0)
-    model = DictModel().eval()
-    x = torch.randn(8, 16)
-    vmfb = abi_iree.compile_vmfb(torch.export.export(model, ({"x": x},)))
+    _, x, program = _dict_model()
+    vmfb = abi_iree.compile_vmfb(program)
     clock = time.perf_counter_ns
     rows = []
     for name, results, value in (("numpy", "numpy", x.numpy()), ("torch", None, x)):
