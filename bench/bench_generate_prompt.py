@@ -7,8 +7,10 @@ hidden 256, vocab 2000, random weights).
 Per round, engines interleaved, CPU time (`time.process_time`), best round:
 
 * prefill: a ``--prompt``-token prompt in one call of the compiled dynamic module (``main``,
-  every row's logits, and ``main_prefill``, the last row's: what `Module.generate` calls,
-  compiled beside them with ``generation=True``), against
+  every row's logits, and ``main_prefill``, the last row's, compiled beside them with
+  ``generation=True``), what `Module.generate` calls for it (its whole chunks of 128
+  tokens to ``main_chunk``, the same at a static length, the rest to ``main_prefill``),
+  against
   the same compiled without the prompt's attention rewrite (`torch_rewrites.prompt_attention`:
   IREE's attention op), eager torch's forward over the same prompt (the dynamic program's `ep.module()`, one
   intra-op thread), and against the same prompt fed token by token to the compiled
@@ -24,7 +26,8 @@ Per round, engines interleaved, CPU time (`time.process_time`), best round:
   compile and its 80 ms a round).
 
 Ratios are per round (min / median / max over the rounds) against "one call" (prefill)
-and "one token" (decode), and of the prefill function against eager and token by token.
+and "one token" (decode), and of the prefill function and of what generate calls against
+eager and token by token.
 ``--softmax-op`` adds a row of the prefill function compiled with the prompt's softmax
 as IREE's op (`aten._safe_softmax`, as before it was written out).
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
@@ -74,6 +77,16 @@ def _spread(values: list[float], bases: list[float]) -> str:
     return f"{min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}"
 
 
+def _feeds(job: Any, length: int) -> str:
+    """The calls `Module.generate` makes for a prompt of ``length`` tokens, in words."""
+    size = job.chunk_length
+    whole = length // size if job.chunk_function and size else 0
+    parts = [f"{whole} x @{job.chunk_function}"] if whole else []
+    if length - whole * (size or 0):
+        parts.append(f"@{job.prefill_function}")
+    return " + ".join(parts)
+
+
 def _softmax_op(build: Any, scores: Any, dims: list[str], element: str) -> Any:
     """The prompt's softmax as `aten._safe_softmax` (IREE's `linalg.softmax`)."""
     from abi_compiler.frontends.torch_rewrites import _vtensor
@@ -102,6 +115,7 @@ def main() -> int:
 
     from abi_compiler import iree as abi_iree
     from abi_compiler.frontends import torch_rewrites
+    from abi_compiler.generation import GenerationJob
 
     torch.set_num_threads(1)
     model = _model("bench")
@@ -174,6 +188,24 @@ def main() -> int:
     def prefill_call() -> Any:
         return prompt_module.main_prefill(input_ids=prompt, cache_position=positions)
 
+    job = GenerationJob.of(prompt_module)
+
+    def generate_feeds() -> Any:
+        # What `Module.generate` calls for the prompt: its whole chunks to the chunk
+        # function, the rest to the prefill function (`generation/loop.py`).
+        size = job.chunk_length or length + 1
+        whole = length // size * size if job.chunk_function else 0
+        for start in range(0, whole, size):
+            out = prompt_module[job.chunk_function](
+                input_ids=prompt[:, start : start + size],
+                cache_position=positions[start : start + size],
+            )
+        if whole < length:
+            out = prompt_module.main_prefill(
+                input_ids=prompt[:, whole:], cache_position=positions[whole:]
+            )
+        return out
+
     def attention_op() -> Any:
         assert unrewritten is not None
         return unrewritten.main(input_ids=prompt, cache_position=positions)
@@ -196,7 +228,12 @@ def main() -> int:
 
     np.testing.assert_allclose(one_call()[0, -1], token_by_token()[0, -1], rtol=1e-3, atol=1e-4)
     np.testing.assert_allclose(prefill_call()[0, -1], one_call()[0, -1], rtol=1e-5, atol=1e-6)
-    prefill_engines = {"one call": one_call, "one call, the prefill function": prefill_call}
+    np.testing.assert_allclose(generate_feeds(), prefill_call(), rtol=1e-4, atol=1e-5)
+    prefill_engines = {
+        "one call": one_call,
+        "one call, the prefill function": prefill_call,
+        f"what generate calls ({_feeds(job, length)})": generate_feeds,
+    }
     if softmax_op is not None:
         prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
             softmax_op.main_prefill(input_ids=prompt, cache_position=positions)
@@ -261,16 +298,17 @@ def main() -> int:
         lines.append(
             f"| {name} | {best * 1e3:.2f} | {min(prefill['one call']) / best:.3f} | {spread} |"
         )
-    base = prefill["one call, the prefill function"]
-    lines += [
-        "",
-        "| the prefill function / | per round (min / median / max) |",
-        "| --- | --- |",
-        *(
-            f"| {name} | {_spread(base, prefill[name])} |"
-            for name in ("eager forward", "token by token")
-        ),
-    ]
+    for function in ("the prefill function", "what generate calls"):
+        base = next(v for name, v in prefill.items() if function in name)
+        lines += [
+            "",
+            f"| {function} / | per round (min / median / max) |",
+            "| --- | --- |",
+            *(
+                f"| {name} | {_spread(base, prefill[name])} |"
+                for name in ("eager forward", "token by token")
+            ),
+        ]
     if compiled:
         lines += [
             "",

@@ -66,7 +66,10 @@ class GenerationRecord:
     function that takes one token a call on the same cache, when another one does (None:
     this one, for the prompt and every step); ``prefill`` the function that takes a
     prompt on the same cache and returns its last row's logits only (``float[1,1,
-    vocabulary]``), when another one does (None: this one)."""
+    vocabulary]``), when another one does (None: this one); ``chunk`` a function that
+    does so for a static number of a prompt's tokens (``int64[1,k]``, ``k`` > 1), which
+    the loop feeds a long prompt to ``k`` tokens at a time before the rest goes to the
+    prefill function (None: none)."""
 
     ids: str
     positions: str
@@ -79,6 +82,7 @@ class GenerationRecord:
     tokenizer: TokenizerRecord | None = None
     step: str | None = None
     prefill: str | None = None
+    chunk: str | None = None
 
 
 def tokenizer_record(text: str, vocabulary: int) -> TokenizerRecord:
@@ -121,8 +125,11 @@ def encode_generation(record: GenerationRecord) -> str:
         },
         "step": record.step,
     }
-    if record.prefill is not None:  # (absent otherwise: what readers before it read)
+    # (absent when None: what readers before them read)
+    if record.prefill is not None:
         value["prefill"] = record.prefill
+    if record.chunk is not None:
+        value["chunk"] = record.chunk
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
@@ -155,6 +162,7 @@ _MEMBERS = {
     "tokenizer",
     "step",
     "prefill",
+    "chunk",
 }
 
 
@@ -202,12 +210,9 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
                 f'"tokenizer"."vocabulary": {record.vocabulary} tokens do not fit the '
                 f"model's vocabulary of {vocabulary}"
             )
-    step = value.get("step")
-    if step is not None and (not isinstance(step, str) or not step):
-        _fail('"step": expected a function name (a non-empty string) or null')
-    prefill = value.get("prefill")
-    if prefill is not None and (not isinstance(prefill, str) or not prefill):
-        _fail('"prefill": expected a function name (a non-empty string) or null')
+    step, prefill, chunk = (_function(value.get(key), key) for key in ("step", "prefill", "chunk"))
+    if chunk is not None and prefill is None:
+        _fail('"chunk": a chunk function needs a "prefill" function for the rest of a prompt')
     return GenerationRecord(
         ids,
         positions,
@@ -220,7 +225,14 @@ def decode_generation(text: str | bytes) -> GenerationRecord:
         record,
         step,
         prefill,
+        chunk,
     )
+
+
+def _function(value: Any, key: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        _fail(f'"{key}": expected a function name (a non-empty string) or null')
+    return value
 
 
 def _defaults(value: Any) -> tuple[tuple[str, Any], ...]:
@@ -254,6 +266,8 @@ def format_generation(record: GenerationRecord) -> str:
         parts.append(f"steps @{record.step}")
     if record.prefill is not None:
         parts.append(f"prompts @{record.prefill}")
+    if record.chunk is not None:
+        parts.append(f"prompt chunks @{record.chunk}")
     if record.defaults:
         parts.append(
             "defaults " + ", ".join(f"{key}={json.dumps(v)}" for key, v in record.defaults)

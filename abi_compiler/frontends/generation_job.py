@@ -34,8 +34,10 @@ from abi_compiler.errors import AbiError
 from abi_compiler.text.reflection_entry import add_reflection_entries, update_reflection_entries
 
 __all__ = [
+    "CHUNK_SUFFIX",
     "IDS",
     "POSITIONS",
+    "PREFILL_CHUNK",
     "PREFILL_SUFFIX",
     "Roles",
     "TokenizerSource",
@@ -55,14 +57,17 @@ POSITIONS = "cache_position"
 class Roles:
     """What a function's original call says of its job: the cache length, the number of
     logits per token, the rows of the token embedding (None: not recorded), whether it
-    takes one token a call (a step function) rather than a prompt of any length, and
-    whether it returns the last position's logits only (a prompt's prefill function)."""
+    takes one token a call (a step function) rather than a prompt of any length, whether
+    it returns the last position's logits only of a prompt of any length (a prefill
+    function), and whether it does so for a static number of tokens other than 1 (a chunk
+    function)."""
 
     cache: int
     vocabulary: int
     embedding: int | None
     step: bool = False
     last: bool = False
+    chunk: bool = False
 
 
 def generation_roles(call: OriginalCall) -> Roles | str:
@@ -96,8 +101,16 @@ def generation_roles(call: OriginalCall) -> Roles | str:
         )
     rows = [r.high + 1 for r in ids.ranges if r.elements is None and r.high is not None]
     step = ids.dims[1] == 1
-    last = not step and logits.dims[1] == 1 and not isinstance(ids.dims[1], int)
-    return Roles(cache, logits.dims[2], rows[0] if rows else None, step, last)
+    last_only = not step and logits.dims[1] == 1
+    static = isinstance(ids.dims[1], int)
+    return Roles(
+        cache,
+        logits.dims[2],
+        rows[0] if rows else None,
+        step,
+        last_only and not static,
+        last_only and static,
+    )
 
 
 def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | None:
@@ -124,32 +137,42 @@ def _cache_length(call: OriginalCall, ids: Array, positions: Array) -> int | Non
 class _Functions:
     """The functions of a job: ``prompt`` (every row's logits: the one that records the
     job), ``step`` (one token a call; None: the prompt function), ``prefill`` (a prompt
-    of any length, the last row's logits; None: the prompt function)."""
+    of any length, the last row's logits; None: the prompt function), ``chunk`` (a
+    static number of a prompt's tokens, the last row's logits; None: none)."""
 
     prompt: str
     step: str | None = None
     prefill: str | None = None
+    chunk: str | None = None
 
 
 def _job_functions(text: str, found: dict[str, Roles]) -> _Functions:
     """The functions that do the job: one, or several on one cache (the same cache
     length, vocabulary and state: `compile_vmfb(…, shared_state=True)`) — a prompt
-    function, a step function taking one token a call, and a prefill function returning
-    the last row's logits of a prompt (`with_prefill_entries`)."""
+    function, a step function taking one token a call, a prefill function returning
+    the last row's logits of a prompt and a chunk function doing so for a static number
+    of a prompt's tokens (`with_prefill_entries`)."""
     if len(found) == 1:
         return _Functions(next(iter(found)))
     names = ", ".join("@" + name for name in found)
     steps = [name for name, roles in found.items() if roles.step]
     prefills = [name for name, roles in found.items() if roles.last]
-    prompts = [name for name, roles in found.items() if not roles.step and not roles.last]
-    if len(steps) > 1 or len(prefills) > 1 or len(prompts) != 1:
+    chunks = [name for name, roles in found.items() if roles.chunk]
+    prompts = [name for name in found if name not in (*steps, *prefills, *chunks)]
+    if len(steps) > 1 or len(prefills) > 1 or len(chunks) > 1 or len(prompts) != 1:
         raise AbiError(
-            f"cannot record a generation job: several functions do it ({names}); two or "
-            "three may, one taking a prompt of any length, one a token a call and one a "
-            "prompt for its last logits only"
+            f"cannot record a generation job: several functions do it ({names}); up to "
+            "four may, one taking a prompt of any length, one a token a call, one a prompt "
+            "for its last logits only and one a static number of a prompt's tokens for "
+            "their last logits"
+        )
+    if chunks and not prefills:
+        raise AbiError(
+            f"cannot record a generation job: @{chunks[0]} takes a prompt a chunk at a "
+            "time, but no function takes the rest of it for its last logits only"
         )
     prompt = prompts[0]
-    others = [*steps, *prefills]
+    others = [*steps, *prefills, *chunks]
     for other in others:
         if (found[prompt].cache, found[prompt].vocabulary) != (
             found[other].cache,
@@ -173,37 +196,59 @@ def _job_functions(text: str, found: dict[str, Roles]) -> _Functions:
                 "cache (their state differs): compile them with shared_state=True "
                 "(abi-compile --shared-state)"
             )
-    return _Functions(prompt, steps[0] if steps else None, prefills[0] if prefills else None)
+    return _Functions(
+        prompt,
+        steps[0] if steps else None,
+        prefills[0] if prefills else None,
+        chunks[0] if chunks else None,
+    )
 
 
 #: The name of a prompt entry's prefill function is the entry's with this after it.
 PREFILL_SUFFIX = "_prefill"
+#: The name of a prompt entry's chunk function is the entry's with this after it.
+CHUNK_SUFFIX = "_chunk"
+#: The prompt tokens a chunk function takes a call: a prompt program whose length may
+#: reach it gets one (`with_prefill_entries`).
+PREFILL_CHUNK = 128
 
 
 def with_prefill_entries(sources: Mapping[str, object]) -> dict[str, object]:
     """``sources`` (a mapping of entries sharing their state) with, after each torch
     prompt program (a prompt of any length, every row's logits), that program cut to the
     last row's logits (`abi_compiler.frontends.torch_last_logits`) as the entry
-    ``<key>_prefill`` (``_2``… appended while taken): the function the generation loop
-    feeds a prompt to (docs/design.md, "Generation"). A program whose
-    logits cannot be cut that way gets none."""
+    ``<key>_prefill``, and, where the prompt's length may reach `PREFILL_CHUNK`, the cut
+    program exported again at that static length as ``<key>_chunk`` (``_2``… appended
+    while a name is taken): the functions the generation loop feeds a prompt to
+    (docs/design.md, "Generation"). A program whose logits cannot be cut that way gets
+    neither."""
     from abi_compiler.frontends import frontend_name
 
     added: dict[str, object] = {}
+
+    def add(name: str, program: object) -> None:
+        chosen, count = name, 1
+        while chosen in sources or chosen in added:
+            count += 1
+            chosen = f"{name}_{count}"
+        added[chosen] = program
+
     source: Any  # (a torch ExportedProgram where it is cut)
     for key, source in sources.items():
         if frontend_name(source) != "torch":
             continue
-        from abi_compiler.frontends.torch_last_logits import last_logits_program
+        from abi_compiler.frontends.torch_last_logits import (
+            last_logits_program,
+            static_length_program,
+        )
 
         cut = last_logits_program(source, IDS)
         if cut is None:
             continue
-        name, count = f"{key}{PREFILL_SUFFIX}", 1
-        while name in sources or name in added:
-            count += 1
-            name = f"{key}{PREFILL_SUFFIX}_{count}"
-        added[name] = cut
+        add(f"{key}{PREFILL_SUFFIX}", cut)
+        chunk = static_length_program(cut, IDS, POSITIONS, PREFILL_CHUNK)
+        if chunk is not None:
+            add(f"{key}{CHUNK_SUFFIX}", chunk)
     return {**sources, **added}
 
 
@@ -444,13 +489,14 @@ def with_generation(
         None if read is None else tokenizer_record(read.text, read.vocabulary),
         functions.step,
         functions.prefill,
+        functions.chunk,
     )
     entry = encode_generation(record)
     try:  # checked as its reader checks it: a setting of the wrong type is refused here
         decode_generation(entry)
     except AbiError as error:
         raise AbiError(f"generation_config: {error}") from None
-    every = (functions.prompt, functions.step, functions.prefill)
+    every = (functions.prompt, functions.step, functions.prefill, functions.chunk)
     text = with_position_range(text, {name for name in every if name is not None}, roles.cache)
     text = add_reflection_entries(text, ABI_GENERATION, {function: entry}.get)
     if read is not None:

@@ -10,11 +10,17 @@ on its own (elementwise ops, the rest of their operands scalars or one row's wor
 as a bias or Gemma's logit soft-capping) to the `aten.linear` that makes the logits, whose
 input is sliced to its last row. Nothing per architecture; a program where the path is
 anything else is not cut (None).
+
+`static_length_program` exports such a program again at one static prompt length (a
+chunk): IREE compiles a product of a static number of rows faster than one of a dynamic
+number, and the generation loop feeds a long prompt to it a chunk at a time
+(`abi.generation`'s ``chunk``; docs/design.md, "Generation").
 """
 
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any
 
 import torch
@@ -22,7 +28,7 @@ import torch
 from abi_compiler.frontends import quiet
 from abi_compiler.frontends.torch import with_outputs
 
-__all__ = ["last_logits_program"]
+__all__ = ["last_logits_program", "static_length_program"]
 
 # The ops between the final projection and the logits that act on each row on its own
 # (their other operands being scalars, or tensors of at most one row's dims).
@@ -92,6 +98,52 @@ def last_logits_program(
     cut = with_outputs(exported, graph_module, list(exported.graph_signature.output_specs))
     with quiet():  # (retraced: every shape after the slice is one row's)
         return cut.run_decompositions({})
+
+
+def static_length_program(
+    exported: torch.export.ExportedProgram, ids: str, positions: str, length: int
+) -> torch.export.ExportedProgram | None:
+    """``exported`` (a prompt program whose only arguments are ``ids`` of shape ``[1, n]``
+    and ``positions`` of shape ``[n]``, by keyword, ``n`` dynamic) exported again with
+    ``n`` = ``length``: the same graph, its state and weights of the same names; None when
+    it is not such a program or ``length`` is outside the bounds of ``n``, and, with a
+    warning, when torch cannot export it so."""
+    placeholders = {node.name: node for node in exported.graph.nodes if node.op == "placeholder"}
+    if sorted(exported.graph_signature.user_inputs) != sorted((ids, positions)):
+        return None
+    ids_shape, positions_shape = _shape(placeholders[ids]), _shape(placeholders[positions])
+    if (
+        ids_shape is None
+        or positions_shape is None
+        or len(ids_shape) != 2
+        or len(positions_shape) != 1
+        or isinstance(ids_shape[1], int)
+        or not _same(ids_shape[1], positions_shape[0])
+    ):
+        return None
+    bounds = exported.range_constraints.get(ids_shape[1].node.expr)
+    if bounds is None or not bounds.lower <= length <= bounds.upper:
+        return None
+    ids_value, positions_value = placeholders[ids].meta["val"], placeholders[positions].meta["val"]
+    arguments = {
+        ids: torch.zeros((1, length), dtype=ids_value.dtype),
+        positions: torch.arange(length, dtype=positions_value.dtype),
+    }
+    try:
+        with quiet(), warnings.catch_warnings():
+            # (torch's notes on what it traced, addressed to the model's authors)
+            warnings.simplefilter("ignore", UserWarning)
+            static = torch.export.export(exported.module(), (), arguments, strict=False)
+            return static.run_decompositions({})  # (functional again: its state written)
+    except Exception as error:  # torch.export's own exceptions, of many types
+        # (the program is compiled without it: the prompt goes to the prefill function)
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        warnings.warn(
+            f"torch cannot export the prompt program at a static length of {length} tokens "
+            f"({type(error).__name__}: {first}): no chunk function",
+            stacklevel=2,
+        )
+        return None
 
 
 def _shape(node: Any) -> tuple[Any, ...] | None:

@@ -33,7 +33,9 @@ class GenerationJob:
     value), ``chat_template`` (None: none), ``special_tokens``; ``prompt_tokens_per_call``
     (None: a whole prompt in one call, else that many); ``step_function`` and
     ``prefill_function`` (the functions the steps and the prompt call: ``function``
-    where the module has no other); ``tokenizer`` (a `tokenizers.Tokenizer`; an
+    where the module has no other); ``chunk_function`` and ``chunk_length`` (the function
+    a long prompt is fed to that many tokens a call before the rest goes to the prefill
+    function; None: none); ``tokenizer`` (a `tokenizers.Tokenizer`; an
     `AbiError` when the module records none)."""
 
     def __init__(
@@ -42,6 +44,7 @@ class GenerationJob:
         record: GenerationRecord,
         tokenizer_text: str | None,
         call: tuple[str, str, int | None],
+        chunk_length: int | None = None,
     ):
         self.function: str = function.name
         self.record = record
@@ -61,6 +64,9 @@ class GenerationJob:
         self.step_function: str = record.step or function.name
         #: The function the prompt is fed to (its last row's logits, on the same cache).
         self.prefill_function: str = record.prefill or function.name
+        #: The function a long prompt's chunks are fed to, and their tokens (a static count).
+        self.chunk_function: str | None = record.chunk
+        self.chunk_length: int | None = chunk_length
 
     @classmethod
     def of(cls, module: Any) -> GenerationJob:
@@ -110,7 +116,17 @@ class GenerationJob:
                         f'"prefill": @{record.prefill} does not take the prompt as '
                         f"@{function.name} does"
                     )
-            return cls(function, record, text, call)
+            chunk_length = None
+            if record.chunk is not None:
+                if record.chunk not in module.function_names:
+                    raise AbiError(f'"chunk": the module exports no function @{record.chunk}')
+                chunk_length = _check_call(module[record.chunk], record, chunk=True)[2]
+                if chunk_length is None or not 1 < chunk_length <= record.cache:
+                    raise AbiError(
+                        f'"chunk": @{record.chunk} does not take a static number of tokens '
+                        f"in [2, {record.cache}] a call"
+                    )
+            return cls(function, record, text, call, chunk_length)
         except AbiError as error:
             raise AbiError(
                 f"function @{function.name}: malformed reflection '{ABI_GENERATION}': {error}"
@@ -178,9 +194,12 @@ class GenerationJob:
         )
 
 
-def _check_call(function: Any, record: GenerationRecord) -> tuple[str, str, int | None]:
+def _check_call(
+    function: Any, record: GenerationRecord, chunk: bool = False
+) -> tuple[str, str, int | None]:
     """The dtypes of the ids and positions and the prompt tokens per call, from the
-    function's original call; an `AbiError` when its arguments are not the job's."""
+    function's original call; an `AbiError` when its arguments are not the job's (a
+    static number of tokens other than 1 too, unless ``chunk``)."""
     text = function.reflection.get(ABI_CALL)
     if text is None:
         raise AbiError(f"@{function.name} records no original call ('{ABI_CALL}')")
@@ -203,7 +222,7 @@ def _check_call(function: Any, record: GenerationRecord) -> tuple[str, str, int 
         per_call = None if symbol is None or symbol.high is None else symbol.high
         if per_call is not None and per_call >= record.cache:
             per_call = None
-    if per_call is not None and per_call != 1 and isinstance(length, int):
+    if per_call is not None and per_call != 1 and isinstance(length, int) and not chunk:
         raise AbiError(f"'{record.ids}' takes {length} tokens a call: expected 1 or any number")
     assert ids.dtype is not None and positions.dtype is not None
     return ids.dtype, positions.dtype, per_call

@@ -196,6 +196,7 @@ class _Run:
         self.full, self.limit, self.sampling, self.generator = full, limit, sampling, generator
         self.pieces, self.stop_ids = pieces, stop_ids
         self.prefill = target[job.prefill_function]
+        self.chunk = None if job.chunk_function is None else target[job.chunk_function]
         self.step = target[job.step_function]
         self.output: list[int] = []
         self.finish_reason: FinishReason | None = None
@@ -237,9 +238,20 @@ class _Run:
         # (at least one token is fed: the logits after it choose the next)
         del conversation.cached[min(common, len(full) - 1) :]
         rest = full[len(conversation.cached) :]
-        per_call = self.job.prompt_tokens_per_call or len(rest)
-        for start in range(0, len(rest), per_call):
-            logits = self._feed(rest[start : start + per_call], self.prefill)
+        per_call = self.job.prompt_tokens_per_call
+        if per_call is not None:
+            for start in range(0, len(rest), per_call):
+                logits = self._feed(rest[start : start + per_call], self.prefill)
+        else:
+            # Whole chunks to the chunk function (a static number of tokens: faster), the
+            # rest, if any, to the prefill function.
+            whole, size = 0, self.job.chunk_length
+            if self.chunk is not None and size is not None:
+                whole = len(rest) // size * size
+                for start in range(0, whole, size):
+                    logits = self._feed(rest[start : start + size], self.chunk)
+            if whole < len(rest):
+                logits = self._feed(rest[whole:], self.prefill)
         conversation.pending = []  # (it was the prompt's: fed now)
         while True:
             token = next_token(logits, self.sampling, self.generator)

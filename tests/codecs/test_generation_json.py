@@ -3,6 +3,7 @@ writes, that it reads it back, and every malformed entry refused with the member
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -70,6 +71,15 @@ def test_the_entry_as_written() -> None:
         "ids ids, positions pos, cache 8, vocabulary 10, eos [], steps @step, prompts "
         "@main_prefill, no tokenizer"
     )
+    # A chunk function beside it: likewise.
+    four = dataclasses.replace(three, chunk="main_chunk")
+    assert json.loads(encode_generation(four))["chunk"] == "main_chunk"
+    assert "chunk" not in json.loads(encode_generation(three))
+    assert decode_generation(encode_generation(four)) == four
+    assert format_generation(four) == (
+        "ids ids, positions pos, cache 8, vocabulary 10, eos [], steps @step, prompts "
+        "@main_prefill, prompt chunks @main_chunk, no tokenizer"
+    )
 
 
 def test_the_line_abi_sig_show_prints() -> None:
@@ -133,6 +143,11 @@ MALFORMED = [
     (_changed(chat_template=3), '"chat_template": expected a string or null'),
     (_changed(step=""), '"step": expected a function name (a non-empty string) or null'),
     (_changed(prefill=7), '"prefill": expected a function name (a non-empty string) or null'),
+    (_changed(chunk=""), '"chunk": expected a function name (a non-empty string) or null'),
+    (
+        _changed(chunk="main_chunk"),
+        '"chunk": a chunk function needs a "prefill" function for the rest of a prompt',
+    ),
     (_changed(special_tokens={"bos_token": 1}), '"special_tokens": expected an object of strings'),
     (
         _changed(tokenizer={"bytes": 1}),

@@ -95,9 +95,9 @@ def transformers_tokenizer(tokenizer: Any) -> Any:
     return wrapped
 
 
-def tiny_llama(vocab_size: int) -> Any:
+def tiny_llama(vocab_size: int, positions: int = 128) -> Any:
     """A tiny `LlamaForCausalLM` with seeded random weights, its end of sequence `EOS`,
-    set up for the recipe's static cache."""
+    set up for the recipe's static cache (of at most ``positions``)."""
     import torch
     import transformers
 
@@ -109,7 +109,7 @@ def tiny_llama(vocab_size: int) -> Any:
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=128,
+        max_position_embeddings=positions,
         bos_token_id=BOS,
         eos_token_id=EOS,
     )

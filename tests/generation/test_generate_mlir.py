@@ -354,6 +354,16 @@ def test_what_compiling_refuses(folder: Path, tokenizer: Any) -> None:
             '"vocabulary":323,"prefill":"nowhere"}',
             '"prefill": the module exports no function @nowhere',
         ),
+        (
+            '{"v":1,"ids":"input_ids","positions":"cache_position","cache":64,'
+            '"vocabulary":323,"prefill":"main","chunk":"nowhere"}',
+            '"chunk": the module exports no function @nowhere',
+        ),
+        (
+            '{"v":1,"ids":"input_ids","positions":"cache_position","cache":64,'
+            '"vocabulary":323,"prefill":"main","chunk":"main"}',
+            '"chunk": @main does not take a static number of tokens in [2, 64] a call',
+        ),
     ],
 )
 def test_a_malformed_recorded_job(tokenizer: Any, entry: str, message: str) -> None:

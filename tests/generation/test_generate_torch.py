@@ -25,6 +25,7 @@ from abi_compiler import iree as abi_iree  # noqa: E402
 from abi_compiler.call_model import Array, ValueRange  # noqa: E402
 from abi_compiler.codecs.call_json import decode_call  # noqa: E402
 from abi_compiler.errors import AbiError  # noqa: E402
+from abi_compiler.frontends.generation_job import PREFILL_CHUNK  # noqa: E402
 from abi_compiler.generation import GenerationJob  # noqa: E402
 
 pytestmark = [pytest.mark.filterwarnings(warning) for warning in fixtures.FRAMEWORK_WARNINGS]
@@ -108,6 +109,58 @@ def test_the_prompt_goes_to_its_prefill_function(
     out = module.generate(ids, max_new_tokens=3)
     assert fed == [(len(ids), "main_prefill"), (1, "step"), (1, "step")]
     assert list(out) == fixtures.hf_generate(built.model, ids, 3)
+
+
+#: A cache that holds more than one chunk (`PREFILL_CHUNK` tokens) of a prompt.
+LONG_CACHE = 160
+
+
+@pytest.fixture(scope="module")
+def long(built: Built) -> tuple[Any, Any]:
+    """A tiny Llama on a cache of `LONG_CACHE` positions and its module (the job records a
+    chunk function), with the same tokenizer."""
+    model = fixtures.tiny_llama(built.tokenizer.get_vocab_size(), positions=LONG_CACHE)
+    vmfb = fixtures.compile_for_generation(model, built.hf_tokenizer, cache=LONG_CACHE)
+    return model, abi_iree.load(vmfb)
+
+
+def test_a_long_prompt_goes_a_chunk_at_a_time(
+    long: tuple[Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the prompt's length may reach `PREFILL_CHUNK`, recording the job added a chunk
+    function too (the prefill function at that static length, docs/design.md,
+    "Generation"): the loop feeds it a long prompt's whole chunks, the rest to the prefill
+    function, and the tokens are transformers' — in a session continued past a chunk too."""
+    model, module = long
+    assert module.function_names == ["main", "step", "main_prefill", "main_chunk"]
+    job = GenerationJob.of(module)
+    assert (job.chunk_function, job.chunk_length) == ("main_chunk", PREFILL_CHUNK)
+    ids = [(7 * i + 3) % 300 + 3 for i in range(150)]
+    session = module.session()
+    every = np.asarray(session.main(input_ids=np.array([ids[:128]]), cache_position=np.arange(128)))
+    session.reset()
+    last = session.main_chunk(input_ids=np.array([ids[:128]]), cache_position=np.arange(128))
+    np.testing.assert_allclose(np.asarray(last), every[:, -1:], rtol=1e-5, atol=1e-6)
+    fed = fixtures.spy_on_feeds(monkeypatch)
+    assert list(module.generate(ids, max_new_tokens=3)) == fixtures.hf_generate(model, ids, 3)
+    assert fed == [(128, "main_chunk"), (22, "main_prefill"), (1, "step"), (1, "step")]
+    del fed[:]
+    assert list(module.generate(ids[:128], max_new_tokens=2)) == fixtures.hf_generate(
+        model, ids[:128], 2
+    )
+    assert fed == [(128, "main_chunk"), (1, "step")]
+    # A session: 20 tokens, then 130 more after its answer (a chunk from position 21).
+    del fed[:]
+    session = module.session()
+    answer = list(session.generate(ids[:20], max_new_tokens=2))
+    conversation = [*ids[:20], *answer, *ids[20:150]]
+    assert list(session.generate(ids[20:150], max_new_tokens=3)) == fixtures.hf_generate(
+        model, conversation, 3
+    )
+    assert fed == [
+        *((20, "main_prefill"), (1, "step")),
+        *((128, "main_chunk"), (3, "main_prefill"), (1, "step"), (1, "step")),
+    ]
 
 
 def test_a_position_past_the_cache_is_refused_before_the_call(built: Built) -> None:

@@ -1,6 +1,7 @@
 """The functions of a generation job (`with_generation`, docs/formats.md, "A model's
 generation job"): a prompt function (every position's logits) records the job, a step
-function (one token a call) and a prefill function (a prompt of any length, the last
+function (one token a call), a prefill function (a prompt of any length, the last
+position's logits) and a chunk function (a static number of a prompt's tokens, the last
 position's logits) join it when they share its state; what does not pair is refused.
 Pure text, no IREE."""
 
@@ -32,6 +33,19 @@ def _call(ids: int | str, rows: int | str) -> OriginalCall:
 
 
 PROMPT, STEP, PREFILL = _call("seq", "seq"), _call(1, 1), _call("seq", 1)
+# (a chunk's first position is at most the cache's length less its tokens)
+CHUNK = dataclasses.replace(
+    _call(4, 1),
+    keywords=(
+        ("input_ids", Array(0, "int64", (1, 4))),
+        ("cache_position", Array(1, "int64", (4,), (ValueRange(0, 12, (0,)),))),
+    ),
+)
+_UP_TO_FOUR = (
+    "up to four may, one taking a prompt of any length, one a token a call, one a prompt "
+    "for its last logits only and one a static number of a prompt's tokens for their last "
+    "logits"
+)
 
 
 def _text(functions: dict[str, tuple[OriginalCall, str]]) -> str:
@@ -56,11 +70,12 @@ def _job(text: str) -> dict[str, str]:
 
 
 def test_the_roles() -> None:
-    roles = [generation_roles(call) for call in (PROMPT, STEP, PREFILL)]
-    assert [(r.step, r.last) for r in roles if not isinstance(r, str)] == [
-        (False, False),
-        (True, False),
-        (False, True),
+    roles = [generation_roles(call) for call in (PROMPT, STEP, PREFILL, CHUNK)]
+    assert [(r.step, r.last, r.chunk, r.cache) for r in roles if not isinstance(r, str)] == [
+        (False, False, False, 16),
+        (True, False, False, 16),
+        (False, True, False, 16),
+        (False, False, True, 16),
     ]
 
 
@@ -76,20 +91,25 @@ def test_a_prompt_a_step_and_a_prefill_function() -> None:
     assert (record.step, record.prefill) == (None, "main_prefill")
 
 
+def test_a_chunk_function_joins_a_prefill_function() -> None:
+    functions = {"main": (PROMPT, "s"), "step": (STEP, "s"), "main_prefill": (PREFILL, "s")}
+    text = _text({**functions, "main_chunk": (CHUNK, "s")})
+    record = decode_generation(_job(with_generation(text))["main"])
+    assert (record.step, record.prefill, record.chunk) == ("step", "main_prefill", "main_chunk")
+    assert decode_generation(_job(with_generation(_text(functions)))["main"]).chunk is None
+
+
 @pytest.mark.parametrize(
     ("functions", "message"),
     [
         (
             {"main": (PROMPT, "s"), "a": (PREFILL, "s"), "b": (PREFILL, "s")},
-            "cannot record a generation job: several functions do it (@main, @a, @b); two or "
-            "three may, one taking a prompt of any length, one a token a call and one a "
-            "prompt for its last logits only",
+            "cannot record a generation job: several functions do it (@main, @a, @b); "
+            + _UP_TO_FOUR,
         ),
         (
             {"a": (PREFILL, "s"), "step": (STEP, "s")},
-            "cannot record a generation job: several functions do it (@a, @step); two or "
-            "three may, one taking a prompt of any length, one a token a call and one a "
-            "prompt for its last logits only",
+            "cannot record a generation job: several functions do it (@a, @step); " + _UP_TO_FOUR,
         ),
         (
             {"main": (PROMPT, "s"), "step": (STEP, "s"), "main_prefill": (PREFILL, "t")},
@@ -111,6 +131,38 @@ def test_a_prompt_a_step_and_a_prefill_function() -> None:
     ],
 )
 def test_what_does_not_pair(functions: dict[str, tuple[OriginalCall, str]], message: str) -> None:
+    with pytest.raises(AbiError) as error:
+        with_generation(_text(functions), generation_config={})
+    assert str(error.value) == message
+
+
+_CHUNKS = {"main": (PROMPT, "s"), "main_prefill": (PREFILL, "s"), "main_chunk": (CHUNK, "s")}
+
+
+@pytest.mark.parametrize(
+    ("functions", "message"),
+    [
+        (
+            {**_CHUNKS, "other": (CHUNK, "s")},
+            "cannot record a generation job: several functions do it (@main, @main_prefill, "
+            "@main_chunk, @other); " + _UP_TO_FOUR,
+        ),
+        (
+            {"main": (PROMPT, "s"), "main_chunk": (CHUNK, "s")},
+            "cannot record a generation job: @main_chunk takes a prompt a chunk at a time, "
+            "but no function takes the rest of it for its last logits only",
+        ),
+        (
+            {**_CHUNKS, "main_chunk": (CHUNK, "t")},
+            "cannot record a generation job: @main and @main_chunk do not share one cache "
+            "(their state differs): compile them with shared_state=True (abi-compile "
+            "--shared-state)",
+        ),
+    ],
+)
+def test_a_chunk_function_that_does_not_pair(
+    functions: dict[str, tuple[OriginalCall, str]], message: str
+) -> None:
     with pytest.raises(AbiError) as error:
         with_generation(_text(functions), generation_config={})
     assert str(error.value) == message
