@@ -10,7 +10,8 @@ another one (compared by its recorded size and sha256, never its text), the chat
 template removed. The others are *compatible* (every old call is still taken, its
 answer of the same kind): the job added or on another function, a longer cache, the
 tokenizer or chat template added, another chat template, end-of-sequence ids, default
-settings or step function — the text may differ, as it does with other weights.
+settings, step, prefill or chunk function — the text may differ, as it does with other
+weights.
 
 Pure Python: the records in, findings out.
 """
@@ -70,8 +71,10 @@ def diff_generation(old: Job | None, new: Job | None) -> list[Finding]:
         change("defaults", False, _defaults(before), _defaults(after))
     if before.step != after.step:
         change("step", False, _step(before.step), _step(after.step))
-    if before.prefill != after.prefill:
-        change("prefill", False, _step(before.prefill), _step(after.prefill))
+    for member in ("prefill", "chunk"):
+        a, b = getattr(before, member), getattr(after, member)
+        if a != b:
+            change(member, False, _step(a), _step(b))
     a_tokenizer, b_tokenizer = _tokenizer(before.tokenizer), _tokenizer(after.tokenizer)
     if a_tokenizer != b_tokenizer:
         change(

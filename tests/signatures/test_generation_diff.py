@@ -60,6 +60,7 @@ def test_the_same_job_and_no_job_are_no_change() -> None:
             {"prefill": "main_prefill"},
             "compatible: main: generation prefill: none -> @main_prefill",
         ),
+        ({"chunk": "main_chunk"}, "compatible: main: generation chunk: none -> @main_chunk"),
         (
             {"tokenizer": TokenizerRecord(4861, "9f1e" + "1" * 60, 323)},
             "breaking: main: generation tokenizer: 4861 bytes, sha256 5d0c11111111… (323 "
