@@ -42,7 +42,7 @@ ARCHITECTURES = (
 )
 
 
-def _config(name: str, vocab: int) -> Any:
+def _config(name: str, vocab: int, positions: int = CACHE) -> Any:
     import transformers as t
 
     tokens = {
@@ -57,7 +57,7 @@ def _config(name: str, vocab: int) -> Any:
         "num_hidden_layers": 2,
         "num_attention_heads": 4,
         "num_key_value_heads": 2,
-        "max_position_embeddings": CACHE,
+        "max_position_embeddings": positions,
         "initializer_range": 0.2,
         **tokens,
     }
@@ -68,7 +68,7 @@ def _config(name: str, vocab: int) -> Any:
         return t.LlamaConfig(**common)
     if name == "gpt2":
         return t.GPT2Config(
-            vocab_size=vocab, n_embd=32, n_layer=2, n_head=4, n_positions=CACHE,
+            vocab_size=vocab, n_embd=32, n_layer=2, n_head=4, n_positions=positions,
             initializer_range=0.5, **tokens,
         )  # fmt: skip
     if name == "qwen2":
@@ -101,15 +101,17 @@ def _config(name: str, vocab: int) -> Any:
     raise ValueError(f"no architecture {name!r}: one of {', '.join(ARCHITECTURES)}")
 
 
-def tiny_model(name: str, vocab: int = VOCAB) -> Any:
+def tiny_model(name: str, vocab: int = VOCAB, positions: int = CACHE) -> Any:
     """The eager causal LM of architecture ``name`` (one of `ARCHITECTURES`), seeded,
-    in eval mode, set up for the recipe's static cache; ``vocab`` token ids (that of a
-    tokenizer to record with it), the test tokenizer's special tokens."""
+    in eval mode, set up for the recipe's static cache (of at most ``positions``);
+    ``vocab`` token ids (that of a tokenizer to record with it), the test tokenizer's
+    special tokens."""
     import torch
     import transformers
 
     torch.manual_seed(0)
-    return fixtures.prepared(transformers.AutoModelForCausalLM.from_config(_config(name, vocab)))
+    config = _config(name, vocab, positions)
+    return fixtures.prepared(transformers.AutoModelForCausalLM.from_config(config))
 
 
 def greedy_steps(step: Any, prompt: list[int] = PROMPT) -> list[int]:

@@ -93,3 +93,21 @@ def test_the_functions_give_eager_logits_and_generate_tokens(built: Built) -> No
     # last row of those logits, found through each architecture's head (Gemma's capping).
     last = np.asarray(module.session().main_prefill(input_ids=ids, cache_position=positions))
     np.testing.assert_allclose(last, want.numpy()[:, -1:], rtol=0, atol=4e-6 * scale)
+
+
+#: A cache that holds more than a chunk of a prompt (`PREFILL_CHUNK`), and a prompt longer
+#: than a chunk: its first 128 tokens go to the chunk function, the rest to the prefill one.
+LONG_CACHE, LONG_PROMPT = 160, 150
+
+
+@pytest.mark.parametrize("name", ["gpt2", "mistral", "gemma3"])
+def test_a_long_prompt_in_chunks_generates_transformers_tokens(name: str) -> None:
+    """The chunk function (the prefill function exported again at a static length:
+    docs/design.md, "Generation") of architectures whose positions work otherwise
+    (GPT-2's learned positions, Mistral's sliding window, Gemma 3's sliding and full
+    layers): a prompt fed a chunk and a rest, then steps, gives transformers' tokens."""
+    model = architectures.tiny_model(name, positions=LONG_CACHE)
+    module = abi_iree.load(fixtures.compile_for_generation(model, None, cache=LONG_CACHE))
+    assert module.function_names == ["main", "step", "main_prefill", "main_chunk"]
+    ids = [(7 * i + 3) % 150 + 3 for i in range(LONG_PROMPT)]
+    assert list(module.generate(ids, max_new_tokens=8)) == fixtures.hf_generate(model, ids, 8)
