@@ -394,7 +394,7 @@ def test_a_failing_activation_hint_is_taken_back_before_the_weights(
         compiled.append(source)
         hinted = b"abi.activation_product, iree.opt.data_tiling" in source
         tiled = "--iree-opt-data-tiling=true" in command
-        if hinted or (weights_fail and tiled):
+        if tiled and (hinted or weights_fail):
             raise CompileError("iree-compile", "error: made to fail\n")
         return real(command, source, stage)
 
