@@ -30,12 +30,16 @@ and "one token" (decode), and of the prefill function and of what generate calls
 eager and token by token.
 ``--softmax-op`` adds a row of the prefill function compiled with the prompt's softmax
 as IREE's op (`aten._safe_softmax`, as before it was written out).
+``--untiled-attention`` adds the pair (and its prefill function) compiled without the
+data-tiling hint on the attention's products (`linalg_rewrites.hint_activation_products`
+off): a prefill row, compared with the prefill function in the second table, and a decode
+row of its step function.
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
 for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
         [--rounds 5] [--device local-sync] [--variant NAME=FLAGS ...] [--no-attention-op]
-        [--compare-compile] [--softmax-op] [--output FILE]
+        [--compare-compile] [--softmax-op] [--untiled-attention] [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -58,6 +62,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_generate import _model
+
+#: The prefill row of ``--untiled-attention``.
+UNTILED = "one call, the prefill function, attention untiled"
 
 
 def _rounds(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
@@ -107,6 +114,7 @@ def main() -> int:
     parser.add_argument("--no-attention-op", action="store_true")
     parser.add_argument("--compare-compile", action="store_true")
     parser.add_argument("--softmax-op", action="store_true")
+    parser.add_argument("--untiled-attention", action="store_true")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -114,6 +122,7 @@ def main() -> int:
     from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
 
     from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import torch as torch_frontend
     from abi_compiler.frontends import torch_rewrites
     from abi_compiler.generation import GenerationJob
 
@@ -132,6 +141,17 @@ def main() -> int:
         input_ids=torch.tensor([[1]], dtype=torch.long),
         cache_position=torch.tensor([0], dtype=torch.long),
     )
+
+    def pair(**options: Any) -> Any:
+        """The prompt and step functions on one cache, compiled and loaded."""
+        return abi_iree.compile(
+            {"main": dynamic, "step": single},
+            device=args.device,
+            results="numpy",
+            shared_state=True,
+            **options,
+        )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # What generation compiles: the prompt function and the step function on one
@@ -154,23 +174,15 @@ def main() -> int:
         variants = {}
         for variant in args.variant:
             name, _, flags = variant.partition("=")
-            variants[name] = abi_iree.compile(
-                {"main": dynamic, "step": single},
-                device=args.device,
-                results="numpy",
-                shared_state=True,
-                extra_args=flags.split(),
-            )
+            variants[name] = pair(extra_args=flags.split())
         softmax_op = None
         if args.softmax_op:  # the prompt's softmax as IREE's op (before it was written out)
             with mock.patch.object(torch_rewrites, "_safe_softmax", _softmax_op):
-                softmax_op = abi_iree.compile(
-                    {"main": dynamic, "step": single},
-                    device=args.device,
-                    results="numpy",
-                    shared_state=True,
-                    generation=True,
-                )
+                softmax_op = pair(generation=True)
+        untiled = None
+        if args.untiled_attention:  # the attention's products without the data-tiling hint
+            with mock.patch.object(torch_frontend, "hint_activation_products", lambda m: 0):
+                untiled = pair(generation=True)
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
         # Before the prompt's attention rewrite: IREE's attention op for its many rows.
         unrewritten = None
@@ -238,6 +250,10 @@ def main() -> int:
         prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
             softmax_op.main_prefill(input_ids=prompt, cache_position=positions)
         )
+    if untiled is not None:
+        prefill_engines[UNTILED] = lambda: untiled.main_prefill(
+            input_ids=prompt, cache_position=positions
+        )
     for name, module in variants.items():
         prefill_engines[f"one call ({name})"] = variant_call(module)
     if unrewritten is not None:
@@ -269,6 +285,7 @@ def main() -> int:
         "the prompt function (dynamic length)": (prompt_module, "main"),
         "the step function (shared cache)": (prompt_module, "step"),
         **{f"the step function ({name})": (module, "step") for name, module in variants.items()},
+        **({"the step function (attention untiled)": (untiled, "step")} if untiled else {}),
         "one token": (step_module, "main"),
     }
     steps: dict[str, list[float]] = {name: [] for name in engines}
@@ -306,7 +323,8 @@ def main() -> int:
             "| --- | --- |",
             *(
                 f"| {name} | {_spread(base, prefill[name])} |"
-                for name in ("eager forward", "token by token")
+                for name in ("eager forward", "token by token", UNTILED)
+                if name in prefill and (name != UNTILED or function == "the prefill function")
             ),
         ]
     if compiled:

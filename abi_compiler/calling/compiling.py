@@ -128,8 +128,9 @@ def compile_flags(text: bytes) -> tuple[str, ...]:
     carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
     the torch frontend writes), with IREE's data tiling in place of the generalization: the
     hinted products (a `linear`'s, with its weight packed once where it is loaded) are
-    data-tiled, the others compiled as before (`compile_vmfb` compiles again with
-    `plain_flags` where iree-compile fails with these). docs/calling.md#compiler-flags."""
+    data-tiled, the others compiled as before (where iree-compile fails with these,
+    `compile_vmfb` compiles again without the hints of the products of two activations,
+    then with `plain_flags`). docs/calling.md#compiler-flags."""
     plain = plain_flags(text)
     if DATA_TILING_HINT.encode() not in text:
         return plain

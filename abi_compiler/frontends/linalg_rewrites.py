@@ -8,10 +8,7 @@
   tiles: a prompt's many-row products take about half the time of either the named or the
   generalized product, a decode step's one-row products a little less than the
   generalized ones. A function that carries a hint has only its hinted ops data-tiled
-  (IREE's own choice, every contraction, is then not made): the products of two
-  activations (a prompt's attention, with the number of keys dynamic) stay as they are,
-  which IREE 3.13's data tiling cannot compile (vectors and stack frames beyond its
-  limits). A weight of fewer than `MIN_HINTED_WEIGHT` elements is not hinted: each call
+  (IREE's own choice, every contraction, is then not made). A weight of fewer than `MIN_HINTED_WEIGHT` elements is not hinted: each call
   would pack its product's rows in a dispatch of their own, which costs more than the
   tiles save on a product that small. `abi_compiler.calling.compiling.compile_flags`
   turns data tiling on for a module that carries the hint.
