@@ -32,8 +32,8 @@ eager and token by token.
 as IREE's op (`aten._safe_softmax`, as before it was written out).
 ``--untiled-attention`` adds the pair (and its prefill function) compiled without the
 data-tiling hint on the attention's products (`linalg_rewrites.hint_activation_products`
-off): a prefill row, compared with the prefill function in the second table, and a decode
-row of its step function.
+off): a prefill row, compared with the prefill function in the second table, and decode
+rows of its prompt and step functions.
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
 for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
@@ -285,7 +285,14 @@ def main() -> int:
         "the prompt function (dynamic length)": (prompt_module, "main"),
         "the step function (shared cache)": (prompt_module, "step"),
         **{f"the step function ({name})": (module, "step") for name, module in variants.items()},
-        **({"the step function (attention untiled)": (untiled, "step")} if untiled else {}),
+        **(
+            {
+                "the prompt function (attention untiled)": (untiled, "main"),
+                "the step function (attention untiled)": (untiled, "step"),
+            }
+            if untiled
+            else {}
+        ),
         "one token": (step_module, "main"),
     }
     steps: dict[str, list[float]] = {name: [] for name in engines}
