@@ -32,8 +32,9 @@ eager and token by token.
 as IREE's op (`aten._safe_softmax`, as before it was written out).
 ``--untiled-attention`` adds the pair (and its prefill function) compiled without the
 data-tiling hint on the attention's products (`linalg_rewrites.hint_activation_products`
-off): a prefill row, compared with the prefill function in the second table, and decode
-rows of its prompt and step functions.
+off): prefill rows of its prefill function and of what generate calls, each compared with
+its hinted counterpart in the tables below the first, and decode rows of its prompt and
+step functions.
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
 for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
@@ -65,6 +66,7 @@ from bench.bench_generate import _model
 
 #: The prefill row of ``--untiled-attention``.
 UNTILED = "one call, the prefill function, attention untiled"
+UNTILED_FEEDS = "what generate calls, attention untiled"
 
 
 def _rounds(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
@@ -202,20 +204,18 @@ def main() -> int:
 
     job = GenerationJob.of(prompt_module)
 
-    def generate_feeds() -> Any:
+    def generate_feeds(module: Any = prompt_module) -> Any:
         # What `Module.generate` calls for the prompt: its whole chunks to the chunk
         # function, the rest to the prefill function (`generation/loop.py`).
         size = job.chunk_length or length + 1
         whole = length // size * size if job.chunk_function else 0
         for start in range(0, whole, size):
-            out = prompt_module[job.chunk_function](
+            out = module[job.chunk_function](
                 input_ids=prompt[:, start : start + size],
                 cache_position=positions[start : start + size],
             )
         if whole < length:
-            out = prompt_module.main_prefill(
-                input_ids=prompt[:, whole:], cache_position=positions[whole:]
-            )
+            out = module.main_prefill(input_ids=prompt[:, whole:], cache_position=positions[whole:])
         return out
 
     def attention_op() -> Any:
@@ -254,6 +254,8 @@ def main() -> int:
         prefill_engines[UNTILED] = lambda: untiled.main_prefill(
             input_ids=prompt, cache_position=positions
         )
+        prefill_engines[UNTILED_FEEDS] = lambda: generate_feeds(untiled)
+        np.testing.assert_allclose(generate_feeds(untiled), generate_feeds(), rtol=1e-4, atol=1e-5)
     for name, module in variants.items():
         prefill_engines[f"one call ({name})"] = variant_call(module)
     if unrewritten is not None:
@@ -322,7 +324,11 @@ def main() -> int:
         lines.append(
             f"| {name} | {best * 1e3:.2f} | {min(prefill['one call']) / best:.3f} | {spread} |"
         )
-    for function in ("the prefill function", "what generate calls"):
+    # Each of the two against eager, token by token, and itself without the attention's hint.
+    for function, untiled_row in (
+        ("the prefill function", UNTILED),
+        ("what generate calls", UNTILED_FEEDS),
+    ):
         base = next(v for name, v in prefill.items() if function in name)
         lines += [
             "",
@@ -330,8 +336,8 @@ def main() -> int:
             "| --- | --- |",
             *(
                 f"| {name} | {_spread(base, prefill[name])} |"
-                for name in ("eager forward", "token by token", UNTILED)
-                if name in prefill and (name != UNTILED or function == "the prefill function")
+                for name in ("eager forward", "token by token", untiled_row)
+                if name in prefill
             ),
         ]
     if compiled:
