@@ -30,12 +30,17 @@ and "one token" (decode), and of the prefill function and of what generate calls
 eager and token by token.
 ``--softmax-op`` adds a row of the prefill function compiled with the prompt's softmax
 as IREE's op (`aten._safe_softmax`, as before it was written out).
+``--untiled-attention`` adds the pair (and its prefill function) compiled without the
+data-tiling hint on the attention's products (`linalg_rewrites.hint_activation_products`
+off): prefill rows of its prefill function and of what generate calls, each compared with
+its hinted counterpart in the tables below the first, and decode rows of its prompt and
+step functions.
 ``--compare-compile`` also compiles the pair without the prefill function (``compile_vmfb``
 for the host, weights inline) and reports both compile times and `.vmfb` sizes.
 
     python bench/bench_generate_prompt.py [--cache 256] [--prompt 128] [--tokens 32]
         [--rounds 5] [--device local-sync] [--variant NAME=FLAGS ...] [--no-attention-op]
-        [--compare-compile] [--softmax-op] [--output FILE]
+        [--compare-compile] [--softmax-op] [--untiled-attention] [--output FILE]
 
 Needs torch, transformers and iree-turbine. Not part of the test suite.
 """
@@ -58,6 +63,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_generate import _model
+
+#: The prefill row of ``--untiled-attention``.
+UNTILED = "one call, the prefill function, attention untiled"
+UNTILED_FEEDS = "what generate calls, attention untiled"
 
 
 def _rounds(rounds: int, engines: dict[str, Callable[[], Any]]) -> dict[str, list[float]]:
@@ -107,6 +116,7 @@ def main() -> int:
     parser.add_argument("--no-attention-op", action="store_true")
     parser.add_argument("--compare-compile", action="store_true")
     parser.add_argument("--softmax-op", action="store_true")
+    parser.add_argument("--untiled-attention", action="store_true")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
 
@@ -114,6 +124,7 @@ def main() -> int:
     from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
 
     from abi_compiler import iree as abi_iree
+    from abi_compiler.frontends import torch as torch_frontend
     from abi_compiler.frontends import torch_rewrites
     from abi_compiler.generation import GenerationJob
 
@@ -132,6 +143,17 @@ def main() -> int:
         input_ids=torch.tensor([[1]], dtype=torch.long),
         cache_position=torch.tensor([0], dtype=torch.long),
     )
+
+    def pair(**options: Any) -> Any:
+        """The prompt and step functions on one cache, compiled and loaded."""
+        return abi_iree.compile(
+            {"main": dynamic, "step": single},
+            device=args.device,
+            results="numpy",
+            shared_state=True,
+            **options,
+        )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # What generation compiles: the prompt function and the step function on one
@@ -154,23 +176,15 @@ def main() -> int:
         variants = {}
         for variant in args.variant:
             name, _, flags = variant.partition("=")
-            variants[name] = abi_iree.compile(
-                {"main": dynamic, "step": single},
-                device=args.device,
-                results="numpy",
-                shared_state=True,
-                extra_args=flags.split(),
-            )
+            variants[name] = pair(extra_args=flags.split())
         softmax_op = None
         if args.softmax_op:  # the prompt's softmax as IREE's op (before it was written out)
             with mock.patch.object(torch_rewrites, "_safe_softmax", _softmax_op):
-                softmax_op = abi_iree.compile(
-                    {"main": dynamic, "step": single},
-                    device=args.device,
-                    results="numpy",
-                    shared_state=True,
-                    generation=True,
-                )
+                softmax_op = pair(generation=True)
+        untiled = None
+        if args.untiled_attention:  # the attention's products without the data-tiling hint
+            with mock.patch.object(torch_frontend, "hint_activation_products", lambda m: 0):
+                untiled = pair(generation=True)
         step_module = abi_iree.compile(single, device=args.device, results="numpy")
         # Before the prompt's attention rewrite: IREE's attention op for its many rows.
         unrewritten = None
@@ -190,20 +204,18 @@ def main() -> int:
 
     job = GenerationJob.of(prompt_module)
 
-    def generate_feeds() -> Any:
+    def generate_feeds(module: Any = prompt_module) -> Any:
         # What `Module.generate` calls for the prompt: its whole chunks to the chunk
         # function, the rest to the prefill function (`generation/loop.py`).
         size = job.chunk_length or length + 1
         whole = length // size * size if job.chunk_function else 0
         for start in range(0, whole, size):
-            out = prompt_module[job.chunk_function](
+            out = module[job.chunk_function](
                 input_ids=prompt[:, start : start + size],
                 cache_position=positions[start : start + size],
             )
         if whole < length:
-            out = prompt_module.main_prefill(
-                input_ids=prompt[:, whole:], cache_position=positions[whole:]
-            )
+            out = module.main_prefill(input_ids=prompt[:, whole:], cache_position=positions[whole:])
         return out
 
     def attention_op() -> Any:
@@ -238,6 +250,12 @@ def main() -> int:
         prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
             softmax_op.main_prefill(input_ids=prompt, cache_position=positions)
         )
+    if untiled is not None:
+        prefill_engines[UNTILED] = lambda: untiled.main_prefill(
+            input_ids=prompt, cache_position=positions
+        )
+        prefill_engines[UNTILED_FEEDS] = lambda: generate_feeds(untiled)
+        np.testing.assert_allclose(generate_feeds(untiled), generate_feeds(), rtol=1e-4, atol=1e-5)
     for name, module in variants.items():
         prefill_engines[f"one call ({name})"] = variant_call(module)
     if unrewritten is not None:
@@ -269,6 +287,14 @@ def main() -> int:
         "the prompt function (dynamic length)": (prompt_module, "main"),
         "the step function (shared cache)": (prompt_module, "step"),
         **{f"the step function ({name})": (module, "step") for name, module in variants.items()},
+        **(
+            {
+                "the prompt function (attention untiled)": (untiled, "main"),
+                "the step function (attention untiled)": (untiled, "step"),
+            }
+            if untiled
+            else {}
+        ),
         "one token": (step_module, "main"),
     }
     steps: dict[str, list[float]] = {name: [] for name in engines}
@@ -298,7 +324,11 @@ def main() -> int:
         lines.append(
             f"| {name} | {best * 1e3:.2f} | {min(prefill['one call']) / best:.3f} | {spread} |"
         )
-    for function in ("the prefill function", "what generate calls"):
+    # Each of the two against eager, token by token, and itself without the attention's hint.
+    for function, untiled_row in (
+        ("the prefill function", UNTILED),
+        ("what generate calls", UNTILED_FEEDS),
+    ):
         base = next(v for name, v in prefill.items() if function in name)
         lines += [
             "",
@@ -306,7 +336,8 @@ def main() -> int:
             "| --- | --- |",
             *(
                 f"| {name} | {_spread(base, prefill[name])} |"
-                for name in ("eager forward", "token by token")
+                for name in ("eager forward", "token by token", untiled_row)
+                if name in prefill
             ),
         ]
     if compiled:

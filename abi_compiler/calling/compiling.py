@@ -7,6 +7,7 @@ through its frontend first (docs/calling.md, "Compiling and loading")."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -42,7 +43,7 @@ from abi_compiler.frontends import frontend_name
 from abi_compiler.frontends import program as frontend_program
 from abi_compiler.frontends.iree_tools import report as _report
 from abi_compiler.frontends.iree_tools import run_tool
-from abi_compiler.frontends.linalg_rewrites import DATA_TILING_HINT
+from abi_compiler.frontends.linalg_rewrites import ACTIVATION_PRODUCT, DATA_TILING_HINT
 from abi_compiler.progress import progress_for
 from abi_compiler.versions import package_version
 
@@ -58,6 +59,7 @@ __all__ = [
     "lower",
     "plain_flags",
     "resolve_targets",
+    "without_activation_hints",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -126,12 +128,33 @@ def compile_flags(text: bytes) -> tuple[str, ...]:
     carries IREE's data-tiling hint (`frontends.linalg_rewrites.DATA_TILING_HINT`, which
     the torch frontend writes), with IREE's data tiling in place of the generalization: the
     hinted products (a `linear`'s, with its weight packed once where it is loaded) are
-    data-tiled, the others compiled as before (`compile_vmfb` compiles again with
-    `plain_flags` where iree-compile fails with these). docs/calling.md#compiler-flags."""
+    data-tiled, the others compiled as before (where iree-compile fails with these,
+    `compile_vmfb` compiles again without the hints of the products of two activations,
+    then with `plain_flags`). docs/calling.md#compiler-flags."""
     plain = plain_flags(text)
     if DATA_TILING_HINT.encode() not in text:
         return plain
     return (*(flag for flag in plain if flag != _GENERALIZE), *DATA_TILING_FLAGS)
+
+
+# An attribute dictionary that holds the mark of a hinted product of two activations.
+_MARKED_ATTRIBUTES = re.compile(
+    rb"\{[^{}]*\b" + re.escape(ACTIVATION_PRODUCT.encode()) + rb"\b[^{}]*\}"
+)
+_HINT_ENTRY = re.compile(rb",?\s*\b" + re.escape(DATA_TILING_HINT.encode()) + rb"\b(?!\.)")
+
+
+def without_activation_hints(text: bytes) -> bytes:
+    """The MLIR text ``text`` without `DATA_TILING_HINT` on the products of two
+    activations (those marked `frontends.linalg_rewrites.ACTIVATION_PRODUCT`), the
+    weights' products keeping theirs: what `compile_vmfb` compiles where iree-compile
+    fails on the data-tiled module (docs/calling.md#compiler-flags)."""
+
+    def unhinted(found: re.Match[bytes]) -> bytes:
+        entries = _HINT_ENTRY.sub(b"", found.group(0)[1:-1]).strip().lstrip(b",").strip()
+        return b"{" + entries + b"}"
+
+    return _MARKED_ATTRIBUTES.sub(unhinted, text)
 
 
 #: The target `compile` compiles for by default: this machine's CPU, since the module is
@@ -297,7 +320,7 @@ def compile_vmfb(
         if _generating(generation, tokenizer, generation_config):
             text = _with_generation(text, tokenizer, generation_config)
 
-        def run(own: tuple[str, ...]) -> bytes:
+        def run(text: bytes, own: tuple[str, ...]) -> bytes:
             flags = [*target_flags(targets), *own, *extra_args, *embedding]
             source = text
             if inputs is not None and not text.startswith(_BYTECODE_MAGIC):
@@ -307,14 +330,24 @@ def compile_vmfb(
             with stages.stage("iree-compile"):
                 return run_tool(command, source, "iree-compile")
 
-        try:
-            vmfb = run(chosen)
-        except CompileError:
-            if chosen == plain:
-                raise
-            # IREE 3.13's data tiling fails on some hinted products (a bool `where` fused
-            # after one: `linalg.pack` refuses its padding): compiled as before instead.
-            vmfb = run(plain)
+        # Each try made where the one before fails (IREE 3.13's data tiling fails on some
+        # hinted products): the chosen flags; then the products of two activations without
+        # their hints, the weights' kept; then without data tiling (as before the hints: a
+        # bool `where` fused after a weight's product, `linalg.pack` refuses its padding).
+        tries = [(text, chosen)]
+        marked = ACTIVATION_PRODUCT.encode() in text and not text.startswith(_BYTECODE_MAGIC)
+        if chosen != plain and marked:
+            unhinted = without_activation_hints(text)
+            tries.append((unhinted, compile_flags(unhinted)))
+        if chosen != plain:
+            tries.append((text, plain))
+        for number, (source, flags) in enumerate(tries, 1):
+            try:
+                vmfb = run(source, flags)
+                break
+            except CompileError:
+                if number == len(tries):
+                    raise
     compiled_here(vmfb)
     return vmfb
 

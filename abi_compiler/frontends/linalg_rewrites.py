@@ -8,13 +8,19 @@
   tiles: a prompt's many-row products take about half the time of either the named or the
   generalized product, a decode step's one-row products a little less than the
   generalized ones. A function that carries a hint has only its hinted ops data-tiled
-  (IREE's own choice, every contraction, is then not made): the products of two
-  activations (a prompt's attention, with the number of keys dynamic) stay as they are,
-  which IREE 3.13's data tiling cannot compile (vectors and stack frames beyond its
-  limits). A weight of fewer than `MIN_HINTED_WEIGHT` elements is not hinted: each call
+  (IREE's own choice, every contraction, is then not made). A weight of fewer than `MIN_HINTED_WEIGHT` elements is not hinted: each call
   would pack its product's rows in a dispatch of their own, which costs more than the
   tiles save on a product that small. `abi_compiler.calling.compiling.compile_flags`
   turns data tiling on for a module that carries the hint.
+* `hint_activation_products`: the hint on the products of two activations of many rows
+  (a prompt's attention: the scores ``Q·Kᵀ`` and their product by ``V``), each operand
+  passed through a compute barrier of IREE's (`iree_tensor_ext.compute_barrier.start`)
+  and its result through another (`.end`), and marked `ACTIVATION_PRODUCT`. The barriers
+  keep IREE from fusing the elementwise ops around the product (the mask's `where`, the
+  softmax's division) into its data-tiled dispatch, which IREE 3.13 cannot compile; the
+  mark lets `abi_compiler.calling.compiling.compile_vmfb` take these hints back alone
+  where iree-compile still fails. A product of fewer than `MIN_HINTED_ROWS` rows (a
+  decode step's) is left as it is.
 
 Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 """
@@ -24,7 +30,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["DATA_TILING_HINT", "MIN_HINTED_WEIGHT", "hint_weight_products"]
+__all__ = [
+    "ACTIVATION_PRODUCT",
+    "DATA_TILING_HINT",
+    "MIN_HINTED_ROWS",
+    "MIN_HINTED_WEIGHT",
+    "hint_activation_products",
+    "hint_weight_products",
+]
 
 #: IREE's unit attribute that asks its data tiling for this op (and, present on any op of
 #: a function, for the hinted ops only): ``linalg.matmul {iree.opt.data_tiling}``.
@@ -36,6 +49,16 @@ DATA_TILING_HINT = "iree.opt.data_tiling"
 #: 0.95-1.00 at 32 x 32, 0.89-0.97 at 64 x 64, 0.81-0.87 at 256 x 256 (docs/calling.md,
 #: "Compiler flags").
 MIN_HINTED_WEIGHT = 1024
+
+#: Our unit attribute on a product of two activations that `hint_activation_products`
+#: hinted: ``linalg.batch_matmul {abi.activation_product, iree.opt.data_tiling}``.
+ACTIVATION_PRODUCT = "abi.activation_product"
+
+#: The fewest rows (the left operand's, static) of a product of two activations that is
+#: hinted: a decode step's one or two rows per head stay as they are (its products
+#: are matrix-vector products, which packing would only slow); a dynamic number of rows
+#: (a prompt's) is hinted.
+MIN_HINTED_ROWS = 16
 
 # The named products the torch pipeline writes (a `linear`, `matmul`, `bmm`).
 _PRODUCTS = ("linalg.matmul", "linalg.batch_matmul")
@@ -78,3 +101,79 @@ def _weight_product(operation: Any) -> bool:
     if len(elements) != 1 or not elements <= _FLOATS or not weight.has_static_shape:
         return False
     return math.prod(weight.shape) >= MIN_HINTED_WEIGHT
+
+
+def hint_activation_products(module: Any) -> int:
+    """Put `DATA_TILING_HINT` and `ACTIVATION_PRODUCT` on each `linalg.matmul` and
+    `linalg.batch_matmul` of ``module`` whose operands and result are of one
+    floating-point type, whose second operand has a dynamic shape (an activation, not a
+    weight) and whose rows (the first operand's next-to-last dimension) are dynamic or at
+    least `MIN_HINTED_ROWS`; its two operands pass through an
+    `iree_tensor_ext.compute_barrier.start` and its result through a
+    `compute_barrier.end` (with the dynamic sizes, from `tensor.dim`). Values unchanged
+    (the barriers only bound IREE's fusion). Returns how many ops were hinted."""
+    from iree.compiler import ir
+
+    found: list[Any] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if operation.name in _PRODUCTS and _activation_product(operation):
+            found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for operation in found:
+        with operation.context, operation.location:
+            with ir.InsertionPoint(operation):
+                for position in (0, 1):
+                    value = operation.operands[position]
+                    operation.operands[position] = _barrier("start", value)
+            result = operation.results[0]
+            # Its users before the barrier's own `tensor.dim`s are added.
+            users = [(use.owner, use.operand_number) for use in result.uses]
+            with ir.InsertionPoint.after(operation):
+                ended = _barrier("end", result)
+            for user, position in users:
+                user.operands[position] = ended
+            operation.attributes[DATA_TILING_HINT] = ir.UnitAttr.get()
+            operation.attributes[ACTIVATION_PRODUCT] = ir.UnitAttr.get()
+    return len(found)
+
+
+def _barrier(kind: str, value: Any) -> Any:
+    """``value`` through an `iree_tensor_ext.compute_barrier.<kind>` (at the current
+    insertion point), its dynamic sizes from `tensor.dim`: the barrier's result."""
+    from iree.compiler import ir
+
+    shaped = ir.RankedTensorType(value.type)
+    index = ir.IndexType.get()
+    sizes = []
+    for axis, size in enumerate(shaped.shape):
+        if ir.ShapedType.is_dynamic_size(size):
+            position = ir.Operation.create(
+                "arith.constant",
+                results=[index],
+                attributes={"value": ir.IntegerAttr.get(index, axis)},
+            )
+            dim = ir.Operation.create(
+                "tensor.dim", results=[index], operands=[value, position.result]
+            )
+            sizes.append(dim.result)
+    barrier = ir.Operation.create(
+        f"iree_tensor_ext.compute_barrier.{kind}", results=[value.type], operands=[value, *sizes]
+    )
+    return barrier.result
+
+
+def _activation_product(operation: Any) -> bool:
+    from iree.compiler import ir
+
+    if len(operation.operands) != 3 or len(operation.results) != 1:
+        return False
+    types = [ir.RankedTensorType(value.type) for value in operation.operands]
+    elements = {str(kind.element_type) for kind in types}
+    if len(elements) != 1 or not elements <= _FLOATS or types[1].has_static_shape:
+        return False
+    rows = types[0].shape[-2]
+    return ir.ShapedType.is_dynamic_size(rows) or rows >= MIN_HINTED_ROWS

@@ -80,7 +80,10 @@ from abi_compiler.frontends.iree_ir import (
     lower_torch,
     write_outputs,
 )
-from abi_compiler.frontends.linalg_rewrites import hint_weight_products
+from abi_compiler.frontends.linalg_rewrites import (
+    hint_activation_products,
+    hint_weight_products,
+)
 from abi_compiler.frontends.pytree import original_call, structure
 from abi_compiler.frontends.torch_ranges import value_ranges
 from abi_compiler.frontends.torch_rewrites import rewrite
@@ -181,6 +184,7 @@ def _program(exported: torch.export.ExportedProgram, external_bytes: int | None)
             raise AbiError(unknown) from error
         raise
     hint_weight_products(module)
+    hint_activation_products(module)
     main = find_function(module, "main")
     argument_types, result_types = leaf_types(main)
     found = structure(positional, keywords, records_result, argument_types, result_types)
