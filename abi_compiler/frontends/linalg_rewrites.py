@@ -8,10 +8,11 @@
   tiles: a prompt's many-row products take about half the time of either the named or the
   generalized product, a decode step's one-row products a little less than the
   generalized ones. A function that carries a hint has only its hinted ops data-tiled
-  (IREE's own choice, every contraction, is then not made). A weight of fewer than `MIN_HINTED_WEIGHT` elements is not hinted: each call
-  would pack its product's rows in a dispatch of their own, which costs more than the
-  tiles save on a product that small. `abi_compiler.calling.compiling.compile_flags`
-  turns data tiling on for a module that carries the hint.
+  (IREE's own choice, every contraction, is then not made). A weight of fewer than
+  `MIN_HINTED_WEIGHT` elements is not hinted: each call would pack its product's rows in a
+  dispatch of their own, which costs more than the tiles save on a product that small.
+  `abi_compiler.calling.compiling.compile_flags` turns data tiling on for a module that
+  carries the hint.
 * `hint_activation_products`: the hint on the products of two activations of many rows
   (a prompt's attention: the scores ``Q·Kᵀ`` and their product by ``V``), each operand
   passed through a compute barrier of IREE's (`iree_tensor_ext.compute_barrier.start`)
