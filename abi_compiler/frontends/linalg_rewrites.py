@@ -29,6 +29,7 @@ Needs IREE's compiler package (its `iree.compiler.ir` bindings), not torch.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -77,31 +78,42 @@ def hint_weight_products(module: Any) -> int:
     same logits with and without it). Returns how many ops were hinted."""
     from iree.compiler import ir
 
-    found: list[Any] = []
-
-    def visit(op: Any) -> Any:
-        operation = op.operation
-        if operation.name in _PRODUCTS and _weight_product(operation):
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = _products(module, _weight_product)
     for operation in found:
         operation.attributes[DATA_TILING_HINT] = ir.UnitAttr.get(operation.context)
     return len(found)
 
 
-def _weight_product(operation: Any) -> bool:
+def _products(module: Any, accepts: Callable[[list[Any]], bool]) -> list[Any]:
+    """The `_PRODUCTS` ops of ``module`` (two operands and an init, one result) whose
+    operands and result are of one type of `_FLOATS` and whose operand types (ranked
+    tensor types: left, right, init) ``accepts``."""
     from iree.compiler import ir
 
-    if len(operation.operands) != 3 or len(operation.results) != 1:
-        return False
-    types = [ir.RankedTensorType(value.type) for value in operation.operands]
-    elements = {str(kind.element_type) for kind in types}
+    found: list[Any] = []
+
+    def visit(op: Any) -> Any:
+        operation = op.operation
+        if (
+            operation.name in _PRODUCTS
+            and len(operation.operands) == 3
+            and len(operation.results) == 1
+        ):
+            types = [ir.RankedTensorType(value.type) for value in operation.operands]
+            elements = {str(kind.element_type) for kind in types}
+            if len(elements) == 1 and elements <= _FLOATS and accepts(types):
+                found.append(operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found
+
+
+def _weight_product(types: list[Any]) -> bool:
+    """A product by a weight: a right operand of a static shape, of at least
+    `MIN_HINTED_WEIGHT` elements."""
     weight = types[1]
-    if len(elements) != 1 or not elements <= _FLOATS or not weight.has_static_shape:
-        return False
-    return math.prod(weight.shape) >= MIN_HINTED_WEIGHT
+    return bool(weight.has_static_shape) and math.prod(weight.shape) >= MIN_HINTED_WEIGHT
 
 
 def hint_activation_products(module: Any) -> int:
@@ -115,15 +127,7 @@ def hint_activation_products(module: Any) -> int:
     (the barriers only bound IREE's fusion). Returns how many ops were hinted."""
     from iree.compiler import ir
 
-    found: list[Any] = []
-
-    def visit(op: Any) -> Any:
-        operation = op.operation
-        if operation.name in _PRODUCTS and _activation_product(operation):
-            found.append(operation)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = _products(module, _activation_product)
     for operation in found:
         with operation.context, operation.location:
             with ir.InsertionPoint(operation):
@@ -167,14 +171,12 @@ def _barrier(kind: str, value: Any) -> Any:
     return barrier.result
 
 
-def _activation_product(operation: Any) -> bool:
+def _activation_product(types: list[Any]) -> bool:
+    """A product of two activations of many rows: a right operand of a dynamic shape,
+    rows dynamic or at least `MIN_HINTED_ROWS`."""
     from iree.compiler import ir
 
-    if len(operation.operands) != 3 or len(operation.results) != 1:
-        return False
-    types = [ir.RankedTensorType(value.type) for value in operation.operands]
-    elements = {str(kind.element_type) for kind in types}
-    if len(elements) != 1 or not elements <= _FLOATS or types[1].has_static_shape:
+    if types[1].has_static_shape:
         return False
     rows = types[0].shape[-2]
-    return ir.ShapedType.is_dynamic_size(rows) or rows >= MIN_HINTED_ROWS
+    return bool(ir.ShapedType.is_dynamic_size(rows)) or rows >= MIN_HINTED_ROWS
