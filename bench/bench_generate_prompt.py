@@ -86,14 +86,28 @@ def _spread(values: list[float], bases: list[float]) -> str:
     return f"{min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}"
 
 
-def _feeds(job: Any, length: int) -> str:
-    """The calls `Module.generate` makes for a prompt of ``length`` tokens, in words."""
+def _feeds(job: Any, length: int) -> list[tuple[str, int, int]]:
+    """The calls `Module.generate` makes for a prompt of ``length`` tokens
+    (`generation/loop.py`), as (function, start, end): its whole chunks to the chunk
+    function, the rest, if any, to the prefill function."""
     size = job.chunk_length
-    whole = length // size if job.chunk_function and size else 0
-    parts = [f"{whole} x @{job.chunk_function}"] if whole else []
-    if length - whole * (size or 0):
-        parts.append(f"@{job.prefill_function}")
-    return " + ".join(parts)
+    whole = length // size * size if job.chunk_function and size else 0
+    calls = [(job.chunk_function, start, start + size) for start in range(0, whole, size or 1)]
+    if whole < length:
+        calls.append((job.prefill_function, whole, length))
+    return calls
+
+
+def _in_words(job: Any, calls: list[tuple[str, int, int]]) -> str:
+    """``2 x @main_chunk + @main_prefill``."""
+    names = [name for name, _, _ in calls]
+    chunks = names.count(job.chunk_function)
+    return " + ".join(
+        [
+            *([f"{chunks} x @{job.chunk_function}"] if chunks else []),
+            *(f"@{name}" for name in names if name != job.chunk_function),
+        ]
+    )
 
 
 def _softmax_op(build: Any, scores: Any, dims: list[str], element: str) -> Any:
@@ -204,18 +218,12 @@ def main() -> int:
 
     job = GenerationJob.of(prompt_module)
 
+    feeds = _feeds(job, length)
+
     def generate_feeds(module: Any = prompt_module) -> Any:
-        # What `Module.generate` calls for the prompt: its whole chunks to the chunk
-        # function, the rest to the prefill function (`generation/loop.py`).
-        size = job.chunk_length or length + 1
-        whole = length // size * size if job.chunk_function else 0
-        for start in range(0, whole, size):
-            out = module[job.chunk_function](
-                input_ids=prompt[:, start : start + size],
-                cache_position=positions[start : start + size],
-            )
-        if whole < length:
-            out = module.main_prefill(input_ids=prompt[:, whole:], cache_position=positions[whole:])
+        # What `Module.generate` calls for the prompt.
+        for name, start, end in feeds:
+            out = module[name](input_ids=prompt[:, start:end], cache_position=positions[start:end])
         return out
 
     def attention_op() -> Any:
@@ -244,7 +252,7 @@ def main() -> int:
     prefill_engines = {
         "one call": one_call,
         "one call, the prefill function": prefill_call,
-        f"what generate calls ({_feeds(job, length)})": generate_feeds,
+        f"what generate calls ({_in_words(job, feeds)})": generate_feeds,
     }
     if softmax_op is not None:
         prefill_engines["one call, the prefill function, IREE's softmax op"] = lambda: (
